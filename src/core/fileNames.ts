@@ -1,0 +1,53 @@
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+// Control characters, bidirectional overrides/isolates and other invisible format characters.
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const FORBIDDEN_ON_SOME_OS = /[<>:"/\\|?*]/g;
+/** Most file systems allow 255 bytes per name; leave room for the temporary-file prefix and suffix. */
+export const MAX_FILE_NAME_BYTES = 200;
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  let result = '';
+  let bytes = 0;
+  for (const character of text) {
+    const size = Buffer.byteLength(character, 'utf8');
+    if (bytes + size > maxBytes) {
+      break;
+    }
+    result += character;
+    bytes += size;
+  }
+  return result;
+}
+
+/**
+ * Turns any text (often server-provided) into one safe file name for Windows, macOS and Linux:
+ * no separators, no `..`, no control or bidi characters, no reserved device names, no trailing
+ * dots or spaces, at most {@link MAX_FILE_NAME_BYTES} bytes with the extension kept. Never empty.
+ */
+export function sanitizeFileName(name: string, fallback = 'report'): string {
+  let result = name.normalize('NFC').replace(UNSAFE_CHARACTERS, '').replace(FORBIDDEN_ON_SOME_OS, '_').trim();
+  // Leading dots would hide the file or make it `.`/`..`; trailing dots and spaces vanish on Windows.
+  result = result.replace(/^\.+/, (dots) => '_'.repeat(dots.length)).replace(/[. ]+$/, '');
+  if (WINDOWS_RESERVED.test(result)) {
+    result = `_${result}`;
+  }
+  if (Buffer.byteLength(result, 'utf8') > MAX_FILE_NAME_BYTES) {
+    const dot = result.lastIndexOf('.');
+    const extension = dot > 0 && result.length - dot <= 10 ? result.slice(dot) : '';
+    result = truncateUtf8(result.slice(0, result.length - extension.length), MAX_FILE_NAME_BYTES - Buffer.byteLength(extension, 'utf8')).replace(/[. ]+$/, '') + extension;
+  }
+  return result.length === 0 ? fallback : result;
+}
+
+/**
+ * Fills a file-name template such as `${report_id}_${published_date}.pdf` from a record's fields.
+ * Each value is sanitised before it is inserted, and the whole name again after, so no field
+ * can add a path separator. Unknown placeholders become empty.
+ */
+export function renderFileName(template: string, fields: Readonly<Record<string, string | undefined>>, fallback = 'report.pdf'): string {
+  const filled = template.replace(/\$\{([A-Za-z0-9_]+)\}/g, (_match, key: string) => {
+    const value = fields[key];
+    return value === undefined ? '' : sanitizeFileName(value, '').replace(/\.+$/, '');
+  });
+  return sanitizeFileName(filled, fallback);
+}

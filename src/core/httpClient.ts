@@ -1,0 +1,422 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import type { LabBaseUrl } from './baseUrl';
+import { isLoopbackHost } from './baseUrl';
+import { LabApiError, cancelledError, messageForStatus, redactSecrets } from './errors';
+import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+/** Where the core writes what it does; the VS Code layer points it at the "Lab Data" log. */
+export type LogSink = (level: LogLevel, message: string) => void;
+
+export interface HttpTimeouts {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  /** Longest silence between two chunks of a body. */
+  readonly bodyIdleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyIdleMs: 60_000 };
+export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id', 'request-id', 'correlation-id', 'x-ms-request-id', 'x-amzn-requestid'];
+
+export interface HttpClientOptions {
+  readonly baseUrl: LabBaseUrl;
+  readonly token: string;
+  /** Requests in flight to the lab at once (`labData.maxConcurrentRequests`). */
+  readonly maxConcurrentRequests?: number;
+  readonly timeouts?: Partial<HttpTimeouts>;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly maxJsonBytes?: number;
+  readonly userAgent?: string;
+  readonly log?: LogSink;
+  /** Jitter source, replaceable in tests. */
+  readonly random?: () => number;
+  /** Rate-limit state shared by every client of this origin; defaults to the process-wide one. */
+  readonly rateLimitGate?: RateLimitGate;
+  /** A dispatcher to send through instead of our own pool (a proxy agent, for example). */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** What a caller sees of a successful response while it consumes the body. */
+export interface LabResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Readable;
+  readonly requestId?: string;
+  readonly contentType: string;
+  /** Declared `Content-Length`, when the server sent one. */
+  readonly contentLength?: number;
+  readonly path: string;
+}
+
+export interface RequestSpec {
+  /** Path below the API root, e.g. `/reports/R-1/file`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly accept: string;
+  readonly signal?: AbortSignal;
+}
+
+const gatesByOrigin = new Map<string, RateLimitGate>();
+
+/** The process-wide rate-limit state of an origin, so that every client of it pauses together. */
+export function rateLimitGateFor(origin: string): RateLimitGate {
+  let gate = gatesByOrigin.get(origin);
+  if (!gate) {
+    gate = new RateLimitGate();
+    gatesByOrigin.set(origin, gate);
+  }
+  return gate;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = header(headers, name);
+    if (value) {
+      return value.slice(0, 200);
+    }
+  }
+  return undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const withCode = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = withCode?.code ?? withCode?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * The one HTTP layer every caller shares. It adds the bearer token and `Accept`, bounds
+ * concurrency, applies timeouts and cancellation, retries transient failures with jittered back-off,
+ * honours `Retry-After` through one rate-limit state per origin, follows redirects without ever
+ * sending the token to another origin, and turns every failure into a {@link LabApiError}.
+ */
+export class HttpClient {
+  readonly baseUrl: LabBaseUrl;
+  readonly #token: string;
+  private readonly timeouts: HttpTimeouts;
+  private readonly retry: RetryPolicy;
+  private readonly maxJsonBytes: number;
+  private readonly userAgent: string;
+  private readonly log: LogSink;
+  private readonly random: () => number;
+  private readonly gate: RateLimitGate;
+  private readonly slots: Semaphore;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl;
+    this.#token = options.token;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+    this.userAgent = options.userAgent ?? 'lab-data';
+    this.log = options.log ?? (() => undefined);
+    this.random = options.random ?? Math.random;
+    this.gate = options.rateLimitGate ?? rateLimitGateFor(options.baseUrl.origin);
+    const concurrency = options.maxConcurrentRequests ?? 4;
+    this.slots = new Semaphore(concurrency);
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: concurrency,
+        connect: { timeout: this.timeouts.connectMs },
+        headersTimeout: this.timeouts.headersMs,
+        bodyTimeout: this.timeouts.bodyIdleMs,
+      });
+  }
+
+  /** Epoch ms until which this origin is rate-limited, if it is. */
+  rateLimitedUntil(): number | undefined {
+    return this.gate.pausedUntil();
+  }
+
+  /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
+  async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
+    return this.send({ path, query, accept: 'application/json', signal }, (response) => this.readJson(response, signal), true);
+  }
+
+  /**
+   * GETs a resource and hands the streaming body to `consume`. The body is always destroyed
+   * afterwards; failures inside `consume` are not retried (the consumer may have side effects).
+   */
+  async getStream<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>): Promise<T> {
+    return this.send(spec, consume, false);
+  }
+
+  /** Closes pooled connections. */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) {
+      await this.dispatcher.close();
+    }
+  }
+
+  private apiPath(path: string): string {
+    return `${this.baseUrl.apiPath}${path}`;
+  }
+
+  private async send<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>, retryBodyFailures: boolean): Promise<T> {
+    const path = this.apiPath(spec.path);
+    const query = spec.query ?? {};
+    const search = new URLSearchParams(query).toString();
+    const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
+    const describe = `GET ${path}${search ? `?${search}` : ''}`;
+    for (let attempt = 0; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        return await this.slots.run(async () => {
+          await this.gate.wait(spec.signal);
+          const started = Date.now();
+          const response = await this.dispatch(target, spec, path, query);
+          const requestId = requestIdOf(response.headers);
+          this.log('debug', `[http] ${describe} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+          if (response.statusCode < 200 || response.statusCode >= 300) {
+            throw await this.statusFailure(response, path, query, requestId);
+          }
+          const contentLength = Number(header(response.headers, 'content-length'));
+          try {
+            return await consume({
+              status: response.statusCode,
+              headers: response.headers,
+              body: response.body,
+              requestId,
+              contentType: header(response.headers, 'content-type') ?? '',
+              contentLength: Number.isFinite(contentLength) ? contentLength : undefined,
+              path,
+            });
+          } catch (error) {
+            const mapped = this.toLabError(error, path, query, spec.signal, requestId);
+            throw retryBodyFailures ? new AttemptFailure(mapped, this.isTransient(mapped, error)) : new AttemptFailure(mapped, false);
+          } finally {
+            discard(response.body);
+          }
+        }, spec.signal);
+      } catch (error) {
+        if (error instanceof AttemptFailure) {
+          failure = error;
+        } else {
+          const mapped = this.toLabError(error, path, query, spec.signal);
+          failure = new AttemptFailure(mapped, this.isTransient(mapped, error));
+        }
+      }
+      const { error } = failure;
+      if (!failure.retryable || attempt >= this.retry.retries) {
+        throw attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
+      }
+      const delay = failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random);
+      this.log('warn', `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`);
+      if (error.code === 'rateLimited') {
+        // Every caller of this origin waits for the same moment before its next request.
+        this.gate.pauseUntil(Date.now() + delay);
+      } else {
+        try {
+          await sleep(delay, spec.signal);
+        } catch (cancel) {
+          throw this.toLabError(cancel, path, query, spec.signal);
+        }
+      }
+    }
+  }
+
+  /** Whether a failure without an HTTP status is worth another attempt. */
+  private isTransient(error: LabApiError, raw: unknown): boolean {
+    return error.code === 'timeout' || (error.code === 'network' && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
+  }
+
+  private async dispatch(target: URL, spec: RequestSpec, path: string, query: Readonly<Record<string, string>>): Promise<Dispatcher.ResponseData> {
+    let url = target;
+    for (let hop = 0; ; hop++) {
+      const sameOrigin = url.origin === this.baseUrl.origin;
+      const headers: Record<string, string> = { accept: spec.accept, 'user-agent': this.userAgent };
+      if (sameOrigin) {
+        headers.authorization = `Bearer ${this.#token}`;
+      }
+      const response = await this.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers,
+        signal: spec.signal,
+        headersTimeout: this.timeouts.headersMs,
+        bodyTimeout: this.timeouts.bodyIdleMs,
+      });
+      const location = header(response.headers, 'location');
+      if (![301, 302, 303, 307, 308].includes(response.statusCode) || !location) {
+        return response;
+      }
+      await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => undefined);
+      const next = new URL(location, url);
+      const insecure = next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
+      if (hop >= MAX_REDIRECTS || insecure) {
+        throw new LabApiError('insecureRedirect', insecure ? 'The lab redirected to an address that is not https; the request was stopped.' : 'The lab redirected too many times.', {
+          status: response.statusCode,
+          path,
+          params: query,
+          requestId: requestIdOf(response.headers),
+        });
+      }
+      if (next.origin !== this.baseUrl.origin) {
+        this.log('info', `[http] following a redirect to ${next.origin} without the access token`);
+      }
+      url = next;
+    }
+  }
+
+  private async statusFailure(response: Dispatcher.ResponseData, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined): Promise<AttemptFailure> {
+    const status = response.statusCode;
+    const { detail, requestId: bodyRequestId } = await this.readErrorBody(response);
+    const requestId = headerRequestId ?? bodyRequestId;
+    const { code, message } = messageForStatus(status, this.baseUrl.origin);
+    const retryable = RETRYABLE_STATUSES.has(status);
+    if (status === 429 || status === 503) {
+      const waitMs = parseRetryAfter(header(response.headers, 'retry-after'), Date.now(), header(response.headers, 'retry-after-ms'));
+      const retryAt = waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined;
+      if (waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs) {
+        // Too long to wait inside a request: fail fast and say when to come back.
+        const sentence = `${status === 429 ? 'The lab is limiting requests' : 'The lab is unavailable'}; try again after ${formatClock(retryAt!)}.`;
+        return new AttemptFailure(new LabApiError(code, sentence, { status, path, params, requestId, retryAt, detail }), false);
+      }
+      return new AttemptFailure(new LabApiError(code, message, { status, path, params, requestId, retryAt, detail }), retryable, waitMs);
+    }
+    return new AttemptFailure(new LabApiError(code, message, { status, path, params, requestId, detail }), retryable);
+  }
+
+  /** Reads a small error body for the log: the server's own message and request id, redacted. */
+  private async readErrorBody(response: Dispatcher.ResponseData): Promise<{ detail?: string; requestId?: string }> {
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_ERROR_BODY_BYTES) {
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8').trim();
+      if (!text) {
+        return {};
+      }
+      let message: unknown = undefined;
+      let requestId: unknown = undefined;
+      try {
+        const parsed = JSON.parse(text) as Record<string, unknown>;
+        const inner = typeof parsed.error === 'object' && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
+        message = inner.message ?? inner.detail ?? inner.title ?? (typeof parsed.error === 'string' ? parsed.error : undefined);
+        requestId = inner.request_id ?? parsed.request_id ?? inner.correlation_id ?? parsed.correlation_id;
+      } catch {
+        message = /json/i.test(header(response.headers, 'content-type') ?? '') ? undefined : text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+      }
+      return {
+        detail: typeof message === 'string' && message ? `server said: ${this.redact(message).slice(0, 300)}` : undefined,
+        requestId: typeof requestId === 'string' ? requestId.slice(0, 200) : undefined,
+      };
+    } catch {
+      return {};
+    } finally {
+      discard(response.body);
+    }
+  }
+
+  private async readJson(response: LabResponse, signal?: AbortSignal): Promise<unknown> {
+    if (!/[/+]json\b/i.test(response.contentType)) {
+      throw new LabApiError('invalidResponse', `The lab answered with ${response.contentType.split(';')[0] || 'no content type'} instead of JSON; a proxy or login page may be in the way.`, {
+        status: response.status,
+        path: response.path,
+        requestId: response.requestId,
+      });
+    }
+    if (response.contentLength !== undefined && response.contentLength > this.maxJsonBytes) {
+      throw this.tooLarge(response);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      if (signal?.aborted) {
+        throw cancelledError(response.path);
+      }
+      size += (chunk as Buffer).length;
+      if (size > this.maxJsonBytes) {
+        throw this.tooLarge(response);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw new LabApiError('invalidResponse', 'The lab sent a response that is not valid JSON.', { status: response.status, path: response.path, requestId: response.requestId });
+    }
+  }
+
+  private tooLarge(response: LabResponse): LabApiError {
+    return new LabApiError('invalidResponse', `The lab's response is larger than ${Math.round(this.maxJsonBytes / 1024 / 1024)} MiB, the most this extension reads as JSON.`, {
+      status: response.status,
+      path: response.path,
+      requestId: response.requestId,
+    });
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, [this.#token]);
+  }
+
+  /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
+  private toLabError(error: unknown, path: string, params: Readonly<Record<string, string>>, signal?: AbortSignal, requestId?: string): LabApiError {
+    if (error instanceof LabApiError) {
+      return error;
+    }
+    const code = errorCode(error);
+    if (signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
+      return new LabApiError('cancelled', 'The request was cancelled.', { path, params, requestId });
+    }
+    const origin = this.baseUrl.origin;
+    const raw = error instanceof Error ? this.redact(error.message).slice(0, 200) : undefined;
+    if (code && TIMEOUT_CODES.has(code)) {
+      const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for an answer' : 'receiving data';
+      return new LabApiError('timeout', `The lab at ${origin} timed out while ${what}.`, { path, params, requestId, detail: code });
+    }
+    if (code === 'ENOTFOUND') {
+      return new LabApiError('network', `Cannot reach the lab at ${origin}: its host name could not be found.`, { path, params, requestId, detail: code });
+    }
+    if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code)) {
+      return new LabApiError('network', `Cannot reach the lab at ${origin}: its certificate is not trusted (${code}).`, { path, params, requestId, detail: code });
+    }
+    const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code ?? raw ?? 'network error';
+    return new LabApiError('network', `Cannot reach the lab at ${origin} (${reason}).`, { path, params, requestId, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
+  }
+}
+
+/** Releases a response body whatever state it is in; undici reports the abort as an error nobody needs. */
+function discard(body: Readable): void {
+  if (!body.destroyed) {
+    body.on('error', () => undefined);
+    body.destroy();
+  }
+}
+
+/** One failed attempt, and whether (and when) another is worth making. */
+class AttemptFailure {
+  constructor(
+    readonly error: LabApiError,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {}
+}
+
+function formatClock(at: Date): string {
+  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+}

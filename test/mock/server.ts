@@ -1,0 +1,535 @@
+import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateMockData, HIDDEN_REPORT_STATUSES, VISIBLE_REPORT_STATUSES, type MockData, type MockDataOptions, type MockProject, type MockReport } from './data';
+import { planPdf } from './pdf';
+
+/** A data area a token may be provisioned for (spec section 5). */
+export type DataArea = 'reports' | 'clients' | 'projects' | 'samples';
+
+export interface TokenScope {
+  readonly label: string;
+  readonly state?: 'valid' | 'expired' | 'revoked';
+  /** Limits the token to these clients (and their projects). */
+  readonly clientIds?: readonly string[];
+  /** Limits the token to these projects. */
+  readonly projectIds?: readonly string[];
+  readonly areas?: readonly DataArea[];
+}
+
+/** The demo tokens, documented in the README. */
+export const DEMO_TOKENS: Readonly<Record<string, TokenScope>> = {
+  'demo-full-access': { label: 'full scope: every client, project and data area' },
+  'demo-client-c1001': { label: 'client C-1001 (Riverside Water Authority) only', clientIds: ['C-1001'] },
+  'demo-project-p2006': { label: 'project P-2006 (Former Fuel Depot Remediation) only', projectIds: ['P-2006'] },
+  'demo-no-reports': { label: 'clients, projects and samples, but not the reports data area', areas: ['clients', 'projects', 'samples'] },
+  'demo-expired': { label: 'expired (401)', state: 'expired' },
+  'demo-revoked': { label: 'revoked (401)', state: 'revoked' },
+};
+
+export type Envelope = 'data-meta' | 'array' | 'top-level' | 'nested-partial' | 'no-meta';
+
+/** Switches for faults; each counted fault applies to the next `times` matching requests. */
+export interface MockFaults {
+  latencyMs?: number;
+  rateLimit?: { times: number; retryAfter?: string; path?: RegExp };
+  /** Fail the next `times` requests with `status` (Infinity: every time). */
+  status?: { status: number; times: number; path?: RegExp; retryAfter?: string };
+  /** Send this fraction of a file's body, then destroy the socket. */
+  dropFileAt?: { fraction: number; times: number };
+  /** Declare the full Content-Length, send less, and end the response cleanly. */
+  shortFile?: { fraction: number; times: number };
+  /** Answer JSON endpoints with a login page. */
+  htmlInsteadOfJson?: { times: number };
+  /** Serve a file body that is not a PDF (but is labelled as one). */
+  notPdf?: { times: number };
+  /** Label the file as text/html. */
+  fileAsHtml?: { times: number };
+  /** Accept the request and never answer it. */
+  hangHeaders?: { times: number };
+  /** Send half a file, then go silent. */
+  stallFileAt?: { fraction: number; times: number };
+  malformedJson?: { times: number };
+  oversizedJsonBytes?: number;
+  /** Answer file requests with a redirect to this URL. */
+  redirectFileTo?: string;
+  /** Ignore `page` and always serve page 1 without metadata. */
+  repeatFirstPage?: boolean;
+  /** Pages never run out (distinct records, no metadata). */
+  endlessPages?: boolean;
+}
+
+export interface MockServerOptions extends MockDataOptions {
+  readonly port?: number;
+  readonly host?: string;
+  /** Tenant variants: clients or project structures not enabled. */
+  readonly tenant?: 'full' | 'no-clients' | 'no-projects';
+  readonly envelope?: Envelope;
+  /** Path before `/api/v1`, e.g. `/lims`. */
+  readonly basePath?: string;
+  /** Pad every PDF to about this many bytes (for large-file benchmarks). */
+  readonly pdfBytes?: number;
+  readonly tokens?: Readonly<Record<string, TokenScope>>;
+  readonly maxPageSize?: number;
+  readonly defaultPageSize?: number;
+  readonly faults?: MockFaults;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** Label of the token's scope, or undefined when no known token was sent. */
+  readonly scope?: string;
+  readonly hadAuthorization: boolean;
+  readonly accept?: string;
+  readonly status: number;
+  readonly requestId: string;
+}
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+function parseSince(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null) {
+    return undefined;
+  }
+  const at = Date.parse(value);
+  if (!TIMESTAMP.test(value) || Number.isNaN(at)) {
+    throw new HttpProblem(400, 'invalid_filter', `${name} must be an ISO 8601 UTC timestamp`);
+  }
+  return at;
+}
+
+function take(fault: { times: number } | undefined): boolean {
+  if (!fault || fault.times <= 0) {
+    return false;
+  }
+  fault.times--;
+  return true;
+}
+
+/**
+ * The embedded mock lab: a faithful, realistic implementation of the read-only lab API
+ * (shared/spec/lab-data-api.md) on `node:http`, with scoped tokens, tenant variants and fault
+ * switches. Tests, the demo and the benchmarks all run against it.
+ */
+export class MockLabServer {
+  readonly data: MockData;
+  readonly requests: RecordedRequest[] = [];
+  faults: MockFaults;
+  private server?: http.Server;
+  private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly tokens: Readonly<Record<string, TokenScope>>;
+  private readonly visibleReports: readonly MockReport[];
+  private sequence = 0;
+
+  constructor(readonly options: MockServerOptions = {}) {
+    this.data = generateMockData(options);
+    this.tokens = { ...DEMO_TOKENS, ...options.tokens };
+    this.faults = { ...options.faults };
+    this.visibleReports = this.data.reports.filter((report) => VISIBLE_REPORT_STATUSES.includes(report.status));
+  }
+
+  /** Starts listening (a random loopback port unless `port` is given) and returns the base URL. */
+  async start(): Promise<string> {
+    const server = http.createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: { code: 'internal', message: String(error) } }));
+        } else {
+          response.destroy();
+        }
+      });
+    });
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    return this.baseUrl;
+  }
+
+  get baseUrl(): string {
+    const address = this.server?.address() as AddressInfo | undefined;
+    if (!address) {
+      throw new Error('mock lab server is not running');
+    }
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}${this.options.basePath ?? ''}`;
+  }
+
+  /** Stops listening and closes every open connection. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) {
+      return;
+    }
+    for (const socket of this.sockets) {
+      socket.destroy();
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  setFaults(faults: MockFaults): void {
+    this.faults = { ...faults };
+  }
+
+  /** Requests seen since the last call, and forget them. */
+  takeRequests(): RecordedRequest[] {
+    return this.requests.splice(0, this.requests.length);
+  }
+
+  /** Reports a token may see, newest first. */
+  reportsFor(token: string): MockReport[] {
+    const scope = this.tokens[token];
+    return scope ? this.visibleReports.filter((report) => this.inScope(scope, report.client_id, report.project_id)) : [];
+  }
+
+  /** The exact bytes served for a report's file. */
+  pdfFor(reportId: string): Buffer {
+    const report = this.data.reports.find((candidate) => candidate.report_id === reportId);
+    if (!report) {
+      throw new Error(`no report ${reportId}`);
+    }
+    return Buffer.concat([...this.planPdf(report).chunks()]);
+  }
+
+  private planPdf(report: MockReport): ReturnType<typeof planPdf> {
+    const client = this.data.clients.find((candidate) => candidate.client_id === report.client_id);
+    const project = this.data.projects.find((candidate) => candidate.project_id === report.project_id);
+    const lines = [
+      `Report ${report.report_id}  (revision ${report.revision}, ${report.status})`,
+      `Published ${report.published_at}`,
+      `Client: ${client?.name ?? report.client_id} (${report.client_id})`,
+      `Project: ${project?.name ?? report.project_id} (${report.project_id})`,
+      '',
+      'Samples:',
+      ...report.sample_ids.map((id) => {
+        const sample = this.data.samples.find((candidate) => candidate.sample_id === id);
+        return sample ? `  ${id}  ${sample.sample_name}  received ${sample.received_at}  ${sample.analyses.join(', ')}` : `  ${id}`;
+      }),
+      '',
+      `${report.lab_name}. Results relate only to the samples tested.`,
+    ];
+    return planPdf(`${report.report_type} - ${report.report_id}`, lines, this.options.pdfBytes ?? 0);
+  }
+
+  private inScope(scope: TokenScope, clientId: string, projectId?: string): boolean {
+    if (scope.clientIds && !scope.clientIds.includes(clientId)) {
+      return false;
+    }
+    if (scope.projectIds && (projectId === undefined || !scope.projectIds.includes(projectId))) {
+      return false;
+    }
+    return true;
+  }
+
+  private projectVisible(scope: TokenScope, project: MockProject): boolean {
+    return this.inScope(scope, project.client_id, project.project_id);
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const requestId = `req-${++this.sequence}-${randomBytes(4).toString('hex')}`;
+    const url = new URL(request.url ?? '/', 'http://mock.invalid');
+    const query = Object.fromEntries(url.searchParams);
+    const auth = request.headers.authorization;
+    const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
+    const scope = token !== undefined ? this.tokens[token] : undefined;
+    const record = (status: number): void => {
+      this.requests.push({
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        query,
+        scope: scope?.label,
+        hadAuthorization: auth !== undefined,
+        accept: request.headers.accept,
+        status,
+        requestId,
+      });
+    };
+    response.setHeader('x-request-id', requestId);
+    const faults = this.faults;
+    if (faults.latencyMs) {
+      await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
+    }
+    if (take(faults.hangHeaders)) {
+      record(0);
+      return; // never answer; the client's timeout must end it
+    }
+    try {
+      const prefix = `${this.options.basePath ?? ''}/api/v1`;
+      if (!url.pathname.startsWith(`${prefix}/`)) {
+        throw new HttpProblem(404, 'not_found', 'no such endpoint');
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        response.setHeader('allow', 'GET');
+        throw new HttpProblem(405, 'method_not_allowed', 'this API is read-only');
+      }
+      if (!scope || scope.state === 'expired' || scope.state === 'revoked') {
+        response.setHeader('www-authenticate', 'Bearer realm="lab", error="invalid_token"');
+        const why = !auth ? 'missing credential' : scope?.state === 'expired' ? 'token expired' : scope?.state === 'revoked' ? 'token revoked' : 'invalid credential';
+        throw new HttpProblem(401, 'unauthorized', why);
+      }
+      const rateFault = faults.rateLimit;
+      if (rateFault && (!rateFault.path || rateFault.path.test(url.pathname)) && take(rateFault)) {
+        response.setHeader('retry-after', rateFault.retryAfter ?? '1');
+        throw new HttpProblem(429, 'rate_limited', 'rate limit reached');
+      }
+      const statusFault = faults.status;
+      if (statusFault && (!statusFault.path || statusFault.path.test(url.pathname)) && take(statusFault)) {
+        if (statusFault.retryAfter) {
+          response.setHeader('retry-after', statusFault.retryAfter);
+        }
+        throw new HttpProblem(statusFault.status, 'injected', `injected failure ${statusFault.status}`);
+      }
+      const route = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
+      const status = await this.route(route, url.searchParams, scope, response, request.headers.accept);
+      record(status);
+    } catch (error) {
+      const problem = error instanceof HttpProblem ? error : new HttpProblem(500, 'internal', 'service error');
+      record(problem.status);
+      this.sendJson(response, problem.status, { error: { code: problem.code, message: problem.message, request_id: requestId } });
+    }
+  }
+
+  /** Serves one route; returns the status sent. */
+  private async route(route: string[], query: URLSearchParams, scope: TokenScope, response: http.ServerResponse, accept?: string): Promise<number> {
+    const [resource, id, sub, ...rest] = route;
+    if (rest.length > 0) {
+      throw new HttpProblem(404, 'not_found', 'no such endpoint');
+    }
+    const area = resource as DataArea;
+    if (!['reports', 'clients', 'projects', 'samples'].includes(area) || (area !== 'reports' && sub !== undefined) || ((area === 'projects' || area === 'samples') && id !== undefined)) {
+      throw new HttpProblem(404, 'not_found', 'no such endpoint');
+    }
+    if (area === 'clients' && this.options.tenant === 'no-clients') {
+      throw new HttpProblem(404, 'not_enabled', 'client records are not exposed for this tenant');
+    }
+    if (area === 'projects' && this.options.tenant === 'no-projects') {
+      throw new HttpProblem(404, 'not_enabled', 'project structures are not enabled for this tenant');
+    }
+    if (scope.areas && !scope.areas.includes(area)) {
+      throw new HttpProblem(403, 'forbidden', `the ${area} data area is outside this token's scope`);
+    }
+    if (area === 'reports' && id !== undefined) {
+      const report = this.visibleReports.find((candidate) => candidate.report_id === id && this.inScope(scope, candidate.client_id, candidate.project_id));
+      if (!report) {
+        throw new HttpProblem(404, 'not_found', 'report not found or not available within the token scope');
+      }
+      if (sub === undefined) {
+        return this.sendJsonChecked(response, 200, report);
+      }
+      if (sub !== 'file') {
+        throw new HttpProblem(404, 'not_found', 'no such endpoint');
+      }
+      return this.sendFile(report, response, accept);
+    }
+    if (area === 'clients' && id !== undefined) {
+      const client = this.data.clients.find((candidate) => candidate.client_id === id && this.inScope(scope, candidate.client_id, scope.projectIds ? this.data.projects.find((p) => p.client_id === candidate.client_id && scope.projectIds!.includes(p.project_id))?.project_id : undefined));
+      if (!client) {
+        throw new HttpProblem(404, 'not_found', 'client not found or not available within the token scope');
+      }
+      return this.sendJsonChecked(response, 200, client);
+    }
+    return this.sendList(area, query, scope, response);
+  }
+
+  private listRecords(area: DataArea, query: URLSearchParams, scope: TokenScope): object[] {
+    const publishedSince = parseSince(query, 'published_since');
+    const updatedSince = parseSince(query, 'updated_since');
+    const receivedSince = parseSince(query, 'received_since');
+    const status = query.get('status');
+    const clientId = query.get('client_id');
+    const projectId = query.get('project_id');
+    if (clientId !== null && scope.clientIds && !scope.clientIds.includes(clientId)) {
+      throw new HttpProblem(403, 'forbidden', 'client_id is outside this token scope');
+    }
+    if (clientId !== null && scope.projectIds && !this.data.projects.some((p) => p.client_id === clientId && scope.projectIds!.includes(p.project_id))) {
+      throw new HttpProblem(403, 'forbidden', 'client_id is outside this token scope');
+    }
+    if (projectId !== null && scope.projectIds && !scope.projectIds.includes(projectId)) {
+      throw new HttpProblem(403, 'forbidden', 'project_id is outside this token scope');
+    }
+    if (projectId !== null && scope.clientIds && !this.data.projects.some((p) => p.project_id === projectId && scope.clientIds!.includes(p.client_id))) {
+      throw new HttpProblem(403, 'forbidden', 'project_id is outside this token scope');
+    }
+    const since = (value: string, limit: number | undefined): boolean => limit === undefined || Date.parse(value) >= limit;
+    const matches = (record: { client_id: string; project_id?: string; status: string; updated_at: string }): boolean =>
+      (clientId === null || record.client_id === clientId) &&
+      (projectId === null || record.project_id === projectId) &&
+      (status === null || record.status === status) &&
+      since(record.updated_at, updatedSince);
+    switch (area) {
+      case 'reports':
+        if (status !== null && (HIDDEN_REPORT_STATUSES.includes(status) || !VISIBLE_REPORT_STATUSES.includes(status))) {
+          throw new HttpProblem(400, 'invalid_filter', `status must be one of: ${VISIBLE_REPORT_STATUSES.join(', ')}`);
+        }
+        return this.visibleReports.filter((r) => this.inScope(scope, r.client_id, r.project_id) && matches(r) && since(r.published_at, publishedSince));
+      case 'clients':
+        return this.data.clients.filter(
+          (c) => (scope.clientIds ? scope.clientIds.includes(c.client_id) : true) && (scope.projectIds ? this.data.projects.some((p) => p.client_id === c.client_id && scope.projectIds!.includes(p.project_id)) : true) && matches(c),
+        );
+      case 'projects':
+        return this.data.projects.filter((p) => this.projectVisible(scope, p) && matches(p));
+      case 'samples':
+        return this.data.samples.filter((s) => this.inScope(scope, s.client_id, s.project_id) && matches(s) && since(s.received_at, receivedSince));
+    }
+  }
+
+  private sendList(area: DataArea, query: URLSearchParams, scope: TokenScope, response: http.ServerResponse): number {
+    const maxPageSize = this.options.maxPageSize ?? 200;
+    const pageText = query.get('page') ?? '1';
+    const sizeText = query.get('page_size') ?? String(this.options.defaultPageSize ?? 50);
+    if (!/^\d+$/.test(pageText) || Number(pageText) < 1) {
+      throw new HttpProblem(400, 'invalid_pagination', 'page must be a positive integer');
+    }
+    if (!/^\d+$/.test(sizeText) || Number(sizeText) < 1 || Number(sizeText) > maxPageSize) {
+      throw new HttpProblem(400, 'invalid_pagination', `page_size must be an integer from 1 to ${maxPageSize}`);
+    }
+    const pageSize = Number(sizeText);
+    let page = Number(pageText);
+    const all = this.listRecords(area, query, scope);
+    if (this.faults.endlessPages) {
+      const idField = { reports: 'report_id', clients: 'client_id', projects: 'project_id', samples: 'sample_id' }[area];
+      const records = all.slice(0, pageSize).map((record, index) => ({ ...record, [idField]: `endless-${page}-${index}` }));
+      return this.sendJsonChecked(response, 200, { data: records });
+    }
+    if (this.faults.repeatFirstPage) {
+      page = 1;
+    }
+    const records = all.slice((page - 1) * pageSize, page * pageSize);
+    const meta = { page, page_size: pageSize, total_pages: Math.ceil(all.length / pageSize), total_count: all.length };
+    if (this.faults.repeatFirstPage) {
+      return this.sendJsonChecked(response, 200, { data: records });
+    }
+    switch (this.options.envelope ?? 'data-meta') {
+      case 'array':
+        return this.sendJsonChecked(response, 200, records);
+      case 'top-level':
+        return this.sendJsonChecked(response, 200, { [area]: records, ...meta });
+      case 'nested-partial':
+        return this.sendJsonChecked(response, 200, { items: records, pagination: { page, page_size: pageSize } });
+      case 'no-meta':
+        return this.sendJsonChecked(response, 200, { results: records });
+      default:
+        return this.sendJsonChecked(response, 200, { data: records, meta });
+    }
+  }
+
+  private sendJsonChecked(response: http.ServerResponse, status: number, body: unknown): number {
+    if (take(this.faults.htmlInsteadOfJson)) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><html><body><form action="/login">Sign in to continue</form></body></html>');
+      return 200;
+    }
+    if (take(this.faults.malformedJson)) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"data": [ {"report_id": "RPT-1"');
+      return 200;
+    }
+    if (this.faults.oversizedJsonBytes) {
+      const filler = 'x'.repeat(this.faults.oversizedJsonBytes);
+      this.sendJson(response, 200, { data: [], filler });
+      return 200;
+    }
+    this.sendJson(response, status, body);
+    return status;
+  }
+
+  private sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    response.end(text);
+  }
+
+  private async sendFile(report: MockReport, response: http.ServerResponse, accept?: string): Promise<number> {
+    if (!report.download_available) {
+      throw new HttpProblem(404, 'not_available', 'no file download is available for this report');
+    }
+    if (accept && !/application\/pdf|\*\/\*|application\/\*/.test(accept)) {
+      throw new HttpProblem(406, 'not_acceptable', 'this endpoint serves application/pdf');
+    }
+    const faults = this.faults;
+    if (faults.redirectFileTo) {
+      response.writeHead(302, { location: faults.redirectFileTo });
+      response.end();
+      return 302;
+    }
+    if (take(faults.fileAsHtml)) {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html><body>Please sign in</body></html>');
+      return 200;
+    }
+    if (take(faults.notPdf)) {
+      const body = Buffer.from('<html><body>This is not the report you are looking for</body></html>');
+      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
+      response.end(body);
+      return 200;
+    }
+    const plan = this.planPdf(report);
+    const drop = take(faults.dropFileAt) ? faults.dropFileAt!.fraction : undefined;
+    const short = take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
+    const stall = take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;
+    const cutAt = drop ?? short ?? stall;
+    response.writeHead(200, {
+      'content-type': 'application/pdf',
+      'content-length': plan.size,
+      'content-disposition': `attachment; filename="${report.report_id}.pdf"`,
+    });
+    let sent = 0;
+    const limit = cutAt === undefined ? Infinity : Math.floor(plan.size * cutAt);
+    for (const chunk of plan.chunks()) {
+      const piece = sent + chunk.length > limit ? chunk.subarray(0, limit - sent) : chunk;
+      if (piece.length > 0 && !response.write(piece)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            response.off('drain', done);
+            response.off('close', done);
+            resolve();
+          };
+          response.on('drain', done);
+          response.on('close', done);
+        });
+      }
+      if (response.destroyed) {
+        return 200;
+      }
+      sent += piece.length;
+      if (sent >= limit) {
+        break;
+      }
+    }
+    if (cutAt !== undefined) {
+      // Let the partial body reach the client first, so the fault happens mid-body, not before headers.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (drop !== undefined) {
+      response.socket?.destroy();
+    } else if (short !== undefined) {
+      // Content-Length promised more than was sent; end the socket so the client sees it.
+      response.socket?.end();
+    } else if (stall !== undefined) {
+      return 200; // stay silent; the client's idle timeout must end it
+    } else {
+      response.end();
+    }
+    return 200;
+  }
+}

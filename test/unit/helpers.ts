@@ -1,0 +1,57 @@
+import { HttpClient, type HttpClientOptions } from '../../src/core/httpClient';
+import { LabApi } from '../../src/core/labApi';
+import { parseBaseUrl } from '../../src/core/baseUrl';
+import { RateLimitGate } from '../../src/core/timing';
+import { MockLabServer, type MockServerOptions } from '../mock/server';
+
+/** The demo data is anchored to a fixed day in unit tests, so counts never depend on the clock. */
+export const FIXED_NOW = new Date('2026-11-01T00:00:00Z');
+
+export const FULL = 'demo-full-access';
+
+/** A distinctive token for leak checks: it must never appear in any output. */
+export const SECRET_TOKEN = 'tok_SECRET_0123456789abcdef_DO_NOT_LEAK';
+
+export interface MockLab {
+  readonly server: MockLabServer;
+  readonly baseUrl: string;
+  /** A client for `token`, with fast retries so fault tests stay quick. */
+  api(token?: string, options?: Partial<HttpClientOptions>): LabApi;
+  close(): Promise<void>;
+}
+
+/** Starts a mock lab on a random loopback port. Stop it with `close()` in `after`. */
+export async function startMockLab(options: MockServerOptions = {}): Promise<MockLab> {
+  const server = new MockLabServer({ now: FIXED_NOW, tokens: { [SECRET_TOKEN]: { label: 'leak-check token (full scope)' } }, ...options });
+  const baseUrl = await server.start();
+  const clients: HttpClient[] = [];
+  return {
+    server,
+    baseUrl,
+    api(token = FULL, clientOptions = {}) {
+      const http = new HttpClient({
+        baseUrl: parseBaseUrl(baseUrl),
+        token,
+        retry: { baseDelayMs: 5, maxDelayMs: 20 },
+        rateLimitGate: new RateLimitGate(),
+        ...clientOptions,
+      });
+      clients.push(http);
+      return new LabApi(http);
+    },
+    async close() {
+      await Promise.all(clients.map((client) => client.close()));
+      await server.stop();
+    },
+  };
+}
+
+/** Runs `promise` and returns what it rejected with; fails if it resolved. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
