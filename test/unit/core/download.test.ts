@@ -51,16 +51,18 @@ describe('downloading report files', () => {
     assert.equal(request.accept, 'application/pdf');
   });
 
-  it('writes large files with flat memory', async function () {
+  it('streams large files without holding them in memory', async function () {
     this.timeout(60_000);
-    const big = await startMockLab({ reports: 5, pdfBytes: 64 * 1024 * 1024 });
+    // Server and client share this process, so the bound is loose; holding the file would exceed it.
+    const size = 256 * 1024 * 1024;
+    const big = await startMockLab({ reports: 5, pdfBytes: size });
     try {
       const id = big.server.reportsFor(FULL).find((r) => r.download_available)!.report_id;
       const before = process.memoryUsage().rss;
       let peak = before;
       const saved = await big.api().downloadReportFile(id, { folder, fileName: 'big.pdf', onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)) });
-      assert.ok(saved.bytes > 64 * 1024 * 1024 - 4096);
-      assert.ok(peak - before < 48 * 1024 * 1024, `memory grew by ${Math.round((peak - before) / 1024 / 1024)} MiB`);
+      assert.ok(saved.bytes > size - 4096);
+      assert.ok(peak - before < size / 2, `memory grew by ${Math.round((peak - before) / 1024 / 1024)} MiB`);
     } finally {
       await big.close();
     }

@@ -1,0 +1,129 @@
+// Starts code-server (VS Code 1.100.3 server + web workbench) on loopback, for the integration
+// tests and the demo. Only Node's standard library; code-server itself is provisioned by bootstrap.mjs.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { codeServerEntry } from './bootstrap.mjs';
+
+export async function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * A throwaway VS Code profile: user data, extensions, a workspace and a browser profile in one
+ * temporary folder, with quiet user settings plus `userSettings`.
+ */
+export function makeSandbox(prefix, userSettings = {}) {
+  const sandbox = mkdtempSync(join(tmpdir(), prefix));
+  const dirs = { sandbox, userData: join(sandbox, 'user-data'), extensions: join(sandbox, 'extensions'), workspace: join(sandbox, 'workspace'), browser: join(sandbox, 'browser') };
+  for (const dir of Object.values(dirs)) {
+    mkdirSync(dir, { recursive: true });
+  }
+  writeFileSync(join(dirs.workspace, 'README.md'), '# Analysis workspace\n\nReports land in lab-reports/.\n');
+  // The user's settings: keep the window quiet and deterministic.
+  mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(dirs.userData, 'User', 'settings.json'),
+    JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'extensions.autoCheckUpdates': false, 'telemetry.telemetryLevel': 'off', 'security.workspace.trust.enabled': false, ...userSettings }, null, 2),
+  );
+  return dirs;
+}
+
+async function waitForHttp(url, timeoutMs, isAlive) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive()) {
+      throw new Error('code-server exited before it was ready');
+    }
+    try {
+      const response = await fetch(url, { redirect: 'manual' });
+      await response.arrayBuffer();
+      if (response.status < 500) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`code-server did not answer at ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** Starts code-server on loopback; returns its URL and a stop function that ends only what it started. */
+export async function startCodeServer({ sandbox, userData, extensions, workspace, env = {} }) {
+  if (!existsSync(codeServerEntry)) {
+    throw new Error(`code-server is not provisioned at ${codeServerEntry}; run: node scripts/bootstrap.mjs --test-host`);
+  }
+  const port = await freePort();
+  const configFile = join(sandbox, 'code-server.yaml');
+  writeFileSync(configFile, 'auth: none\n');
+  const args = [
+    codeServerEntry,
+    '--config', configFile,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--user-data-dir', userData,
+    '--extensions-dir', extensions,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    workspace,
+  ];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  let alive = true;
+  const serverLog = [];
+  child.on('exit', () => (alive = false));
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding('utf8');
+    stream.on('data', (text) => serverLog.push(text));
+  }
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/healthz`, 60_000, () => alive);
+  } catch (error) {
+    process.stderr.write(serverLog.join(''));
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return {
+    url,
+    port,
+    serverLog,
+    async stop() {
+      if (!alive) {
+        return;
+      }
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The workbench URL that loads `extensionPath` as a development extension, and optionally a test suite. */
+export function workbenchUrl(server, { extensionPath, workspace, testsPath }) {
+  const authority = `127.0.0.1:${server.port}`;
+  const payload = [
+    ['extensionDevelopmentPath', `vscode-remote://${authority}${extensionPath}`],
+    ['skipWelcome', 'true'],
+    ['skipReleaseNotes', 'true'],
+  ];
+  if (testsPath) {
+    payload.push(['extensionTestsPath', `vscode-remote://${authority}${testsPath}`]);
+  }
+  return `${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+

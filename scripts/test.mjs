@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `npm test`: installs what is missing (npm packages, Debian packages, the code-server test host),
+// builds, runs the unit tests (plain Node) and the integration tests (real VS Code), and ends with
+// one line `N passed, N failed` that sums both. Exits non-zero on any failure.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+const scratch = mkdtempSync(join(tmpdir(), 'lab-data-test-'));
+const only = process.argv.includes('--unit') ? 'unit' : process.argv.includes('--integration') ? 'integration' : 'all';
+
+function step(title, command, args, env = {}) {
+  process.stderr.write(`\n[test] ${title}\n`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status ?? 1;
+}
+
+function readCounts(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+function add(name, status, file) {
+  const counts = readCounts(file);
+  if (!counts) {
+    process.stderr.write(`[test] ${name}: no results were reported (exit code ${status})\n`);
+    total.failed += 1;
+    return;
+  }
+  total.passed += counts.passed;
+  total.failed += counts.failed + (status !== 0 && counts.failed === 0 ? 1 : 0);
+  total.skipped += counts.skipped ?? 0;
+}
+
+const bootstrapArgs = only === 'unit' ? [] : ['--test-host'];
+if (step('installing what is missing', process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), ...bootstrapArgs]) !== 0) {
+  process.exit(1);
+}
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+if (step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 || step('bundling the extension', process.execPath, ['esbuild.js']) !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+if (only !== 'integration') {
+  const file = join(scratch, 'unit.json');
+  const status = step('unit tests (mocha, plain Node, mock lab on 127.0.0.1)', process.execPath, [join(root, 'node_modules', 'mocha', 'bin', 'mocha.js')], { LABDATA_RESULTS_FILE: file });
+  add('unit tests', status, file);
+}
+if (only !== 'unit') {
+  const file = join(scratch, 'integration.json');
+  const status = step('integration tests (real VS Code extension host)', process.execPath, [join(root, 'scripts', 'run-integration.mjs')], { LABDATA_RESULTS_FILE: file });
+  add('integration tests', status, file);
+}
+rmSync(scratch, { recursive: true, force: true });
+process.stderr.write(`\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+process.exit(total.failed === 0 && existsSync(root) ? 0 : 1);

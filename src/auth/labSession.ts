@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import { parseBaseUrl, type LabBaseUrl } from '../core/baseUrl';
+import { LabApiError } from '../core/errors';
+import { HttpClient } from '../core/httpClient';
+import { DEFAULT_PAGE_SIZE, LabApi } from '../core/labApi';
+import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
+import type { Logger } from '../log';
+import type { TokenStore } from './tokenStore';
+
+export interface SessionState {
+  /** The configured lab, when the setting holds a valid address. */
+  readonly lab?: LabBaseUrl;
+  readonly signedIn: boolean;
+  /** Why the configured address is unusable, when it is. */
+  readonly configProblem?: string;
+}
+
+/** A token is printable ASCII without spaces (RFC 6750 allows less; servers vary, so we allow a little more). */
+const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
+
+/**
+ * Who we talk to and whether we may: the base URL from the user's (application-scoped) settings,
+ * the token for exactly that origin from SecretStorage, and one shared {@link LabApi} built from them.
+ */
+export class LabSession implements vscode.Disposable {
+  private state: SessionState = { signedIn: false };
+  private client?: { readonly key: string; readonly api: LabApi };
+  private readonly changed = new vscode.EventEmitter<SessionState>();
+  readonly onDidChangeState = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly tokens: TokenStore,
+    private readonly log: Logger,
+    private readonly userAgent: string,
+  ) {
+    this.disposables.push(
+      this.changed,
+      tokens.onDidChange(() => void this.refresh()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(SETTINGS_SECTION)) {
+          void this.refresh();
+        }
+      }),
+    );
+  }
+
+  get current(): SessionState {
+    return this.state;
+  }
+
+  /** Re-reads the setting and the secret, updates context keys, and tells listeners. */
+  async refresh(): Promise<SessionState> {
+    const { lab, problem } = this.configuredLab();
+    const token = lab ? await this.tokens.get(lab.origin) : undefined;
+    if (token) {
+      this.log.addSecret(token);
+    }
+    const next: SessionState = { lab, signedIn: token !== undefined, configProblem: problem };
+    const changed = next.signedIn !== this.state.signedIn || next.lab?.baseUrl !== this.state.lab?.baseUrl || next.configProblem !== this.state.configProblem;
+    this.state = next;
+    await Promise.all([
+      vscode.commands.executeCommand('setContext', ContextKeys.signedIn, next.signedIn),
+      vscode.commands.executeCommand('setContext', ContextKeys.hasBaseUrl, lab !== undefined),
+    ]);
+    if (changed) {
+      this.log.info('Session', lab ? `${next.signedIn ? 'Signed in to' : 'Not signed in to'} ${lab.origin}.` : problem ? `The labData.baseUrl setting is not usable: ${problem}` : 'No lab address is set.');
+      this.changed.fire(next);
+    }
+    return next;
+  }
+
+  /** The lab API for the configured origin and its own token, or undefined when signed out. */
+  async api(): Promise<LabApi | undefined> {
+    const { lab } = this.configuredLab();
+    if (!lab) {
+      return undefined;
+    }
+    const token = await this.tokens.get(lab.origin);
+    if (!token) {
+      return undefined;
+    }
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const concurrency = config.get<number>(Settings.maxConcurrentRequests, 4);
+    const pageSize = config.get<number>(Settings.pageSize, DEFAULT_PAGE_SIZE);
+    // The token is part of the identity of the client, but never stored in a readable key.
+    const key = `${lab.baseUrl}|${concurrency}|${pageSize}|${fingerprint(token)}`;
+    if (this.client?.key !== key) {
+      const previous = this.client;
+      this.client = { key, api: this.createApi(lab, token, concurrency, pageSize) };
+      void previous?.api.http.close();
+    }
+    return this.client.api;
+  }
+
+  /**
+   * Checks the address and token with one cheap request, then stores the token for that origin
+   * and the address in the user's settings. Nothing is stored when the check fails.
+   */
+  async signIn(baseUrlText: string, tokenText: string, signal?: AbortSignal): Promise<LabBaseUrl> {
+    const lab = parseBaseUrl(baseUrlText);
+    const token = tokenText.trim();
+    if (!TOKEN_SHAPE.test(token)) {
+      throw new LabApiError('invalidInput', 'The access token is empty or contains spaces or characters a token cannot have.');
+    }
+    this.log.addSecret(token);
+    const api = this.createApi(lab, token, 1, 1);
+    try {
+      await api.listReports({ pageSize: 1 }, signal);
+    } catch (error) {
+      // 403 means the token is valid but its scope excludes the reports area; that is still a sign-in.
+      if (!(error instanceof LabApiError && error.code === 'forbidden')) {
+        throw error;
+      }
+      this.log.info('Session', `The token for ${lab.origin} is valid but may not read reports (HTTP 403).`);
+    } finally {
+      void api.http.close();
+    }
+    await this.tokens.store(lab.origin, token);
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    if (config.inspect<string>(Settings.baseUrl)?.globalValue !== lab.baseUrl) {
+      await config.update(Settings.baseUrl, lab.baseUrl, vscode.ConfigurationTarget.Global);
+    }
+    await this.refresh();
+    return lab;
+  }
+
+  /** Forgets the token of the configured origin. Returns false when there was none. */
+  async signOut(): Promise<boolean> {
+    const { lab } = this.configuredLab();
+    if (!lab || !(await this.tokens.get(lab.origin))) {
+      await this.refresh();
+      return false;
+    }
+    await this.tokens.delete(lab.origin);
+    const previous = this.client;
+    this.client = undefined;
+    void previous?.api.http.close();
+    await this.refresh();
+    return true;
+  }
+
+  dispose(): void {
+    void this.client?.api.http.close();
+    this.disposables.forEach((disposable) => disposable.dispose());
+  }
+
+  /**
+   * Reads the base URL from the user's own settings only. The setting is application-scoped, and we
+   * also ignore any workspace value explicitly, so a repository's settings can never redirect the token.
+   */
+  private configuredLab(): { lab?: LabBaseUrl; problem?: string } {
+    const value = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<string>(Settings.baseUrl)?.globalValue;
+    if (typeof value !== 'string' || value.trim() === '') {
+      return {};
+    }
+    try {
+      return { lab: parseBaseUrl(value) };
+    } catch (error) {
+      return { problem: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private createApi(lab: LabBaseUrl, token: string, concurrency: number, pageSize: number): LabApi {
+    const http = new HttpClient({ baseUrl: lab, token, maxConcurrentRequests: concurrency, userAgent: this.userAgent, log: this.log.sink });
+    return new LabApi(http, pageSize);
+  }
+}
+
+/** A short non-reversible fingerprint, so a changed token gives a new client without keeping the token in a key. */
+function fingerprint(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { LabApiError, isCancellation } from '../core/errors';
+import type { Logger } from '../log';
+import { Commands } from '../constants';
+
+export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
+
+/** Turns any failure into one short sentence for a person. */
+export function userMessage(error: unknown): string {
+  if (error instanceof LabApiError || (error instanceof Error && error.name === 'SecretStoreError')) {
+    return error.message;
+  }
+  return 'Something went wrong in Lab Data; the log has the details.';
+}
+
+/** Shows one error notification with the actions that help: sign in again, show the log. */
+export async function showError(error: unknown, log: Logger): Promise<void> {
+  const actions = ['Show Log'];
+  if (error instanceof LabApiError && error.code === 'unauthorized') {
+    actions.unshift('Sign In');
+  }
+  const choice = await vscode.window.showErrorMessage(userMessage(error), ...actions);
+  if (choice === 'Show Log') {
+    log.show();
+  } else if (choice === 'Sign In') {
+    await vscode.commands.executeCommand(Commands.signIn);
+  }
+}
+
+/**
+ * Every command runs through here: failures are logged with their details, cancellation is
+ * silent, and the user sees one short message with a "Show Log" button. The handler's result is
+ * returned so other extensions and tasks can chain commands.
+ */
+export function runCommand(id: string, handler: CommandHandler, log: Logger): (...args: unknown[]) => Promise<unknown> {
+  return async (...args: unknown[]) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (isCancellation(error)) {
+        log.info('Command', `${id} was cancelled.`);
+        return undefined;
+      }
+      log.error('Command', `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      void showError(error, log);
+      return undefined;
+    }
+  };
+}
+
+/** Registers a table of command ids and handlers through {@link runCommand}. */
+export function registerCommands(table: Readonly<Record<string, CommandHandler>>, log: Logger): vscode.Disposable[] {
+  return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, runCommand(id, handler, log)));
+}

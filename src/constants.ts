@@ -1,0 +1,35 @@
+/** Every id the extension shares with package.json, in one place so the two can be checked against each other. */
+
+export const EXTENSION_ID = 'lab-data.lab-data';
+export const LOG_CHANNEL_NAME = 'Lab Data';
+
+export const Commands = {
+  signIn: 'labData.signIn',
+  signOut: 'labData.signOut',
+} as const;
+
+export const Views = {
+  container: 'labData',
+  reports: 'labData.reports',
+  clients: 'labData.clients',
+  samples: 'labData.samples',
+} as const;
+
+export const ContextKeys = {
+  signedIn: 'labData.signedIn',
+  hasBaseUrl: 'labData.hasBaseUrl',
+} as const;
+
+export const SETTINGS_SECTION = 'labData';
+export const Settings = {
+  baseUrl: 'baseUrl',
+  pageSize: 'pageSize',
+  downloadFolder: 'downloadFolder',
+  fileNameTemplate: 'fileNameTemplate',
+  maxConcurrentRequests: 'maxConcurrentRequests',
+} as const;
+
+/** SecretStorage key of the token for one origin: a token is only ever sent to the origin it was saved for. */
+export function tokenSecretKey(origin: string): string {
+  return `labData.token:${origin}`;
+}

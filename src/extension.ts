@@ -1,0 +1,26 @@
+import * as vscode from 'vscode';
+import { createExtensionApi, type LabDataExtensionApi } from './api';
+import { LabSession } from './auth/labSession';
+import { TokenStore } from './auth/tokenStore';
+import { commandTable } from './commands';
+import { registerCommands } from './commands/commandRunner';
+import { LOG_CHANNEL_NAME } from './constants';
+import { Logger } from './log';
+import { registerEmptyViews } from './views/emptyViews';
+
+/** Builds the objects and registers them; no logic of its own. */
+export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
+  const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
+  const log = new Logger(channel);
+  const version = String(context.extension.packageJSON.version ?? '0.0.0');
+  const tokens = new TokenStore(context.secrets, log);
+  const session = new LabSession(tokens, log, `lab-data-vscode/${version} (VS Code ${vscode.version})`);
+  context.subscriptions.push(channel, tokens, session, ...registerEmptyViews(), ...registerCommands(commandTable(session), log));
+  await session.refresh();
+  log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
+  return createExtensionApi(session);
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

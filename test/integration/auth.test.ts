@@ -1,0 +1,123 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { MockLabServer } from '../mock/server';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, handoffFile, labDataLogFiles, signIn, startLab, workspaceFolder } from './helpers';
+
+describe('sign-in, the token and SecretStorage', () => {
+  let lab: MockLabServer;
+  let other: MockLabServer;
+
+  before(async () => {
+    await activateExtension();
+    lab = await startLab();
+    other = await startLab();
+  });
+
+  after(async () => {
+    await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
+    await lab.stop();
+    await other.stop();
+  });
+
+  it('signs in with { baseUrl, token } without asking anything, checking the token with one request', async () => {
+    const api = await activateExtension();
+    lab.takeRequests();
+    const result = await signIn(`${lab.baseUrl}/api/v1/`, LEAK_CHECK_TOKEN);
+    assert.deepEqual(result, { baseUrl: lab.baseUrl, host: new URL(lab.baseUrl).host });
+    const requests = lab.takeRequests();
+    assert.equal(requests.length, 1);
+    assert.equal(requests[0]!.scope, 'leak check (full scope)');
+    const state = await api.getState();
+    assert.equal(state.signedIn, true);
+    assert.equal(state.origin, new URL(lab.baseUrl).origin);
+    assert.equal(vscode.workspace.getConfiguration('labData').inspect('baseUrl')?.globalValue, lab.baseUrl);
+  });
+
+  it('keeps the token out of settings: only SecretStorage has it', async () => {
+    const settingsFile = path.join(process.env.LABDATA_TEST_USER_DATA_DIR!, 'User', 'settings.json');
+    const settings = await eventually(async () => {
+      const text = await fs.readFile(settingsFile, 'utf8');
+      assert.match(text, /labData\.baseUrl/);
+      return text;
+    });
+    assert.ok(!settings.includes(LEAK_CHECK_TOKEN));
+    assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('labData')).includes(LEAK_CHECK_TOKEN));
+  });
+
+  it('a rejected token (401) stores nothing and leaves the earlier sign-in alone', async () => {
+    const api = await activateExtension();
+    const result = await signIn(other.baseUrl, 'demo-expired');
+    assert.equal(result, undefined, 'the command reports failure by returning nothing');
+    const requests = other.takeRequests();
+    assert.deepEqual(requests.map((r) => r.status), [401]);
+    const state = await api.getState();
+    assert.equal(state.origin, new URL(lab.baseUrl).origin, 'the base URL did not move to the failed lab');
+    assert.equal(state.signedIn, true);
+  });
+
+  it('never sends a token saved for one origin to another: a new base URL means signed out', async () => {
+    const api = await activateExtension();
+    await vscode.workspace.getConfiguration('labData').update('baseUrl', other.baseUrl, vscode.ConfigurationTarget.Global);
+    const state = await eventually(async () => {
+      const current = await api.getState();
+      assert.equal(current.origin, new URL(other.baseUrl).origin);
+      return current;
+    });
+    assert.equal(state.signedIn, false);
+    assert.equal(other.requests.filter((r) => r.hadAuthorization).length, 0, 'the other lab never saw an Authorization header');
+    await vscode.workspace.getConfiguration('labData').update('baseUrl', lab.baseUrl, vscode.ConfigurationTarget.Global);
+    await eventually(async () => assert.equal((await api.getState()).signedIn, true));
+  });
+
+  it('ignores a base URL set in workspace settings, dotted or nested', async () => {
+    const api = await activateExtension();
+    const folder = path.join(workspaceFolder(), '.vscode');
+    await fs.mkdir(folder, { recursive: true });
+    for (const settings of [{ 'labData.baseUrl': other.baseUrl }, { labData: { baseUrl: other.baseUrl } }]) {
+      await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const state = await api.getState();
+      assert.equal(state.origin, new URL(lab.baseUrl).origin, JSON.stringify(settings));
+      assert.equal(state.signedIn, true);
+    }
+    assert.equal(other.requests.filter((r) => r.hadAuthorization).length, 0);
+    await fs.rm(folder, { recursive: true, force: true });
+  });
+
+  it('signs out, removing the token, and signs in again', async () => {
+    const api = await activateExtension();
+    assert.equal(await vscode.commands.executeCommand('labData.signOut'), true);
+    assert.equal((await api.getState()).signedIn, false);
+    assert.equal(await vscode.commands.executeCommand('labData.signOut'), false, 'nothing left to remove');
+    await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
+    assert.equal((await api.getState()).signedIn, true);
+  });
+
+  it('writes no token to the "Lab Data" log after a sign-in, a 401 and a sign-out', async () => {
+    await signIn(lab.baseUrl, 'demo-revoked'); // a 401
+    await vscode.commands.executeCommand('labData.signOut');
+    await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
+    const files = await eventually(async () => {
+      const found = await labDataLogFiles();
+      assert.ok(found.length > 0, 'the host wrote a "Lab Data" log file');
+      const text = (await Promise.all(found.map((file) => fs.readFile(file, 'utf8')))).join('\n');
+      assert.match(text, /did not accept the access token/, 'the 401 was logged');
+      assert.match(text, /Signed in to/);
+      assert.match(text, /Not signed in to/);
+      return found;
+    });
+    const text = (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).join('\n');
+    assert.ok(!text.includes(LEAK_CHECK_TOKEN), 'the token never reaches the log');
+    assert.ok(!/Bearer\s+(?!\[redacted\])\S/.test(text));
+  });
+
+  it('leaves the demo lab signed in for the reload check', async () => {
+    const api = await activateExtension();
+    const state = await api.getState();
+    assert.equal(state.signedIn, true);
+    await fs.mkdir(path.dirname(handoffFile()), { recursive: true });
+    await fs.writeFile(handoffFile(), JSON.stringify({ baseUrl: state.baseUrl }));
+  });
+});

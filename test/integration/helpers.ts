@@ -1,0 +1,83 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import { EXTENSION_ID } from '../../src/constants';
+import { MockLabServer, type MockServerOptions } from '../mock/server';
+
+/** A distinctive token whose every appearance in any output is a leak. */
+export const LEAK_CHECK_TOKEN = 'lab_it_SECRET_7f3c9e1d2b_NEVER_LOG';
+
+export async function activateExtension(): Promise<LabDataExtensionApi> {
+  const extension = vscode.extensions.getExtension<LabDataExtensionApi>(EXTENSION_ID);
+  assert.ok(extension, `extension ${EXTENSION_ID} is installed in the test host`);
+  return extension.activate();
+}
+
+export function extensionPackageJson(): {
+  contributes: {
+    commands: Array<{ command: string; title: string }>;
+    views: Record<string, Array<{ id: string }>>;
+    viewsContainers: { activitybar: Array<{ id: string }> };
+    configuration: { properties: Record<string, { scope?: string }> };
+  };
+} {
+  return vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
+}
+
+/** Starts a mock lab on a random loopback port inside the extension host. */
+export async function startLab(options: MockServerOptions = {}): Promise<MockLabServer> {
+  const server = new MockLabServer({ reports: 120, samples: 300, tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check (full scope)' } }, ...options });
+  await server.start();
+  return server;
+}
+
+export async function signIn(baseUrl: string, token: string): Promise<unknown> {
+  return vscode.commands.executeCommand('labData.signIn', { baseUrl, token });
+}
+
+/** Waits until `check` passes, for state that settles through events. */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await check();
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw lastError;
+}
+
+/** The files a VS Code log output channel named "Lab Data" was written to in this test run. */
+export async function labDataLogFiles(): Promise<string[]> {
+  const userData = process.env.LABDATA_TEST_USER_DATA_DIR;
+  assert.ok(userData, 'the runner passes LABDATA_TEST_USER_DATA_DIR');
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await walk(full);
+      } else if (entry.name === 'Lab Data.log') {
+        found.push(full);
+      }
+    }
+  };
+  await walk(path.join(userData, 'logs'));
+  return found;
+}
+
+export function workspaceFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  assert.ok(folder, 'the test window has a workspace folder');
+  return folder;
+}
+
+/** Where phase one tells phase two which lab it signed in to (never the token). */
+export function handoffFile(): string {
+  return path.join(workspaceFolder(), '.lab-data-test', 'handoff.json');
+}

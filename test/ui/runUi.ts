@@ -1,0 +1,17 @@
+import Mocha from 'mocha';
+import * as path from 'node:path';
+import SummaryReporter from '../support/summaryReporter';
+import { uiContext, type UiContext } from './uiContext';
+
+/** Runs the UI checks in the runner's own process, against the browser page showing the workbench. */
+export function runUiSuite(context: UiContext): Promise<{ passed: number; failed: number; skipped: number }> {
+  Object.assign(uiContext, context);
+  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, slow: 5000, color: false, reporter: SummaryReporter });
+  mocha.addFile(path.join(__dirname, 'welcome.test.js'));
+  return new Promise((resolve) => {
+    const runner = mocha.run(() => {
+      const stats = runner.stats!;
+      resolve({ passed: stats.passes, failed: stats.failures, skipped: stats.pending });
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import type { Page } from 'playwright-core';
+
+export interface UiContext {
+  page: Page;
+  /** Opens the workbench with the extension loaded and no test suite. */
+  workbenchUrl: string;
+  screenshotsDir: string;
+  workspace: string;
+}
+
+/** Filled by runUi before the tests run. */
+export const uiContext = {} as UiContext;
