@@ -6,6 +6,15 @@ export const LOG_CHANNEL_NAME = 'Lab Data';
 export const Commands = {
   signIn: 'labData.signIn',
   signOut: 'labData.signOut',
+  refresh: 'labData.refresh',
+  filterReports: 'labData.filterReports',
+  clearReportsFilter: 'labData.clearReportsFilter',
+  filterSamples: 'labData.filterSamples',
+  clearSamplesFilter: 'labData.clearSamplesFilter',
+  /** Tree-only: fetch the next page of a list. */
+  loadMore: 'labData.loadMore',
+  /** Tree-only: try a failed list again. */
+  retry: 'labData.retry',
 } as const;
 
 export const Views = {
@@ -18,6 +27,8 @@ export const Views = {
 export const ContextKeys = {
   signedIn: 'labData.signedIn',
   hasBaseUrl: 'labData.hasBaseUrl',
+  reportsFiltered: 'labData.reportsFiltered',
+  samplesFiltered: 'labData.samplesFiltered',
 } as const;
 
 export const SETTINGS_SECTION = 'labData';

@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import { createExtensionApi, type LabDataExtensionApi } from './api';
+import { AUTH_PROVIDER_ID, LabAuthenticationProvider } from './auth/authProvider';
 import { LabSession } from './auth/labSession';
 import { TokenStore } from './auth/tokenStore';
 import { commandTable } from './commands';
 import { registerCommands } from './commands/commandRunner';
 import { LOG_CHANNEL_NAME } from './constants';
 import { Logger } from './log';
-import { registerEmptyViews } from './views/emptyViews';
+import { ConnectionStatusBar } from './statusBar';
+import { registerViews } from './views/registerViews';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -15,10 +17,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const version = String(context.extension.packageJSON.version ?? '0.0.0');
   const tokens = new TokenStore(context.secrets, log);
   const session = new LabSession(tokens, log, `lab-data-vscode/${version} (VS Code ${vscode.version})`);
-  context.subscriptions.push(channel, tokens, session, ...registerEmptyViews(), ...registerCommands(commandTable(session), log));
+  const views = registerViews(session);
+  const statusBar = new ConnectionStatusBar(session);
+  const authProvider = new LabAuthenticationProvider(session);
+  context.subscriptions.push(
+    channel,
+    tokens,
+    session,
+    ...views.disposables,
+    statusBar,
+    authProvider,
+    vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: false }),
+    ...registerCommands(commandTable(session, views), log),
+  );
   await session.refresh();
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(session);
+  return createExtensionApi(session, views, statusBar);
 }
 
 export function deactivate(): void {

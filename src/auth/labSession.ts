@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { parseBaseUrl, type LabBaseUrl } from '../core/baseUrl';
 import { LabApiError } from '../core/errors';
-import { HttpClient } from '../core/httpClient';
+import { HttpClient, type ConnectionEvent } from '../core/httpClient';
 import { DEFAULT_PAGE_SIZE, LabApi } from '../core/labApi';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
@@ -25,10 +25,16 @@ const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
  */
 export class LabSession implements vscode.Disposable {
   private state: SessionState = { signedIn: false };
+  /** Which token the state was built with, as a fingerprint: a new token is a new session. */
+  private tokenFingerprint?: string;
   private client?: { readonly key: string; readonly api: LabApi };
   private readonly changed = new vscode.EventEmitter<SessionState>();
   readonly onDidChangeState = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
+  private connectionState: ConnectionEvent = { kind: 'online' };
+  private readonly connectionChanged = new vscode.EventEmitter<ConnectionEvent>();
+  /** Fires when the lab stops or starts answering, or limits requests. */
+  readonly onDidChangeConnection = this.connectionChanged.event;
 
   constructor(
     private readonly tokens: TokenStore,
@@ -37,6 +43,7 @@ export class LabSession implements vscode.Disposable {
   ) {
     this.disposables.push(
       this.changed,
+      this.connectionChanged,
       tokens.onDidChange(() => void this.refresh()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(SETTINGS_SECTION)) {
@@ -50,6 +57,10 @@ export class LabSession implements vscode.Disposable {
     return this.state;
   }
 
+  get connection(): ConnectionEvent {
+    return this.connectionState;
+  }
+
   /** Re-reads the setting and the secret, updates context keys, and tells listeners. */
   async refresh(): Promise<SessionState> {
     const { lab, problem } = this.configuredLab();
@@ -58,8 +69,11 @@ export class LabSession implements vscode.Disposable {
       this.log.addSecret(token);
     }
     const next: SessionState = { lab, signedIn: token !== undefined, configProblem: problem };
-    const changed = next.signedIn !== this.state.signedIn || next.lab?.baseUrl !== this.state.lab?.baseUrl || next.configProblem !== this.state.configProblem;
+    const tokenFingerprint = token === undefined ? undefined : fingerprint(token);
+    const changed =
+      next.signedIn !== this.state.signedIn || next.lab?.baseUrl !== this.state.lab?.baseUrl || next.configProblem !== this.state.configProblem || tokenFingerprint !== this.tokenFingerprint;
     this.state = next;
+    this.tokenFingerprint = tokenFingerprint;
     await Promise.all([
       vscode.commands.executeCommand('setContext', ContextKeys.signedIn, next.signedIn),
       vscode.commands.executeCommand('setContext', ContextKeys.hasBaseUrl, lab !== undefined),
@@ -88,7 +102,7 @@ export class LabSession implements vscode.Disposable {
     const key = `${lab.baseUrl}|${concurrency}|${pageSize}|${fingerprint(token)}`;
     if (this.client?.key !== key) {
       const previous = this.client;
-      this.client = { key, api: this.createApi(lab, token, concurrency, pageSize) };
+      this.client = { key, api: this.createApi(lab, token, concurrency, pageSize, (event) => this.setConnection(event)) };
       void previous?.api.http.close();
     }
     return this.client.api;
@@ -114,6 +128,7 @@ export class LabSession implements vscode.Disposable {
         throw error;
       }
       this.log.info('Session', `The token for ${lab.origin} is valid but may not read reports (HTTP 403).`);
+      void vscode.window.showWarningMessage(`Signed in to ${lab.host}, but this token may not read reports (403): the reports data area is outside its scope.`);
     } finally {
       void api.http.close();
     }
@@ -141,6 +156,38 @@ export class LabSession implements vscode.Disposable {
     return true;
   }
 
+  /**
+   * The lab rejected the stored token (401): it is expired or revoked, so forget it and go to the
+   * signed-out state, where every view offers "Sign In".
+   */
+  async handleUnauthorized(): Promise<void> {
+    const { lab } = this.configuredLab();
+    if (!lab || !this.state.signedIn) {
+      return;
+    }
+    this.log.warn('Session', `The lab at ${lab.origin} rejected the stored token (401); signing out.`);
+    await this.tokens.delete(lab.origin).catch(() => undefined);
+    this.client = undefined;
+    await this.refresh();
+    void vscode.window.showWarningMessage(`The lab at ${lab.host} no longer accepts your access token. Sign in again to continue.`, 'Sign In').then((choice) => {
+      if (choice === 'Sign In') {
+        void vscode.commands.executeCommand('labData.signIn');
+      }
+    });
+  }
+
+  private setConnection(event: ConnectionEvent): void {
+    if (event.kind === 'unauthorized') {
+      void this.handleUnauthorized();
+      return;
+    }
+    const previous = this.connectionState;
+    this.connectionState = event;
+    if (previous.kind !== event.kind || (event.kind === 'rateLimited' && previous.kind === 'rateLimited' && previous.until !== event.until)) {
+      this.connectionChanged.fire(event);
+    }
+  }
+
   dispose(): void {
     void this.client?.api.http.close();
     this.disposables.forEach((disposable) => disposable.dispose());
@@ -162,8 +209,8 @@ export class LabSession implements vscode.Disposable {
     }
   }
 
-  private createApi(lab: LabBaseUrl, token: string, concurrency: number, pageSize: number): LabApi {
-    const http = new HttpClient({ baseUrl: lab, token, maxConcurrentRequests: concurrency, userAgent: this.userAgent, log: this.log.sink });
+  private createApi(lab: LabBaseUrl, token: string, concurrency: number, pageSize: number, onConnection?: (event: ConnectionEvent) => void): LabApi {
+    const http = new HttpClient({ baseUrl: lab, token, maxConcurrentRequests: concurrency, userAgent: this.userAgent, log: this.log.sink, onConnection });
     return new LabApi(http, pageSize);
   }
 }

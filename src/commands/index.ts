@@ -1,13 +1,42 @@
 import { Commands } from '../constants';
 import type { LabSession } from '../auth/labSession';
 import type { CommandHandler } from './commandRunner';
+import type { LabTreeProvider } from '../views/labTreeProvider';
+import type { ReportsTreeProvider } from '../views/reportsTree';
+import type { SamplesTreeProvider } from '../views/samplesTree';
+import type { LoadMoreNode } from '../views/nodes';
+import type { PagedList } from '../views/pagedList';
+import { filterReports, filterSamples } from './filters';
 import { signIn } from './signIn';
 import { signOut } from './signOut';
 
+export interface Trees {
+  readonly reports: ReportsTreeProvider;
+  readonly clients: LabTreeProvider;
+  readonly samples: SamplesTreeProvider;
+}
+
 /** The table of every command id and its handler. */
-export function commandTable(session: LabSession): Record<string, CommandHandler> {
+export function commandTable(session: LabSession, trees: Trees): Record<string, CommandHandler> {
+  const all = [trees.reports, trees.clients, trees.samples];
+  const redrawAll = (): void => all.forEach((tree) => tree.redraw());
   return {
     [Commands.signIn]: (args?: unknown) => signIn(session, args),
     [Commands.signOut]: () => signOut(session),
+    [Commands.refresh]: async () => {
+      await Promise.all(all.map((tree) => tree.refresh()));
+    },
+    [Commands.filterReports]: (args?: unknown) => filterReports(session, trees.reports, args),
+    [Commands.clearReportsFilter]: () => trees.reports.setFilter({}),
+    [Commands.filterSamples]: (args?: unknown) => filterSamples(trees.samples, args),
+    [Commands.clearSamplesFilter]: () => trees.samples.setReceivedSince(undefined),
+    [Commands.loadMore]: async (node?: unknown) => {
+      await (node as LoadMoreNode | undefined)?.list.loadMore();
+      redrawAll();
+    },
+    [Commands.retry]: async (list?: unknown) => {
+      await (list as PagedList<unknown> | undefined)?.retry();
+      redrawAll();
+    },
   };
 }

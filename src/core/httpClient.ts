@@ -23,6 +23,13 @@ const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id', 'request-id', 'correlation-id', 'x-ms-request-id', 'x-amzn-requestid'];
 
+/** What the connection to the lab looks like after a request, for a status display. */
+export type ConnectionEvent =
+  | { readonly kind: 'online' }
+  | { readonly kind: 'offline'; readonly reason: string }
+  | { readonly kind: 'rateLimited'; readonly until: number }
+  | { readonly kind: 'unauthorized' };
+
 export interface HttpClientOptions {
   readonly baseUrl: LabBaseUrl;
   readonly token: string;
@@ -39,6 +46,8 @@ export interface HttpClientOptions {
   readonly rateLimitGate?: RateLimitGate;
   /** A dispatcher to send through instead of our own pool (a proxy agent, for example). */
   readonly dispatcher?: Dispatcher;
+  /** Told after every attempt whether the lab answered, could not be reached, or limits requests. */
+  readonly onConnection?: (event: ConnectionEvent) => void;
 }
 
 /** What a caller sees of a successful response while it consumes the body. */
@@ -116,6 +125,7 @@ export class HttpClient {
   private readonly slots: Semaphore;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  private readonly onConnection: (event: ConnectionEvent) => void;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -129,6 +139,7 @@ export class HttpClient {
     this.gate = options.rateLimitGate ?? rateLimitGateFor(options.baseUrl.origin);
     const concurrency = options.maxConcurrentRequests ?? 4;
     this.slots = new Semaphore(concurrency);
+    this.onConnection = options.onConnection ?? (() => undefined);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -187,6 +198,7 @@ export class HttpClient {
           if (response.statusCode < 200 || response.statusCode >= 300) {
             throw await this.statusFailure(response, path, query, requestId);
           }
+          this.onConnection({ kind: 'online' });
           const contentLength = Number(header(response.headers, 'content-length'));
           try {
             return await consume({
@@ -214,6 +226,7 @@ export class HttpClient {
         }
       }
       const { error } = failure;
+      this.reportConnection(error);
       if (!failure.retryable || attempt >= this.retry.retries) {
         throw attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
       }
@@ -229,6 +242,18 @@ export class HttpClient {
           throw this.toLabError(cancel, path, query, spec.signal);
         }
       }
+    }
+  }
+
+  private reportConnection(error: LabApiError): void {
+    if (error.code === 'rateLimited') {
+      this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + this.retry.baseDelayMs });
+    } else if (error.code === 'unauthorized') {
+      this.onConnection({ kind: 'unauthorized' });
+    } else if ((error.code === 'network' || error.code === 'timeout') && error.status === undefined) {
+      this.onConnection({ kind: 'offline', reason: error.message });
+    } else if (error.status !== undefined) {
+      this.onConnection({ kind: 'online' });
     }
   }
 

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MockLabServer } from '../mock/server';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, handoffFile, labDataLogFiles, signIn, startLab, workspaceFolder } from './helpers';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn, startLab, workspaceFolder } from './helpers';
 
 describe('sign-in, the token and SecretStorage', () => {
   let lab: MockLabServer;
@@ -111,13 +111,5 @@ describe('sign-in, the token and SecretStorage', () => {
     const text = (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).join('\n');
     assert.ok(!text.includes(LEAK_CHECK_TOKEN), 'the token never reaches the log');
     assert.ok(!/Bearer\s+(?!\[redacted\])\S/.test(text));
-  });
-
-  it('leaves the demo lab signed in for the reload check', async () => {
-    const api = await activateExtension();
-    const state = await api.getState();
-    assert.equal(state.signedIn, true);
-    await fs.mkdir(path.dirname(handoffFile()), { recursive: true });
-    await fs.writeFile(handoffFile(), JSON.stringify({ baseUrl: state.baseUrl }));
   });
 });

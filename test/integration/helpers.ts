@@ -76,8 +76,3 @@ export function workspaceFolder(): string {
   assert.ok(folder, 'the test window has a workspace folder');
   return folder;
 }
-
-/** Where phase one tells phase two which lab it signed in to (never the token). */
-export function handoffFile(): string {
-  return path.join(workspaceFolder(), '.lab-data-test', 'handoff.json');
-}

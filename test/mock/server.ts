@@ -130,7 +130,7 @@ export class MockLabServer {
   faults: MockFaults;
   private server?: http.Server;
   private readonly sockets = new Set<import('node:net').Socket>();
-  private readonly tokens: Readonly<Record<string, TokenScope>>;
+  private readonly tokens: Record<string, TokenScope>;
   private readonly visibleReports: readonly MockReport[];
   private sequence = 0;
 
@@ -185,6 +185,14 @@ export class MockLabServer {
       socket.destroy();
     }
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Revokes a token from now on (as a lab administrator would). */
+  revokeToken(token: string): void {
+    const scope = this.tokens[token];
+    if (scope) {
+      this.tokens[token] = { ...scope, state: 'revoked' };
+    }
   }
 
   setFaults(faults: MockFaults): void {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { MockLabServer } from '../mock/server';
 import { uiContext } from './uiContext';
 
 describe('what a person sees', () => {
@@ -9,16 +10,53 @@ describe('what a person sees', () => {
     const item = page.locator('.activitybar .action-item a[aria-label^="Lab Data"], .activitybar .action-item[aria-label^="Lab Data"]').first();
     await item.waitFor({ state: 'visible', timeout: 60_000 });
     await item.click();
-    const pane = page.locator('.pane-header', { hasText: 'Reports' }).first();
-    await pane.waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.pane-header', { hasText: 'Reports' }).first().waitFor({ state: 'visible', timeout: 30_000 });
     const welcome = page.locator('.welcome-view-content').first();
     await welcome.waitFor({ state: 'visible', timeout: 30_000 });
-    const text = await welcome.innerText();
-    assert.match(text, /Connect to your lab/);
+    assert.match(await welcome.innerText(), /browse its published reports/);
     const button = welcome.locator('a.monaco-button, .monaco-button', { hasText: 'Sign In' }).first();
     assert.ok(await button.isVisible(), 'a "Sign In" button is shown');
     const file = path.join(screenshotsDir, 'welcome-signed-out.png');
     await page.screenshot({ path: file });
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+  });
+
+  it('after signing in from the command palette, the Reports view lists report rows', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const lab = new MockLabServer();
+    const baseUrl = await lab.start();
+    try {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible', timeout: 15_000 });
+      await input.fill('>Lab Data: Sign In');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Lab Data: Sign In' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (1/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
+      await input.fill(baseUrl);
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (2/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await input.getAttribute('type'), 'password', 'the token is typed into a password box');
+      await input.fill('demo-full-access');
+      await page.keyboard.press('Enter');
+      const firstReport = lab.reportsFor('demo-full-access')[0]!.report_id;
+      const rows = page.locator('.monaco-list-row[aria-label^="Report RPT-"]');
+      await page.locator(`.monaco-list-row[aria-label^="Report ${firstReport}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+      assert.ok((await rows.count()) >= 5, 'several report rows are on screen');
+      await page.locator('.monaco-list-row', { hasText: 'Riverside Water Authority' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      const file = path.join(screenshotsDir, 'reports-signed-in.png');
+      await page.screenshot({ path: file });
+      console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+
+      // The Accounts menu lists the lab, where it can be signed out.
+      await page.locator('.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]').first().click();
+      const account = page.locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` }).first();
+      await account.waitFor({ state: 'visible', timeout: 15_000 });
+      await page.screenshot({ path: path.join(screenshotsDir, 'accounts-menu.png') });
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
+    } finally {
+      await lab.stop();
+    }
   });
 });

@@ -1,0 +1,76 @@
+import type { Page } from '../core/pagination';
+
+/**
+ * The pages of one list loaded so far (a view's root, a client's projects, a project's reports).
+ * Kept by the tree across refreshes, so "Load more" appends exactly the next page and a refresh
+ * reloads as many pages as were shown.
+ */
+export class PagedList<T> {
+  items: T[] = [];
+  total?: number;
+  hasMore = false;
+  loaded = false;
+  error?: unknown;
+  private nextPage = 1;
+  private pagesLoaded = 0;
+  private inFlight?: Promise<void>;
+
+  constructor(
+    private readonly fetchPage: (page: number) => Promise<Page<T>>,
+    private readonly keyOf: (item: T) => string,
+  ) {}
+
+  /** Loads the first page unless it is already there (or failed; retry clears the failure). */
+  async ensureLoaded(): Promise<void> {
+    if (!this.loaded && this.error === undefined) {
+      await this.loadMore();
+    }
+  }
+
+  /** Appends the next page; concurrent calls share one request. */
+  loadMore(): Promise<void> {
+    this.inFlight ??= this.fetchNext().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
+  }
+
+  /** Clears a failure and tries the failed page again. */
+  retry(): Promise<void> {
+    this.error = undefined;
+    return this.loaded ? this.loadMore() : this.ensureLoaded();
+  }
+
+  /** Reloads from the first page, as many pages as were loaded before. */
+  async reload(): Promise<void> {
+    const pages = Math.max(1, this.pagesLoaded);
+    this.reset();
+    for (let i = 0; i < pages && (i === 0 || this.hasMore) && this.error === undefined; i++) {
+      await this.loadMore();
+    }
+  }
+
+  reset(): void {
+    this.items = [];
+    this.total = undefined;
+    this.hasMore = false;
+    this.loaded = false;
+    this.error = undefined;
+    this.nextPage = 1;
+    this.pagesLoaded = 0;
+  }
+
+  private async fetchNext(): Promise<void> {
+    try {
+      const page = await this.fetchPage(this.nextPage);
+      const seen = new Set(this.items.map(this.keyOf));
+      this.items.push(...page.items.filter((item) => !seen.has(this.keyOf(item))));
+      this.total = page.totalCount;
+      this.hasMore = page.hasMore && page.items.length > 0;
+      this.nextPage++;
+      this.pagesLoaded++;
+      this.loaded = true;
+      this.error = undefined;
+    } catch (error) {
+      this.error = error;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import * as vscode from 'vscode';
+import type { LabSession } from '../auth/labSession';
+import { Views } from '../constants';
+import { ClientsTreeProvider } from './clientsTree';
+import type { LabNode } from './nodes';
+import { ReportsTreeProvider } from './reportsTree';
+import { SamplesTreeProvider } from './samplesTree';
+
+export interface LabViews {
+  readonly reports: ReportsTreeProvider;
+  readonly clients: ClientsTreeProvider;
+  readonly samples: SamplesTreeProvider;
+  readonly disposables: vscode.Disposable[];
+}
+
+/** Creates the three trees and their views. */
+export function registerViews(session: LabSession): LabViews {
+  const reports = new ReportsTreeProvider(session);
+  const clients = new ClientsTreeProvider(session);
+  const samples = new SamplesTreeProvider(session);
+  const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>
+    vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: id === Views.clients, canSelectMany });
+  return {
+    reports,
+    clients,
+    samples,
+    disposables: [reports, clients, samples, view(Views.reports, reports, true), view(Views.clients, clients, true), view(Views.samples, samples, false)],
+  };
+}

@@ -1,0 +1,251 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import type { LabNode } from '../../src/views/nodes';
+import type { MockLabServer } from '../mock/server';
+import { activateExtension, eventually, signIn, startLab } from './helpers';
+
+type ViewName = keyof LabDataExtensionApi['views'];
+
+interface Row {
+  readonly node: LabNode;
+  readonly item: vscode.TreeItem;
+  readonly label: string;
+}
+
+async function rows(api: LabDataExtensionApi, view: ViewName, parent?: LabNode): Promise<Row[]> {
+  const provider = api.views[view];
+  const nodes = (await provider.getChildren(parent)) ?? [];
+  return Promise.all(
+    nodes.map(async (node) => {
+      const item = await provider.getTreeItem(node);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      return { node, item, label };
+    }),
+  );
+}
+
+function find(list: Row[], label: string | RegExp): Row {
+  const row = list.find((r) => (typeof label === 'string' ? r.label === label : label.test(r.label)));
+  assert.ok(row, `a row ${label} among ${list.map((r) => r.label).join(', ')}`);
+  return row;
+}
+
+const reportRows = (list: Row[]): Row[] => list.filter((r) => r.item.contextValue?.startsWith('labData.report'));
+
+describe('browsing the lab in the views', () => {
+  let lab: MockLabServer;
+  let api: LabDataExtensionApi;
+
+  /** Signs in afresh as `token` (lists loaded before are dropped) and forgets earlier requests. */
+  async function as(token: string, server: MockLabServer = lab): Promise<void> {
+    await signIn(server.baseUrl, token);
+    await eventually(async () => assert.equal((await api.getState()).origin, new URL(server.baseUrl).origin));
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    await vscode.commands.executeCommand('labData.clearSamplesFilter');
+    server.takeRequests();
+  }
+
+  before(async () => {
+    api = await activateExtension();
+    lab = await startLab({ reports: 160 });
+  });
+
+  after(async () => {
+    await lab.stop();
+  });
+
+  it('opening the container costs one request per view, and expanding a client one more', async () => {
+    await as('demo-full-access');
+    await rows(api, 'reports');
+    await rows(api, 'clients');
+    await rows(api, 'samples');
+    const opening = lab.takeRequests();
+    assert.deepEqual(opening.map((r) => r.path).sort(), ['/api/v1/clients', '/api/v1/reports', '/api/v1/samples']);
+    const client = find(await rows(api, 'clients'), 'Harbor Environmental Consulting');
+    await rows(api, 'clients', client.node);
+    const expanding = lab.takeRequests();
+    assert.deepEqual(expanding.map((r) => r.path), ['/api/v1/projects']);
+    assert.deepEqual(expanding[0]!.query, { page: '1', page_size: '50', client_id: 'C-1003' });
+    console.log(`      requests: ${opening.length} for opening the container, ${expanding.length} for expanding one client`);
+  });
+
+  it('Reports shows the first page, newest first, with a "Load more" node counting loaded of total', async () => {
+    await as('demo-full-access');
+    const expected = lab.reportsFor('demo-full-access');
+    const first = await rows(api, 'reports');
+    const reports = reportRows(first);
+    assert.deepEqual(reports.map((r) => r.label), expected.slice(0, 50).map((r) => r.report_id));
+    const more = find(first, 'Load more…');
+    assert.equal(more.item.description, `50 of ${expected.length.toLocaleString()}`);
+    const top = reports[0]!;
+    const source = expected[0]!;
+    assert.match(String(top.item.description), new RegExp(`${source.report_type} · .+ · ${source.status}`));
+    const tooltip = (top.item.tooltip as vscode.MarkdownString).value;
+    for (const field of Object.keys(source)) {
+      assert.ok(tooltip.includes(field.replace(/_/g, '\\_')), `tooltip lists ${field}`);
+    }
+    const noFile = expected.slice(0, 50).find((r) => !r.download_available);
+    if (noFile) {
+      const row = find(reports, noFile.report_id);
+      assert.equal(row.item.contextValue, 'labData.report');
+      assert.equal((row.item.iconPath as vscode.ThemeIcon).id, 'file');
+    }
+    assert.equal(top.item.contextValue, source.download_available ? 'labData.report.downloadable' : 'labData.report');
+    assert.equal(lab.takeRequests().length, 1, 'only the first page is fetched');
+
+    await vscode.commands.executeCommand('labData.loadMore', more.node);
+    const second = await rows(api, 'reports');
+    assert.deepEqual(reportRows(second).map((r) => r.label), expected.slice(0, 100).map((r) => r.report_id));
+    assert.equal(find(second, 'Load more…').item.description, `100 of ${expected.length.toLocaleString()}`);
+    assert.deepEqual(lab.takeRequests().map((r) => r.query.page), ['2'], 'Load more fetched exactly the next page');
+  });
+
+  it('refresh is single-flight, keeps the loaded pages and the node ids', async () => {
+    const before = await rows(api, 'reports');
+    lab.takeRequests();
+    await Promise.all([1, 2, 3].map(() => vscode.commands.executeCommand('labData.refresh')));
+    const reportRequests = lab.takeRequests().filter((r) => r.path === '/api/v1/reports');
+    assert.deepEqual(reportRequests.map((r) => r.query.page), ['1', '2'], 'three clicks, one reload of the two pages shown');
+    const after = await rows(api, 'reports');
+    assert.deepEqual(after.map((r) => r.item.id), before.map((r) => r.item.id));
+  });
+
+  it('Clients shows clients → projects → reports for the full-scope token', async () => {
+    await as('demo-full-access');
+    const clients = await rows(api, 'clients');
+    assert.deepEqual(clients.map((r) => r.label), lab.data.clients.map((c) => c.name));
+    const client = find(clients, 'Harbor Environmental Consulting');
+    assert.equal(client.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const projects = await rows(api, 'clients', client.node);
+    assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.name));
+    const project = find(projects, 'Former Fuel Depot Remediation');
+    const reports = reportRows(await rows(api, 'clients', project.node));
+    assert.deepEqual(reports.map((r) => r.label), lab.reportsFor('demo-full-access').filter((r) => r.project_id === 'P-2006').slice(0, 50).map((r) => r.report_id));
+  });
+
+  it('a client-scoped token sees its client only, a project-scoped token its project only', async () => {
+    await as('demo-client-c1001');
+    const clients = await rows(api, 'clients');
+    assert.deepEqual(clients.map((r) => r.label), ['Riverside Water Authority']);
+    const projects = await rows(api, 'clients', clients[0]!.node);
+    assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1001').map((p) => p.name));
+    assert.ok(reportRows(await rows(api, 'reports')).every((r) => lab.reportsFor('demo-client-c1001').some((x) => x.report_id === r.label)));
+
+    await as('demo-project-p2006');
+    const scopedClients = await rows(api, 'clients');
+    assert.deepEqual(scopedClients.map((r) => r.label), ['Harbor Environmental Consulting']);
+    const scopedProjects = await rows(api, 'clients', scopedClients[0]!.node);
+    assert.deepEqual(scopedProjects.map((r) => r.label), ['Former Fuel Depot Remediation']);
+    const reports = reportRows(await rows(api, 'reports'));
+    assert.deepEqual(reports.map((r) => r.label), lab.reportsFor('demo-project-p2006').slice(0, 50).map((r) => r.report_id));
+  });
+
+  it('a tenant without client records shows projects at the top with a note; without projects, a note and the client’s reports', async () => {
+    const noClients = await startLab({ tenant: 'no-clients' });
+    const noProjects = await startLab({ tenant: 'no-projects' });
+    try {
+      await as('demo-full-access', noClients);
+      const top = await rows(api, 'clients');
+      assert.match(top[0]!.label, /does not share client records; showing projects/);
+      assert.deepEqual(top.slice(1).map((r) => r.label), noClients.data.projects.map((p) => p.name));
+      const reports = reportRows(await rows(api, 'clients', top[1]!.node));
+      assert.ok(reports.length > 0);
+
+      await as('demo-full-access', noProjects);
+      const clients = await rows(api, 'clients');
+      const children = await rows(api, 'clients', find(clients, 'Riverside Water Authority').node);
+      assert.match(children[0]!.label, /Projects are not enabled for this lab/);
+      assert.deepEqual(reportRows(children).map((r) => r.label), noProjects.reportsFor('demo-full-access').filter((r) => r.client_id === 'C-1001').slice(0, 50).map((r) => r.report_id));
+    } finally {
+      await as('demo-full-access');
+      await noClients.stop();
+      await noProjects.stop();
+    }
+  });
+
+  it('filters produce the server-filtered list, with a "Filtered by" node that clears it', async () => {
+    await as('demo-full-access');
+    await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2025-06-01', status: 'published', clientId: 'C-1001' });
+    const filtered = await rows(api, 'reports');
+    assert.match(filtered[0]!.label, /^Filtered by: published since .+, status published, client C-1001$/);
+    const expected = lab.reportsFor('demo-full-access').filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.status === 'published' && r.client_id === 'C-1001');
+    assert.deepEqual(reportRows(filtered).map((r) => r.label), expected.slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(lab.takeRequests().at(-1)!.query, { published_since: '2025-06-01T00:00:00Z', status: 'published', client_id: 'C-1001', page: '1', page_size: '50' });
+
+    await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2099-01-01' });
+    const empty = await rows(api, 'reports');
+    assert.match(empty.at(-1)!.label, /^No reports published since /);
+
+    await vscode.commands.executeCommand(filtered[0]!.item.command!.command);
+    const cleared = await rows(api, 'reports');
+    assert.equal(reportRows(cleared).length, 50);
+    assert.ok(!cleared.some((r) => r.label.startsWith('Filtered by')));
+
+    await vscode.commands.executeCommand('labData.filterSamples', { receivedSince: '2026-10-01' });
+    const samples = await rows(api, 'samples');
+    assert.match(samples[0]!.label, /^Filtered by: received since/);
+    const expectedSamples = lab.data.samples.filter((s) => s.received_at >= '2026-10-01T00:00:00Z');
+    assert.deepEqual(samples.filter((r) => r.item.contextValue === 'labData.sample').map((r) => r.label), expectedSamples.slice(0, 50).map((s) => s.sample_id));
+    await vscode.commands.executeCommand('labData.clearSamplesFilter');
+  });
+
+  it('samples show a readable label, description and the whole record in the tooltip', async () => {
+    const samples = (await rows(api, 'samples')).filter((r) => r.item.contextValue === 'labData.sample');
+    const source = lab.data.samples[0]!;
+    assert.equal(samples[0]!.label, source.sample_id);
+    assert.match(String(samples[0]!.item.description), new RegExp(`${source.sample_name} · ${source.matrix}`));
+    const tooltip = (samples[0]!.item.tooltip as vscode.MarkdownString).value;
+    assert.ok(tooltip.includes('temperature\\_c') && tooltip.includes('container'));
+    assert.equal(find(await rows(api, 'samples'), 'Load more…').item.description, `50 of ${lab.data.samples.length.toLocaleString()}`);
+  });
+
+  it('403 on a node becomes a message node, not a popup', async () => {
+    await as('demo-no-reports');
+    const reports = await rows(api, 'reports');
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.label, /Outside your access scope \(403\)/);
+    assert.ok((await rows(api, 'clients')).length > 0, 'the other views still work');
+  });
+
+  it('a failed load shows "Couldn\'t load" with Retry, and Retry loads it', async () => {
+    await as('demo-full-access');
+    lab.setFaults({ status: { status: 500, times: Infinity, path: /\/samples$/ } });
+    try {
+      const failed = await rows(api, 'samples');
+      assert.equal(failed.length, 1);
+      assert.match(failed[0]!.label, /^Couldn't load: The lab's server failed \(HTTP 500\)/);
+      assert.equal(failed[0]!.item.command?.command, 'labData.retry');
+      lab.setFaults({});
+      await vscode.commands.executeCommand(failed[0]!.item.command!.command, ...(failed[0]!.item.command!.arguments ?? []));
+      const loaded = await rows(api, 'samples');
+      assert.equal(loaded.filter((r) => r.item.contextValue === 'labData.sample').length, 50);
+    } finally {
+      lab.setFaults({});
+    }
+  });
+
+  it('the status bar shows the lab when signed in', async () => {
+    await as('demo-full-access');
+    const host = new URL(lab.baseUrl).host;
+    await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
+  });
+
+  it('a 401 at any time signs out: the views empty into the signed-out welcome', async () => {
+    const token = 'lab_it_revocable_token_0042';
+    const revocable = await startLab({ tokens: { [token]: { label: 'revocable' } } });
+    try {
+      await as(token, revocable);
+      assert.ok(reportRows(await rows(api, 'reports')).length > 0);
+      revocable.revokeToken(token);
+      await vscode.commands.executeCommand('labData.refresh');
+      await eventually(async () => assert.equal((await api.getState()).signedIn, false));
+      assert.deepEqual(await rows(api, 'reports'), []);
+      assert.deepEqual(await rows(api, 'clients'), []);
+      assert.match(api.statusText(), /signed out/);
+    } finally {
+      await as('demo-full-access');
+      await revocable.stop();
+    }
+  });
+});
