@@ -14,6 +14,8 @@ export class PagedList<T> {
   private nextPage = 1;
   private pagesLoaded = 0;
   private inFlight?: Promise<void>;
+  /** Whether the last failure was a reload, so Retry reloads instead of fetching the next page. */
+  private reloadFailed = false;
 
   constructor(
     private readonly fetchPage: (page: number) => Promise<Page<T>>,
@@ -36,26 +38,35 @@ export class PagedList<T> {
   /** Clears a failure and tries the failed page again. */
   retry(): Promise<void> {
     this.error = undefined;
+    if (this.reloadFailed) {
+      return this.reload();
+    }
     return this.loaded ? this.loadMore() : this.ensureLoaded();
   }
 
-  /** Reloads from the first page, as many pages as were loaded before. */
+  /**
+   * Reloads from the first page, as many pages as were loaded before. What is shown stays until
+   * the fresh pages arrive; if the reload fails, it stays, with the failure below it.
+   */
   async reload(): Promise<void> {
     const pages = Math.max(1, this.pagesLoaded);
-    this.reset();
-    for (let i = 0; i < pages && (i === 0 || this.hasMore) && this.error === undefined; i++) {
-      await this.loadMore();
+    const fresh = new PagedList(this.fetchPage, this.keyOf);
+    for (let i = 0; i < pages && (i === 0 || fresh.hasMore) && fresh.error === undefined; i++) {
+      await fresh.loadMore();
     }
-  }
-
-  reset(): void {
-    this.items = [];
-    this.total = undefined;
-    this.hasMore = false;
-    this.loaded = false;
-    this.error = undefined;
-    this.nextPage = 1;
-    this.pagesLoaded = 0;
+    if (fresh.error !== undefined && this.loaded) {
+      this.error = fresh.error;
+      this.reloadFailed = true;
+      return;
+    }
+    this.items = fresh.items;
+    this.total = fresh.total;
+    this.hasMore = fresh.hasMore;
+    this.loaded = fresh.loaded;
+    this.error = fresh.error;
+    this.nextPage = fresh.nextPage;
+    this.pagesLoaded = fresh.pagesLoaded;
+    this.reloadFailed = false;
   }
 
   private async fetchNext(): Promise<void> {
@@ -69,6 +80,7 @@ export class PagedList<T> {
       this.pagesLoaded++;
       this.loaded = true;
       this.error = undefined;
+      this.reloadFailed = false;
     } catch (error) {
       this.error = error;
     }

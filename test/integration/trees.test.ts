@@ -231,6 +231,29 @@ describe('browsing the lab in the views', () => {
     await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
   });
 
+  it('the status bar shows when the lab limits requests, and when it cannot be reached', async () => {
+    const flaky = await startLab();
+    try {
+      await as('demo-full-access', flaky);
+      const host = new URL(flaky.baseUrl).host;
+      await rows(api, 'reports');
+      flaky.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
+      const refreshing = vscode.commands.executeCommand('labData.refresh');
+      await eventually(() => assert.match(api.statusText(), new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited 0:0[1-3]$`)));
+      await refreshing;
+      await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
+      await flaky.stop();
+      await vscode.commands.executeCommand('labData.refresh');
+      await eventually(() => assert.equal(api.statusText(), `$(debug-disconnect) ${host}: offline`));
+      const failed = await rows(api, 'reports');
+      assert.match(failed.at(-1)!.label, /Cannot reach the lab/);
+      assert.equal(reportRows(failed).length, 50, 'a failed refresh keeps what was shown');
+    } finally {
+      await as('demo-full-access');
+      await flaky.stop();
+    }
+  });
+
   it('a 401 at any time signs out: the views empty into the signed-out welcome', async () => {
     const token = 'lab_it_revocable_token_0042';
     const revocable = await startLab({ tokens: { [token]: { label: 'revocable' } } });
