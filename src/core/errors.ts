@@ -47,6 +47,7 @@ export class LabApiError extends Error implements LabApiErrorDetails {
   readonly retryAt?: Date;
   readonly detail?: string;
   readonly attempts?: number;
+  readonly #details: LabApiErrorDetails;
 
   constructor(
     readonly code: LabErrorCode,
@@ -54,21 +55,13 @@ export class LabApiError extends Error implements LabApiErrorDetails {
     details: LabApiErrorDetails = {},
   ) {
     super(message);
+    this.#details = details;
     Object.assign(this, details);
   }
 
   /** A copy of this error with some details added or replaced. */
   with(extra: LabApiErrorDetails): LabApiError {
-    const details: LabApiErrorDetails = {
-      status: this.status,
-      path: this.path,
-      requestId: this.requestId,
-      params: this.params,
-      retryAt: this.retryAt,
-      detail: this.detail,
-      attempts: this.attempts,
-    };
-    return new LabApiError(this.code, this.message, { ...details, ...extra });
+    return new LabApiError(this.code, this.message, { ...this.#details, ...extra });
   }
 
   /** One line for the log: the sentence plus status, path and request id. */
