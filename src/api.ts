@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { LabSession } from './auth/labSession';
 import type { ConnectionStatusBar } from './statusBar';
+import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
 
 /** What `activate` returns to other extensions and to our integration tests. */
@@ -11,9 +12,14 @@ export interface LabDataExtensionApi {
   readonly views: Readonly<Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>>;
   /** The status bar text now. */
   statusText(): string;
+  /**
+   * Replaces the questions the extension asks (overwrite or not, which folder, which id), for
+   * automation and tests; returns a function that restores the dialogs.
+   */
+  setPrompts(prompts: Prompts): () => void;
 }
 
-export function createExtensionApi(session: LabSession, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar): LabDataExtensionApi {
+export function createExtensionApi(session: LabSession, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder): LabDataExtensionApi {
   return {
     async getState() {
       const state = await session.refresh();
@@ -21,5 +27,12 @@ export function createExtensionApi(session: LabSession, views: LabDataExtensionA
     },
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,
+    setPrompts(replacement) {
+      const previous = prompts.current;
+      prompts.current = replacement;
+      return () => {
+        prompts.current = previous;
+      };
+    },
   };
 }

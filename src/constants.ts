@@ -11,6 +11,10 @@ export const Commands = {
   clearReportsFilter: 'labData.clearReportsFilter',
   filterSamples: 'labData.filterSamples',
   clearSamplesFilter: 'labData.clearSamplesFilter',
+  openReportMetadata: 'labData.openReportMetadata',
+  saveReportPdf: 'labData.saveReportPdf',
+  saveAllReports: 'labData.saveAllReports',
+  syncReports: 'labData.syncReports',
   /** Tree-only: fetch the next page of a list. */
   loadMore: 'labData.loadMore',
   /** Tree-only: try a failed list again. */

@@ -6,6 +6,8 @@ import { TokenStore } from './auth/tokenStore';
 import { commandTable } from './commands';
 import { registerCommands } from './commands/commandRunner';
 import { LOG_CHANNEL_NAME } from './constants';
+import { METADATA_SCHEME, MetadataDocumentProvider } from './documents/metadataDocuments';
+import { PromptsHolder } from './ui/prompts';
 import { Logger } from './log';
 import { ConnectionStatusBar } from './statusBar';
 import { registerViews } from './views/registerViews';
@@ -20,6 +22,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const views = registerViews(session);
   const statusBar = new ConnectionStatusBar(session);
   const authProvider = new LabAuthenticationProvider(session);
+  const documents = new MetadataDocumentProvider(session);
+  const prompts = new PromptsHolder();
   context.subscriptions.push(
     channel,
     tokens,
@@ -28,11 +32,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     statusBar,
     authProvider,
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: false }),
-    ...registerCommands(commandTable(session, views), log),
+    documents,
+    vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
+    ...registerCommands(commandTable({ session, trees: views, documents, prompts, log }), log),
   );
   await session.refresh();
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(session, views, statusBar);
+  return createExtensionApi(session, views, statusBar, prompts);
 }
 
 export function deactivate(): void {

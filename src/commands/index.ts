@@ -6,7 +6,14 @@ import type { ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import type { LoadMoreNode } from '../views/nodes';
 import type { PagedList } from '../views/pagedList';
+import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
+import type { Logger } from '../log';
+import type { PromptsHolder } from '../ui/prompts';
 import { filterReports, filterSamples } from './filters';
+import { openReportMetadata } from './openMetadata';
+import { saveAllReports } from './saveAllReports';
+import { saveReportPdf } from './saveReportPdf';
+import { syncReports } from './syncReports';
 import { signIn } from './signIn';
 import { signOut } from './signOut';
 
@@ -16,8 +23,16 @@ export interface Trees {
   readonly samples: SamplesTreeProvider;
 }
 
+export interface CommandServices {
+  readonly session: LabSession;
+  readonly trees: Trees;
+  readonly documents: MetadataDocumentProvider;
+  readonly prompts: PromptsHolder;
+  readonly log: Logger;
+}
+
 /** The table of every command id and its handler. */
-export function commandTable(session: LabSession, trees: Trees): Record<string, CommandHandler> {
+export function commandTable({ session, trees, documents, prompts, log }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
   return {
@@ -30,6 +45,10 @@ export function commandTable(session: LabSession, trees: Trees): Record<string, 
     [Commands.clearReportsFilter]: () => trees.reports.setFilter({}),
     [Commands.filterSamples]: (args?: unknown) => filterSamples(trees.samples, args),
     [Commands.clearSamplesFilter]: () => trees.samples.setReceivedSince(undefined),
+    [Commands.openReportMetadata]: (arg?: unknown) => openReportMetadata(session, documents, prompts, arg),
+    [Commands.saveReportPdf]: (...args: unknown[]) => saveReportPdf(session, prompts, log, ...args),
+    [Commands.saveAllReports]: (node?: unknown, options?: unknown) => saveAllReports(session, trees.reports, prompts, log, node, options as { ifExists?: 'overwrite' | 'keepBoth' | 'skip' } | undefined),
+    [Commands.syncReports]: () => syncReports(session, prompts, log),
     [Commands.loadMore]: async (node?: unknown) => {
       await (node as LoadMoreNode | undefined)?.list.loadMore();
       redrawAll();

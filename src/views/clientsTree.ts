@@ -12,7 +12,7 @@ function notOffered<T>(list: PagedList<T>): boolean {
   return !list.loaded && list.error instanceof LabApiError && (list.error.code === 'forbidden' || list.error.code === 'notFound');
 }
 
-class ClientNode extends LabNode {
+export class ClientNode extends LabNode {
   readonly id: string;
 
   constructor(
@@ -41,7 +41,7 @@ class ClientNode extends LabNode {
 
 const PROJECT_ICONS: Record<string, string> = { location: 'location', work_order: 'checklist' };
 
-class ProjectNode extends LabNode {
+export class ProjectNode extends LabNode {
   readonly id: string;
 
   constructor(

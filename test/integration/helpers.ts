@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
+import type { ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
 
 /** A distinctive token whose every appearance in any output is a leak. */
 export const LEAK_CHECK_TOKEN = 'lab_it_SECRET_7f3c9e1d2b_NEVER_LOG';
@@ -75,4 +76,33 @@ export function workspaceFolder(): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   assert.ok(folder, 'the test window has a workspace folder');
   return folder;
+}
+
+/** Answers the extension's questions without dialogs, recording what was asked. */
+export class FakePrompts implements Prompts {
+  readonly asked: Array<{ fileName: string; reason: string }> = [];
+  existingAnswers: Array<ExistingFileAnswer | undefined> = [];
+  reportIdAnswer?: string;
+
+  async existingFile(fileName: string, reason: 'exists' | 'changedLocally'): Promise<ExistingFileAnswer | undefined> {
+    this.asked.push({ fileName, reason });
+    return this.existingAnswers.shift();
+  }
+
+  async pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined> {
+    return folders[0];
+  }
+
+  async pickFolderOnDisk(): Promise<vscode.Uri | undefined> {
+    return undefined;
+  }
+
+  async reportId(): Promise<string | undefined> {
+    return this.reportIdAnswer;
+  }
+}
+
+/** Lists a folder, failing loudly on leftovers such as temporary `.part` files. */
+export async function listing(folder: string): Promise<string[]> {
+  return (await fs.readdir(folder).catch(() => [])).sort();
 }

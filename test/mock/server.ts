@@ -499,7 +499,7 @@ export class MockLabServer {
     response.writeHead(200, {
       'content-type': 'application/pdf',
       'content-length': plan.size,
-      'content-disposition': `attachment; filename="${report.report_id}.pdf"`,
+      'content-disposition': `attachment; filename="${report.report_id.replace(/[^\x20-\x7e]|["\\]/g, '_')}.pdf"; filename*=UTF-8''${encodeURIComponent(report.report_id)}.pdf`,
     });
     let sent = 0;
     const limit = cutAt === undefined ? Infinity : Math.floor(plan.size * cutAt);

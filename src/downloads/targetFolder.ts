@@ -1,0 +1,45 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { LabApiError } from '../core/errors';
+import { SETTINGS_SECTION, Settings } from '../constants';
+import type { Prompts } from '../ui/prompts';
+
+export interface DownloadTarget {
+  /** The workspace folder (or chosen folder) files must stay inside. */
+  readonly root: string;
+  /** `<root>/<labData.downloadFolder>`. */
+  readonly folder: string;
+  /** `labData.fileNameTemplate` for that folder. */
+  readonly template: string;
+}
+
+/**
+ * Where report files go: `<workspace folder>/<labData.downloadFolder>`. Multi-root asks which folder;
+ * no folder open offers to pick one. The setting must name a folder inside the workspace folder.
+ */
+export async function resolveDownloadTarget(prompts: Prompts): Promise<DownloadTarget | undefined> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  let rootUri: vscode.Uri | undefined;
+  if (folders.length === 1) {
+    rootUri = folders[0]!.uri;
+  } else if (folders.length > 1) {
+    rootUri = (await prompts.pickWorkspaceFolder(folders))?.uri;
+  } else {
+    rootUri = await prompts.pickFolderOnDisk();
+  }
+  if (!rootUri) {
+    return undefined;
+  }
+  if (rootUri.scheme !== 'file') {
+    throw new LabApiError('invalidInput', 'Reports can only be saved into a folder on this machine’s disk.');
+  }
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, rootUri);
+  const relative = (config.get<string>(Settings.downloadFolder) ?? 'lab-reports').trim() || 'lab-reports';
+  const root = rootUri.fsPath;
+  const folder = path.resolve(root, relative);
+  const inside = path.relative(root, folder);
+  if (path.isAbsolute(relative) || inside.startsWith('..') || path.isAbsolute(inside)) {
+    throw new LabApiError('invalidInput', `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`);
+  }
+  return { root, folder, template: config.get<string>(Settings.fileNameTemplate) ?? '${report_id}.pdf' };
+}

@@ -1,0 +1,233 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import type { BulkSummary } from '../../src/commands/saveAllReports';
+import type { SyncSummary } from '../../src/commands/syncReports';
+import type { LabNode } from '../../src/views/nodes';
+import type { MockLabServer } from '../mock/server';
+import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, listing, signIn, startLab, workspaceFolder } from './helpers';
+
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+describe('saving report PDFs into the workspace, bulk save and sync', () => {
+  let lab: MockLabServer;
+  let api: LabDataExtensionApi;
+  let restore: () => void;
+  let prompts: FakePrompts;
+  let folder: string;
+
+  const downloadable = (): string[] => lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.download_available).map((r) => r.report_id);
+
+  before(async () => {
+    api = await activateExtension();
+    lab = await startLab({ reports: 420 });
+    await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
+    folder = path.join(workspaceFolder(), 'lab-reports');
+  });
+
+  beforeEach(async () => {
+    prompts = new FakePrompts();
+    restore = api.setPrompts(prompts);
+    await fs.rm(folder, { recursive: true, force: true });
+    lab.setFaults({});
+    lab.takeRequests();
+  });
+
+  afterEach(() => restore());
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    await fs.rm(folder, { recursive: true, force: true });
+    await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
+    await lab.stop();
+  });
+
+  it('saves a report by id into <workspace>/lab-reports: bytes and SHA-256 equal the server\'s, returns its Uri', async () => {
+    const id = downloadable()[0]!;
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    assert.ok(uri instanceof vscode.Uri);
+    assert.equal(uri.fsPath, path.join(folder, `${id}.pdf`));
+    const written = await fs.readFile(uri.fsPath);
+    assert.equal(sha256(written), sha256(lab.pdfFor(id)));
+    assert.deepEqual(await listing(folder), [`${id}.pdf`]);
+  });
+
+  it('saves several selected tree items and returns a Uri[]', async () => {
+    const provider = api.views.reports;
+    const nodes = ((await provider.getChildren()) ?? []) as LabNode[];
+    const items = await Promise.all(nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })));
+    const selected = items.filter((i) => i.item.contextValue === 'labData.report.downloadable').slice(0, 3).map((i) => i.node);
+    const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', selected[0], selected);
+    assert.equal(uris.length, 3);
+    for (const uri of uris) {
+      const id = path.basename(uri.fsPath, '.pdf');
+      assert.equal(sha256(await fs.readFile(uri.fsPath)), sha256(lab.pdfFor(id)));
+    }
+  });
+
+  it('a report without a file gets a clear message and no request', async () => {
+    const noFile = lab.reportsFor(LEAK_CHECK_TOKEN).find((r) => !r.download_available)!;
+    const provider = api.views.reports;
+    lab.takeRequests();
+    const result = await vscode.commands.executeCommand('labData.saveReportPdf', noFile.report_id);
+    assert.equal(result, undefined);
+    assert.ok(!lab.takeRequests().some((r) => r.path.endsWith('/file')), 'the file was never requested');
+    assert.ok(provider);
+  });
+
+  it('keeps hostile report ids and file-name templates inside the folder', async () => {
+    const victims = lab.data.reports.filter((r) => r.download_available && r.status === 'published').slice(10, 14);
+    const hostile = ['../../escape', '..\\win-escape', 'CON', `${'x'.repeat(180)}\u202Efdp`];
+    const originals = victims.map((r) => r.report_id);
+    victims.forEach((report, i) => (report.report_id = hostile[i]!));
+    try {
+      const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', hostile);
+      assert.equal(uris.length, hostile.length);
+      for (const uri of uris) {
+        assert.equal(path.dirname(uri.fsPath), folder, uri.fsPath);
+      }
+      await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', '../../${client_id}/../${report_id}_${published_date}.pdf', vscode.ConfigurationTarget.WorkspaceFolder);
+      const plain = downloadable().find((id) => !hostile.includes(id))!;
+      const templated = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', plain);
+      assert.equal(path.dirname(templated.fsPath), folder);
+      assert.match(path.basename(templated.fsPath), new RegExp(`${plain}_\\d{4}-\\d{2}-\\d{2}\\.pdf$`));
+      const outside = await listing(path.dirname(workspaceFolder()));
+      assert.ok(!outside.some((name) => name.includes('escape')), 'nothing was written outside the workspace');
+    } finally {
+      victims.forEach((report, i) => (report.report_id = originals[i]!));
+      await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
+  });
+
+  it('never overwrites without asking: skip, keep both, overwrite, and cancel', async () => {
+    const id = downloadable()[1]!;
+    const target = path.join(folder, `${id}.pdf`);
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(target, 'my annotated copy');
+
+    prompts.existingAnswers = [{ choice: 'skip', forAll: false }];
+    assert.equal(await vscode.commands.executeCommand('labData.saveReportPdf', id), undefined);
+    assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
+
+    prompts.existingAnswers = [undefined];
+    assert.equal(await vscode.commands.executeCommand('labData.saveReportPdf', id), undefined, 'cancelled');
+    assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
+
+    prompts.existingAnswers = [{ choice: 'keepBoth', forAll: false }];
+    const both = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    assert.equal(path.basename(both.fsPath), `${id} (1).pdf`);
+    assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
+
+    prompts.existingAnswers = [{ choice: 'overwrite', forAll: false }];
+    const replaced = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    assert.equal(replaced.fsPath, target);
+    assert.equal(sha256(await fs.readFile(target)), sha256(lab.pdfFor(id)));
+    assert.equal(prompts.asked.length, 4);
+    assert.deepEqual(await listing(folder), [`${id} (1).pdf`, `${id}.pdf`]);
+  });
+
+  it('a dropped connection or a non-PDF body leaves nothing behind', async () => {
+    const [a, b] = downloadable();
+    lab.setFaults({ dropFileAt: { fraction: 0.5, times: 10 } });
+    assert.equal(await vscode.commands.executeCommand('labData.saveReportPdf', a), undefined);
+    lab.setFaults({ notPdf: { times: 1 } });
+    assert.equal(await vscode.commands.executeCommand('labData.saveReportPdf', b), undefined);
+    assert.deepEqual(await listing(folder), []);
+  });
+
+  it('cancelling a bulk save mid-way stops it and leaves no partial file', async () => {
+    const ids = downloadable().slice(0, 12);
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, `${ids[6]}.pdf`), 'mine');
+    lab.setFaults({ latencyMs: 100 });
+    prompts.existingAnswers = [undefined]; // "Cancel" at the overwrite question
+    const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', ids);
+    const files = await listing(folder);
+    assert.ok(files.every((name) => name.endsWith('.pdf')), `no temporary files: ${files.join(', ')}`);
+    assert.ok(files.length < ids.length, 'the run stopped before saving everything');
+    assert.equal(await fs.readFile(path.join(folder, `${ids[6]}.pdf`), 'utf8'), 'mine');
+    for (const uri of uris ?? []) {
+      assert.equal(sha256(await fs.readFile(uri.fsPath)), sha256(lab.pdfFor(path.basename(uri.fsPath, '.pdf'))));
+    }
+  });
+
+  it('bulk save of a project finishes with every file under a 429-ing server', async () => {
+    const project = lab.data.projects.find((p) => p.project_id === 'P-2006')!;
+    const clients = (await api.views.clients.getChildren()) ?? [];
+    const clientItems = await Promise.all(clients.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })));
+    const client = clientItems.find((c) => c.item.label === 'Harbor Environmental Consulting')!;
+    const projects = (await api.views.clients.getChildren(client.node)) ?? [];
+    const projectItems = await Promise.all(projects.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })));
+    const projectNode = projectItems.find((p) => p.item.label === project.name)!.node;
+    lab.setFaults({ rateLimit: { times: 4, retryAfter: '1', path: /\/file$/ } });
+    const summary = await vscode.commands.executeCommand<BulkSummary>('labData.saveAllReports', projectNode);
+    const expected = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.project_id === 'P-2006');
+    assert.equal(summary.failed, 0);
+    assert.equal(summary.saved, expected.filter((r) => r.download_available).length);
+    assert.equal(summary.skipped, expected.filter((r) => !r.download_available).length);
+    const requests = lab.takeRequests();
+    assert.equal(requests.filter((r) => r.status === 429).length, 4);
+    for (const report of expected.filter((r) => r.download_available)) {
+      assert.equal(sha256(await fs.readFile(path.join(folder, `${report.report_id}.pdf`))), sha256(lab.pdfFor(report.report_id)));
+    }
+  });
+
+  it('saves the whole report set, then syncs: the second sync makes one request and writes nothing', async () => {
+    const startAll = Date.now();
+    const all = await vscode.commands.executeCommand<BulkSummary>('labData.saveAllReports');
+    const allMs = Date.now() - startAll;
+    const allRequests = lab.takeRequests().length;
+    assert.equal(all.saved, downloadable().length);
+    assert.equal(all.failed, 0);
+    console.log(`      save all: ${all.saved} files (${all.bytes} bytes) in ${allMs} ms with ${allRequests} requests`);
+    await fs.rm(folder, { recursive: true, force: true });
+
+    const started = Date.now();
+    const first = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
+    const firstMs = Date.now() - started;
+    const firstRequests = lab.takeRequests().length;
+    assert.equal(first.saved, downloadable().length);
+    assert.equal(first.failed, 0);
+    assert.ok(first.manifestWritten);
+    console.log(`      first sync: ${first.saved} files in ${firstMs} ms with ${firstRequests} requests`);
+    const manifestText = await fs.readFile(path.join(folder, 'lab-data-sync.json'), 'utf8');
+    assert.ok(!manifestText.includes(LEAK_CHECK_TOKEN), 'the manifest never holds the token');
+    const manifest = JSON.parse(manifestText) as { watermark: string; files: Record<string, { sha256: string; bytes: number; file: string; source: string; saved_at: string; published_at: string }> };
+    const some = downloadable()[3]!;
+    assert.equal(manifest.files[some]!.sha256, sha256(lab.pdfFor(some)));
+    assert.equal(manifest.files[some]!.source, `/api/v1/reports/${some}/file`);
+    assert.equal(manifest.watermark, lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.published_at);
+    const stat = await fs.stat(path.join(folder, 'lab-data-sync.json'));
+
+    const second = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
+    const secondRequests = lab.takeRequests();
+    assert.equal(secondRequests.length, 1, 'one list request');
+    assert.equal(secondRequests[0]!.query.published_since, manifest.watermark);
+    assert.equal(second.saved, 0);
+    assert.equal(second.manifestWritten, false);
+    assert.equal((await fs.stat(path.join(folder, 'lab-data-sync.json'))).mtimeMs, stat.mtimeMs, 'nothing written');
+    console.log(`      second sync: ${secondRequests.length} request, ${second.saved} files`);
+
+    // A file deleted locally is fetched again; a file changed locally is never overwritten without asking.
+    const [deleted, changed] = downloadable().slice(20, 22);
+    await fs.rm(path.join(folder, `${deleted}.pdf`));
+    await fs.writeFile(path.join(folder, `${changed}.pdf`), 'annotated by hand');
+    const amended = lab.data.reports.find((r) => r.report_id === changed)!;
+    const originalPublished = amended.published_at;
+    amended.published_at = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    prompts.existingAnswers = [{ choice: 'skip', forAll: false }];
+    try {
+      const third = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
+      assert.equal(third.saved, 1);
+      assert.deepEqual(prompts.asked, [{ fileName: `${changed}.pdf`, reason: 'changedLocally' }]);
+      assert.equal(sha256(await fs.readFile(path.join(folder, `${deleted}.pdf`))), sha256(lab.pdfFor(deleted!)));
+      assert.equal(await fs.readFile(path.join(folder, `${changed}.pdf`), 'utf8'), 'annotated by hand');
+    } finally {
+      amended.published_at = originalPublished;
+    }
+    assert.ok((await listing(folder)).every((name) => !name.includes('.part')));
+  });
+});
