@@ -15,6 +15,10 @@ export const Commands = {
   saveReportPdf: 'labData.saveReportPdf',
   saveAllReports: 'labData.saveAllReports',
   syncReports: 'labData.syncReports',
+  findReport: 'labData.findReport',
+  searchReports: 'labData.searchReports',
+  listSamples: 'labData.listSamples',
+  copySupportReport: 'labData.copySupportReport',
   /** Tree-only: fetch the next page of a list. */
   loadMore: 'labData.loadMore',
   /** Tree-only: try a failed list again. */

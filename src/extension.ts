@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: false }),
     documents,
     vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
-    ...registerCommands(commandTable({ session, trees: views, documents, prompts, log }), log),
+    ...registerCommands(commandTable({ session, trees: views, documents, prompts, log, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await session.refresh();
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);

@@ -19,6 +19,11 @@ export class Logger {
     }
   }
 
+  /** Removes every token in use from a text. */
+  redact(text: string): string {
+    return redactSecrets(text, [...this.secrets]);
+  }
+
   /** A sink for the core, which tags its own lines. */
   readonly sink: LogSink = (level, message) => this.write(level, message);
 
@@ -39,6 +44,6 @@ export class Logger {
   }
 
   private write(level: LogLevel, message: string): void {
-    this.channel[level](redactSecrets(message, [...this.secrets]));
+    this.channel[level](this.redact(message));
   }
 }

@@ -32,6 +32,8 @@ export class LabSession implements vscode.Disposable {
   readonly onDidChangeState = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
   private connectionState: ConnectionEvent = { kind: 'online' };
+  /** The last request that failed, for "Copy Support Report". */
+  lastFailure?: { readonly error: LabApiError; readonly at: Date; readonly host: string };
   private readonly connectionChanged = new vscode.EventEmitter<ConnectionEvent>();
   /** Fires when the lab stops or starts answering, or limits requests. */
   readonly onDidChangeConnection = this.connectionChanged.event;
@@ -182,6 +184,10 @@ export class LabSession implements vscode.Disposable {
       return;
     }
     const previous = this.connectionState;
+    if (event.kind === 'online' && previous.kind === 'rateLimited' && previous.until > Date.now()) {
+      // A request that was already under way finished; the pause still holds every new one.
+      return;
+    }
     this.connectionState = event;
     if (previous.kind !== event.kind || (event.kind === 'rateLimited' && previous.kind === 'rateLimited' && previous.until !== event.until)) {
       this.connectionChanged.fire(event);
@@ -210,7 +216,15 @@ export class LabSession implements vscode.Disposable {
   }
 
   private createApi(lab: LabBaseUrl, token: string, concurrency: number, pageSize: number, onConnection?: (event: ConnectionEvent) => void): LabApi {
-    const http = new HttpClient({ baseUrl: lab, token, maxConcurrentRequests: concurrency, userAgent: this.userAgent, log: this.log.sink, onConnection });
+    const http = new HttpClient({
+      baseUrl: lab,
+      token,
+      maxConcurrentRequests: concurrency,
+      userAgent: this.userAgent,
+      log: this.log.sink,
+      onConnection,
+      onFailure: (error) => (this.lastFailure = { error, at: new Date(), host: lab.host }),
+    });
     return new LabApi(http, pageSize);
   }
 }

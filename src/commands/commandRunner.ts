@@ -19,11 +19,16 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
   if (error instanceof LabApiError && error.code === 'unauthorized') {
     actions.unshift('Sign In');
   }
+  if (error instanceof LabApiError && error.path !== undefined) {
+    actions.push('Copy Support Report');
+  }
   const choice = await vscode.window.showErrorMessage(userMessage(error), ...actions);
   if (choice === 'Show Log') {
     log.show();
   } else if (choice === 'Sign In') {
     await vscode.commands.executeCommand(Commands.signIn);
+  } else if (choice === 'Copy Support Report') {
+    await vscode.commands.executeCommand(Commands.copySupportReport);
   }
 }
 

@@ -48,6 +48,8 @@ export interface HttpClientOptions {
   readonly dispatcher?: Dispatcher;
   /** Told after every attempt whether the lab answered, could not be reached, or limits requests. */
   readonly onConnection?: (event: ConnectionEvent) => void;
+  /** Told of every request that finally failed (not cancelled), for support reports. */
+  readonly onFailure?: (error: LabApiError) => void;
 }
 
 /** What a caller sees of a successful response while it consumes the body. */
@@ -126,6 +128,7 @@ export class HttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly onConnection: (event: ConnectionEvent) => void;
+  private readonly onFailure: (error: LabApiError) => void;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -140,6 +143,7 @@ export class HttpClient {
     const concurrency = options.maxConcurrentRequests ?? 4;
     this.slots = new Semaphore(concurrency);
     this.onConnection = options.onConnection ?? (() => undefined);
+    this.onFailure = options.onFailure ?? (() => undefined);
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -228,7 +232,11 @@ export class HttpClient {
       const { error } = failure;
       this.reportConnection(error);
       if (!failure.retryable || attempt >= this.retry.retries) {
-        throw attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
+        const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
+        if (final.code !== 'cancelled') {
+          this.onFailure(final);
+        }
+        throw final;
       }
       const delay = failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random);
       this.log('warn', `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`);

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { toUtcTimestamp } from '../core/query';
+import type { Page } from '../core/pagination';
 
 /** What to do with a file that is already there. */
 export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
@@ -7,6 +9,31 @@ export interface ExistingFileAnswer {
   readonly choice: ExistingFileChoice;
   /** Apply the same answer to every later file of this run. */
   readonly forAll: boolean;
+}
+
+/** A choice in a list; `id` is what the caller gets back. */
+export interface Choice {
+  readonly id: string;
+  readonly label: string;
+  readonly description?: string;
+  readonly detail?: string;
+}
+
+/** Validates a typed date as you type; undefined means valid. */
+export function validateIsoDate(value: string): string | undefined {
+  try {
+    toUtcTimestamp(value);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+const DAY = 86_400_000;
+
+function startOfLocalDay(daysAgo: number): string {
+  const now = new Date();
+  return toUtcTimestamp(new Date(new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() - daysAgo * DAY));
 }
 
 /**
@@ -20,6 +47,12 @@ export interface Prompts {
   /** No folder is open: offer to choose one on disk. */
   pickFolderOnDisk(): Promise<vscode.Uri | undefined>;
   reportId(): Promise<string | undefined>;
+  /** A "since" date: a preset or a typed ISO 8601 date, in UTC. `null` means any date; undefined, cancel. */
+  since(title: string, verb: string): Promise<string | null | undefined>;
+  /** One of `choices`, or "Any" (`null`); undefined means cancel. */
+  pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined>;
+  /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
+  pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
 }
 
 export class VsCodePrompts implements Prompts {
@@ -61,6 +94,74 @@ export class VsCodePrompts implements Prompts {
   async reportId(): Promise<string | undefined> {
     const id = await vscode.window.showInputBox({ title: 'Lab Data', prompt: 'Report id', placeHolder: 'RPT-2024-000123', ignoreFocusOut: true, validateInput: (value) => (value.trim() ? undefined : 'Enter a report id.') });
     return id?.trim();
+  }
+
+  async since(title: string, verb: string): Promise<string | null | undefined> {
+    const presets: Array<vscode.QuickPickItem & { since: () => string | null }> = [
+      { label: 'Any', description: `no ${verb} date limit`, since: () => null },
+      { label: 'Today', since: () => startOfLocalDay(0) },
+      { label: 'Last 7 days', since: () => startOfLocalDay(7) },
+      { label: 'Last 30 days', since: () => startOfLocalDay(30) },
+      { label: 'Since a date…', description: 'ISO 8601, e.g. 2024-05-01 or 2024-05-01T08:00:00Z', since: () => '' },
+    ];
+    const choice = await vscode.window.showQuickPick(presets, { title, placeHolder: `${verb[0]!.toUpperCase()}${verb.slice(1)} since…`, ignoreFocusOut: true });
+    if (!choice) {
+      return undefined;
+    }
+    const since = choice.since();
+    if (since !== '') {
+      return since;
+    }
+    const typed = await vscode.window.showInputBox({ title, prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`, placeHolder: '2024-05-01', validateInput: validateIsoDate, ignoreFocusOut: true });
+    return typed === undefined ? undefined : toUtcTimestamp(typed, `${verb}-since date`);
+  }
+
+  async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined> {
+    const items: Array<vscode.QuickPickItem & { id: string | null }> = [...(allowAny ? [{ label: 'Any', id: null }] : []), ...choices.map((choice) => ({ ...choice }))];
+    const picked = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true, matchOnDescription: true });
+    return picked === undefined ? undefined : picked.id;
+  }
+
+  pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined> {
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { item: T }>();
+    pick.title = title;
+    pick.canSelectMany = canPickMany;
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    pick.ignoreFocusOut = true;
+    pick.busy = true;
+    pick.placeholder = 'Loading… type to filter';
+    const stop = new AbortController();
+    const done = new Promise<T[] | undefined>((resolve) => {
+      pick.onDidAccept(() => {
+        const chosen = canPickMany ? pick.selectedItems : pick.activeItems.slice(0, 1);
+        resolve(chosen.map((entry) => entry.item));
+        pick.hide();
+      });
+      pick.onDidHide(() => {
+        stop.abort();
+        resolve(undefined);
+        pick.dispose();
+      });
+    });
+    pick.show();
+    void (async () => {
+      try {
+        for await (const page of pages) {
+          if (stop.signal.aborted) {
+            return;
+          }
+          pick.items = [...pick.items, ...page.items.map((item) => ({ ...toChoice(item), item }))];
+          pick.title = `${title} (${pick.items.length}${page.totalCount !== undefined ? ` of ${page.totalCount}` : ''})`;
+        }
+        pick.placeholder = pick.items.length === 0 ? 'Nothing found' : canPickMany ? 'Type to filter; select with Space, confirm with Enter' : 'Type to filter';
+      } catch (error) {
+        pick.placeholder = `Stopped: ${error instanceof Error ? error.message : String(error)}`;
+      } finally {
+        pick.busy = false;
+      }
+    })();
+    return done;
   }
 }
 

@@ -10,6 +10,7 @@ export interface LabViews {
   readonly reports: ReportsTreeProvider;
   readonly clients: ClientsTreeProvider;
   readonly samples: SamplesTreeProvider;
+  readonly reportsView: vscode.TreeView<LabNode>;
   readonly disposables: vscode.Disposable[];
 }
 
@@ -20,10 +21,12 @@ export function registerViews(session: LabSession): LabViews {
   const samples = new SamplesTreeProvider(session);
   const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>
     vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: id === Views.clients, canSelectMany });
+  const reportsView = view(Views.reports, reports, true);
   return {
     reports,
     clients,
     samples,
-    disposables: [reports, clients, samples, view(Views.reports, reports, true), view(Views.clients, clients, true), view(Views.samples, samples, false)],
+    reportsView,
+    disposables: [reports, clients, samples, reportsView, view(Views.clients, clients, true), view(Views.samples, samples, false)],
   };
 }

@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
-import type { ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
+import type { Page } from '../../src/core/pagination';
+import type { Choice, ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
 
 /** A distinctive token whose every appearance in any output is a leak. */
 export const LEAK_CHECK_TOKEN = 'lab_it_SECRET_7f3c9e1d2b_NEVER_LOG';
@@ -99,6 +100,33 @@ export class FakePrompts implements Prompts {
 
   async reportId(): Promise<string | undefined> {
     return this.reportIdAnswer;
+  }
+
+  sinceAnswers: Array<string | null | undefined> = [];
+  pickOneAnswers: Array<string | null | undefined> = [];
+  readonly pickOneOffered: Array<{ title: string; choices: readonly Choice[] }> = [];
+  /** Items per page as they streamed into the list, and what the list finally held. */
+  readonly streamedPages: number[] = [];
+  streamedChoices: Choice[] = [];
+  choose: (choices: readonly Choice[]) => number[] = () => [0];
+
+  async since(): Promise<string | null | undefined> {
+    return this.sinceAnswers.shift();
+  }
+
+  async pickOne(title: string, _placeHolder: string, choices: readonly Choice[]): Promise<string | null | undefined> {
+    this.pickOneOffered.push({ title, choices });
+    return this.pickOneAnswers.shift();
+  }
+
+  async pickFromPages<T>(_title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice): Promise<T[] | undefined> {
+    const items: T[] = [];
+    for await (const page of pages) {
+      this.streamedPages.push(page.items.length);
+      items.push(...page.items);
+    }
+    this.streamedChoices = items.map(toChoice);
+    return this.choose(this.streamedChoices).map((index) => items[index]!);
   }
 }
 

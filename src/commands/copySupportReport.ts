@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { LabSession } from '../auth/labSession';
+import { buildSupportReport } from '../core/supportReport';
+import type { Logger } from '../log';
+
+/**
+ * `labData.copySupportReport`: copies a report of the last failed request in the shape the
+ * provider's support asks for (spec section 7). Returns the text; never contains the token.
+ */
+export async function copySupportReport(session: LabSession, log: Logger, integration: string): Promise<string | undefined> {
+  const failure = session.lastFailure;
+  if (!failure) {
+    void vscode.window.showInformationMessage('No request to the lab has failed yet, so there is nothing to report.');
+    return undefined;
+  }
+  const text = log.redact(
+    buildSupportReport(failure.error, { tenant: failure.host, integration, at: failure.at, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
+  );
+  await vscode.env.clipboard.writeText(text);
+  void vscode.window.showInformationMessage('Support report copied. Paste it into your ticket; it contains no token or downloaded data.');
+  return text;
+}
