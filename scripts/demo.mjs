@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 // `npm run demo`: installs what is missing, builds the extension, starts the mock lab with its demo
-// data on loopback and opens VS Code (code-server on 127.0.0.1) with the extension loaded and the
-// lab address already set, in a throwaway profile that never touches your own settings or secrets.
-// Ctrl+C stops everything it started.
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// data on loopback, and opens VS Code with the extension loaded, pointed at the lab and signed in
+// with the demo token, in a throwaway profile that never touches your own settings or secrets.
+// Desktop VS Code when the `code` command is there (and LABDATA_DEMO_WEB is not set); otherwise
+// code-server on 127.0.0.1 with the address printed for a browser. Ctrl+C stops everything it started.
+//   --check   open the demo in headless Chromium, prove the Reports view lists the demo reports,
+//             save screenshots to test-results/screenshots/, then stop (used by CI).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const check = process.argv.includes('--check');
+const DEMO_TOKEN = 'demo-full-access';
 const run = (command, args) => {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
@@ -25,38 +30,93 @@ const { MockLabServer, DEMO_TOKENS } = await import(join(root, 'out', 'test', 'm
 const lab = new MockLabServer({ port: Number(process.env.LABDATA_DEMO_LAB_PORT ?? 0) });
 const labUrl = await lab.start();
 const dirs = makeSandbox('lab-data-demo-', { 'labData.baseUrl': labUrl });
-const server = await startCodeServer({ ...dirs, env: {} });
-const url = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+const env = { LABDATA_DEMO_TOKEN: DEMO_TOKEN };
+const desktop = !check && !process.env.LABDATA_DEMO_WEB && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
+
+let stopEditor = async () => undefined;
+let url;
+if (desktop) {
+  const child = spawn('code', ['--new-window', '--wait', '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, `--extensionDevelopmentPath=${root}`, dirs.workspace], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  child.on('exit', () => void stop());
+  stopEditor = async () => {
+    child.kill('SIGTERM');
+  };
+} else {
+  const server = await startCodeServer({ ...dirs, env });
+  url = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+  stopEditor = () => server.stop();
+}
 
 process.stdout.write(
   [
     '',
-    `Mock lab:   ${labUrl}  (${lab.reportsFor('demo-full-access').length} published reports, ${lab.data.clients.length} clients, ${lab.data.samples.length} samples)`,
-    `VS Code:    ${url}`,
+    `Mock lab:   ${labUrl}  (${lab.reportsFor(DEMO_TOKEN).length} published reports, ${lab.data.clients.length} clients, ${lab.data.samples.length} samples)`,
+    desktop ? 'VS Code:    a new desktop window (a throwaway profile)' : `VS Code:    ${url}`,
     '',
-    'Open the VS Code address in a browser, click the flask icon ("Lab Data") in the activity bar,',
-    'choose Sign In, accept the address, and paste the demo token:',
-    '',
-    '    demo-full-access',
-    '',
-    'Other demo tokens (scopes):',
+    `${desktop ? 'In the new window' : 'Open the VS Code address in a browser and'} click the flask icon ("Lab Data") in the activity bar.`,
+    `You are signed in with the demo token "${DEMO_TOKEN}". Other demo tokens (sign out, then sign in with one):`,
     ...Object.entries(DEMO_TOKENS).map(([token, scope]) => `    ${token.padEnd(20)} ${scope.label}`),
     '',
-    'Press Ctrl+C to stop the lab and VS Code.',
+    check ? 'Checking the demo in headless Chromium…' : 'Press Ctrl+C to stop the lab and VS Code.',
     '',
   ].join('\n'),
 );
 
 let stopping = false;
-async function stop() {
+async function stop(code = 0) {
   if (stopping) {
     return;
   }
   stopping = true;
-  await server.stop();
+  await stopEditor();
   await lab.stop();
   rmSync(dirs.sandbox, { recursive: true, force: true });
-  process.exit(0);
+  process.exit(code);
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+
+if (check) {
+  const shots = join(root, 'test-results', 'screenshots');
+  mkdirSync(shots, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launchPersistentContext(dirs.browser, {
+    executablePath: process.env.LABDATA_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 860 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  let ok = false;
+  try {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+    const first = lab.reportsFor(DEMO_TOKEN)[0].report_id;
+    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).waitFor({ state: 'visible', timeout: 60_000 });
+    const rows = await page.locator('.monaco-list-row[aria-label^="Report RPT-"]').count();
+    await page.screenshot({ path: join(shots, 'demo-tree.png') });
+    // The metadata document of the newest report, from its inline action.
+    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).hover();
+    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Open Metadata"]`).click({ timeout: 15_000 });
+    await page.locator('.tab', { hasText: `${first}.json` }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(shots, 'demo-metadata.png') });
+    // Save it, and show the file in the Explorer.
+    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).hover();
+    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Save Report PDF"]`).click({ timeout: 15_000 });
+    await page.keyboard.press('Control+Shift+E');
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'lab-reports' }).first().click({ timeout: 30_000 });
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: `${first}.pdf` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page.screenshot({ path: join(shots, 'demo-saved-pdf.png') });
+    process.stdout.write(`Demo check passed: the Reports view lists ${rows} report rows (first ${first}); screenshots in test-results/screenshots/demo-*.png\n`);
+    ok = true;
+  } catch (error) {
+    process.stderr.write(`Demo check failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  } finally {
+    await browser.close().catch(() => undefined);
+  }
+  await stop(ok ? 0 : 1);
+}

@@ -7,11 +7,12 @@
 //   2. out/test/integration/reload/index.js (after a window reload: the sign-in survived; signs out)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright)
 // Writes the summed counts to LABDATA_RESULTS_FILE when set.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODE_SERVER_VERSION } from './bootstrap.mjs';
+import { CODE_SERVER_VERSION, codeServerEntry } from './bootstrap.mjs';
 import { makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -93,6 +94,9 @@ async function runInCodeServer() {
     say('phase: UI checks');
     const ui = await import(join(root, 'out', 'test', 'ui', 'runUi.js'));
     addCounts(await ui.runUiSuite({ page, workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }), screenshotsDir: join(resultsDir, 'screenshots'), workspace: dirs.workspace }));
+
+    say('phase: the packaged .vsix, installed into a fresh code-server');
+    addCounts(await checkPackagedExtension(browser, join(resultsDir, 'screenshots')));
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
@@ -102,6 +106,70 @@ async function runInCodeServer() {
       say(`kept ${dirs.sandbox} for inspection; code-server log:\n${server.serverLog.join('').slice(-4000)}`);
     }
   }
+}
+
+/**
+ * Packages the extension with vsce, checks what the .vsix holds, installs it into a fresh
+ * code-server (no development path) and proves it activates, signs in to a mock lab and lists reports.
+ */
+async function checkPackagedExtension(browser, screenshotsDir) {
+  const started = Date.now();
+  const dirs = makeSandbox('lab-data-vsix-');
+  const vsix = join(dirs.sandbox, 'lab-data.vsix');
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const listed = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
+  const files = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
+  const allowed = /^(dist\/extension\.js|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
+  const unexpected = files.filter((file) => !allowed.test(file));
+  const packaged = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', vsix], { cwd: root, encoding: 'utf8' });
+  const problems = [];
+  if (listed.status !== 0 || packaged.status !== 0) {
+    problems.push(`vsce failed: ${listed.stderr}${packaged.stderr}`);
+  }
+  if (unexpected.length > 0) {
+    problems.push(`the .vsix would hold files that do not run: ${unexpected.join(', ')}`);
+  }
+  if (/WARNING/i.test(`${packaged.stdout}${packaged.stderr}`)) {
+    problems.push(`vsce warned: ${packaged.stdout}${packaged.stderr}`);
+  }
+  const size = existsSync(vsix) ? statSync(vsix).size : 0;
+  if (size === 0 || size > 1024 * 1024) {
+    problems.push(`the .vsix is ${size} bytes; it must exist and be at most 1 MB`);
+  }
+  if (problems.length === 0) {
+    const installed = spawnSync(process.execPath, [codeServerEntry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix], { encoding: 'utf8' });
+    if (installed.status !== 0) {
+      problems.push(`code-server --install-extension failed: ${installed.stdout}${installed.stderr}`);
+    }
+  }
+  if (problems.length === 0) {
+    const { MockLabServer } = await import(join(root, 'out', 'test', 'mock', 'server.js'));
+    const lab = new MockLabServer();
+    const labUrl = await lab.start();
+    writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'labData.baseUrl': labUrl }));
+    const server = await startCodeServer({ ...dirs, env: { LABDATA_DEMO_TOKEN: 'demo-full-access' } });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded' });
+      await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+      const first = lab.reportsFor('demo-full-access')[0].report_id;
+      await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).waitFor({ state: 'visible', timeout: 60_000 });
+      await page.screenshot({ path: join(screenshotsDir, 'vsix-installed.png') });
+    } catch (error) {
+      problems.push(`the installed extension did not list reports: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      await page.close().catch(() => undefined);
+      await server.stop();
+      await lab.stop();
+    }
+  }
+  rmSync(dirs.sandbox, { recursive: true, force: true });
+  if (problems.length > 0) {
+    say(`packaged extension check failed:\n  ${problems.join('\n  ')}`);
+    return { passed: 0, failed: 1, skipped: 0 };
+  }
+  say(`packaged extension: ${(size / 1024).toFixed(0)} KB .vsix with ${files.length} files; installed into code-server, activated and listed reports (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  return { passed: 1, failed: 0, skipped: 0 };
 }
 
 async function runInElectron() {

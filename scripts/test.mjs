@@ -59,6 +59,12 @@ if (only !== 'unit') {
   const status = step('integration tests (real VS Code extension host)', process.execPath, [join(root, 'scripts', 'run-integration.mjs')], { LABDATA_RESULTS_FILE: file });
   add('integration tests', status, file);
 }
+if (only === 'all') {
+  // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports.
+  const status = step('demo check (npm run demo -- --check)', process.execPath, [join(root, 'scripts', 'demo.mjs'), '--check']);
+  total.passed += status === 0 ? 1 : 0;
+  total.failed += status === 0 ? 0 : 1;
+}
 rmSync(scratch, { recursive: true, force: true });
 process.stderr.write(`\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);

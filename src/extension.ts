@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { createExtensionApi, type LabDataExtensionApi } from './api';
 import { AUTH_PROVIDER_ID, LabAuthenticationProvider } from './auth/authProvider';
+import { signInForDemo } from './auth/demoSignIn';
 import { LabSession } from './auth/labSession';
 import { TokenStore } from './auth/tokenStore';
 import { commandTable } from './commands';
@@ -37,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     ...registerCommands(commandTable({ session, trees: views, documents, prompts, log, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await session.refresh();
+  await signInForDemo(session, log);
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
   return createExtensionApi(session, views, statusBar, prompts);
 }

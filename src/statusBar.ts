@@ -29,13 +29,17 @@ export class ConnectionStatusBar implements vscode.Disposable {
     }
     const host = state.lab.host;
     if (!state.signedIn) {
-      this.set(`$(account) Lab Data: signed out`, `Not signed in to ${state.lab.origin}. Click to sign in.`, Commands.signIn);
+      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, vscode.l10n.t('Not signed in to {0}. Click to sign in.', state.lab.origin), Commands.signIn);
     } else if (connection.kind === 'offline') {
-      this.set(`$(debug-disconnect) ${host}: offline`, `Cannot reach ${state.lab.origin}: ${connection.reason}`, `workbench.view.extension.${Views.container}`);
+      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, vscode.l10n.t('Cannot reach {0}: {1}', state.lab.origin, connection.reason), `workbench.view.extension.${Views.container}`);
     } else if (connection.kind === 'rateLimited' && connection.until > Date.now()) {
       const render = (): void => {
         const seconds = Math.max(0, Math.ceil((connection.until - Date.now()) / 1000));
-        this.set(`$(watch) ${host}: rate-limited ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`, `The lab is limiting requests; Lab Data waits until ${new Date(connection.until).toLocaleTimeString()}.`, undefined);
+        this.set(
+          `$(watch) ${vscode.l10n.t('{0}: rate-limited {1}', host, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`)}`,
+          vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', new Date(connection.until).toLocaleTimeString()),
+          undefined,
+        );
         if (seconds === 0) {
           this.update();
         }
@@ -43,7 +47,7 @@ export class ConnectionStatusBar implements vscode.Disposable {
       render();
       this.countdown = setInterval(render, 1000);
     } else {
-      this.set(`$(beaker) ${host}`, `Lab Data: signed in to ${state.lab.origin}`, `workbench.view.extension.${Views.container}`);
+      this.set(`$(beaker) ${host}`, vscode.l10n.t('Lab Data: signed in to {0}', state.lab.origin), `workbench.view.extension.${Views.container}`);
     }
     this.item.show();
   }

@@ -130,7 +130,7 @@ export class LabSession implements vscode.Disposable {
         throw error;
       }
       this.log.info('Session', `The token for ${lab.origin} is valid but may not read reports (HTTP 403).`);
-      void vscode.window.showWarningMessage(`Signed in to ${lab.host}, but this token may not read reports (403): the reports data area is outside its scope.`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', lab.host));
     } finally {
       void api.http.close();
     }
@@ -171,8 +171,9 @@ export class LabSession implements vscode.Disposable {
     await this.tokens.delete(lab.origin).catch(() => undefined);
     this.client = undefined;
     await this.refresh();
-    void vscode.window.showWarningMessage(`The lab at ${lab.host} no longer accepts your access token. Sign in again to continue.`, 'Sign In').then((choice) => {
-      if (choice === 'Sign In') {
+    const signIn = vscode.l10n.t('Sign In');
+    void vscode.window.showWarningMessage(vscode.l10n.t('The lab at {0} no longer accepts your access token. Sign in again to continue.', lab.host), signIn).then((choice) => {
+      if (choice === signIn) {
         void vscode.commands.executeCommand('labData.signIn');
       }
     });

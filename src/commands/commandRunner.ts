@@ -10,24 +10,27 @@ export function userMessage(error: unknown): string {
   if (error instanceof LabApiError || (error instanceof Error && error.name === 'SecretStoreError')) {
     return error.message;
   }
-  return 'Something went wrong in Lab Data; the log has the details.';
+  return vscode.l10n.t('Something went wrong in Lab Data; the log has the details.');
 }
 
 /** Shows one error notification with the actions that help: sign in again, show the log. */
 export async function showError(error: unknown, log: Logger): Promise<void> {
-  const actions = ['Show Log'];
+  const showLog = vscode.l10n.t('Show Log');
+  const signIn = vscode.l10n.t('Sign In');
+  const copyReport = vscode.l10n.t('Copy Support Report');
+  const actions = [showLog];
   if (error instanceof LabApiError && error.code === 'unauthorized') {
-    actions.unshift('Sign In');
+    actions.unshift(signIn);
   }
   if (error instanceof LabApiError && error.path !== undefined) {
-    actions.push('Copy Support Report');
+    actions.push(copyReport);
   }
   const choice = await vscode.window.showErrorMessage(userMessage(error), ...actions);
-  if (choice === 'Show Log') {
+  if (choice === showLog) {
     log.show();
-  } else if (choice === 'Sign In') {
+  } else if (choice === signIn) {
     await vscode.commands.executeCommand(Commands.signIn);
-  } else if (choice === 'Copy Support Report') {
+  } else if (choice === copyReport) {
     await vscode.commands.executeCommand(Commands.copySupportReport);
   }
 }

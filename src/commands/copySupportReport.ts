@@ -10,13 +10,13 @@ import type { Logger } from '../log';
 export async function copySupportReport(session: LabSession, log: Logger, integration: string): Promise<string | undefined> {
   const failure = session.lastFailure;
   if (!failure) {
-    void vscode.window.showInformationMessage('No request to the lab has failed yet, so there is nothing to report.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No request to the lab has failed yet, so there is nothing to report.'));
     return undefined;
   }
   const text = log.redact(
     buildSupportReport(failure.error, { tenant: failure.host, integration, at: failure.at, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
   );
   await vscode.env.clipboard.writeText(text);
-  void vscode.window.showInformationMessage('Support report copied. Paste it into your ticket; it contains no token or downloaded data.');
+  void vscode.window.showInformationMessage(vscode.l10n.t('Support report copied. Paste it into your ticket; it contains no token or downloaded data.'));
   return text;
 }

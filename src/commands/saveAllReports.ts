@@ -70,7 +70,7 @@ export async function saveAllReports(session: LabSession, reportsTree: ReportsTr
   const summary = `Reports of ${scope.label}: ${summarize(run)}`;
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));
-  void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, 'Show Log').then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
+  void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
   return {
     folder: target.folder,
     listed: reports.length,

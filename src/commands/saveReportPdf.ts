@@ -77,7 +77,7 @@ export async function saveReportPdf(session: LabSession, prompts: PromptsHolder,
     return undefined;
   }
   const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
-  const title = reports.length === 1 ? `Saving ${reports[0]!.report_id}…` : `Saving ${reports.length} reports…`;
+  const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
   const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, concurrency, ifExists: options.ifExists });
   const uris = run.saved.map((saved) => vscode.Uri.file(saved.file.path));
   log.info('Save', `${summarize(run)} Folder: ${target.folder}`);
@@ -85,7 +85,7 @@ export async function saveReportPdf(session: LabSession, prompts: PromptsHolder,
     throw run.failed[0]!.error;
   }
   if (uris.length > 0) {
-    void offerToOpen(uris, reports.length === 1 ? `Saved ${run.saved[0]!.file.fileName}.` : summarize(run));
+    void offerToOpen(uris, reports.length === 1 ? vscode.l10n.t('Saved {0}.', run.saved[0]!.file.fileName) : summarize(run));
   } else if (!run.cancelled) {
     void vscode.window.showInformationMessage(summarize(run));
   }
@@ -94,10 +94,12 @@ export async function saveReportPdf(session: LabSession, prompts: PromptsHolder,
 
 /** "Open" and "Reveal in Explorer" after a save; never awaited by the command. */
 export async function offerToOpen(uris: readonly vscode.Uri[], message: string): Promise<void> {
-  const choice = await vscode.window.showInformationMessage(message, 'Open', 'Reveal in Explorer');
-  if (choice === 'Open') {
+  const open = vscode.l10n.t('Open');
+  const reveal = vscode.l10n.t('Reveal in Explorer');
+  const choice = await vscode.window.showInformationMessage(message, open, reveal);
+  if (choice === open) {
     await vscode.commands.executeCommand('vscode.open', uris[0]);
-  } else if (choice === 'Reveal in Explorer') {
+  } else if (choice === reveal) {
     await vscode.commands.executeCommand('revealInExplorer', uris[0]);
   }
 }

@@ -28,8 +28,8 @@ export async function signIn(session: LabSession, args?: unknown): Promise<SignI
   const baseUrl =
     given.baseUrl ??
     (await vscode.window.showInputBox({
-      title: 'Lab Data: Sign In (1/2)',
-      prompt: 'Address of your lab’s API, for example https://lab.example.com',
+      title: vscode.l10n.t('Lab Data: Sign In (1/2)'),
+      prompt: vscode.l10n.t('Address of your lab’s API, for example https://lab.example.com'),
       value: session.current.lab?.baseUrl ?? 'https://',
       ignoreFocusOut: true,
       validateInput: (value) => {
@@ -48,19 +48,19 @@ export async function signIn(session: LabSession, args?: unknown): Promise<SignI
   const token =
     given.token ??
     (await vscode.window.showInputBox({
-      title: 'Lab Data: Sign In (2/2)',
-      prompt: `Access token for ${lab.host} (stored in VS Code's secret storage, sent only to ${lab.origin})`,
+      title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
+      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", lab.host, lab.origin),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (value) => (value.trim() ? undefined : 'Enter the access token your lab provided.'),
+      validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Enter the access token your lab provided.')),
     }));
   if (token === undefined) {
     return undefined;
   }
   const signedIn = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Checking access to ${lab.host}…`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking access to {0}…', lab.host), cancellable: true },
     (_progress, cancellation) => session.signIn(baseUrl, token, toAbortSignal(cancellation)),
   );
-  void vscode.window.showInformationMessage(`Signed in to ${signedIn.host}.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}.', signedIn.host));
   return { baseUrl: signedIn.baseUrl, host: signedIn.host };
 }

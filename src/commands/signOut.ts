@@ -6,7 +6,7 @@ export async function signOut(session: LabSession): Promise<boolean> {
   const host = session.current.lab?.host;
   const removed = await session.signOut();
   if (removed) {
-    void vscode.window.showInformationMessage(`Signed out of ${host}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Signed out of {0}.', host ?? ''));
   }
   return removed;
 }

@@ -106,6 +106,6 @@ export async function syncReports(session: LabSession, prompts: PromptsHolder, l
   const summary = `Sync: ${listed.length} report(s) listed${since ? ` since ${since}` : ''}; ${summarize(run)}`;
   log.info('Sync', `${summary} Folder: ${target.folder}`);
   run.skipped.filter((skip) => skip.reason !== 'up to date').forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
-  void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, 'Show Log').then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
+  void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
   return { folder: target.folder, since, listed: listed.length, saved: run.saved.length, skipped: run.skipped.length, failed: run.failed.length, bytes: run.bytes, watermark, manifestWritten };
 }

@@ -23,7 +23,7 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
       signal: toAbortSignal(token),
       onProgress: (run, done, total) => {
         const percent = total > 0 ? (done / total) * 100 : 0;
-        progress.report({ message: `${done} of ${total} files, ${formatBytes(run.bytes)}`, increment: percent - reported });
+        progress.report({ message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(run.bytes)), increment: percent - reported });
         reported = percent;
       },
     });
@@ -32,12 +32,12 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
 
 /** One sentence that sums a run up: saved, skipped, failed. */
 export function summarize(run: SaveRun): string {
-  const parts = [`${run.saved.length} saved (${formatBytes(run.bytes)})`];
+  const parts = [vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes))];
   if (run.skipped.length > 0) {
-    parts.push(`${run.skipped.length} skipped`);
+    parts.push(vscode.l10n.t('{0} skipped', run.skipped.length));
   }
   if (run.failed.length > 0) {
-    parts.push(`${run.failed.length} failed (see the log)`);
+    parts.push(vscode.l10n.t('{0} failed (see the log)', run.failed.length));
   }
-  return `${parts.join(', ')}${run.cancelled ? '; cancelled' : ''}.`;
+  return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
 }

@@ -57,42 +57,40 @@ export interface Prompts {
 
 export class VsCodePrompts implements Prompts {
   async existingFile(fileName: string, reason: 'exists' | 'changedLocally', more: boolean): Promise<ExistingFileAnswer | undefined> {
-    const detail = reason === 'changedLocally' ? `${fileName} was changed since Lab Data saved it. Overwrite your changes with the lab's file?` : `${fileName} already exists in the download folder.`;
-    const buttons = more ? ['Overwrite', 'Keep Both', 'Skip', 'Overwrite All', 'Keep Both for All', 'Skip All'] : ['Overwrite', 'Keep Both', 'Skip'];
-    const answer = await vscode.window.showWarningMessage(reason === 'changedLocally' ? 'A saved report was changed locally' : 'The file already exists', { modal: true, detail }, ...buttons);
-    switch (answer) {
-      case 'Overwrite':
-        return { choice: 'overwrite', forAll: false };
-      case 'Keep Both':
-        return { choice: 'keepBoth', forAll: false };
-      case 'Skip':
-        return { choice: 'skip', forAll: false };
-      case 'Overwrite All':
-        return { choice: 'overwrite', forAll: true };
-      case 'Keep Both for All':
-        return { choice: 'keepBoth', forAll: true };
-      case 'Skip All':
-        return { choice: 'skip', forAll: true };
-      default:
-        return undefined;
-    }
+    const detail = reason === 'changedLocally' ? vscode.l10n.t("{0} was changed since Lab Data saved it. Overwrite your changes with the lab's file?", fileName) : vscode.l10n.t('{0} already exists in the download folder.', fileName);
+    const answers: Array<[string, ExistingFileAnswer]> = [
+      [vscode.l10n.t('Overwrite'), { choice: 'overwrite', forAll: false }],
+      [vscode.l10n.t('Keep Both'), { choice: 'keepBoth', forAll: false }],
+      [vscode.l10n.t('Skip'), { choice: 'skip', forAll: false }],
+      ...(more
+        ? ([
+            [vscode.l10n.t('Overwrite All'), { choice: 'overwrite', forAll: true }],
+            [vscode.l10n.t('Keep Both for All'), { choice: 'keepBoth', forAll: true }],
+            [vscode.l10n.t('Skip All'), { choice: 'skip', forAll: true }],
+          ] as Array<[string, ExistingFileAnswer]>)
+        : []),
+    ];
+    const title = reason === 'changedLocally' ? vscode.l10n.t('A saved report was changed locally') : vscode.l10n.t('The file already exists');
+    const answer = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...answers.map(([label]) => label));
+    return answers.find(([label]) => label === answer)?.[1];
   }
 
   async pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined> {
-    return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Save reports into which workspace folder?', ignoreFocusOut: true }) ?? folders[0];
+    return vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save reports into which workspace folder?'), ignoreFocusOut: true }) ?? folders[0];
   }
 
   async pickFolderOnDisk(): Promise<vscode.Uri | undefined> {
-    const choice = await vscode.window.showInformationMessage('No folder is open. Choose a folder to save reports into?', 'Choose Folder…');
-    if (choice !== 'Choose Folder…') {
+    const chooseFolder = vscode.l10n.t('Choose Folder…');
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No folder is open. Choose a folder to save reports into?'), chooseFolder);
+    if (choice !== chooseFolder) {
       return undefined;
     }
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Save Reports Here' });
+    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: vscode.l10n.t('Save Reports Here') });
     return picked?.[0];
   }
 
   async reportId(): Promise<string | undefined> {
-    const id = await vscode.window.showInputBox({ title: 'Lab Data', prompt: 'Report id', placeHolder: 'RPT-2024-000123', ignoreFocusOut: true, validateInput: (value) => (value.trim() ? undefined : 'Enter a report id.') });
+    const id = await vscode.window.showInputBox({ title: 'Lab Data', prompt: vscode.l10n.t('Report id'), placeHolder: 'RPT-2024-000123', ignoreFocusOut: true, validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Enter a report id.')) });
     return id?.trim();
   }
 

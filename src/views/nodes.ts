@@ -131,9 +131,9 @@ export class LoadMoreNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const loaded = this.list.items.length.toLocaleString();
-    const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    item.description = this.list.total !== undefined ? `${loaded} of ${this.list.total.toLocaleString()}` : `${loaded} ${this.noun} loaded`;
+    item.description = this.list.total !== undefined ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString()) : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };
     item.contextValue = 'labData.loadMore';
@@ -145,11 +145,11 @@ export class LoadMoreNode extends LabNode {
 export function failureText(error: unknown): string {
   if (error instanceof LabApiError) {
     if (error.code === 'forbidden') {
-      return 'Outside your access scope (403)';
+      return vscode.l10n.t('Outside your access scope (403)');
     }
-    return `Couldn't load: ${error.message}`;
+    return vscode.l10n.t("Couldn't load: {0}", error.message);
   }
-  return `Couldn't load: ${error instanceof Error ? error.message : String(error)}`;
+  return vscode.l10n.t("Couldn't load: {0}", error instanceof Error ? error.message : String(error));
 }
 
 /** The children of a paged list: its items, then "Load more…", or an empty or failure node. */
