@@ -1,5 +1,5 @@
-// Starts code-server (VS Code 1.100.3 server + web workbench) on loopback, for the integration
-// tests and the demo. Only Node's standard library; code-server itself is provisioned by bootstrap.mjs.
+// Starts code-server (VS Code 1.100.3 server + web workbench) on loopback, and Debian's headless
+// Chromium to show it, for the integration tests and the demo. Only Node's standard library; code-server itself is provisioned by bootstrap.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,3 +127,17 @@ export function workbenchUrl(server, { extensionPath, workspace, testsPath }) {
   return `${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
+
+/**
+ * Debian's Chromium, headless, with a persistent profile (SecretStorage lives in the browser), driven
+ * by playwright-core. Never downloads a browser. Background networking is off: this machine has none.
+ */
+export async function launchChromium(profileDir, viewport = { width: 1400, height: 900 }) {
+  const { chromium } = await import('playwright-core');
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: process.env.LABDATA_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}

@@ -24,7 +24,7 @@ run(process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), '--test-host']);
 run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.test.json']);
 run(process.execPath, [join(root, 'esbuild.js')]);
 
-const { makeSandbox, startCodeServer, workbenchUrl } = await import('./codeServer.mjs');
+const { launchChromium, makeSandbox, startCodeServer, workbenchUrl } = await import('./codeServer.mjs');
 const { MockLabServer, DEMO_TOKENS } = await import(join(root, 'out', 'test', 'mock', 'server.js'));
 
 const lab = new MockLabServer({ port: Number(process.env.LABDATA_DEMO_LAB_PORT ?? 0) });
@@ -82,13 +82,7 @@ process.on('SIGTERM', () => void stop());
 if (check) {
   const shots = join(root, 'test-results', 'screenshots');
   mkdirSync(shots, { recursive: true });
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launchPersistentContext(dirs.browser, {
-    executablePath: process.env.LABDATA_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1400, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  const browser = await launchChromium(dirs.browser, { width: 1400, height: 860 });
   let ok = false;
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());

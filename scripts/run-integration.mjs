@@ -13,7 +13,7 @@ import { format } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_SERVER_VERSION, codeServerEntry } from './bootstrap.mjs';
-import { makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { launchChromium, makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const host = process.env.LABDATA_TEST_HOST ?? 'code-server';
@@ -67,13 +67,7 @@ async function runInCodeServer() {
   const started = Date.now();
   const server = await startCodeServer({ ...dirs, env });
   say(`code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launchPersistentContext(dirs.browser, {
-    executablePath: process.env.LABDATA_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  const browser = await launchChromium(dirs.browser);
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
     const state = { result: undefined, onExit: () => undefined };

@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { LabApi } from '../core/labApi';
 import { toUtcTimestamp } from '../core/query';
@@ -6,6 +5,7 @@ import type { LabSession } from '../auth/labSession';
 import type { Prompts } from '../ui/prompts';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
+import { signedInApi } from './signedInApi';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {
@@ -69,9 +69,8 @@ export async function filterReports(session: LabSession, tree: ReportsTreeProvid
     await tree.setFilter(filterFromArgs(args as ReportFilterArgs));
     return tree.currentFilter;
   }
-  const api = await session.api();
+  const api = await signedInApi(session);
   if (!api) {
-    await vscode.commands.executeCommand('labData.signIn');
     return undefined;
   }
   const filter = await askReportFilter(api, prompts, 'Lab Data: Filter Reports');

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import type { LabSession } from '../auth/labSession';
 import { LabApiError } from '../core/errors';
-import type { LabApi } from '../core/labApi';
 import { toUtcTimestamp } from '../core/query';
 import type { Report, Sample } from '../core/records';
 import { Commands, Views } from '../constants';
@@ -10,6 +9,7 @@ import { SampleNode, localTime } from '../views/nodes';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
+import { signedInApi } from './signedInApi';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: string; several: string }> = [
@@ -24,14 +24,6 @@ export interface PaletteServices {
   readonly prompts: PromptsHolder;
   readonly reportsTree: ReportsTreeProvider;
   readonly reportsView: vscode.TreeView<LabNode>;
-}
-
-async function requireApi(session: LabSession): Promise<LabApi | undefined> {
-  const api = await session.api();
-  if (!api) {
-    await vscode.commands.executeCommand(Commands.signIn);
-  }
-  return api;
 }
 
 function summaryOf(report: Report): string {
@@ -91,7 +83,7 @@ function parseAction(value: unknown): ReportAction | undefined {
  */
 export async function findReport(services: PaletteServices, arg?: unknown): Promise<{ report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined> {
   const given = typeof arg === 'string' ? { id: arg } : typeof arg === 'object' && arg !== null ? (arg as { id?: string; action?: unknown }) : {};
-  const api = await requireApi(services.session);
+  const api = await signedInApi(services.session);
   if (!api) {
     return undefined;
   }
@@ -116,7 +108,7 @@ export async function findReport(services: PaletteServices, arg?: unknown): Prom
  * chosen reports get an action, in bulk. Returns the ids found (with arguments) or chosen.
  */
 export async function searchReports(services: PaletteServices, arg?: unknown): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
-  const api = await requireApi(services.session);
+  const api = await signedInApi(services.session);
   if (!api) {
     return undefined;
   }
@@ -163,7 +155,7 @@ function sampleChoice(sample: Sample): { id: string; label: string; description?
  * one opens its JSON. Arguments `{ receivedSince?, pageSize? }` return the sample ids without prompts.
  */
 export async function listSamples(services: PaletteServices, arg?: unknown): Promise<{ ids: string[] } | { opened: string } | undefined> {
-  const api = await requireApi(services.session);
+  const api = await signedInApi(services.session);
   if (!api) {
     return undefined;
   }

@@ -11,6 +11,7 @@ import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { ClientNode, ProjectNode } from '../views/clientsTree';
 import type { ReportsTreeProvider } from '../views/reportsTree';
+import { signedInApi } from './signedInApi';
 
 export interface BulkSummary {
   readonly folder: string;
@@ -54,9 +55,8 @@ function scopeOf(node: unknown, reportsTree: ReportsTreeProvider): { query: List
  * Arguments: a client or project tree item (or none), then optionally `{ ifExists }`.
  */
 export async function saveAllReports(session: LabSession, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, log: Logger, node?: unknown, options?: { ifExists?: ExistingFileChoice }): Promise<BulkSummary | undefined> {
-  const api = await session.api();
+  const api = await signedInApi(session);
   if (!api) {
-    await vscode.commands.executeCommand('labData.signIn');
     return undefined;
   }
   const target = await resolveDownloadTarget(prompts.current);

@@ -8,6 +8,7 @@ import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { ReportNode } from '../views/nodes';
 import { SETTINGS_SECTION, Settings } from '../constants';
+import { signedInApi } from './signedInApi';
 
 /** Options that may follow the reports in the arguments: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
 export interface SaveArgs {
@@ -52,9 +53,8 @@ export function reportArguments(args: readonly unknown[]): { reports: Report[]; 
  * Returns the saved file's Uri, or a Uri[] for several, so tasks and other extensions can chain it.
  */
 export async function saveReportPdf(session: LabSession, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<vscode.Uri | vscode.Uri[] | undefined> {
-  const api = await session.api();
+  const api = await signedInApi(session);
   if (!api) {
-    await vscode.commands.executeCommand('labData.signIn');
     return undefined;
   }
   const { reports, ids, options, several } = reportArguments(args);

@@ -10,6 +10,7 @@ import { resolveDownloadTarget, type DownloadTarget } from '../downloads/targetF
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
 import { listAllReports } from './saveAllReports';
+import { signedInApi } from './signedInApi';
 
 export interface SyncSummary {
   readonly folder: string;
@@ -53,9 +54,8 @@ async function decide(report: Report, manifest: SyncManifest, target: DownloadTa
  * overwrites a locally changed file without asking.
  */
 export async function syncReports(session: LabSession, prompts: PromptsHolder, log: Logger): Promise<SyncSummary | undefined> {
-  const api = await session.api();
+  const api = await signedInApi(session);
   if (!api) {
-    await vscode.commands.executeCommand('labData.signIn');
     return undefined;
   }
   const target = await resolveDownloadTarget(prompts.current);

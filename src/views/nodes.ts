@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
-import type { Client, JsonObject, Project, Report, Sample } from '../core/records';
+import type { JsonObject, Report, Sample } from '../core/records';
 import { Commands } from '../constants';
 import type { PagedList } from './pagedList';
 
@@ -171,5 +171,3 @@ export async function pagedChildren<T>(parentId: string, list: PagedList<T>, toN
   }
   return nodes;
 }
-
-export type { Client, Project };
