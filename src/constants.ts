@@ -19,6 +19,8 @@ export const Commands = {
   searchReports: 'labData.searchReports',
   listSamples: 'labData.listSamples',
   copySupportReport: 'labData.copySupportReport',
+  /** Tree-only: copy the id of a row. */
+  copyId: 'labData.copyId',
   /** Tree-only: fetch the next page of a list. */
   loadMore: 'labData.loadMore',
   /** Tree-only: try a failed list again. */

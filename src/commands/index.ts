@@ -10,6 +10,7 @@ import type { PagedList } from '../views/pagedList';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
+import { copyId } from './copyId';
 import { copySupportReport } from './copySupportReport';
 import { filterReports, filterSamples } from './filters';
 import { findReport, listSamples, searchReports } from './palette';
@@ -60,6 +61,7 @@ export function commandTable({ session, trees, documents, prompts, log, integrat
     [Commands.searchReports]: (arg?: unknown) => searchReports(palette, arg),
     [Commands.listSamples]: (arg?: unknown) => listSamples(palette, arg),
     [Commands.copySupportReport]: () => copySupportReport(session, log, integration),
+    [Commands.copyId]: (arg?: unknown) => copyId(arg),
     [Commands.loadMore]: async (node?: unknown) => {
       await (node as LoadMoreNode | undefined)?.list.loadMore();
       redrawAll();

@@ -192,6 +192,16 @@ describe('browsing the lab in the views', () => {
     await vscode.commands.executeCommand('labData.clearSamplesFilter');
   });
 
+  it('"Copy Id" on any row copies the id it stands for', async () => {
+    await as('demo-full-access');
+    const report = reportRows(await rows(api, 'reports'))[3]!;
+    assert.equal(await vscode.commands.executeCommand('labData.copyId', report.node), report.label);
+    assert.equal(await vscode.env.clipboard.readText(), report.label);
+    const client = (await rows(api, 'clients'))[1]!;
+    await vscode.commands.executeCommand('labData.copyId', client.node);
+    assert.equal(await vscode.env.clipboard.readText(), lab.data.clients[1]!.client_id);
+  });
+
   it('samples show a readable label, description and the whole record in the tooltip', async () => {
     const samples = (await rows(api, 'samples')).filter((r) => r.item.contextValue === 'labData.sample');
     const source = lab.data.samples[0]!;

@@ -230,24 +230,36 @@ export function generateMockData(options: MockDataOptions = {}): MockData {
     sample.sample_id = `S-${String(sampleCount - index).padStart(6, '0')}`;
   });
 
-  const samplesByProject = new Map<string, MockSample[]>();
-  for (const sample of samples) {
-    const list = samplesByProject.get(sample.project_id) ?? [];
-    list.push(sample);
-    samplesByProject.set(sample.project_id, list);
+  // Each project's samples, oldest received first, with their times, so a report can pick samples
+  // received before it was published by binary search (fast at 100,000 samples).
+  const samplesByProject = new Map<string, { samples: MockSample[]; times: number[] }>();
+  for (const sample of [...samples].reverse()) {
+    const entry = samplesByProject.get(sample.project_id) ?? { samples: [], times: [] };
+    entry.samples.push(sample);
+    entry.times.push(Date.parse(sample.received_at));
+    samplesByProject.set(sample.project_id, entry);
   }
 
   const reports: MockReport[] = [];
   for (let i = 0; i < reportCount; i++) {
     const project = projects[Math.floor(random() * projects.length)]!;
     const published = start + random() * (end - start);
-    const projectSamples = samplesByProject.get(project.project_id) ?? [];
-    const receivedBefore = projectSamples.filter((sample) => Date.parse(sample.received_at) <= published);
-    const pool = receivedBefore.length > 0 ? receivedBefore : projectSamples;
+    const entry = samplesByProject.get(project.project_id) ?? { samples: [], times: [] };
+    let low = 0;
+    let high = entry.times.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (entry.times[middle]! <= published) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    const poolSize = low > 0 ? low : entry.samples.length;
     const sampleIds = new Set<string>();
     const wanted = 1 + Math.floor(random() * 5);
-    for (let k = 0; k < wanted && pool.length > 0; k++) {
-      sampleIds.add(pick(random, pool).sample_id);
+    for (let k = 0; k < wanted && poolSize > 0; k++) {
+      sampleIds.add(entry.samples[Math.floor(random() * poolSize)]!.sample_id);
     }
     const roll = random();
     const status = roll < 0.05 ? 'draft' : roll < 0.08 ? 'retracted' : roll < 0.15 ? 'amended' : 'published';
