@@ -155,11 +155,6 @@ export class HttpClient {
       });
   }
 
-  /** Epoch ms until which this origin is rate-limited, if it is. */
-  rateLimitedUntil(): number | undefined {
-    return this.gate.pausedUntil();
-  }
-
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
   async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
     return this.send({ path, query, accept: 'application/json', signal }, (response) => this.readJson(response, signal), true);
@@ -230,15 +225,16 @@ export class HttpClient {
         }
       }
       const { error } = failure;
-      this.reportConnection(error);
-      if (!failure.retryable || attempt >= this.retry.retries) {
+      const givingUp = !failure.retryable || attempt >= this.retry.retries;
+      const delay = givingUp ? 0 : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
+      this.reportConnection(error, delay);
+      if (givingUp) {
         const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
         if (final.code !== 'cancelled') {
           this.onFailure(final);
         }
         throw final;
       }
-      const delay = failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random);
       this.log('warn', `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`);
       if (error.code === 'rateLimited') {
         // Every caller of this origin waits for the same moment before its next request.
@@ -253,9 +249,9 @@ export class HttpClient {
     }
   }
 
-  private reportConnection(error: LabApiError): void {
+  private reportConnection(error: LabApiError, retryInMs: number): void {
     if (error.code === 'rateLimited') {
-      this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + this.retry.baseDelayMs });
+      this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + retryInMs });
     } else if (error.code === 'unauthorized') {
       this.onConnection({ kind: 'unauthorized' });
     } else if ((error.code === 'network' || error.code === 'timeout') && error.status === undefined) {
