@@ -21,7 +21,7 @@ describe('what a person sees', () => {
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
   });
 
-  it('after signing in from the command palette, the Reports view lists report rows', async () => {
+  it('after signing in from the command palette, the Reports view lists report rows; the Accounts menu signs out', async () => {
     const { page, screenshotsDir } = uiContext;
     const lab = new MockLabServer();
     const baseUrl = await lab.start();
@@ -53,8 +53,17 @@ describe('what a person sees', () => {
       const account = page.locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` }).first();
       await account.waitFor({ state: 'visible', timeout: 15_000 });
       await page.screenshot({ path: path.join(screenshotsDir, 'accounts-menu.png') });
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('Escape');
+
+      // Signing out there forgets the token: the Reports view falls back to its welcome.
+      await account.hover();
+      await page.locator('.monaco-menu .action-label', { hasText: 'Sign Out' }).first().hover({ timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      const confirm = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' }).first();
+      if (await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+        await confirm.click();
+      }
+      await page.locator('.welcome-view-content', { hasText: 'You are signed out of your lab' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.screenshot({ path: path.join(screenshotsDir, 'accounts-signed-out.png') });
     } finally {
       await lab.stop();
     }
