@@ -4,14 +4,12 @@ import type { LabSession } from '../auth/labSession';
 import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
 import type { Report } from '../core/records';
-import { SETTINGS_SECTION, Settings } from '../constants';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import { resolveDownloadTarget } from '../downloads/targetFolder';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { ClientNode, ProjectNode } from '../views/clientsTree';
 import type { ReportsTreeProvider } from '../views/reportsTree';
-import { signedInApi } from './signedInApi';
+import { signedInDownload } from './signedInApi';
 
 export interface BulkSummary {
   readonly folder: string;
@@ -55,18 +53,14 @@ function scopeOf(node: unknown, reportsTree: ReportsTreeProvider): { query: List
  * Arguments: a client or project tree item (or none), then optionally `{ ifExists }`.
  */
 export async function saveAllReports(session: LabSession, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, log: Logger, node?: unknown, options?: { ifExists?: ExistingFileChoice }): Promise<BulkSummary | undefined> {
-  const api = await signedInApi(session);
-  if (!api) {
+  const context = await signedInDownload(session, prompts);
+  if (!context) {
     return undefined;
   }
-  const target = await resolveDownloadTarget(prompts.current);
-  if (!target) {
-    return undefined;
-  }
+  const { api, target } = context;
   const scope = scopeOf(node, reportsTree);
   const reports = await listAllReports(api, scope.query, `Listing reports of ${scope.label}…`, log);
-  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
-  const run = await saveWithProgress(`Saving reports of ${scope.label}…`, reports, { api, target, prompts: prompts.current, log, concurrency, ifExists: options?.ifExists });
+  const run = await saveWithProgress(`Saving reports of ${scope.label}…`, reports, { api, target, prompts: prompts.current, log, ifExists: options?.ifExists });
   const summary = `Reports of ${scope.label}: ${summarize(run)}`;
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));

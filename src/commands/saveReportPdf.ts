@@ -7,7 +7,6 @@ import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { ReportNode } from '../views/nodes';
-import { SETTINGS_SECTION, Settings } from '../constants';
 import { signedInApi } from './signedInApi';
 
 /** Options that may follow the reports in the arguments: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
@@ -76,9 +75,8 @@ export async function saveReportPdf(session: LabSession, prompts: PromptsHolder,
   if (!target) {
     return undefined;
   }
-  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
-  const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, concurrency, ifExists: options.ifExists });
+  const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, ifExists: options.ifExists });
   const uris = run.saved.map((saved) => vscode.Uri.file(saved.file.path));
   log.info('Save', `${summarize(run)} Folder: ${target.folder}`);
   if (run.failed.length > 0 && uris.length === 0) {

@@ -3,14 +3,13 @@ import * as vscode from 'vscode';
 import type { LabSession } from '../auth/labSession';
 import { laterTimestamp, fileSha256, readManifest, reportFileName, writeManifest, type ManifestEntry, type SyncManifest } from '../core/reportFiles';
 import type { Report } from '../core/records';
-import { SETTINGS_SECTION, Settings } from '../constants';
 import type { SaveDecision, ExistingFileQuestion } from '../downloads/reportSaver';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import { resolveDownloadTarget, type DownloadTarget } from '../downloads/targetFolder';
+import type { DownloadTarget } from '../downloads/targetFolder';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
 import { listAllReports } from './saveAllReports';
-import { signedInApi } from './signedInApi';
+import { signedInDownload } from './signedInApi';
 
 export interface SyncSummary {
   readonly folder: string;
@@ -54,14 +53,11 @@ async function decide(report: Report, manifest: SyncManifest, target: DownloadTa
  * overwrites a locally changed file without asking.
  */
 export async function syncReports(session: LabSession, prompts: PromptsHolder, log: Logger): Promise<SyncSummary | undefined> {
-  const api = await signedInApi(session);
-  if (!api) {
+  const context = await signedInDownload(session, prompts);
+  if (!context) {
     return undefined;
   }
-  const target = await resolveDownloadTarget(prompts.current);
-  if (!target) {
-    return undefined;
-  }
+  const { api, target } = context;
   const lab = `${api.http.baseUrl.origin}${api.http.baseUrl.apiPath}`;
   const manifest = await readManifest(target.folder, lab);
   const since = manifest.watermark;
@@ -75,13 +71,11 @@ export async function syncReports(session: LabSession, prompts: PromptsHolder, l
     }
   }
   const candidates = [...listed, ...missing];
-  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   const run = await saveWithProgress('Syncing reports…', candidates, {
     api,
     target,
     prompts: prompts.current,
     log,
-    concurrency,
     decide: (report, ask) => decide(report, manifest, target, ask),
   });
   const files: Record<string, ManifestEntry> = { ...manifest.files };

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import type { Report } from '../core/records';
+import { SETTINGS_SECTION, Settings } from '../constants';
 import { saveReports, type SaveOptions, type SaveRun } from './reportSaver';
 
 export function formatBytes(bytes: number): string {
@@ -14,12 +15,14 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-/** Runs {@link saveReports} under a cancellable notification that counts files and bytes. */
-export function saveWithProgress(title: string, reports: readonly Report[], options: Omit<SaveOptions, 'signal' | 'onProgress'>): Thenable<SaveRun> {
+/** Runs {@link saveReports} under a cancellable notification that counts files and bytes, `labData.maxConcurrentRequests` at a time. */
+export function saveWithProgress(title: string, reports: readonly Report[], options: Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency'>): Thenable<SaveRun> {
+  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {
       ...options,
+      concurrency,
       signal: toAbortSignal(token),
       onProgress: (run, done, total) => {
         const percent = total > 0 ? (done / total) * 100 : 0;
