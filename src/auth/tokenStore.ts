@@ -22,7 +22,7 @@ export class TokenStore implements vscode.Disposable {
     private readonly log: Logger,
   ) {
     this.subscription = secrets.onDidChange((event) => {
-      if (event.key.startsWith('labData.token:')) {
+      if (event.key.startsWith(tokenSecretKey(''))) {
         this.changed.fire();
       }
     });

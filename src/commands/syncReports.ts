@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabSession } from '../auth/labSession';
-import { laterTimestamp, fileSha256, readManifest, reportFileName, writeManifest, type ManifestEntry, type SyncManifest } from '../core/reportFiles';
+import { laterTimestamp, fileSha256, pathExists, readManifest, reportFileName, writeManifest, type ManifestEntry, type SyncManifest } from '../core/reportFiles';
 import type { Report } from '../core/records';
-import type { SaveDecision, ExistingFileQuestion } from '../downloads/reportSaver';
+import { POLICY, type SaveDecision, type ExistingFileQuestion } from '../downloads/reportSaver';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { DownloadTarget } from '../downloads/targetFolder';
 import type { Logger } from '../log';
@@ -22,8 +22,6 @@ export interface SyncSummary {
   readonly watermark?: string;
   readonly manifestWritten: boolean;
 }
-
-const POLICY = { overwrite: 'overwrite', keepBoth: 'keepBoth' } as const;
 
 /** Decides what a sync does with one report, from the manifest and the file on disk. */
 async function decide(report: Report, manifest: SyncManifest, target: DownloadTarget, ask: ExistingFileQuestion): Promise<SaveDecision> {
@@ -66,7 +64,7 @@ export async function syncReports(session: LabSession, prompts: PromptsHolder, l
   // Files saved by an earlier sync and deleted locally since: fetch them again, by id, without listing.
   const missing: Report[] = [];
   for (const entry of Object.values(manifest.files)) {
-    if (!listedIds.has(entry.report_id) && (await fileSha256(path.join(target.folder, entry.file))) === undefined) {
+    if (!listedIds.has(entry.report_id) && !(await pathExists(path.join(target.folder, entry.file)))) {
       missing.push({ report_id: entry.report_id, published_at: entry.published_at, download_available: true, raw: { report_id: entry.report_id } });
     }
   }

@@ -3,7 +3,7 @@ import { LabApiError } from './errors';
 import { parseListBody } from './listEnvelope';
 import { hasMorePages, iteratePages, type Page, type PagingAnomaly } from './pagination';
 import { buildListQuery, pathSegment, type ListQuery } from './query';
-import { parseClient, parseProject, parseReport, parseSample, type Client, type JsonObject, type Project, type Report, type Sample, isJsonObject } from './records';
+import { parseClient, parseProject, parseReport, parseSample, type Client, type Project, type Report, type Sample, isJsonObject } from './records';
 import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from './safeWriter';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -52,11 +52,6 @@ export class LabApi {
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
     return this.getOne(`/reports/${pathSegment(reportId, 'report')}`, parseReport, 'report', signal);
-  }
-
-  /** The report's metadata exactly as the server sent it, for display as a document. */
-  async getReportJson(reportId: string, signal?: AbortSignal): Promise<JsonObject> {
-    return (await this.getReport(reportId, signal)).raw;
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */

@@ -20,6 +20,9 @@ export type ListQuery = ListFilters & PageRequest;
 
 export const MAX_PAGE_SIZE = 1000;
 
+/** Every query parameter {@link buildListQuery} can send. */
+export const LIST_PARAMETERS: ReadonlySet<string> = new Set(['page', 'page_size', 'published_since', 'updated_since', 'received_since', 'status', 'client_id', 'project_id']);
+
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**

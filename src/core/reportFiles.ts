@@ -12,14 +12,21 @@ export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
 /** The file name of a report's PDF from a template (`labData.fileNameTemplate`), safe on every OS. */
 export function reportFileName(report: Report, template: string = DEFAULT_FILE_NAME_TEMPLATE): string {
   const published = report.published_at && /^\d{4}-\d{2}-\d{2}/.test(report.published_at) ? report.published_at.slice(0, 10) : undefined;
-  const name = renderFileName(template || DEFAULT_FILE_NAME_TEMPLATE, {
+  return renderFileName(template || DEFAULT_FILE_NAME_TEMPLATE, {
     report_id: report.report_id,
     report_type: report.report_type,
     published_date: published,
     client_id: report.client_id,
     project_id: report.project_id,
   }, `${report.report_id}.pdf`);
-  return name;
+}
+
+/** Whether something (a file, a link, a folder) is at `file`; never follows a link. */
+export async function pathExists(file: string): Promise<boolean> {
+  return fs.lstat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** SHA-256 of a file, streamed; undefined when the file is not there. */

@@ -1,7 +1,5 @@
 import { LabApiError, redactSecrets } from './errors';
-
-/** Query parameters this extension sends; anything else is withheld from a support report. */
-const KNOWN_PARAMETERS = new Set(['page', 'page_size', 'published_since', 'updated_since', 'received_since', 'status', 'client_id', 'project_id']);
+import { LIST_PARAMETERS } from './query';
 
 export interface SupportContext {
   /** The lab's host, which names the tenant. */
@@ -33,7 +31,7 @@ function localTimestamp(at: Date): string {
  */
 export function buildSupportReport(error: LabApiError, context: SupportContext, secrets: readonly string[] = []): string {
   const params = Object.entries(error.params ?? {})
-    .map(([key, value]) => `${key}=${KNOWN_PARAMETERS.has(key) ? value : '[withheld]'}`)
+    .map(([key, value]) => `${key}=${LIST_PARAMETERS.has(key) ? value : '[withheld]'}`)
     .join(', ');
   const lines = [
     'Lab Data API support report',

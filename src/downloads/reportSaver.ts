@@ -1,9 +1,8 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { LabApiError, cancelledError, isCancellation } from '../core/errors';
 import type { LabApi } from '../core/labApi';
 import type { Report } from '../core/records';
-import { reportFileName } from '../core/reportFiles';
+import { pathExists, reportFileName } from '../core/reportFiles';
 import type { ExistingFilePolicy, SavedFile } from '../core/safeWriter';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, Prompts } from '../ui/prompts';
@@ -42,14 +41,8 @@ export interface SaveOptions {
 /** Asks "overwrite, keep both or skip?" one dialog at a time, remembering "for all" answers. */
 export type ExistingFileQuestion = (fileName: string, reason: 'exists' | 'changedLocally') => Promise<ExistingFileChoice>;
 
-const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
-
-async function exists(file: string): Promise<boolean> {
-  return fs.lstat(file).then(
-    () => true,
-    () => false,
-  );
-}
+/** The safe writer's policy for each answer that writes. */
+export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
 
 /** The default decision: files without a download are skipped; an existing file is asked about. */
 export async function decideByExistingFile(report: Report, target: DownloadTarget, ask: ExistingFileQuestion): Promise<SaveDecision> {
@@ -57,7 +50,7 @@ export async function decideByExistingFile(report: Report, target: DownloadTarge
     return { action: 'skip', reason: 'no file is available for this report' };
   }
   const fileName = reportFileName(report, target.template);
-  if (!(await exists(path.join(target.folder, fileName)))) {
+  if (!(await pathExists(path.join(target.folder, fileName)))) {
     return { action: 'download', fileName, ifExists: 'fail' };
   }
   const choice = await ask(fileName, 'exists');
