@@ -1,4 +1,4 @@
-import { LabApiError } from './errors';
+import { labError } from './messages';
 
 /** A validated lab address: where the API lives and which origin its token belongs to. */
 export interface LabBaseUrl {
@@ -6,8 +6,8 @@ export interface LabBaseUrl {
   readonly origin: string;
   /** The normalised base URL the user gave, without a trailing `/api/v1` or slash. */
   readonly baseUrl: string;
-  /** Path prefix of the API on that origin, e.g. `/api/v1` or `/lims/api/v1`. */
-  readonly apiPath: string;
+  /** Path of the base URL on that origin, e.g. `` or `/lims`; endpoint templates are appended to it. */
+  readonly basePath: string;
   /** Host (with port when not default), for labels such as "Lab Data (lab.example.com)". */
   readonly host: string;
 }
@@ -30,25 +30,25 @@ export function isLoopbackHost(hostname: string): boolean {
 export function parseBaseUrl(input: string): LabBaseUrl {
   const text = input.trim();
   if (text.length === 0) {
-    throw new LabApiError('invalidInput', 'Enter the address of your lab, for example https://lab.example.com.');
+    throw labError('invalidInput', 'baseUrlEmpty');
   }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new LabApiError('invalidInput', `"${text.slice(0, 200)}" is not a web address; enter one like https://lab.example.com.`);
+    throw labError('invalidInput', 'baseUrlNotUrl', { text: text.slice(0, 200) });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new LabApiError('invalidInput', `The lab address must start with https:// (got ${url.protocol}).`);
+    throw labError('invalidInput', 'baseUrlScheme', { scheme: url.protocol });
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new LabApiError('invalidInput', 'The lab address must use https:// so the access token is never sent unencrypted (plain http is allowed only for this machine).');
+    throw labError('invalidInput', 'baseUrlInsecure');
   }
   if (url.username || url.password) {
-    throw new LabApiError('invalidInput', 'The lab address must not contain a user name or password; the access token is entered separately.');
+    throw labError('invalidInput', 'baseUrlCredentials');
   }
   if (url.search || url.hash) {
-    throw new LabApiError('invalidInput', 'The lab address must not contain a query (?…) or fragment (#…).');
+    throw labError('invalidInput', 'baseUrlQuery');
   }
   let path = url.pathname.replace(/\/+$/, '');
   if (path.toLowerCase().endsWith(API_SUFFIX)) {
@@ -57,7 +57,7 @@ export function parseBaseUrl(input: string): LabBaseUrl {
   return {
     origin: url.origin,
     baseUrl: `${url.origin}${path}`,
-    apiPath: `${path}${API_SUFFIX}`,
+    basePath: path,
     host: url.host,
   };
 }

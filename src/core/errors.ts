@@ -31,6 +31,8 @@ export interface LabApiErrorDetails {
   readonly detail?: string;
   /** How many attempts were made before giving up. */
   readonly attempts?: number;
+  /** The catalogue message (`MESSAGES` in messages.ts) and its arguments, for translation. */
+  readonly text?: { readonly id: string; readonly args: Readonly<Record<string, string | number>> };
 }
 
 /**
@@ -47,6 +49,7 @@ export class LabApiError extends Error implements LabApiErrorDetails {
   readonly retryAt?: Date;
   readonly detail?: string;
   readonly attempts?: number;
+  readonly text?: LabApiErrorDetails['text'];
   readonly #details: LabApiErrorDetails;
 
   constructor(
@@ -110,9 +113,6 @@ export function isCancellation(error: unknown): boolean {
   return error instanceof LabApiError ? error.code === 'cancelled' : error instanceof Error && error.name === 'AbortError';
 }
 
-export function cancelledError(path?: string): LabApiError {
-  return new LabApiError('cancelled', 'The request was cancelled.', { path });
-}
 
 /** Replaces every occurrence of the given secrets, and anything shaped like a bearer credential, in a text. */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
@@ -123,25 +123,4 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
     }
   }
   return result.replace(/(bearer\s+)[^\s"',;]+/gi, '$1[redacted]');
-}
-
-/** The user-facing sentence for an HTTP status the API documents (spec section 7). */
-export function messageForStatus(status: number, origin: string): { code: LabErrorCode; message: string } {
-  switch (status) {
-    case 400:
-      return { code: 'badRequest', message: 'The lab rejected the request as invalid; check the filter, date or page values.' };
-    case 401:
-      return { code: 'unauthorized', message: `The lab at ${origin} did not accept the access token; sign in again.` };
-    case 403:
-      return { code: 'forbidden', message: 'This is outside the scope your access token was provisioned for.' };
-    case 404:
-      return { code: 'notFound', message: 'Not found, or not available within your access scope.' };
-    case 429:
-      return { code: 'rateLimited', message: 'The lab is limiting requests; try again later.' };
-    default:
-      if (status >= 500) {
-        return { code: 'server', message: `The lab's server failed (HTTP ${status}); try again later, and contact support if it keeps happening.` };
-      }
-      return { code: 'unexpectedStatus', message: `The lab answered with an unexpected HTTP status ${status}.` };
-  }
 }

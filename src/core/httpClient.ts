@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { LabBaseUrl } from './baseUrl';
 import { isLoopbackHost } from './baseUrl';
-import { LabApiError, cancelledError, messageForStatus, redactSecrets } from './errors';
+import { LabApiError, redactSecrets, type LabErrorCode } from './errors';
+import { cancelledError, labError, type MessageId } from './messages';
+import { DIRECT, Routes, describeProxy, type NetworkOptions, type Route } from './network';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
@@ -44,7 +46,9 @@ export interface HttpClientOptions {
   readonly random?: () => number;
   /** Rate-limit state shared by every client of this origin; defaults to the process-wide one. */
   readonly rateLimitGate?: RateLimitGate;
-  /** A dispatcher to send through instead of our own pool (a proxy agent, for example). */
+  /** Proxies and trusted certificate authorities; direct, with Node's roots, by default. */
+  readonly network?: NetworkOptions;
+  /** A dispatcher to send every request through instead of our own pools (tests). */
   readonly dispatcher?: Dispatcher;
   /** Told after every attempt whether the lab answered, could not be reached, or limits requests. */
   readonly onConnection?: (event: ConnectionEvent) => void;
@@ -65,7 +69,7 @@ export interface LabResponse {
 }
 
 export interface RequestSpec {
-  /** Path below the API root, e.g. `/reports/R-1/file`. */
+  /** Path on the lab's origin, e.g. `/api/v1/reports/R-1/file` (from the lab's endpoint templates). */
   readonly path: string;
   readonly query?: Readonly<Record<string, string>>;
   readonly accept: string;
@@ -107,6 +111,52 @@ function errorCode(error: unknown): string | undefined {
 
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const PROXY_TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
+
+/** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
+function certificateMessage(code: string): MessageId {
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN') {
+    return 'certSelfSigned';
+  }
+  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY') {
+    return 'certUnknownIssuer';
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return 'certExpired';
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return 'certWrongHost';
+  }
+  return 'certOther';
+}
+
+/** The code and sentence for an HTTP status the API documents (spec section 7). */
+function statusMessage(status: number): { code: LabErrorCode; id: MessageId } {
+  switch (status) {
+    case 400:
+      return { code: 'badRequest', id: 'badRequest' };
+    case 401:
+      return { code: 'unauthorized', id: 'unauthorized' };
+    case 403:
+      return { code: 'forbidden', id: 'forbidden' };
+    case 404:
+      return { code: 'notFound', id: 'notFound' };
+    case 429:
+      return { code: 'rateLimited', id: 'rateLimited' };
+    default:
+      return status >= 500 ? { code: 'server', id: 'serverFailed' } : { code: 'unexpectedStatus', id: 'unexpectedStatus' };
+  }
+}
+
+/** Where a failed attempt was going: the request, and the proxy it went through. */
+interface AttemptContext {
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+  requestId?: string;
+  proxy?: string;
+  target?: URL;
+}
 
 /**
  * The one HTTP layer every caller shares. It adds the bearer token and `Accept`, bounds
@@ -115,7 +165,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
  * sending the token to another origin, and turns every failure into a {@link LabApiError}.
  */
 export class HttpClient {
-  readonly baseUrl: LabBaseUrl;
+  private readonly baseUrl: LabBaseUrl;
   readonly #token: string;
   private readonly timeouts: HttpTimeouts;
   private readonly retry: RetryPolicy;
@@ -125,8 +175,8 @@ export class HttpClient {
   private readonly random: () => number;
   private readonly gate: RateLimitGate;
   private readonly slots: Semaphore;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly routes: Routes;
+  private readonly fixedDispatcher?: Dispatcher;
   private readonly onConnection: (event: ConnectionEvent) => void;
   private readonly onFailure: (error: LabApiError) => void;
 
@@ -144,16 +194,20 @@ export class HttpClient {
     this.slots = new Semaphore(concurrency);
     this.onConnection = options.onConnection ?? (() => undefined);
     this.onFailure = options.onFailure ?? (() => undefined);
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connections: concurrency,
-        connect: { timeout: this.timeouts.connectMs },
-        headersTimeout: this.timeouts.headersMs,
-        bodyTimeout: this.timeouts.bodyIdleMs,
-      });
+    this.fixedDispatcher = options.dispatcher;
+    this.routes = new Routes(options.network ?? DIRECT, {
+      connections: concurrency,
+      connectTimeoutMs: this.timeouts.connectMs,
+      headersTimeoutMs: this.timeouts.headersMs,
+      bodyTimeoutMs: this.timeouts.bodyIdleMs,
+    });
+    if (options.network?.proxyAuthorization) {
+      this.extraSecrets.push(options.network.proxyAuthorization);
+    }
   }
+
+  /** Secrets besides the token that must never reach a message: proxy credentials. */
+  private readonly extraSecrets: string[] = [];
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
   async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
@@ -170,17 +224,15 @@ export class HttpClient {
 
   /** Closes pooled connections. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) {
-      await this.dispatcher.close();
-    }
+    await this.routes.close();
   }
 
-  private apiPath(path: string): string {
-    return `${this.baseUrl.apiPath}${path}`;
+  private route(url: URL): Route {
+    return this.fixedDispatcher ? { dispatcher: this.fixedDispatcher } : this.routes.for(url);
   }
 
   private async send<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>, retryBodyFailures: boolean): Promise<T> {
-    const path = this.apiPath(spec.path);
+    const path = spec.path;
     const query = spec.query ?? {};
     const search = new URLSearchParams(query).toString();
     const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
@@ -191,11 +243,12 @@ export class HttpClient {
         return await this.slots.run(async () => {
           await this.gate.wait(spec.signal);
           const started = Date.now();
-          const response = await this.dispatch(target, spec, path, query);
+          const context: AttemptContext = { path, params: query, signal: spec.signal };
+          const { response, url } = await this.dispatch(target, spec, context);
           const requestId = requestIdOf(response.headers);
           this.log('debug', `[http] ${describe} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
           if (response.statusCode < 200 || response.statusCode >= 300) {
-            throw await this.statusFailure(response, path, query, requestId);
+            throw await this.statusFailure(response, path, query, requestId, url);
           }
           this.onConnection({ kind: 'online' });
           const contentLength = Number(header(response.headers, 'content-length'));
@@ -210,7 +263,7 @@ export class HttpClient {
               path,
             });
           } catch (error) {
-            const mapped = this.toLabError(error, path, query, spec.signal, requestId);
+            const mapped = this.toLabError(error, { ...context, requestId });
             throw retryBodyFailures ? new AttemptFailure(mapped, this.isTransient(mapped, error)) : new AttemptFailure(mapped, false);
           } finally {
             discard(response.body);
@@ -220,7 +273,7 @@ export class HttpClient {
         if (error instanceof AttemptFailure) {
           failure = error;
         } else {
-          const mapped = this.toLabError(error, path, query, spec.signal);
+          const mapped = this.toLabError(error, { path, params: query, signal: spec.signal });
           failure = new AttemptFailure(mapped, this.isTransient(mapped, error));
         }
       }
@@ -243,7 +296,7 @@ export class HttpClient {
         try {
           await sleep(delay, spec.signal);
         } catch (cancel) {
-          throw this.toLabError(cancel, path, query, spec.signal);
+          throw this.toLabError(cancel, { path, params: query, signal: spec.signal });
         }
       }
     }
@@ -253,6 +306,7 @@ export class HttpClient {
     if (error.code === 'rateLimited') {
       this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + retryInMs });
     } else if (error.code === 'unauthorized') {
+      // Only the lab's own 401 means its token is no longer good; see statusFailure.
       this.onConnection({ kind: 'unauthorized' });
     } else if ((error.code === 'network' || error.code === 'timeout') && error.status === undefined) {
       this.onConnection({ kind: 'offline', reason: error.message });
@@ -263,10 +317,14 @@ export class HttpClient {
 
   /** Whether a failure without an HTTP status is worth another attempt. */
   private isTransient(error: LabApiError, raw: unknown): boolean {
-    return error.code === 'timeout' || (error.code === 'network' && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
+    return error.code === 'timeout' || (error.code === 'network' && error.text?.id !== 'proxyAuth' && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
   }
 
-  private async dispatch(target: URL, spec: RequestSpec, path: string, query: Readonly<Record<string, string>>): Promise<Dispatcher.ResponseData> {
+  /**
+   * Sends one GET, following redirects itself: the token goes only to the lab's own origin, never
+   * over plain http except to loopback, and each hop takes its own route (proxy or direct).
+   */
+  private async dispatch(target: URL, spec: RequestSpec, context: AttemptContext): Promise<{ response: Dispatcher.ResponseData; url: URL }> {
     let url = target;
     for (let hop = 0; ; hop++) {
       const sameOrigin = url.origin === this.baseUrl.origin;
@@ -274,27 +332,36 @@ export class HttpClient {
       if (sameOrigin) {
         headers.authorization = `Bearer ${this.#token}`;
       }
-      const response = await this.dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers,
-        signal: spec.signal,
-        headersTimeout: this.timeouts.headersMs,
-        bodyTimeout: this.timeouts.bodyIdleMs,
-      });
+      const route = this.route(url);
+      context.proxy = route.proxy;
+      context.target = url;
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await route.dispatcher.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'GET',
+          headers,
+          signal: spec.signal,
+          headersTimeout: this.timeouts.headersMs,
+          bodyTimeout: this.timeouts.bodyIdleMs,
+        });
+      } catch (error) {
+        const mapped = this.toLabError(error, context);
+        throw new AttemptFailure(mapped, this.isTransient(mapped, error));
+      }
       const location = header(response.headers, 'location');
       if (![301, 302, 303, 307, 308].includes(response.statusCode) || !location) {
-        return response;
+        return { response, url };
       }
       await response.body.dump({ limit: MAX_ERROR_BODY_BYTES }).catch(() => undefined);
       const next = new URL(location, url);
       const insecure = next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
       if (hop >= MAX_REDIRECTS || insecure) {
-        throw new LabApiError('insecureRedirect', insecure ? 'The lab redirected to an address that is not https; the request was stopped.' : 'The lab redirected too many times.', {
+        throw labError('insecureRedirect', insecure ? 'redirectInsecure' : 'redirectTooMany', {}, {
           status: response.statusCode,
-          path,
-          params: query,
+          path: context.path,
+          params: context.params,
           requestId: requestIdOf(response.headers),
         });
       }
@@ -305,23 +372,28 @@ export class HttpClient {
     }
   }
 
-  private async statusFailure(response: Dispatcher.ResponseData, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined): Promise<AttemptFailure> {
+  private async statusFailure(response: Dispatcher.ResponseData, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined, from: URL): Promise<AttemptFailure> {
     const status = response.statusCode;
     const { detail, requestId: bodyRequestId } = await this.readErrorBody(response);
     const requestId = headerRequestId ?? bodyRequestId;
-    const { code, message } = messageForStatus(status, this.baseUrl.origin);
+    const details = { status, path, params, requestId, detail };
+    if ((status === 401 || status === 403) && from.origin !== this.baseUrl.origin) {
+      // A login page or another service after a redirect: not the lab's verdict on the token.
+      return new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false);
+    }
+    const { code, id } = statusMessage(status);
+    const args = { origin: this.baseUrl.origin, status };
     const retryable = RETRYABLE_STATUSES.has(status);
     if (status === 429 || status === 503) {
       const waitMs = parseRetryAfter(header(response.headers, 'retry-after'), Date.now(), header(response.headers, 'retry-after-ms'));
       const retryAt = waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined;
       if (waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs) {
         // Too long to wait inside a request: fail fast and say when to come back.
-        const sentence = `${status === 429 ? 'The lab is limiting requests' : 'The lab is unavailable'}; try again after ${formatClock(retryAt!)}.`;
-        return new AttemptFailure(new LabApiError(code, sentence, { status, path, params, requestId, retryAt, detail }), false);
+        return new AttemptFailure(labError(code, status === 429 ? 'rateLimitedUntil' : 'unavailableUntil', { time: formatClock(retryAt!) }, { ...details, retryAt }), false);
       }
-      return new AttemptFailure(new LabApiError(code, message, { status, path, params, requestId, retryAt, detail }), retryable, waitMs);
+      return new AttemptFailure(labError(code, id, args, { ...details, retryAt }), retryable, waitMs);
     }
-    return new AttemptFailure(new LabApiError(code, message, { status, path, params, requestId, detail }), retryable);
+    return new AttemptFailure(labError(code, id, args, details), retryable);
   }
 
   /** Reads a small error body for the log: the server's own message and request id, redacted. */
@@ -363,7 +435,7 @@ export class HttpClient {
 
   private async readJson(response: LabResponse, signal?: AbortSignal): Promise<unknown> {
     if (!/[/+]json\b/i.test(response.contentType)) {
-      throw new LabApiError('invalidResponse', `The lab answered with ${response.contentType.split(';')[0] || 'no content type'} instead of JSON; a proxy or login page may be in the way.`, {
+      throw labError('invalidResponse', 'notJson', { type: response.contentType.split(';')[0] || 'no content type' }, {
         status: response.status,
         path: response.path,
         requestId: response.requestId,
@@ -387,12 +459,12 @@ export class HttpClient {
     try {
       return JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      throw new LabApiError('invalidResponse', 'The lab sent a response that is not valid JSON.', { status: response.status, path: response.path, requestId: response.requestId });
+      throw labError('invalidResponse', 'badJson', {}, { status: response.status, path: response.path, requestId: response.requestId });
     }
   }
 
   private tooLarge(response: LabResponse): LabApiError {
-    return new LabApiError('invalidResponse', `The lab's response is larger than ${Math.round(this.maxJsonBytes / 1024 / 1024)} MiB, the most this extension reads as JSON.`, {
+    return labError('invalidResponse', 'jsonTooLarge', { mib: Math.round(this.maxJsonBytes / 1024 / 1024) }, {
       status: response.status,
       path: response.path,
       requestId: response.requestId,
@@ -400,32 +472,49 @@ export class HttpClient {
   }
 
   private redact(text: string): string {
-    return redactSecrets(text, [this.#token]);
+    return redactSecrets(text, [this.#token, ...this.extraSecrets]);
   }
 
   /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
-  private toLabError(error: unknown, path: string, params: Readonly<Record<string, string>>, signal?: AbortSignal, requestId?: string): LabApiError {
+  private toLabError(error: unknown, context: AttemptContext): LabApiError {
     if (error instanceof LabApiError) {
       return error;
     }
-    const code = errorCode(error);
-    if (signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
-      return new LabApiError('cancelled', 'The request was cancelled.', { path, params, requestId });
+    if (error instanceof AttemptFailure) {
+      return error.error;
     }
-    const origin = this.baseUrl.origin;
+    const { path, params, requestId, proxy } = context;
+    const details = { path, params, requestId };
+    const code = errorCode(error);
     const raw = error instanceof Error ? this.redact(error.message).slice(0, 200) : undefined;
+    const origin = context.target?.origin ?? this.baseUrl.origin;
+    const tunnel = raw === undefined ? undefined : PROXY_TUNNEL_STATUS.exec(raw);
+    if (proxy !== undefined && tunnel) {
+      // The proxy refused the CONNECT tunnel; undici reports it as an aborted request.
+      const status = Number(tunnel[1]);
+      return status === 407
+        ? labError('network', 'proxyAuth', { proxy: describeProxy(proxy) }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` })
+        : labError('network', 'proxyRefused', { proxy: describeProxy(proxy), origin, status }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` });
+    }
+    if (context.signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
+      return labError('cancelled', 'cancelled', {}, details);
+    }
     if (code && TIMEOUT_CODES.has(code)) {
       const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for an answer' : 'receiving data';
-      return new LabApiError('timeout', `The lab at ${origin} timed out while ${what}.`, { path, params, requestId, detail: code });
+      return labError('timeout', 'timeout', { origin, what }, { ...details, detail: code });
+    }
+    if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/.test(code)) {
+      return labError('network', certificateMessage(code), { origin, code }, { ...details, detail: code });
+    }
+    const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code === 'ENOTFOUND' ? 'host name not found' : (code ?? raw ?? 'network error');
+    if (proxy !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')) {
+      // Through a proxy, this machine only ever connects to the proxy: the failure is the proxy's.
+      return labError('network', 'proxyUnreachable', { proxy: describeProxy(proxy), reason }, { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` });
     }
     if (code === 'ENOTFOUND') {
-      return new LabApiError('network', `Cannot reach the lab at ${origin}: its host name could not be found.`, { path, params, requestId, detail: code });
+      return labError('network', 'hostNotFound', { origin }, { ...details, detail: code });
     }
-    if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code)) {
-      return new LabApiError('network', `Cannot reach the lab at ${origin}: its certificate is not trusted (${code}).`, { path, params, requestId, detail: code });
-    }
-    const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code ?? raw ?? 'network error';
-    return new LabApiError('network', `Cannot reach the lab at ${origin} (${reason}).`, { path, params, requestId, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
+    return labError('network', 'unreachable', { origin, reason }, { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
   }
 }
 

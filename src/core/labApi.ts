@@ -1,8 +1,12 @@
-import { HttpClient } from './httpClient';
+import { parseBaseUrl } from './baseUrl';
+import type { LabPaths } from './endpoints';
 import { LabApiError } from './errors';
+import { HttpClient, type HttpClientOptions } from './httpClient';
+import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinition';
 import { parseListBody } from './listEnvelope';
+import { labError } from './messages';
 import { hasMorePages, iteratePages, type Page, type PagingAnomaly } from './pagination';
-import { buildListQuery, pathSegment, type ListQuery } from './query';
+import { buildListQuery, type ListQuery } from './query';
 import { parseClient, parseProject, parseReport, parseSample, type Client, type Project, type Report, type Sample, isJsonObject } from './records';
 import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from './safeWriter';
 
@@ -28,22 +32,55 @@ export interface IterateOptions {
 type Parser<T> = (value: unknown) => T | undefined;
 
 /** Checks the PDF magic at the start of a file (allowing a little leading junk, as readers do). */
-export function pdfHeadProblem(head: Buffer): string | undefined {
-  return head.subarray(0, 1024).includes('%PDF-') ? undefined : 'The lab sent something that is not a PDF file; nothing was saved.';
+export function pdfHeadProblem(head: Buffer): LabApiError | undefined {
+  return head.subarray(0, 1024).includes('%PDF-') ? undefined : labError('invalidResponse', 'notPdf');
+}
+
+/** Everything a lab's API client is built from: the lab's definition and its token, plus HTTP options. */
+export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxConcurrentRequests'> {
+  readonly lab: LabDefinition;
+  /** Used when the lab sets no `maxConcurrentRequests` of its own. */
+  readonly maxConcurrentRequests?: number;
+  /** Used when the lab sets no `pageSize` of its own. */
+  readonly pageSize?: number;
 }
 
 /**
- * A method for every endpoint of the lab API (spec section 4), on top of the shared {@link HttpClient}.
- * Lists return one typed page; `iterate…` walks all pages.
+ * A method for every endpoint of one lab's API (spec section 4), at the paths its endpoint
+ * templates give, on top of its own {@link HttpClient}. Lists return one typed page; `iterate…`
+ * walks all pages. Callers ask this object, never its HTTP layer.
  */
 export class LabApi {
-  constructor(
-    readonly http: HttpClient,
-    private readonly defaultPageSize: number = DEFAULT_PAGE_SIZE,
-  ) {}
+  readonly lab: LabDefinition;
+  readonly paths: LabPaths;
+  readonly #http: HttpClient;
+  private readonly defaultPageSize: number;
+
+  constructor(options: LabApiOptions) {
+    const { lab, pageSize, maxConcurrentRequests, ...http } = options;
+    this.lab = lab;
+    this.paths = labPaths(lab);
+    this.defaultPageSize = lab.pageSize ?? pageSize ?? DEFAULT_PAGE_SIZE;
+    this.#http = new HttpClient({ ...http, baseUrl: lab.url, maxConcurrentRequests: lab.maxConcurrentRequests ?? maxConcurrentRequests });
+  }
+
+  /** A client for a bare base URL with the spec's default endpoints (the one-lab case, tests). */
+  static forBaseUrl(baseUrl: string, options: Omit<LabApiOptions, 'lab'>): LabApi {
+    return new LabApi({ ...options, lab: defaultLabDefinition(parseBaseUrl(baseUrl)) });
+  }
+
+  /** The lab's origin, the only place its token is sent. */
+  get origin(): string {
+    return this.lab.url.origin;
+  }
+
+  /** Closes this client's connections. */
+  close(): Promise<void> {
+    return this.#http.close();
+  }
 
   listReports(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Report>> {
-    return this.listPage('/reports', 'reports', parseReport, query, signal);
+    return this.listPage(this.paths.reports(), 'reports', parseReport, query, signal);
   }
 
   iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
@@ -51,16 +88,16 @@ export class LabApi {
   }
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
-    return this.getOne(`/reports/${pathSegment(reportId, 'report')}`, parseReport, 'report', signal);
+    return this.getOne(this.paths.report(reportId), parseReport, 'report', signal);
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */
   async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
-    const path = `/reports/${pathSegment(reportId, 'report')}/file`;
-    return this.http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
+    const path = this.paths.reportFile(reportId);
+    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
       const type = response.contentType.split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/pdf' && type !== 'application/octet-stream' && type !== 'application/x-pdf') {
-        throw new LabApiError('invalidResponse', `The lab answered with ${type || 'no content type'} instead of a PDF; a proxy or login page may be in the way. Nothing was saved.`, {
+        throw labError('invalidResponse', 'notPdfType', { type: type || 'no content type' }, {
           status: response.status,
           path: response.path,
           requestId: response.requestId,
@@ -68,7 +105,7 @@ export class LabApi {
       }
       const maxBytes = options.maxBytes ?? DEFAULT_MAX_PDF_BYTES;
       if (response.contentLength !== undefined && response.contentLength > maxBytes) {
-        throw new LabApiError('invalidResponse', `The report file is larger than the ${Math.round(maxBytes / 1024 / 1024)} MiB limit.`, { path: response.path, requestId: response.requestId });
+        throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, { path: response.path, requestId: response.requestId });
       }
       try {
         return await writeFileSafely({
@@ -93,7 +130,7 @@ export class LabApi {
   }
 
   listClients(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Client>> {
-    return this.listPage('/clients', 'clients', parseClient, query, signal);
+    return this.listPage(this.paths.clients(), 'clients', parseClient, query, signal);
   }
 
   iterateClients(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Client>> {
@@ -101,12 +138,12 @@ export class LabApi {
   }
 
   getClient(clientId: string, signal?: AbortSignal): Promise<Client> {
-    return this.getOne(`/clients/${pathSegment(clientId, 'client')}`, parseClient, 'client', signal);
+    return this.getOne(this.paths.client(clientId), parseClient, 'client', signal);
   }
 
   /** Projects, locations, submitters or work orders; `clientId` limits them to one client. */
   listProjects(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Project>> {
-    return this.listPage('/projects', 'projects', parseProject, query, signal);
+    return this.listPage(this.paths.projects(), 'projects', parseProject, query, signal);
   }
 
   iterateProjects(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Project>> {
@@ -114,7 +151,7 @@ export class LabApi {
   }
 
   listSamples(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Sample>> {
-    return this.listPage('/samples', 'samples', parseSample, query, signal);
+    return this.listPage(this.paths.samples(), 'samples', parseSample, query, signal);
   }
 
   iterateSamples(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Sample>> {
@@ -125,8 +162,8 @@ export class LabApi {
     const page = query.page ?? 1;
     const pageSize = query.pageSize ?? this.defaultPageSize;
     const params = buildListQuery({ ...query, page, pageSize });
-    const body = await this.http.getJson(path, params, signal);
-    const { records, meta } = parseListBody(body, resource, `${this.http.baseUrl.apiPath}${path}`);
+    const body = await this.#http.getJson(path, params, signal);
+    const { records, meta } = parseListBody(body, resource, path);
     const items: T[] = [];
     for (const record of records) {
       const item = parse(record);
@@ -150,11 +187,11 @@ export class LabApi {
   }
 
   private async getOne<T>(path: string, parse: Parser<T>, what: string, signal?: AbortSignal): Promise<T> {
-    const body = await this.http.getJson(path, undefined, signal);
+    const body = await this.#http.getJson(path, undefined, signal);
     // Some servers wrap a single record as `{ "data": { … } }`.
     const record = parse(body) ?? (isJsonObject(body) && isJsonObject(body.data) ? parse(body.data) : undefined);
     if (record === undefined) {
-      throw new LabApiError('invalidResponse', `The lab's answer for this ${what} has no ${what} id.`, { path: `${this.http.baseUrl.apiPath}${path}` });
+      throw labError('invalidResponse', 'recordNoId', { what }, { path });
     }
     return record;
   }

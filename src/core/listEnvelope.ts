@@ -1,5 +1,5 @@
-import { LabApiError } from './errors';
 import { isJsonObject, type JsonObject } from './records';
+import { labError } from './messages';
 
 /** Pagination metadata (spec 2.3); any of it may be missing. */
 export interface PageMeta {
@@ -57,7 +57,7 @@ export function parseListBody(body: unknown, resource: string, path: string): Li
     return { records: body, meta: {} };
   }
   if (!isJsonObject(body)) {
-    throw new LabApiError('invalidResponse', `The lab's list of ${resource} is not in a form this extension understands.`, { path });
+    throw labError('invalidResponse', 'listUnknownShape', { resource }, { path });
   }
   const arrayKeys = Object.keys(body).filter((key) => Array.isArray(body[key]));
   const key =
@@ -77,7 +77,7 @@ export function parseListBody(body: unknown, resource: string, path: string): Li
     }
   }
   if (records === undefined) {
-    throw new LabApiError('invalidResponse', `The lab's list of ${resource} holds no list of records.`, { path });
+    throw labError('invalidResponse', 'listNoRecords', { resource }, { path });
   }
   let meta = readMeta(body);
   if (!hasMeta(meta)) {

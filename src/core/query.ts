@@ -1,4 +1,4 @@
-import { LabApiError } from './errors';
+import { labError } from './messages';
 
 /** Filters the spec names (section 4.9); every list accepts them, and only those given are sent. */
 export interface ListFilters {
@@ -33,37 +33,37 @@ const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.
 export function toUtcTimestamp(value: string | Date, name = 'date'): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) {
-      throw new LabApiError('invalidInput', `The ${name} is not a valid date.`);
+      throw labError('invalidInput', 'dateInvalid', { name });
     }
     return value.toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   const text = value.trim();
   const match = ISO_8601.exec(text);
   if (!match) {
-    throw new LabApiError('invalidInput', `The ${name} "${text.slice(0, 40)}" is not an ISO 8601 date such as 2024-05-01 or 2024-05-01T08:00:00Z.`);
+    throw labError('invalidInput', 'dateNotIso', { name, text: text.slice(0, 40) });
   }
   const [, year, month, day, hour, minute, second, , zone] = match;
   if (hour !== undefined && zone === undefined) {
-    throw new LabApiError('invalidInput', `The ${name} "${text}" has a time but no time zone; add Z for UTC or an offset such as +02:00.`);
+    throw labError('invalidInput', 'dateNoZone', { name, text });
   }
   const monthNumber = Number(month);
   const dayNumber = Number(day);
   const daysInMonth = new Date(Date.UTC(Number(year), monthNumber, 0)).getUTCDate();
   if (monthNumber < 1 || monthNumber > 12 || dayNumber < 1 || dayNumber > daysInMonth || Number(hour ?? 0) > 23 || Number(minute ?? 0) > 59 || Number(second ?? 0) > 59) {
-    throw new LabApiError('invalidInput', `The ${name} "${text}" is not a real date or time.`);
+    throw labError('invalidInput', 'dateNotReal', { name, text });
   }
   const normalisedZone = zone === undefined ? 'Z' : zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const iso = hour === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}T${hour}:${minute}:${second ?? '00'}${match[7] ? `.${match[7]}` : ''}${normalisedZone}`;
   const parsed = new Date(iso);
   if (Number.isNaN(parsed.getTime())) {
-    throw new LabApiError('invalidInput', `The ${name} "${text}" is not a real date or time.`);
+    throw labError('invalidInput', 'dateNotReal', { name, text });
   }
   return parsed.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function positiveInteger(value: number, name: string, max: number): string {
   if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new LabApiError('invalidInput', `The ${name} must be a whole number from 1 to ${max}.`);
+    throw labError('invalidInput', 'numberRange', { name, max });
   }
   return String(value);
 }
@@ -71,7 +71,7 @@ function positiveInteger(value: number, name: string, max: number): string {
 function nonEmpty(value: string, name: string): string {
   const text = value.trim();
   if (text.length === 0 || text.length > 200) {
-    throw new LabApiError('invalidInput', `The ${name} filter must be between 1 and 200 characters.`);
+    throw labError('invalidInput', 'filterLength', { name });
   }
   return text;
 }
@@ -110,7 +110,7 @@ export function buildListQuery(query: ListQuery): Record<string, string> {
 export function pathSegment(id: string, what: string): string {
   const text = String(id).trim();
   if (text.length === 0 || text === '.' || text === '..' || text.length > 256 || /[\u0000-\u001f\u007f]/.test(text)) {
-    throw new LabApiError('invalidInput', `"${text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?')}" is not a valid ${what} id.`);
+    throw labError('invalidInput', 'idInvalid', { text: text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?'), what });
   }
   return encodeURIComponent(text);
 }

@@ -3,8 +3,9 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LabApiError, cancelledError } from './errors';
+import { LabApiError } from './errors';
 import { sanitizeFileName } from './fileNames';
+import { cancelledError, labError } from './messages';
 
 /** What to do when a file of the same name is already there. */
 export type ExistingFilePolicy = 'fail' | 'overwrite' | 'keepBoth';
@@ -21,8 +22,8 @@ export interface SafeWriteOptions {
   /** Declared length; a body of another length is a failed transfer. */
   readonly expectedBytes?: number;
   readonly maxBytes?: number;
-  /** Checks the first bytes (up to 1 KiB); returns a sentence when they are wrong. */
-  readonly checkHead?: (head: Buffer) => string | undefined;
+  /** Checks the first bytes (up to 1 KiB); returns the error to fail with when they are wrong. */
+  readonly checkHead?: (head: Buffer) => LabApiError | undefined;
   readonly signal?: AbortSignal;
   readonly onProgress?: (bytesWritten: number, totalBytes?: number) => void;
 }
@@ -59,7 +60,7 @@ function fileSystemError(error: unknown, folder: string): LabApiError {
   const code = (error as NodeJS.ErrnoException).code;
   const reason =
     code === 'ENOSPC' ? 'the disk is full' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'the disk is read-only' : code === 'EDQUOT' ? 'the disk quota is used up' : (code ?? 'unknown error');
-  return new LabApiError('fileSystem', `Could not write to ${folder}: ${reason}.`, { detail: code });
+  return labError('fileSystem', 'writeFailed', { folder, reason }, { detail: code });
 }
 
 /** Counts, hashes and checks the bytes on their way to disk. */
@@ -76,7 +77,7 @@ class WriteMonitor extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
     if (this.options.maxBytes !== undefined && this.bytes > this.options.maxBytes) {
-      callback(new LabApiError('invalidResponse', `The file is larger than the ${Math.round(this.options.maxBytes / 1024 / 1024)} MiB limit.`));
+      callback(labError('invalidResponse', 'fileTooLargeGeneric', { mib: Math.round(this.options.maxBytes / 1024 / 1024) }));
       return;
     }
     if (!this.headChecked) {
@@ -100,8 +101,7 @@ class WriteMonitor extends Transform {
 
   private checkHead(): LabApiError | null {
     this.headChecked = true;
-    const problem = this.options.checkHead?.(this.head);
-    return problem ? new LabApiError('invalidResponse', problem) : null;
+    return this.options.checkHead?.(this.head) ?? null;
   }
 }
 
@@ -148,23 +148,23 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     await fs.mkdir(options.folder, { recursive: true });
     folder = await fs.realpath(options.folder);
     if (options.root !== undefined && !isInside(folder, await fs.realpath(options.root))) {
-      throw new LabApiError('fileSystem', `Refusing to write to ${options.folder}: it resolves outside ${options.root}.`);
+      throw labError('fileSystem', 'writeOutsideRoot', { folder: options.folder, root: options.root });
     }
   } catch (error) {
     throw fileSystemError(error, options.folder);
   }
   const target = path.join(folder, fileName);
   if (path.dirname(target) !== folder) {
-    throw new LabApiError('fileSystem', `Refusing the file name "${fileName}".`);
+    throw labError('fileSystem', 'writeBadName', { name: fileName });
   }
   const existing = await lstatOrUndefined(target).catch((error: unknown) => {
     throw fileSystemError(error, folder);
   });
   if (existing?.isSymbolicLink() || (existing && !existing.isFile())) {
-    throw new LabApiError('fileSystem', `Refusing to write ${fileName}: a link or folder of that name is in the way.`);
+    throw labError('fileSystem', 'writeInTheWay', { name: fileName });
   }
   if (existing && policy === 'fail') {
-    throw new LabApiError('fileExists', `${fileName} already exists in ${folder}.`);
+    throw labError('fileExists', 'writeExists', { name: fileName, folder });
   }
 
   const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
@@ -184,7 +184,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
       { signal: options.signal },
     );
     if (options.expectedBytes !== undefined && monitor.bytes !== options.expectedBytes) {
-      throw new LabApiError('network', `The transfer ended early: received ${monitor.bytes} of ${options.expectedBytes} bytes.`);
+      throw labError('network', 'transferShort', { received: monitor.bytes, expected: options.expectedBytes });
     }
     await handle.sync();
     await handle.close();
@@ -202,7 +202,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code && /^(UND_ERR|ECONNRESET|EPIPE|ERR_STREAM_PREMATURE_CLOSE)/.test(code)) {
-      throw new LabApiError(code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'network', 'The connection to the lab broke off during the download; nothing was saved.', { detail: code });
+      throw labError(code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'network', 'transferBroken', {}, { detail: code });
     }
     throw fileSystemError(error, folder);
   }
@@ -212,7 +212,7 @@ async function commit(temp: string, folder: string, fileName: string, policy: Ex
   if (policy === 'overwrite') {
     const existing = await lstatOrUndefined(path.join(folder, fileName));
     if (existing && !existing.isFile()) {
-      throw new LabApiError('fileSystem', `Refusing to write ${fileName}: a link or folder of that name is in the way.`);
+      throw labError('fileSystem', 'writeInTheWay', { name: fileName });
     }
     await fs.rename(temp, path.join(folder, fileName));
     return fileName;
@@ -224,5 +224,5 @@ async function commit(temp: string, folder: string, fileName: string, policy: Ex
       return candidate;
     }
   }
-  throw new LabApiError('fileExists', `${fileName} already exists in ${folder}.`);
+  throw labError('fileExists', 'writeExists', { name: fileName, folder });
 }

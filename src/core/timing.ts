@@ -1,4 +1,4 @@
-import { cancelledError } from './errors';
+import { cancelledError } from './messages';
 
 /** Waits `ms` milliseconds, or rejects with a cancellation error as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

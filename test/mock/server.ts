@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateMockData, HIDDEN_REPORT_STATUSES, VISIBLE_REPORT_STATUSES, type MockData, type MockDataOptions, type MockProject, type MockReport } from './data';
 import { planPdf } from './pdf';
@@ -59,9 +60,16 @@ export interface MockFaults {
   endlessPages?: boolean;
 }
 
+/** Path segments a tenant renames (spec §9.2: endpoint names are placeholders confirmed per tenant). */
+export type EndpointNames = Partial<Record<DataArea | 'file', string>>;
+
 export interface MockServerOptions extends MockDataOptions {
   readonly port?: number;
   readonly host?: string;
+  /** Serve HTTPS with this key and certificate (PEM), instead of HTTP. */
+  readonly tls?: { readonly key: string; readonly cert: string };
+  /** Renamed path segments, e.g. `{ reports: 'certificates', file: 'pdf' }`; the default names are then not served. */
+  readonly endpointNames?: EndpointNames;
   /** Tenant variants: clients or project structures not enabled. */
   readonly tenant?: 'full' | 'no-clients' | 'no-projects';
   readonly envelope?: Envelope;
@@ -128,8 +136,7 @@ export class MockLabServer {
   readonly data: MockData;
   readonly requests: RecordedRequest[] = [];
   faults: MockFaults;
-  private server?: http.Server;
-  private readonly sockets = new Set<import('node:net').Socket>();
+  private listener?: MockListener;
   private readonly tokens: Record<string, TokenScope>;
   private readonly visibleReports: readonly MockReport[];
   private sequence = 0;
@@ -143,48 +150,38 @@ export class MockLabServer {
 
   /** Starts listening (a random loopback port unless `port` is given) and returns the base URL. */
   async start(): Promise<string> {
-    const server = http.createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: { code: 'internal', message: String(error) } }));
-        } else {
-          response.destroy();
-        }
-      });
-    });
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
-    });
-    this.server = server;
+    this.listener = await MockListener.start([this], this.options);
     return this.baseUrl;
   }
 
+  /** Serves this tenant from a listener shared with other tenants (see {@link MockLabHost}). */
+  attach(listener: MockListener): void {
+    this.listener = listener;
+  }
+
+  /** `http(s)://127.0.0.1:<port>[/basePath]`. */
   get baseUrl(): string {
-    const address = this.server?.address() as AddressInfo | undefined;
-    if (!address) {
+    return this.baseUrlAt();
+  }
+
+  /** The base URL under another host name on the same port, e.g. `https://lab.test:<port>` (reached through the test proxy). */
+  baseUrlAt(hostName?: string): string {
+    if (!this.listener) {
       throw new Error('mock lab server is not running');
     }
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    return `http://${host}:${address.port}${this.options.basePath ?? ''}`;
+    return `${this.listener.origin(hostName)}${this.options.basePath ?? ''}`;
+  }
+
+  /** Whether a request path belongs to this tenant. */
+  serves(pathname: string): boolean {
+    return pathname.startsWith(`${this.options.basePath ?? ''}/`);
   }
 
   /** Stops listening and closes every open connection. */
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) {
-      return;
-    }
-    for (const socket of this.sockets) {
-      socket.destroy();
-    }
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.stop();
   }
 
   /** Revokes a token from now on (as a lab administrator would). */
@@ -253,7 +250,8 @@ export class MockLabServer {
     return this.inScope(scope, project.client_id, project.project_id);
   }
 
-  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  /** Serves one request (the listener calls this). */
+  async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const requestId = `req-${++this.sequence}-${randomBytes(4).toString('hex')}`;
     const url = new URL(request.url ?? '/', 'http://mock.invalid');
     const query = Object.fromEntries(url.searchParams);
@@ -319,10 +317,14 @@ export class MockLabServer {
 
   /** Serves one route; returns the status sent. */
   private async route(route: string[], query: URLSearchParams, scope: TokenScope, response: http.ServerResponse, accept?: string): Promise<number> {
-    const [resource, id, sub, ...rest] = route;
+    const [segment, id, subSegment, ...rest] = route;
     if (rest.length > 0) {
       throw new HttpProblem(404, 'not_found', 'no such endpoint');
     }
+    // Renamed endpoints: only the tenant's own names are served.
+    const names: Record<DataArea | 'file', string> = { reports: 'reports', clients: 'clients', projects: 'projects', samples: 'samples', file: 'file', ...this.options.endpointNames };
+    const resource = (Object.keys(names) as Array<DataArea | 'file'>).find((key) => key !== 'file' && names[key] === segment) ?? `unknown:${segment}`;
+    const sub = subSegment === undefined ? undefined : subSegment === names.file ? 'file' : `unknown:${subSegment}`;
     const area = resource as DataArea;
     if (!['reports', 'clients', 'projects', 'samples'].includes(area) || (area !== 'reports' && sub !== undefined) || ((area === 'projects' || area === 'samples') && id !== undefined)) {
       throw new HttpProblem(404, 'not_found', 'no such endpoint');
@@ -539,5 +541,82 @@ export class MockLabServer {
       response.end();
     }
     return 200;
+  }
+}
+
+/** One listening socket (HTTP or HTTPS) serving one or several tenants, chosen by path prefix. */
+export class MockListener {
+  private readonly sockets = new Set<import('node:net').Socket>();
+
+  private constructor(
+    private readonly server: http.Server,
+    private readonly secure: boolean,
+  ) {
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  static async start(tenants: readonly MockLabServer[], options: { port?: number; host?: string; tls?: { key: string; cert: string } } = {}): Promise<MockListener> {
+    const handler = (request: http.IncomingMessage, response: http.ServerResponse): void => {
+      const pathname = new URL(request.url ?? '/', 'http://mock.invalid').pathname;
+      // The longest matching base path wins, so `/` and `/tenant-b` can share one origin.
+      const tenant = [...tenants].sort((a, b) => (b.options.basePath ?? '').length - (a.options.basePath ?? '').length).find((candidate) => candidate.serves(pathname)) ?? tenants[0]!;
+      tenant.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: { code: 'internal', message: String(error) } }));
+        } else {
+          response.destroy();
+        }
+      });
+    };
+    const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler) : http.createServer(handler);
+    const listener = new MockListener(server, options.tls !== undefined);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+    tenants.forEach((tenant) => tenant.attach(listener));
+    return listener;
+  }
+
+  /** `scheme://host:port`, with the listening address or another host name. */
+  origin(hostName?: string): string {
+    const address = this.server.address() as AddressInfo;
+    const host = hostName ?? (address.family === 'IPv6' ? `[${address.address}]` : address.address);
+    return `${this.secure ? 'https' : 'http'}://${host}:${address.port}`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server.listening) {
+      return;
+    }
+    for (const socket of this.sockets) {
+      socket.destroy();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * Several tenants on one origin, each with its own base path, tokens, endpoint names and list
+ * envelope (two labs at one address with different tokens are two labs).
+ */
+export class MockLabHost {
+  private listener?: MockListener;
+
+  constructor(
+    readonly tenants: readonly MockLabServer[],
+    private readonly options: { port?: number; host?: string; tls?: { key: string; cert: string } } = {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.listener = await MockListener.start(this.tenants, this.options);
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.stop();
   }
 }

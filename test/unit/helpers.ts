@@ -1,6 +1,5 @@
-import { HttpClient, type HttpClientOptions } from '../../src/core/httpClient';
+import type { HttpClientOptions } from '../../src/core/httpClient';
 import { LabApi } from '../../src/core/labApi';
-import { parseBaseUrl } from '../../src/core/baseUrl';
 import { RateLimitGate } from '../../src/core/timing';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 
@@ -24,20 +23,19 @@ export interface MockLab {
 export async function startMockLab(options: MockServerOptions = {}): Promise<MockLab> {
   const server = new MockLabServer({ now: FIXED_NOW, tokens: { [SECRET_TOKEN]: { label: 'leak-check token (full scope)' } }, ...options });
   const baseUrl = await server.start();
-  const clients: HttpClient[] = [];
+  const clients: LabApi[] = [];
   return {
     server,
     baseUrl,
     api(token = FULL, clientOptions = {}) {
-      const http = new HttpClient({
-        baseUrl: parseBaseUrl(baseUrl),
+      const api = LabApi.forBaseUrl(baseUrl, {
         token,
         retry: { baseDelayMs: 5, maxDelayMs: 20 },
         rateLimitGate: new RateLimitGate(),
         ...clientOptions,
       });
-      clients.push(http);
-      return new LabApi(http);
+      clients.push(api);
+      return api;
     },
     async close() {
       await Promise.all(clients.map((client) => client.close()));

@@ -8,7 +8,7 @@ describe('parseBaseUrl', () => {
       const url = parseBaseUrl(input);
       assert.equal(url.origin, 'https://lab.example.com', input);
       assert.equal(url.baseUrl, 'https://lab.example.com', input);
-      assert.equal(url.apiPath, '/api/v1', input);
+      assert.equal(url.basePath, '', input);
       assert.equal(url.host, 'lab.example.com');
     }
   });
@@ -16,13 +16,13 @@ describe('parseBaseUrl', () => {
   it('keeps a path prefix in front of /api/v1', () => {
     const url = parseBaseUrl('https://lab.example.com:8443/lims/api/v1');
     assert.equal(url.origin, 'https://lab.example.com:8443');
-    assert.equal(url.apiPath, '/lims/api/v1');
+    assert.equal(url.basePath, '/lims');
     assert.equal(url.host, 'lab.example.com:8443');
   });
 
   it('allows plain http only for loopback hosts', () => {
     assert.equal(parseBaseUrl('http://127.0.0.1:8787').origin, 'http://127.0.0.1:8787');
-    assert.equal(parseBaseUrl('http://localhost:1234/api/v1').apiPath, '/api/v1');
+    assert.equal(parseBaseUrl('http://localhost:1234/api/v1').basePath, '');
     assert.equal(parseBaseUrl('http://[::1]:99').origin, 'http://[::1]:99');
     assert.equal(parseBaseUrl('http://127.1.2.3').origin, 'http://127.1.2.3');
     for (const input of ['http://lab.example.com', 'http://10.0.0.5', 'http://127.0.0.1.evil.com', 'http://localhost.evil.com', 'http://128.0.0.1']) {

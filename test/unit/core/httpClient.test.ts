@@ -2,12 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { inspect } from 'node:util';
 import * as http from 'node:http';
-import { HttpClient } from '../../../src/core/httpClient';
-import { LabApiError, isCancellation, messageForStatus } from '../../../src/core/errors';
+import { LabApiError, isCancellation } from '../../../src/core/errors';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parseBaseUrl } from '../../../src/core/baseUrl';
 import { RateLimitGate } from '../../../src/core/timing';
 import { LabApi } from '../../../src/core/labApi';
 import { SECRET_TOKEN, rejection, startMockLab, type MockLab } from '../helpers';
@@ -87,8 +85,15 @@ describe('HttpClient: retries, rate limits and faults', () => {
     });
   }
 
-  it('gives 400, 401, 403 and 404 distinct sentences', () => {
-    const messages = [400, 401, 403, 404].map((status) => messageForStatus(status, 'https://lab.example.com').message);
+  it('gives 400, 401, 403 and 404 distinct sentences, each with its catalogue id', async () => {
+    const errors: LabApiError[] = [];
+    for (const status of [400, 401, 403, 404]) {
+      lab.server.setFaults({ status: { status, times: 1 } });
+      errors.push((await rejection(lab.api().listReports())) as LabApiError);
+    }
+    lab.server.setFaults({});
+    assert.deepEqual(errors.map((error) => error.text?.id), ['badRequest', 'unauthorized', 'forbidden', 'notFound']);
+    const messages = errors.map((error) => error.message);
     assert.equal(new Set(messages).size, 4);
     assert.match(messages[0]!, /invalid; check the filter/);
     assert.match(messages[1]!, /sign in again/);
@@ -161,23 +166,23 @@ describe('HttpClient: retries, rate limits and faults', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as net.AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    const api = new LabApi(new HttpClient({ baseUrl: parseBaseUrl(`http://127.0.0.1:${port}`), token: SECRET_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 2 } }));
+    const api = LabApi.forBaseUrl(`http://127.0.0.1:${port}`, { token: SECRET_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
     const error = (await rejection(api.listReports())) as LabApiError;
     assert.equal(error.code, 'network');
     assert.match(error.message, new RegExp(`Cannot reach the lab at http://127.0.0.1:${port} \\(connection refused\\)`));
     assert.equal(error.attempts, 4);
-    await api.http.close();
+    await api.close();
   });
 
   it('says "cannot reach" when the connection is reset before headers', async () => {
     const raw = await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
     try {
-      const api = new LabApi(new HttpClient({ baseUrl: parseBaseUrl(raw.url), token: SECRET_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 2 } }));
+      const api = LabApi.forBaseUrl(raw.url, { token: SECRET_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
       const error = (await rejection(api.listReports())) as LabApiError;
       assert.equal(error.code, 'network');
       assert.match(error.message, /Cannot reach the lab/);
       assert.ok(!allRenderings(error).includes(SECRET_TOKEN));
-      await api.http.close();
+      await api.close();
     } finally {
       await raw.close();
     }

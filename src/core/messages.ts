@@ -1,0 +1,94 @@
+import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from './errors';
+
+/**
+ * Every sentence the core puts in front of a person, in English, with `{name}` placeholders. The
+ * core never translates: each error carries its message id and arguments, and the VS Code layer
+ * phrases them through `vscode.l10n.t(MESSAGES[id], args)` (the strings are in the l10n bundle).
+ */
+export const MESSAGES = {
+  // Addresses and lab definitions
+  baseUrlEmpty: 'Enter the address of your lab, for example https://lab.example.com.',
+  baseUrlNotUrl: '"{text}" is not a web address; enter one like https://lab.example.com.',
+  baseUrlScheme: 'The lab address must start with https:// (got {scheme}).',
+  baseUrlInsecure: 'The lab address must use https:// so the access token is never sent unencrypted (plain http is allowed only for this machine).',
+  baseUrlCredentials: 'The lab address must not contain a user name or password; the access token is entered separately.',
+  baseUrlQuery: 'The lab address must not contain a query (?…) or fragment (#…).',
+  labInvalid: 'The lab "{name}" is set up wrongly in labData.labs: {problems}.',
+  labUnknown: 'There is no lab named "{name}"; add it to labData.labs or sign in to it first.',
+  labBaseUrlMismatch: 'The lab "{name}" is defined with the address {defined}, not {given}.',
+  endpointPlaceholder: 'The {endpoint} endpoint needs a value for its {placeholder} placeholder.',
+  // Query values
+  dateInvalid: 'The {name} is not a valid date.',
+  dateNotIso: 'The {name} "{text}" is not an ISO 8601 date such as 2024-05-01 or 2024-05-01T08:00:00Z.',
+  dateNoZone: 'The {name} "{text}" has a time but no time zone; add Z for UTC or an offset such as +02:00.',
+  dateNotReal: 'The {name} "{text}" is not a real date or time.',
+  numberRange: 'The {name} must be a whole number from 1 to {max}.',
+  filterLength: 'The {name} filter must be between 1 and 200 characters.',
+  idInvalid: '"{text}" is not a valid {what} id.',
+  // HTTP
+  badRequest: 'The lab rejected the request as invalid; check the filter, date or page values.',
+  unauthorized: 'The lab at {origin} did not accept the access token; sign in again.',
+  unauthorizedElsewhere: 'A server at {origin}, which is not the lab, refused the request (HTTP {status}); your sign-in to the lab is kept.',
+  forbidden: 'This is outside the scope your access token was provisioned for.',
+  notFound: 'Not found, or not available within your access scope.',
+  rateLimited: 'The lab is limiting requests; try again later.',
+  rateLimitedUntil: 'The lab is limiting requests; try again after {time}.',
+  unavailableUntil: 'The lab is unavailable; try again after {time}.',
+  serverFailed: "The lab's server failed (HTTP {status}); try again later, and contact support if it keeps happening.",
+  unexpectedStatus: 'The lab answered with an unexpected HTTP status {status}.',
+  redirectInsecure: 'The lab redirected to an address that is not https; the request was stopped.',
+  redirectTooMany: 'The lab redirected too many times.',
+  notJson: 'The lab answered with {type} instead of JSON; a proxy or login page may be in the way.',
+  badJson: 'The lab sent a response that is not valid JSON.',
+  jsonTooLarge: "The lab's response is larger than {mib} MiB, the most this extension reads as JSON.",
+  cancelled: 'The request was cancelled.',
+  timeout: 'The lab at {origin} timed out while {what}.',
+  hostNotFound: 'Cannot reach the lab at {origin}: its host name could not be found.',
+  unreachable: 'Cannot reach the lab at {origin} ({reason}).',
+  // Certificates
+  certSelfSigned: 'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',
+  certUnknownIssuer: 'Cannot reach the lab at {origin}: its certificate was issued by an authority this machine does not trust (a private CA, or a proxy that inspects TLS). Add that authority’s certificate (PEM) to the labData.caCertificates setting.',
+  certExpired: 'Cannot reach the lab at {origin}: its certificate has expired or is not valid yet. Ask the lab to renew it; Lab Data never switches verification off.',
+  certWrongHost: 'Cannot reach the lab at {origin}: its certificate is for another host name. Check the lab address in your settings.',
+  certOther: 'Cannot reach the lab at {origin}: its certificate is not trusted ({code}). If your organisation uses a private certificate authority, add it to the labData.caCertificates setting.',
+  caFileUnreadable: 'The certificate file {file} in labData.caCertificates could not be read ({reason}).',
+  caFileNoPem: 'The file {file} in labData.caCertificates holds no PEM certificate (-----BEGIN CERTIFICATE-----).',
+  // Proxies
+  proxyAuth: 'The proxy at {proxy} asks for credentials (HTTP 407); set http.proxyAuthorization in your user settings.',
+  proxyRefused: 'The proxy at {proxy} refused to connect to {origin} (HTTP {status}); ask your network administrators to allow the lab, or add it to http.noProxy.',
+  proxyUnreachable: 'Cannot reach the proxy at {proxy} ({reason}); check http.proxy or the HTTPS_PROXY environment variable.',
+  proxyInvalid: 'The proxy address "{proxy}" is not usable: {reason}.',
+  // Responses and files
+  listUnknownShape: "The lab's list of {resource} is not in a form this extension understands.",
+  listNoRecords: "The lab's list of {resource} holds no list of records.",
+  recordNoId: "The lab's answer for this {what} has no {what} id.",
+  notPdfType: 'The lab answered with {type} instead of a PDF; a proxy or login page may be in the way. Nothing was saved.',
+  notPdf: 'The lab sent something that is not a PDF file; nothing was saved.',
+  fileTooLarge: 'The report file is larger than the {mib} MiB limit.',
+  transferBroken: 'The connection to the lab broke off during the download; nothing was saved.',
+  fileTooLargeGeneric: 'The file is larger than the {mib} MiB limit.',
+  transferShort: 'The transfer ended early: received {received} of {expected} bytes.',
+  writeFailed: 'Could not write to {folder}: {reason}.',
+  writeOutsideRoot: 'Refusing to write to {folder}: it resolves outside {root}.',
+  writeBadName: 'Refusing the file name "{name}".',
+  writeInTheWay: 'Refusing to write {name}: a link or folder of that name is in the way.',
+  writeExists: '{name} already exists in {folder}.',
+} as const;
+
+export type MessageId = keyof typeof MESSAGES;
+export type MessageArgs = Readonly<Record<string, string | number>>;
+
+/** Fills a message template's `{name}` placeholders (the English text the core keeps in `message`). */
+export function formatMessage(id: MessageId, args: MessageArgs = {}): string {
+  return MESSAGES[id].replace(/\{(\w+)\}/g, (match, name: string) => (name in args ? String(args[name]) : match));
+}
+
+/** A {@link LabApiError} whose sentence comes from the catalogue, so the VS Code layer can translate it. */
+export function labError(code: LabErrorCode, id: MessageId, args: MessageArgs = {}, details: LabApiErrorDetails = {}): LabApiError {
+  return new LabApiError(code, formatMessage(id, args), { ...details, text: { id, args } });
+}
+
+/** The error a cancelled request or write ends with. */
+export function cancelledError(path?: string): LabApiError {
+  return labError('cancelled', 'cancelled', {}, { path });
+}

@@ -1,0 +1,197 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import type { Report } from './records';
+import { laterTimestamp } from './reportFiles';
+import { writeFileSafely, type SavedFile } from './safeWriter';
+
+export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
+
+/** What a sync remembers of one saved report file. Never the token. */
+export interface ManifestEntry {
+  readonly report_id: string;
+  readonly file: string;
+  readonly published_at?: string;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly saved_at: string;
+  /** Endpoint path the file came from, e.g. `/api/v1/reports/R-1/file`. */
+  readonly source: string;
+}
+
+/** One lab's part of a folder's manifest: where it is, its watermark, and the files it saved. */
+export interface LabSection {
+  /** The lab's origin; a section whose lab has moved to another origin is not used. */
+  readonly origin: string;
+  /** Latest `published_at` seen; the next sync asks only for reports published since then. */
+  readonly watermark?: string;
+  readonly files: Readonly<Record<string, ManifestEntry>>;
+}
+
+/** The manifest of a download folder: one section per lab, so labs sharing a folder never mix. */
+export interface SyncManifest {
+  readonly version: 2;
+  readonly labs: Readonly<Record<string, LabSection>>;
+}
+
+/** The identity a section is kept under: the lab's name, checked against its origin. */
+export interface LabKey {
+  readonly name: string;
+  readonly origin: string;
+}
+
+const LEGACY_PREFIX = 'legacy:';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asSection(value: unknown): LabSection | undefined {
+  if (!isObject(value) || typeof value.origin !== 'string' || !isObject(value.files)) {
+    return undefined;
+  }
+  const files = value.files as Record<string, ManifestEntry>;
+  return typeof value.watermark === 'string' ? { origin: value.origin, watermark: value.watermark, files } : { origin: value.origin, files };
+}
+
+/**
+ * Reads a manifest text. A 0.1.0 manifest (`version: 1`, one lab) becomes a legacy section that
+ * the lab at the same origin adopts on its next sync; anything unreadable means "start afresh".
+ */
+export function parseManifest(text: string | undefined): SyncManifest {
+  const empty: SyncManifest = { version: 2, labs: {} };
+  if (text === undefined) {
+    return empty;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return empty;
+  }
+  if (!isObject(parsed)) {
+    return empty;
+  }
+  if (parsed.version === 1 && typeof parsed.lab === 'string' && isObject(parsed.files)) {
+    const origin = (/^[a-z]+:\/\/[^/]+/i.exec(parsed.lab) ?? [parsed.lab])[0];
+    const section = asSection({ origin, watermark: parsed.watermark, files: parsed.files });
+    return section ? { version: 2, labs: { [`${LEGACY_PREFIX}${parsed.lab}`]: section } } : empty;
+  }
+  if (parsed.version !== 2 || !isObject(parsed.labs)) {
+    return empty;
+  }
+  const labs: Record<string, LabSection> = {};
+  for (const [name, value] of Object.entries(parsed.labs)) {
+    const section = asSection(value);
+    if (section) {
+      labs[name] = section;
+    }
+  }
+  return { version: 2, labs };
+}
+
+/** A lab's section of a manifest: its own, or a 0.1.0 one from the same origin, or an empty one. */
+export function sectionFor(manifest: SyncManifest, lab: LabKey): LabSection {
+  const own = manifest.labs[lab.name];
+  if (own && own.origin === lab.origin) {
+    return own;
+  }
+  const legacy = Object.entries(manifest.labs).find(([key, section]) => key.startsWith(LEGACY_PREFIX) && section.origin === lab.origin);
+  return legacy?.[1] ?? { origin: lab.origin, files: {} };
+}
+
+/** The manifest with `lab`'s section replaced (a legacy section of its origin is adopted, so removed). */
+export function withSection(manifest: SyncManifest, lab: LabKey, section: LabSection): SyncManifest {
+  const labs = Object.fromEntries(Object.entries(manifest.labs).filter(([key, value]) => !(key.startsWith(LEGACY_PREFIX) && value.origin === lab.origin)));
+  labs[lab.name] = section;
+  const sorted = Object.fromEntries(Object.entries(labs).sort(([a], [b]) => a.localeCompare(b)));
+  return { version: 2, labs: sorted };
+}
+
+/** Reads the manifest of a folder. */
+export async function readManifest(folder: string): Promise<SyncManifest> {
+  return parseManifest(await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8').catch(() => undefined));
+}
+
+/** Writes the manifest through the safe writer (temporary file, then rename), files sorted for stable diffs. */
+export async function writeManifest(folder: string, manifest: SyncManifest): Promise<void> {
+  const labs = Object.fromEntries(
+    Object.entries(manifest.labs).map(([name, section]) => [name, { ...section, files: Object.fromEntries(Object.entries(section.files).sort(([a], [b]) => a.localeCompare(b))) }]),
+  );
+  const text = `${JSON.stringify({ version: 2, labs }, null, 2)}\n`;
+  await writeFileSafely({ folder, fileName: MANIFEST_FILE_NAME, source: Readable.from([Buffer.from(text)]), ifExists: 'overwrite' });
+}
+
+/** What a sync does with one report. `ask` means a person must choose (the file was changed or is foreign). */
+export type SyncDecision =
+  | { readonly action: 'skip'; readonly reason: 'noFile' | 'upToDate' | 'changedLocallyKept' }
+  | { readonly action: 'download'; readonly fileName: string; readonly ifExists: 'fail' | 'overwrite' }
+  | { readonly action: 'ask'; readonly fileName: string; readonly reason: 'exists' | 'changedLocally' };
+
+/**
+ * Decides one report from its manifest entry and the file on disk (`localSha256` undefined when
+ * there is none): new files are fetched; untouched files are refreshed only when the lab has a
+ * newer publication; a locally changed file is never overwritten without asking, and kept when
+ * the lab has nothing newer.
+ */
+export function decideSync(report: Report, entry: ManifestEntry | undefined, fileName: string, localSha256: string | undefined): SyncDecision {
+  if (report.download_available === false) {
+    return { action: 'skip', reason: 'noFile' };
+  }
+  if (localSha256 === undefined) {
+    return { action: 'download', fileName, ifExists: 'fail' };
+  }
+  if (entry && localSha256 === entry.sha256) {
+    return entry.published_at === report.published_at ? { action: 'skip', reason: 'upToDate' } : { action: 'download', fileName, ifExists: 'overwrite' };
+  }
+  if (entry && entry.published_at === report.published_at) {
+    return { action: 'skip', reason: 'changedLocallyKept' };
+  }
+  return { action: 'ask', fileName, reason: entry ? 'changedLocally' : 'exists' };
+}
+
+/** The file a report is (or would be) saved as: the one the manifest recorded, else the template's. */
+export function plannedFileName(report: Report, section: LabSection, fromTemplate: (report: Report) => string): string {
+  return section.files[report.report_id]?.file ?? fromTemplate(report);
+}
+
+/**
+ * Reports an earlier sync saved whose files were deleted since and that the listing (which only
+ * covers what is new) did not bring back: they are fetched again by id, without listing everything.
+ */
+export async function deletedSinceLastSync(section: LabSection, listedIds: ReadonlySet<string>, exists: (fileName: string) => Promise<boolean>): Promise<Report[]> {
+  const missing: Report[] = [];
+  for (const entry of Object.values(section.files)) {
+    if (!listedIds.has(entry.report_id) && !(await exists(entry.file))) {
+      missing.push({ report_id: entry.report_id, published_at: entry.published_at, download_available: true, raw: { report_id: entry.report_id } });
+    }
+  }
+  return missing;
+}
+
+/**
+ * The section after a sync: saved files recorded (with where they came from), and the watermark
+ * moved to the latest publication listed, but only when every report was dealt with, so a report
+ * that failed is listed again next time.
+ */
+export function afterSync(
+  section: LabSection,
+  listed: readonly Report[],
+  saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>,
+  options: { readonly complete: boolean; readonly savedAt: string; readonly sourceOf: (reportId: string) => string },
+): { section: LabSection; changed: boolean } {
+  const files: Record<string, ManifestEntry> = { ...section.files };
+  for (const { report, file } of saved) {
+    files[report.report_id] = {
+      report_id: report.report_id,
+      file: file.fileName,
+      published_at: report.published_at ?? files[report.report_id]?.published_at,
+      bytes: file.bytes,
+      sha256: file.sha256,
+      saved_at: options.savedAt,
+      source: options.sourceOf(report.report_id),
+    };
+  }
+  const watermark = options.complete ? listed.reduce<string | undefined>((latest, report) => laterTimestamp(latest, report.published_at), section.watermark) : section.watermark;
+  return { section: { origin: section.origin, watermark, files }, changed: saved.length > 0 || watermark !== section.watermark };
+}
