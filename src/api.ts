@@ -1,17 +1,34 @@
 import type * as vscode from 'vscode';
-import type { LabSession } from './auth/labSession';
+import type { Labs } from './labs/labs';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
 
+/** One lab as other extensions and tests see it: never its token. */
+export interface LabState {
+  readonly name: string;
+  readonly baseUrl?: string;
+  readonly origin?: string;
+  readonly signedIn: boolean;
+  /** Why the lab cannot be used, when it is misconfigured. */
+  readonly problem?: string;
+}
+
 /** What `activate` returns to other extensions and to our integration tests. */
 export interface LabDataExtensionApi {
-  /** The configured lab (origin only, never the token) and whether a token is stored for it. */
-  getState(): Promise<{ readonly baseUrl?: string; readonly origin?: string; readonly signedIn: boolean }>;
+  /**
+   * The first lab (origin only, never the token) and whether a token is stored for it; with
+   * several labs, `labs` lists each.
+   */
+  getState(): Promise<{ readonly baseUrl?: string; readonly origin?: string; readonly signedIn: boolean; readonly labs: readonly LabState[] }>;
   /** The data behind each view, to read what the trees show. */
   readonly views: Readonly<Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>>;
   /** The status bar text now. */
   statusText(): string;
+  /** The status bar tooltip now. */
+  statusTooltip(): string;
+  /** How often SecretStorage has been read since activation (tokens are read only when a lab or token changes). */
+  secretReads(): number;
   /**
    * Replaces the questions the extension asks (overwrite or not, which folder, which id), for
    * automation and tests; returns a function that restores the dialogs.
@@ -19,14 +36,22 @@ export interface LabDataExtensionApi {
   setPrompts(prompts: Prompts): () => void;
 }
 
-export function createExtensionApi(session: LabSession, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder): LabDataExtensionApi {
+export function createExtensionApi(labs: Labs, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder): LabDataExtensionApi {
   return {
     async getState() {
-      const state = await session.refresh();
-      return { baseUrl: state.lab?.baseUrl, origin: state.lab?.origin, signedIn: state.signedIn };
+      await labs.refresh();
+      const states: LabState[] = labs.entries.map((entry) =>
+        entry.kind === 'lab'
+          ? { name: entry.connection.lab.name, baseUrl: entry.connection.lab.url.baseUrl, origin: entry.connection.lab.url.origin, signedIn: entry.connection.signedIn }
+          : { name: entry.lab.name, baseUrl: entry.lab.baseUrl, signedIn: false, problem: entry.lab.error.message },
+      );
+      const first = states.find((state) => state.origin !== undefined);
+      return { baseUrl: first?.baseUrl, origin: first?.origin, signedIn: first?.signedIn ?? false, labs: states };
     },
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,
+    statusTooltip: () => statusBar.tooltip,
+    secretReads: () => labs.secretReads,
     setPrompts(replacement) {
       const previous = prompts.current;
       prompts.current = replacement;

@@ -37,6 +37,8 @@ export const Views = {
 export const ContextKeys = {
   signedIn: 'labData.signedIn',
   hasBaseUrl: 'labData.hasBaseUrl',
+  /** More than one lab is defined: views list labs at the top. */
+  severalLabs: 'labData.severalLabs',
   reportsFiltered: 'labData.reportsFiltered',
   samplesFiltered: 'labData.samplesFiltered',
 } as const;
@@ -44,13 +46,24 @@ export const ContextKeys = {
 export const SETTINGS_SECTION = 'labData';
 export const Settings = {
   baseUrl: 'baseUrl',
+  labs: 'labs',
+  caCertificates: 'caCertificates',
   pageSize: 'pageSize',
   downloadFolder: 'downloadFolder',
   fileNameTemplate: 'fileNameTemplate',
   maxConcurrentRequests: 'maxConcurrentRequests',
 } as const;
 
-/** SecretStorage key of the token for one origin: a token is only ever sent to the origin it was saved for. */
-export function tokenSecretKey(origin: string): string {
-  return `labData.token:${origin}`;
+/** VS Code's own network settings the extension honours for its bundled HTTP client. */
+export const HTTP_SETTINGS_SECTION = 'http';
+
+export const SECRET_KEY_PREFIX = 'labData.token:';
+
+/**
+ * SecretStorage key of one lab's token. It names the origin, so a token is only ever sent to the
+ * origin it was saved for, and the lab, so two labs on one origin (two tenants or scopes) keep two
+ * tokens. A lab named after its host (the `labData.baseUrl` shorthand) keeps 0.1.0's key.
+ */
+export function tokenSecretKey(origin: string, labName: string, host: string): string {
+  return labName === host ? `${SECRET_KEY_PREFIX}${origin}` : `${SECRET_KEY_PREFIX}${origin}#${encodeURIComponent(labName)}`;
 }

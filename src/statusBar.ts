@@ -1,16 +1,35 @@
 import * as vscode from 'vscode';
-import type { LabSession } from './auth/labSession';
 import { Commands, Views } from './constants';
+import type { LabConnection } from './labs/labConnection';
+import type { Labs } from './labs/labs';
 
-/** Shows the connection to the lab: host, signed in or out, offline, or rate-limited with the time left. */
+/** One lab's state in a few words, for the status bar and its tooltip. */
+function describe(connection: LabConnection): string {
+  const state = connection.connection;
+  if (!connection.signedIn) {
+    return vscode.l10n.t('signed out');
+  }
+  if (state.kind === 'offline') {
+    return vscode.l10n.t('unreachable: {0}', state.reason);
+  }
+  if (state.kind === 'rateLimited' && state.until > Date.now()) {
+    return vscode.l10n.t('rate-limited until {0}', new Date(state.until).toLocaleTimeString());
+  }
+  return vscode.l10n.t('signed in');
+}
+
+/**
+ * Summarises the labs: with one, its host and whether it is signed in, offline or rate-limited
+ * (with the time left); with several, "N labs", and each lab's state in the tooltip.
+ */
 export class ConnectionStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('labData.connection', vscode.StatusBarAlignment.Left, 10);
   private readonly subscriptions: vscode.Disposable[];
   private countdown?: ReturnType<typeof setInterval>;
 
-  constructor(private readonly session: LabSession) {
+  constructor(private readonly labs: Labs) {
     this.item.name = 'Lab Data Connection';
-    this.subscriptions = [session.onDidChangeState(() => this.update()), session.onDidChangeConnection(() => this.update())];
+    this.subscriptions = [labs.onDidChange(() => this.update()), labs.onDidChangeConnection(() => this.update())];
     this.update();
   }
 
@@ -19,25 +38,45 @@ export class ConnectionStatusBar implements vscode.Disposable {
     return this.item.text;
   }
 
+  /** The tooltip shown now. */
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
+  }
+
   update(): void {
-    const state = this.session.current;
-    const connection = this.session.connection;
     this.stopCountdown();
-    if (!state.lab) {
+    const entries = this.labs.entries;
+    if (entries.length === 0) {
       this.item.hide();
       return;
     }
-    const host = state.lab.host;
-    if (!state.signedIn) {
-      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, vscode.l10n.t('Not signed in to {0}. Click to sign in.', state.lab.origin), Commands.signIn);
-    } else if (connection.kind === 'offline') {
-      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, vscode.l10n.t('Cannot reach {0}: {1}', state.lab.origin, connection.reason), `workbench.view.extension.${Views.container}`);
-    } else if (connection.kind === 'rateLimited' && connection.until > Date.now()) {
+    const showView = `workbench.view.extension.${Views.container}`;
+    if (entries.length > 1) {
+      const lines = entries.map((entry) => (entry.kind === 'invalid' ? `${entry.lab.name}: ${vscode.l10n.t('misconfigured')}` : `${entry.connection.lab.name} (${entry.connection.lab.url.host}): ${describe(entry.connection)}`));
+      const signedIn = this.labs.signedIn.length;
+      this.set(`$(beaker) ${vscode.l10n.t('{0} labs', entries.length)}`, `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}`, signedIn > 0 ? showView : Commands.signIn);
+      this.item.show();
+      return;
+    }
+    const [entry] = entries;
+    if (entry!.kind === 'invalid') {
+      this.set(`$(warning) ${vscode.l10n.t('Lab Data: misconfigured')}`, entry!.lab.error.message, 'workbench.action.openSettings');
+      this.item.show();
+      return;
+    }
+    const connection = entry!.connection;
+    const { host, origin } = connection.lab.url;
+    const state = connection.connection;
+    if (!connection.signedIn) {
+      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, vscode.l10n.t('Not signed in to {0}. Click to sign in.', origin), Commands.signIn);
+    } else if (state.kind === 'offline') {
+      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason), showView);
+    } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
       const render = (): void => {
-        const seconds = Math.max(0, Math.ceil((connection.until - Date.now()) / 1000));
+        const seconds = Math.max(0, Math.ceil((state.until - Date.now()) / 1000));
         this.set(
           `$(watch) ${vscode.l10n.t('{0}: rate-limited {1}', host, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`)}`,
-          vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', new Date(connection.until).toLocaleTimeString()),
+          vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', new Date(state.until).toLocaleTimeString()),
           undefined,
         );
         if (seconds === 0) {
@@ -47,7 +86,7 @@ export class ConnectionStatusBar implements vscode.Disposable {
       render();
       this.countdown = setInterval(render, 1000);
     } else {
-      this.set(`$(beaker) ${host}`, vscode.l10n.t('Lab Data: signed in to {0}', state.lab.origin), `workbench.view.extension.${Views.container}`);
+      this.set(`$(beaker) ${host}`, vscode.l10n.t('Lab Data: signed in to {0}', origin), showView);
     }
     this.item.show();
   }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { tokenSecretKey } from '../constants';
+import { SECRET_KEY_PREFIX, tokenSecretKey } from '../constants';
+import type { LabDefinition } from '../core/labDefinition';
 import type { Logger } from '../log';
 
 /** Raised when SecretStorage refuses to keep a token (no keyring on Linux, for example). */
@@ -8,7 +9,7 @@ export class SecretStoreError extends Error {
 }
 
 /**
- * A thin wrapper over `context.secrets`, one secret per origin. A failure to read is treated as
+ * A thin wrapper over `context.secrets`, one secret per lab (and origin). A failure to read is treated as
  * "signed out"; a failure to store is an error with a clear message. There is deliberately no
  * fallback to settings or globalState.
  */
@@ -22,15 +23,20 @@ export class TokenStore implements vscode.Disposable {
     private readonly log: Logger,
   ) {
     this.subscription = secrets.onDidChange((event) => {
-      if (event.key.startsWith(tokenSecretKey(''))) {
+      if (event.key.startsWith(SECRET_KEY_PREFIX)) {
         this.changed.fire();
       }
     });
   }
 
-  async get(origin: string): Promise<string | undefined> {
+  /** How many times SecretStorage was read, for the diagnostics tests and the closing note rely on. */
+  reads = 0;
+
+  async get(lab: LabDefinition): Promise<string | undefined> {
+    const origin = lab.url.origin;
+    this.reads++;
     try {
-      const token = await this.secrets.get(tokenSecretKey(origin));
+      const token = await this.secrets.get(key(lab));
       return token ? token : undefined;
     } catch (error) {
       this.log.warn('Auth', `Could not read the token for ${origin} from the system keychain; treating as signed out (${error instanceof Error ? error.name : 'error'}).`);
@@ -38,26 +44,28 @@ export class TokenStore implements vscode.Disposable {
     }
   }
 
-  async store(origin: string, token: string): Promise<void> {
+  async store(lab: LabDefinition, token: string): Promise<void> {
+    const origin = lab.url.origin;
     try {
-      await this.secrets.store(tokenSecretKey(origin), token);
+      await this.secrets.store(key(lab), token);
     } catch (error) {
       this.log.error('Auth', `Storing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`);
       throw new SecretStoreError(
-        "VS Code could not save your access token in the system keychain, so you are not signed in. On Linux, install and unlock a keyring (for example gnome-keyring), or start VS Code with --password-store=basic, then sign in again.",
+        vscode.l10n.t('VS Code could not save your access token in the system keychain, so you are not signed in. On Linux, install and unlock a keyring (for example gnome-keyring), or start VS Code with --password-store=basic, then sign in again.'),
       );
     }
-    if ((await this.get(origin)) !== token) {
-      throw new SecretStoreError('VS Code accepted the access token but could not read it back from the system keychain, so you are not signed in. Check that your keyring is unlocked, then sign in again.');
+    if ((await this.get(lab)) !== token) {
+      throw new SecretStoreError(vscode.l10n.t('VS Code accepted the access token but could not read it back from the system keychain, so you are not signed in. Check that your keyring is unlocked, then sign in again.'));
     }
   }
 
-  async delete(origin: string): Promise<void> {
+  async delete(lab: LabDefinition): Promise<void> {
+    const origin = lab.url.origin;
     try {
-      await this.secrets.delete(tokenSecretKey(origin));
+      await this.secrets.delete(key(lab));
     } catch (error) {
       this.log.warn('Auth', `Removing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`);
-      throw new SecretStoreError('VS Code could not remove the access token from the system keychain.');
+      throw new SecretStoreError(vscode.l10n.t('VS Code could not remove the access token from the system keychain.'));
     }
   }
 
@@ -65,4 +73,8 @@ export class TokenStore implements vscode.Disposable {
     this.subscription.dispose();
     this.changed.dispose();
   }
+}
+
+function key(lab: LabDefinition): string {
+  return tokenSecretKey(lab.url.origin, lab.name, lab.url.host);
 }

@@ -2,15 +2,13 @@ import * as vscode from 'vscode';
 import { LabApiError, isCancellation } from '../core/errors';
 import type { Logger } from '../log';
 import { Commands } from '../constants';
+import { phrase } from '../ui/phrase';
 
 export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
 
 /** Turns any failure into one short sentence for a person. */
 export function userMessage(error: unknown): string {
-  if (error instanceof LabApiError || (error instanceof Error && error.name === 'SecretStoreError')) {
-    return error.message;
-  }
-  return vscode.l10n.t('Something went wrong in Lab Data; the log has the details.');
+  return phrase(error);
 }
 
 /** Shows one error notification with the actions that help: sign in again, show the log. */

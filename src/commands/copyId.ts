@@ -1,28 +1,11 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
-import { ClientNode, ProjectNode } from '../views/clientsTree';
-import { ReportNode, SampleNode } from '../views/nodes';
-
-/** The id a tree item stands for. */
-function idOf(arg: unknown): string | undefined {
-  if (arg instanceof ReportNode) {
-    return arg.report.report_id;
-  }
-  if (arg instanceof ClientNode) {
-    return arg.client.client_id;
-  }
-  if (arg instanceof ProjectNode) {
-    return arg.project.project_id;
-  }
-  if (arg instanceof SampleNode) {
-    return arg.sample.id;
-  }
-  return typeof arg === 'string' && arg.trim() ? arg.trim() : undefined;
-}
+import { commandTargets } from './targets';
 
 /** `labData.copyId` (tree context menu): copies the id of a report, client, project or sample. */
-export async function copyId(arg?: unknown): Promise<string> {
-  const id = idOf(arg);
+export async function copyId(...args: unknown[]): Promise<string> {
+  const targets = commandTargets(args);
+  const id = targets.refs[0]?.id ?? targets.ids[0];
   if (!id) {
     throw new LabApiError('invalidInput', vscode.l10n.t('Choose a report, client, project or sample to copy its id.'));
   }

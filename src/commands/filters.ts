@@ -1,11 +1,14 @@
+import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { LabApi } from '../core/labApi';
+import type { FilterName } from '../core/labDefinition';
 import { toUtcTimestamp } from '../core/query';
-import type { LabSession } from '../auth/labSession';
+import type { Labs } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
-import { signedInApi } from './signedInApi';
+import { labForCommand } from './labTarget';
+import { commandTargets } from './targets';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {
@@ -15,8 +18,20 @@ export interface ReportFilterArgs {
   readonly projectId?: string;
 }
 
-/** A filter from command arguments, with its date validated and in UTC. */
-export function filterFromArgs(given: ReportFilterArgs): ReportFilter {
+const FILTER_OF: Readonly<Record<keyof ReportFilterArgs, FilterName>> = { publishedSince: 'published_since', status: 'status', clientId: 'client_id', projectId: 'project_id' };
+
+/** Whether an arguments object sets any report filter (an automation call rather than "ask me"). */
+export function hasReportFilter(options: Readonly<Record<string, unknown>>): boolean {
+  return Object.keys(FILTER_OF).some((key) => key in options);
+}
+
+/** A filter from command arguments, with its date validated and in UTC, using only filters the lab offers. */
+export function filterFromArgs(given: ReportFilterArgs, api: LabApi): ReportFilter {
+  for (const [key, filter] of Object.entries(FILTER_OF) as Array<[keyof ReportFilterArgs, FilterName]>) {
+    if (given[key] !== undefined && !api.lab.filters.includes(filter)) {
+      throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', api.lab.name, filter));
+    }
+  }
   return {
     publishedSince: given.publishedSince !== undefined ? toUtcTimestamp(given.publishedSince, 'published-since date') : undefined,
     status: given.status,
@@ -37,61 +52,99 @@ async function optionalItems<T>(load: () => Promise<readonly T[]>): Promise<read
   }
 }
 
-/** Asks, step by step, for published-since, status, client and project (pickers filled from the API). */
+/** Asks, step by step, for the filters the lab offers: published-since, status, client and project (pickers filled from the API). */
 export async function askReportFilter(api: LabApi, prompts: Prompts, title: string): Promise<ReportFilter | undefined> {
-  const publishedSince = await prompts.since(`${title} (1/4)`, 'published');
-  if (publishedSince === undefined) {
-    return undefined;
+  const offered = api.lab.filters;
+  const steps = (['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter));
+  const step = (filter: FilterName): string => `${title} (${steps.indexOf(filter as (typeof steps)[number]) + 1}/${steps.length})`;
+  let publishedSince: string | null = null;
+  if (offered.includes('published_since')) {
+    const answer = await prompts.since(step('published_since'), 'published');
+    if (answer === undefined) {
+      return undefined;
+    }
+    publishedSince = answer;
   }
-  const status = await prompts.pickOne(`${title} (2/4)`, 'Status', [{ id: 'published', label: 'published' }, { id: 'amended', label: 'amended' }], true);
-  if (status === undefined) {
-    return undefined;
+  let status: string | null = null;
+  if (offered.includes('status')) {
+    const answer = await prompts.pickOne(step('status'), vscode.l10n.t('Status'), [{ id: 'published', label: 'published' }, { id: 'amended', label: 'amended' }], true);
+    if (answer === undefined) {
+      return undefined;
+    }
+    status = answer;
   }
-  const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
-  const clientId = clients.length === 0 ? null : await prompts.pickOne(`${title} (3/4)`, 'Client', clients.map((c) => ({ id: c.client_id, label: c.client_id, description: c.name })), true);
-  if (clientId === undefined) {
-    return undefined;
+  let clientId: string | null = null;
+  if (offered.includes('client_id')) {
+    const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
+    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: c.client_id, description: c.name })), true);
+    if (answer === undefined) {
+      return undefined;
+    }
+    clientId = answer;
   }
-  const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
-  const projectId = projects.length === 0 ? null : await prompts.pickOne(`${title} (4/4)`, 'Project', projects.map((p) => ({ id: p.project_id, label: p.project_id, description: p.name })), true);
-  if (projectId === undefined) {
-    return undefined;
+  let projectId: string | null = null;
+  if (offered.includes('project_id')) {
+    const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
+    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: p.project_id, description: p.name })), true);
+    if (answer === undefined) {
+      return undefined;
+    }
+    projectId = answer;
   }
   return { publishedSince: publishedSince ?? undefined, status: status ?? undefined, clientId: clientId ?? undefined, projectId: projectId ?? undefined };
 }
 
 /**
- * `labData.filterReports`: narrows the Reports view by published-since, status, client and
- * project, filtered on the server. With arguments it asks nothing.
+ * `labData.filterReports`: narrows one lab's part of the Reports view by the filters that lab
+ * offers, filtered on the server. With a filter in its arguments (`{ lab?, publishedSince?, … }`)
+ * it asks nothing; from a toolbar button (which passes the selected row) it asks.
  */
-export async function filterReports(session: LabSession, tree: ReportsTreeProvider, prompts: Prompts, args?: unknown): Promise<ReportFilter | undefined> {
-  if (typeof args === 'object' && args !== null) {
-    await tree.setFilter(filterFromArgs(args as ReportFilterArgs));
-    return tree.currentFilter;
-  }
-  const api = await signedInApi(session);
-  if (!api) {
+export async function filterReports(labs: Labs, tree: ReportsTreeProvider, prompts: Prompts, ...args: unknown[]): Promise<ReportFilter | undefined> {
+  const targets = commandTargets(args);
+  const connection = await labForCommand(labs, prompts, targets.lab);
+  const api = connection?.api;
+  if (!connection || !api) {
     return undefined;
   }
-  const filter = await askReportFilter(api, prompts, 'Lab Data: Filter Reports');
+  const filter = !targets.fromUi && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'));
   if (!filter) {
     return undefined;
   }
-  await tree.setFilter(filter);
-  return tree.currentFilter;
+  await tree.setFilter(connection.lab.name, filter);
+  return tree.filterOf(connection.lab.name);
 }
 
-/** `labData.filterSamples`: received-since, as `{ receivedSince }` or chosen from presets. */
-export async function filterSamples(tree: SamplesTreeProvider, prompts: Prompts, args?: unknown): Promise<string | undefined> {
-  if (typeof args === 'object' && args !== null && 'receivedSince' in args) {
-    const value = (args as { receivedSince?: string }).receivedSince;
-    await tree.setReceivedSince(value ? toUtcTimestamp(value, 'received-since date') : undefined);
-    return tree.currentReceivedSince;
+/** `labData.clearReportsFilter`: clears one lab's filter (`{ lab }` or its row), or every lab's. */
+export async function clearReportsFilter(tree: ReportsTreeProvider, ...args: unknown[]): Promise<void> {
+  const { lab } = commandTargets(args);
+  await (lab === undefined ? tree.clearFilters() : tree.setFilter(lab, {}));
+}
+
+/** `labData.filterSamples`: received-since, as `{ lab?, receivedSince }` or chosen from presets. */
+export async function filterSamples(labs: Labs, tree: SamplesTreeProvider, prompts: Prompts, ...args: unknown[]): Promise<string | undefined> {
+  const targets = commandTargets(args);
+  const connection = await labForCommand(labs, prompts, targets.lab);
+  if (!connection) {
+    return undefined;
   }
-  const since = await prompts.since('Lab Data: Filter Samples', 'received');
+  const name = connection.lab.name;
+  if (!connection.lab.filters.includes('received_since')) {
+    throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', name, 'received_since'));
+  }
+  if (!targets.fromUi && 'receivedSince' in targets.options) {
+    const value = targets.options.receivedSince;
+    await tree.setReceivedSince(name, typeof value === 'string' && value ? toUtcTimestamp(value, 'received-since date') : undefined);
+    return tree.receivedSinceOf(name);
+  }
+  const since = await prompts.since(vscode.l10n.t('Lab Data: Filter Samples'), 'received');
   if (since === undefined) {
     return undefined;
   }
-  await tree.setReceivedSince(since ?? undefined);
-  return tree.currentReceivedSince;
+  await tree.setReceivedSince(name, since ?? undefined);
+  return tree.receivedSinceOf(name);
+}
+
+/** `labData.clearSamplesFilter`: clears one lab's received-since filter (`{ lab }` or its row), or every lab's. */
+export async function clearSamplesFilter(tree: SamplesTreeProvider, ...args: unknown[]): Promise<void> {
+  await tree.setReceivedSince(commandTargets(args).lab, undefined);
 }

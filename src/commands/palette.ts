@@ -1,26 +1,28 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
 import { LabApiError } from '../core/errors';
+import type { LabApi } from '../core/labApi';
 import { toUtcTimestamp } from '../core/query';
 import type { Report, Sample } from '../core/records';
 import { Commands, Views } from '../constants';
+import type { Labs } from '../labs/labs';
 import type { Prompts, PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
-import { signedInApi } from './signedInApi';
+import { apiForCommand } from './labTarget';
+import { commandTargets } from './targets';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
-const ACTIONS: ReadonlyArray<{ id: ReportAction; label: string; several: string }> = [
-  { id: 'openMetadata', label: '$(json) Open Metadata', several: '$(json) Open Metadata of each' },
-  { id: 'savePdf', label: '$(cloud-download) Save PDF', several: '$(cloud-download) Save PDFs' },
-  { id: 'copyId', label: '$(copy) Copy Id', several: '$(copy) Copy Ids' },
-  { id: 'reveal', label: '$(list-tree) Reveal in Reports View', several: '' },
+const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [
+  { id: 'openMetadata', label: () => vscode.l10n.t('$(json) Open Metadata'), several: () => vscode.l10n.t('$(json) Open Metadata of each') },
+  { id: 'savePdf', label: () => vscode.l10n.t('$(cloud-download) Save PDF'), several: () => vscode.l10n.t('$(cloud-download) Save PDFs') },
+  { id: 'copyId', label: () => vscode.l10n.t('$(copy) Copy Id'), several: () => vscode.l10n.t('$(copy) Copy Ids') },
+  { id: 'reveal', label: () => vscode.l10n.t('$(list-tree) Reveal in Reports View') },
 ];
 
 export interface PaletteServices {
-  readonly session: LabSession;
+  readonly labs: Labs;
   readonly prompts: PromptsHolder;
   readonly reportsTree: ReportsTreeProvider;
   readonly reportsView: vscode.TreeView<LabNode>;
@@ -30,27 +32,30 @@ function summaryOf(report: Report): string {
   return [report.report_type, localTime(report.published_at), report.status, report.download_available === false ? 'no file' : undefined].filter(Boolean).join(' · ');
 }
 
-/** Runs one action on one or several reports. */
-async function act(action: ReportAction, reports: readonly Report[], services: PaletteServices): Promise<unknown> {
+/** Runs one action on one or several reports of one lab. */
+async function act(action: ReportAction, reports: readonly Report[], api: LabApi, services: PaletteServices): Promise<unknown> {
   const ids = reports.map((report) => report.report_id);
+  const lab = api.lab.name;
   switch (action) {
     case 'openMetadata': {
       const uris: unknown[] = [];
       for (const id of ids) {
-        uris.push(await vscode.commands.executeCommand(Commands.openReportMetadata, id));
+        uris.push(await vscode.commands.executeCommand(Commands.openReportMetadata, { lab, id }));
       }
       return uris.length === 1 ? uris[0] : uris;
     }
     case 'savePdf':
-      return vscode.commands.executeCommand(Commands.saveReportPdf, ids.length === 1 ? ids[0] : ids);
+      return vscode.commands.executeCommand(Commands.saveReportPdf, ids.length === 1 ? { lab, id: ids[0] } : { lab, ids });
     case 'copyId':
       await vscode.env.clipboard.writeText(ids.join('\n'));
-      void vscode.window.showInformationMessage(ids.length === 1 ? `Copied ${ids[0]}.` : `Copied ${ids.length} report ids.`);
+      void vscode.window.showInformationMessage(ids.length === 1 ? vscode.l10n.t('Copied {0}.', ids[0]!) : vscode.l10n.t('Copied {0} report ids.', ids.length));
       return ids;
     case 'reveal': {
-      const node = await services.reportsTree.findNode(ids[0]!);
+      const node = await services.reportsTree.findNode(lab, ids[0]!);
       if (!node) {
-        void vscode.window.showInformationMessage(`${ids[0]} is not in the Reports view${Object.keys(services.reportsTree.currentFilter).length > 0 ? ' with its current filter' : ''}.`);
+        void vscode.window.showInformationMessage(
+          Object.keys(services.reportsTree.filterOf(lab)).length > 0 ? vscode.l10n.t('{0} is not in the Reports view with its current filter.', ids[0]!) : vscode.l10n.t('{0} is not in the Reports view.', ids[0]!),
+        );
         return false;
       }
       await vscode.commands.executeCommand(`${Views.reports}.focus`);
@@ -61,8 +66,8 @@ async function act(action: ReportAction, reports: readonly Report[], services: P
 }
 
 async function chooseAction(prompts: Prompts, title: string, several: boolean): Promise<ReportAction | undefined> {
-  const choices = ACTIONS.filter((action) => !several || action.several).map((action) => ({ id: action.id, label: several ? action.several : action.label }));
-  const picked = await prompts.pickOne(title, 'What would you like to do?', choices, false);
+  const choices = ACTIONS.flatMap((action) => (!several ? [{ id: action.id, label: action.label() }] : action.several ? [{ id: action.id, label: action.several() }] : []));
+  const picked = await prompts.pickOne(title, vscode.l10n.t('What would you like to do?'), choices, false);
   return (picked ?? undefined) as ReportAction | undefined;
 }
 
@@ -73,7 +78,7 @@ function parseAction(value: unknown): ReportAction | undefined {
   if (typeof value === 'string' && ACTIONS.some((action) => action.id === value)) {
     return value as ReportAction;
   }
-  throw new LabApiError('invalidInput', `Unknown action "${String(value)}"; use one of ${ACTIONS.map((a) => a.id).join(', ')}.`);
+  throw new LabApiError('invalidInput', vscode.l10n.t('Unknown action "{0}"; use one of {1}.', String(value).slice(0, 40), ACTIONS.map((a) => a.id).join(', ')));
 }
 
 /**
@@ -81,13 +86,14 @@ function parseAction(value: unknown): ReportAction | undefined {
  * Open Metadata, Save PDF, Copy Id, Reveal in Reports view. Arguments: `"RPT-1"` or
  * `{ id: "RPT-1", action?: "openMetadata" | "savePdf" | "copyId" | "reveal" }`.
  */
-export async function findReport(services: PaletteServices, arg?: unknown): Promise<{ report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined> {
-  const given = typeof arg === 'string' ? { id: arg } : typeof arg === 'object' && arg !== null ? (arg as { id?: string; action?: unknown }) : {};
-  const api = await signedInApi(services.session);
+export async function findReport(services: PaletteServices, ...args: unknown[]): Promise<{ report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined> {
+  const targets = commandTargets(args);
+  const given = targets.fromUi ? {} : (targets.options as { action?: unknown });
+  const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
     return undefined;
   }
-  const id = given.id ?? (await services.prompts.current.reportId());
+  const id = targets.refs[0]?.id ?? targets.ids[0] ?? (await services.prompts.current.reportId());
   if (!id) {
     return undefined;
   }
@@ -97,9 +103,9 @@ export async function findReport(services: PaletteServices, arg?: unknown): Prom
     return { report: report.raw };
   }
   if (action === 'savePdf' && report.download_available === false) {
-    throw new LabApiError('notFound', `Report ${report.report_id} has no file to download.`);
+    throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to download.', report.report_id));
   }
-  return { report: report.raw, action, result: await act(action, [report], services) };
+  return { report: report.raw, action, result: await act(action, [report], api, services) };
 }
 
 /**
@@ -107,16 +113,17 @@ export async function findReport(services: PaletteServices, arg?: unknown): Prom
  * status, clientId, projectId, action? }` without prompts); results stream in page by page; the
  * chosen reports get an action, in bulk. Returns the ids found (with arguments) or chosen.
  */
-export async function searchReports(services: PaletteServices, arg?: unknown): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
-  const api = await signedInApi(services.session);
+export async function searchReports(services: PaletteServices, ...args: unknown[]): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
+  const targets = commandTargets(args);
+  const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
     return undefined;
   }
   const prompts = services.prompts.current;
-  if (typeof arg === 'object' && arg !== null) {
-    const args = arg as ReportFilterArgs & { action?: unknown };
-    const filter = filterFromArgs(args);
-    const action = parseAction(args.action);
+  if (!targets.fromUi && args.some((arg) => typeof arg === 'object' && arg !== null)) {
+    const given = targets.options as ReportFilterArgs & { action?: unknown };
+    const filter = filterFromArgs(given, api);
+    const action = parseAction(given.action);
     const reports: Report[] = [];
     for await (const page of api.iterateReports(filter)) {
       reports.push(...page.items);
@@ -125,10 +132,10 @@ export async function searchReports(services: PaletteServices, arg?: unknown): P
     if (!action || reports.length === 0) {
       return { ids };
     }
-    const targets = action === 'savePdf' ? reports.filter((report) => report.download_available !== false) : reports;
-    return { ids, action, result: await act(action, targets, services) };
+    const chosen = action === 'savePdf' ? reports.filter((report) => report.download_available !== false) : reports;
+    return { ids, action, result: await act(action, chosen, api, services) };
   }
-  const title = 'Lab Data: Search Reports';
+  const title = vscode.l10n.t('Lab Data: Search Reports');
   const filter = await askReportFilter(api, prompts, title);
   if (!filter) {
     return undefined;
@@ -137,11 +144,11 @@ export async function searchReports(services: PaletteServices, arg?: unknown): P
   if (!chosen || chosen.length === 0) {
     return undefined;
   }
-  const action = await chooseAction(prompts, `${chosen.length} report(s) chosen`, chosen.length > 1);
+  const action = await chooseAction(prompts, vscode.l10n.t('{0} report(s) chosen', chosen.length), chosen.length > 1);
   if (!action) {
     return { ids: chosen.map((report) => report.report_id) };
   }
-  return { ids: chosen.map((report) => report.report_id), action, result: await act(action, action === 'savePdf' ? chosen.filter((r) => r.download_available !== false) : chosen, services) };
+  return { ids: chosen.map((report) => report.report_id), action, result: await act(action, action === 'savePdf' ? chosen.filter((r) => r.download_available !== false) : chosen, api, services) };
 }
 
 function sampleChoice(sample: Sample): { id: string; label: string; description?: string } {
@@ -154,13 +161,14 @@ function sampleChoice(sample: Sample): { id: string; label: string; description?
  * `labData.listSamples`: samples received since a date, page by page, in a quick pick; choosing
  * one opens its JSON. Arguments `{ receivedSince?, pageSize? }` return the sample ids without prompts.
  */
-export async function listSamples(services: PaletteServices, arg?: unknown): Promise<{ ids: string[] } | { opened: string } | undefined> {
-  const api = await signedInApi(services.session);
+export async function listSamples(services: PaletteServices, ...rawArgs: unknown[]): Promise<{ ids: string[] } | { opened: string } | undefined> {
+  const targets = commandTargets(rawArgs);
+  const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
     return undefined;
   }
-  if (typeof arg === 'object' && arg !== null) {
-    const args = arg as { receivedSince?: string; pageSize?: number };
+  if (!targets.fromUi && rawArgs.some((arg) => typeof arg === 'object' && arg !== null)) {
+    const args = targets.options as { receivedSince?: string; pageSize?: number };
     const receivedSince = args.receivedSince ? toUtcTimestamp(args.receivedSince, 'received-since date') : undefined;
     const ids: string[] = [];
     for await (const page of api.iterateSamples({ receivedSince, pageSize: args.pageSize })) {
@@ -169,16 +177,16 @@ export async function listSamples(services: PaletteServices, arg?: unknown): Pro
     return { ids };
   }
   const prompts = services.prompts.current;
-  const since = await prompts.since('Lab Data: List Samples', 'received');
+  const since = await prompts.since(vscode.l10n.t('Lab Data: List Samples'), 'received');
   if (since === undefined) {
     return undefined;
   }
-  const chosen = await prompts.pickFromPages('Lab Data: Samples', api.iterateSamples({ receivedSince: since ?? undefined }), sampleChoice, false);
+  const chosen = await prompts.pickFromPages(vscode.l10n.t('Lab Data: Samples'), api.iterateSamples({ receivedSince: since ?? undefined }), sampleChoice, false);
   const sample = chosen?.[0];
   if (!sample) {
     return undefined;
   }
-  await vscode.commands.executeCommand(Commands.openReportMetadata, new SampleNode(sample, 'palette', 0));
+  await vscode.commands.executeCommand(Commands.openReportMetadata, new SampleNode(sample, 'palette', 0, api.lab.name));
   return { opened: sampleChoice(sample).id };
 }
 

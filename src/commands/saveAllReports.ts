@@ -1,15 +1,16 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import type { LabSession } from '../auth/labSession';
 import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
 import type { Report } from '../core/records';
+import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
-import { ClientNode, ProjectNode } from '../views/clientsTree';
 import type { ReportsTreeProvider } from '../views/reportsTree';
-import { signedInDownload } from './signedInApi';
+import { labForCommand } from './labTarget';
+import { commandTargets, type RecordRef } from './targets';
 
 export interface BulkSummary {
   readonly folder: string;
@@ -27,41 +28,45 @@ export async function listAllReports(api: LabApi, query: ListQuery, title: strin
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
     const signal = toAbortSignal(token);
     const reports: Report[] = [];
-    for await (const page of api.iterateReports(query, { signal, onAnomaly: (anomaly) => log.warn('List', `Paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`) })) {
+    for await (const page of api.iterateReports(query, { signal, onAnomaly: (anomaly) => log.warn('List', `${api.lab.name}: paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`) })) {
       reports.push(...page.items);
-      progress.report({ message: `${reports.length}${page.totalCount !== undefined ? ` of ${page.totalCount}` : ''} reports` });
+      progress.report({ message: page.totalCount !== undefined ? vscode.l10n.t('{0} of {1} reports', reports.length, page.totalCount) : vscode.l10n.t('{0} reports', reports.length) });
     }
     return reports;
   });
 }
 
-/** The report scope of a tree item: a client, a project, or the Reports view with its filter. */
-function scopeOf(node: unknown, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string } {
-  if (node instanceof ClientNode) {
-    return { query: { clientId: node.client.client_id }, label: node.client.name ?? node.client.client_id };
+/** The report scope of a row: a client, a project, or (no row) the lab's part of the Reports view with its filter. */
+function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string } {
+  const label = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
+  if (ref?.kind === 'client') {
+    return { query: { clientId: ref.id }, label: label! };
   }
-  if (node instanceof ProjectNode) {
-    return { query: { projectId: node.project.project_id }, label: node.project.name ?? node.project.project_id };
+  if (ref?.kind === 'project') {
+    return { query: { projectId: ref.id }, label: label! };
   }
-  const filter = reportsTree.currentFilter;
-  return { query: { ...filter }, label: Object.keys(filter).length > 0 ? 'the filtered reports' : 'all reports' };
+  const filter = reportsTree.filterOf(lab);
+  return { query: { ...filter }, label: Object.keys(filter).length > 0 ? vscode.l10n.t('the filtered reports of {0}', lab) : vscode.l10n.t('all reports of {0}', lab) };
 }
 
 /**
  * `labData.saveAllReports`: saves every downloadable report of a client, a project or the
- * (filtered) Reports view, with bounded concurrency, one shared back-off and a summary.
- * Arguments: a client or project tree item (or none), then optionally `{ ifExists }`.
+ * (filtered) Reports view of one lab, with bounded concurrency, one shared back-off and a summary.
+ * Arguments: a client or project tree item (or none), and optionally `{ lab?, ifExists? }`.
  */
-export async function saveAllReports(session: LabSession, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, log: Logger, node?: unknown, options?: { ifExists?: ExistingFileChoice }): Promise<BulkSummary | undefined> {
-  const context = await signedInDownload(session, prompts);
-  if (!context) {
+export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<BulkSummary | undefined> {
+  const targets = commandTargets(args);
+  const connection = await labForCommand(labs, prompts.current, targets.lab);
+  const api = connection?.api;
+  const target = api && (await resolveDownloadTarget(prompts.current));
+  if (!api || !target) {
     return undefined;
   }
-  const { api, target } = context;
-  const scope = scopeOf(node, reportsTree);
-  const reports = await listAllReports(api, scope.query, `Listing reports of ${scope.label}…`, log);
-  const run = await saveWithProgress(`Saving reports of ${scope.label}…`, reports, { api, target, prompts: prompts.current, log, ifExists: options?.ifExists });
-  const summary = `Reports of ${scope.label}: ${summarize(run)}`;
+  const ref = targets.refs.find((candidate) => candidate.kind === 'client' || candidate.kind === 'project');
+  const scope = scopeOf(ref, api.lab.name, reportsTree);
+  const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label), log);
+  const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
+  const summary = vscode.l10n.t('Reports of {0}: {1}', scope.label, summarize(run));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));
   void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));

@@ -1,93 +1,107 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
 import { LabApiError } from '../core/errors';
-import type { Report } from '../core/records';
+import type { LabApi } from '../core/labApi';
+import { parseReport, type Report } from '../core/records';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import type { SaveRun } from '../downloads/reportSaver';
+import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
-import { ReportNode } from '../views/nodes';
-import { signedInApi } from './signedInApi';
+import { labForCommand } from './labTarget';
+import { commandTargets } from './targets';
 
-/** Options that may follow the reports in the arguments: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
+/** Options that may come with the reports: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
 export interface SaveArgs {
   readonly ifExists?: ExistingFileChoice;
 }
 
-/** Reads the report arguments VS Code or a caller passes: a tree item, the selection, ids, or nothing. */
-export function reportArguments(args: readonly unknown[]): { reports: Report[]; ids: string[]; options: SaveArgs; several: boolean } {
-  const reports: Report[] = [];
-  const ids: string[] = [];
-  let options: SaveArgs = {};
-  let several = false;
-  const add = (value: unknown): void => {
-    if (value instanceof ReportNode) {
-      if (!reports.some((r) => r.report_id === value.report.report_id)) {
-        reports.push(value.report);
-      }
-    } else if (typeof value === 'string' && value.trim()) {
-      ids.push(value.trim());
-    } else if (Array.isArray(value)) {
-      several = true;
-      value.forEach(add);
-    } else if (typeof value === 'object' && value !== null && 'ifExists' in value) {
-      options = value as SaveArgs;
+/** The reports to save, grouped by lab: rows carry their record; ids are fetched from their lab. */
+interface LabReports {
+  readonly lab?: string;
+  readonly reports: Report[];
+  readonly ids: string[];
+}
+
+function groupByLab(args: readonly unknown[]): { groups: LabReports[]; options: SaveArgs; several: boolean } {
+  const targets = commandTargets(args);
+  const groups = new Map<string | undefined, LabReports>();
+  const group = (lab: string | undefined): LabReports => {
+    let found = groups.get(lab);
+    if (!found) {
+      found = { lab, reports: [], ids: [] };
+      groups.set(lab, found);
     }
+    return found;
   };
-  // A context-menu click passes (clicked item, selected items); the selection wins when it has the item.
-  const [first, second, ...rest] = args;
-  if (first instanceof ReportNode && Array.isArray(second) && second.includes(first)) {
-    add(second);
-  } else {
-    add(first);
-    add(second);
+  for (const ref of targets.refs.filter((candidate) => candidate.kind === 'report')) {
+    group(ref.lab).reports.push((ref.record && parseReport(ref.record)) ?? { report_id: ref.id, download_available: ref.downloadable, raw: { report_id: ref.id } });
   }
-  rest.forEach(add);
-  const unique = [...new Set(ids)];
-  return { reports, ids: unique, options, several: several || reports.length + unique.length > 1 };
+  if (targets.ids.length > 0) {
+    group(targets.lab).ids.push(...targets.ids);
+  }
+  return { groups: [...groups.values()], options: targets.options as SaveArgs, several: targets.several };
 }
 
 /**
  * `labData.saveReportPdf`: saves one or several report PDFs into the workspace's download folder.
- * Returns the saved file's Uri, or a Uri[] for several, so tasks and other extensions can chain it.
+ * Arguments: a tree item or selection, an id or ids, or `{ lab?, id }` / `{ lab?, ids }` (with
+ * `ifExists`). Returns the saved file's Uri, or a Uri[] for several, so tasks and other extensions can chain it.
  */
-export async function saveReportPdf(session: LabSession, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<vscode.Uri | vscode.Uri[] | undefined> {
-  const api = await signedInApi(session);
-  if (!api) {
-    return undefined;
-  }
-  const { reports, ids, options, several } = reportArguments(args);
-  if (reports.length === 0 && ids.length === 0) {
-    const id = await prompts.current.reportId();
-    if (!id) {
+export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<vscode.Uri | vscode.Uri[] | undefined> {
+  const { groups, options, several } = groupByLab(args);
+  if (groups.length === 0) {
+    const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);
+    const id = connection && (await prompts.current.reportId());
+    if (!connection || !id) {
       return undefined;
     }
-    ids.push(id);
+    groups.push({ lab: connection.lab.name, reports: [], ids: [id] });
   }
-  for (const id of ids) {
-    reports.push(await api.getReport(id));
+  const uris: vscode.Uri[] = [];
+  const runs: SaveRun[] = [];
+  let target: Awaited<ReturnType<typeof resolveDownloadTarget>>;
+  for (const group of groups) {
+    const api = (await labForCommand(labs, prompts.current, group.lab))?.api;
+    if (!api) {
+      return undefined;
+    }
+    const reports = [...group.reports];
+    for (const id of group.ids) {
+      reports.push(await api.getReport(id));
+    }
+    if (reports.every((report) => report.download_available === false)) {
+      throw new LabApiError('notFound', reports.length === 1 ? vscode.l10n.t('Report {0} has no file to download.', reports[0]!.report_id) : vscode.l10n.t('None of these reports has a file to download.'));
+    }
+    target ??= await resolveDownloadTarget(prompts.current);
+    if (!target) {
+      return undefined;
+    }
+    const run = await save(api, reports, target, prompts, log, options.ifExists);
+    runs.push(run);
+    uris.push(...run.saved.map((saved) => vscode.Uri.file(saved.file.path)));
+    if (run.cancelled) {
+      break;
+    }
   }
-  const withoutFile = reports.filter((report) => report.download_available === false);
-  if (withoutFile.length === reports.length) {
-    throw new LabApiError('notFound', reports.length === 1 ? `Report ${reports[0]!.report_id} has no file to download.` : 'None of these reports has a file to download.');
+  const failed = runs.flatMap((run) => run.failed);
+  if (failed.length > 0 && uris.length === 0) {
+    throw failed[0]!.error;
   }
-  const target = await resolveDownloadTarget(prompts.current);
-  if (!target) {
-    return undefined;
-  }
-  const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
-  const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, ifExists: options.ifExists });
-  const uris = run.saved.map((saved) => vscode.Uri.file(saved.file.path));
-  log.info('Save', `${summarize(run)} Folder: ${target.folder}`);
-  if (run.failed.length > 0 && uris.length === 0) {
-    throw run.failed[0]!.error;
-  }
+  const saved = runs.flatMap((run) => run.saved);
   if (uris.length > 0) {
-    void offerToOpen(uris, reports.length === 1 ? vscode.l10n.t('Saved {0}.', run.saved[0]!.file.fileName) : summarize(run));
-  } else if (!run.cancelled) {
-    void vscode.window.showInformationMessage(summarize(run));
+    void offerToOpen(uris, saved.length === 1 && !several ? vscode.l10n.t('Saved {0}.', saved[0]!.file.fileName) : runs.map(summarize).join(' '));
+  } else if (!runs.some((run) => run.cancelled)) {
+    void vscode.window.showInformationMessage(runs.map(summarize).join(' '));
   }
   return several ? uris : uris[0];
+}
+
+async function save(api: LabApi, reports: readonly Report[], target: NonNullable<Awaited<ReturnType<typeof resolveDownloadTarget>>>, prompts: PromptsHolder, log: Logger, ifExists: ExistingFileChoice | undefined): Promise<SaveRun> {
+  const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
+  const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, ifExists });
+  log.info('Save', `${api.lab.name}: ${summarize(run)} Folder: ${target.folder}`);
+  return run;
 }
 
 /** "Open" and "Reveal in Explorer" after a save; never awaited by the command. */

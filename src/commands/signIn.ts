@@ -1,43 +1,55 @@
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../core/baseUrl';
-import type { LabSession } from '../auth/labSession';
 import { toAbortSignal } from '../cancellation';
+import type { Labs } from '../labs/labs';
+import { phrase } from '../ui/phrase';
+import { commandTargets } from './targets';
 
 /** Arguments for a sign-in without prompts, from tests, tasks or other extensions. */
 export interface SignInArgs {
   readonly baseUrl?: string;
   readonly token?: string;
+  /** The lab's name: a defined lab's definition is used; a new name adds the lab to `labData.labs`. */
+  readonly name?: string;
 }
 
 export interface SignInResult {
+  readonly name: string;
   readonly baseUrl: string;
   readonly host: string;
 }
 
-function isSignInArgs(value: unknown): value is SignInArgs {
-  return typeof value === 'object' && value !== null && ('baseUrl' in value || 'token' in value);
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
 /**
- * `labData.signIn`: asks for the lab's address (validated as you type, pre-filled) and the token
- * (hidden), checks them with one request, then stores the token for that origin only. Called with
- * `{ baseUrl, token }` it asks nothing.
+ * `labData.signIn`: asks for what the arguments do not give (the lab's address, validated as you
+ * type and pre-filled; the token, hidden), checks them with one request, then stores the token for
+ * that lab only. Called with `{ baseUrl, token, name? }` it asks nothing.
  */
-export async function signIn(session: LabSession, args?: unknown): Promise<SignInResult | undefined> {
-  const given = isSignInArgs(args) ? args : {};
+export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResult | undefined> {
+  const targets = commandTargets(args);
+  const given = targets.options as SignInArgs;
+  const name = text(given.name) ?? targets.lab;
+  const defined = name === undefined ? undefined : labs.get(name);
+  if (name !== undefined && defined === undefined) {
+    labs.require(name); // an invalid definition fails here, with its own message, before any request
+  }
   const baseUrl =
-    given.baseUrl ??
+    text(given.baseUrl) ??
+    defined?.lab.url.baseUrl ??
     (await vscode.window.showInputBox({
       title: vscode.l10n.t('Lab Data: Sign In (1/2)'),
       prompt: vscode.l10n.t('Address of your lab’s API, for example https://lab.example.com'),
-      value: session.current.lab?.baseUrl ?? 'https://',
+      value: labs.all[0]?.lab.url.baseUrl ?? 'https://',
       ignoreFocusOut: true,
       validateInput: (value) => {
         try {
           parseBaseUrl(value);
           return undefined;
         } catch (error) {
-          return error instanceof Error ? error.message : String(error);
+          return phrase(error);
         }
       },
     }));
@@ -46,10 +58,10 @@ export async function signIn(session: LabSession, args?: unknown): Promise<SignI
   }
   const lab = parseBaseUrl(baseUrl);
   const token =
-    given.token ??
+    text(given.token) ??
     (await vscode.window.showInputBox({
       title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
-      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", lab.host, lab.origin),
+      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", name ?? lab.host, lab.origin),
       password: true,
       ignoreFocusOut: true,
       validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Enter the access token your lab provided.')),
@@ -57,10 +69,15 @@ export async function signIn(session: LabSession, args?: unknown): Promise<SignI
   if (token === undefined) {
     return undefined;
   }
-  const signedIn = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking access to {0}…', lab.host), cancellable: true },
-    (_progress, cancellation) => session.signIn(baseUrl, token, toAbortSignal(cancellation)),
+  const outcome = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking access to {0}…', name ?? lab.host), cancellable: true },
+    (_progress, cancellation) => labs.signIn(baseUrl, token, name, toAbortSignal(cancellation)),
   );
-  void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}.', signedIn.host));
-  return { baseUrl: signedIn.baseUrl, host: signedIn.host };
+  const signedIn = outcome.lab;
+  if (outcome.reportsForbidden) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', signedIn.name));
+  } else {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}.', signedIn.name));
+  }
+  return { name: signedIn.name, baseUrl: signedIn.url.baseUrl, host: signedIn.url.host };
 }

@@ -1,17 +1,21 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
-import { laterTimestamp, fileSha256, pathExists, readManifest, reportFileName, writeManifest, type ManifestEntry, type SyncManifest } from '../core/reportFiles';
+import { fileSha256, pathExists, reportFileName } from '../core/reportFiles';
 import type { Report } from '../core/records';
+import { afterSync, decideSync, deletedSinceLastSync, plannedFileName, readManifest, sectionFor, withSection, type SyncDecision } from '../core/syncPlan';
 import { POLICY, type SaveDecision, type ExistingFileQuestion } from '../downloads/reportSaver';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import type { DownloadTarget } from '../downloads/targetFolder';
+import { resolveDownloadTarget } from '../downloads/targetFolder';
+import { writeManifest } from '../core/syncPlan';
+import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
+import { labForCommand } from './labTarget';
 import { listAllReports } from './saveAllReports';
-import { signedInDownload } from './signedInApi';
+import { commandTargets } from './targets';
 
 export interface SyncSummary {
+  readonly lab: string;
   readonly folder: string;
   readonly since?: string;
   readonly listed: number;
@@ -23,81 +27,76 @@ export interface SyncSummary {
   readonly manifestWritten: boolean;
 }
 
-/** Decides what a sync does with one report, from the manifest and the file on disk. */
-async function decide(report: Report, manifest: SyncManifest, target: DownloadTarget, ask: ExistingFileQuestion): Promise<SaveDecision> {
-  if (report.download_available === false) {
-    return { action: 'skip', reason: 'no file is available for this report' };
+const SKIP_REASONS: Readonly<Record<Extract<SyncDecision, { action: 'skip' }>['reason'], string>> = {
+  noFile: 'no file is available for this report',
+  upToDate: 'up to date',
+  changedLocallyKept: 'changed locally; the lab has no newer version, so the local file is kept',
+};
+
+/** Turns the core's plan for one report into what the saver does, asking a person when the plan says so. */
+async function toSaveDecision(decision: SyncDecision, ask: ExistingFileQuestion): Promise<SaveDecision> {
+  switch (decision.action) {
+    case 'skip':
+      return { action: 'skip', reason: SKIP_REASONS[decision.reason] };
+    case 'download':
+      return decision;
+    case 'ask': {
+      const choice = await ask(decision.fileName, decision.reason);
+      return choice === 'skip' ? { action: 'skip', reason: decision.reason === 'changedLocally' ? 'changed locally; kept' : `${decision.fileName} already exists` } : { action: 'download', fileName: decision.fileName, ifExists: POLICY[choice] };
+    }
   }
-  const entry = manifest.files[report.report_id];
-  const fileName = entry?.file ?? reportFileName(report, target.template);
-  const sha = await fileSha256(path.join(target.folder, fileName));
-  if (sha === undefined) {
-    return { action: 'download', fileName, ifExists: 'fail' };
-  }
-  if (entry && sha === entry.sha256) {
-    return entry.published_at === report.published_at ? { action: 'skip', reason: 'up to date' } : { action: 'download', fileName, ifExists: 'overwrite' };
-  }
-  if (entry && entry.published_at === report.published_at) {
-    return { action: 'skip', reason: 'changed locally; the lab has no newer version, so the local file is kept' };
-  }
-  const choice = await ask(fileName, entry ? 'changedLocally' : 'exists');
-  return choice === 'skip' ? { action: 'skip', reason: entry ? 'changed locally; kept' : `${fileName} already exists` } : { action: 'download', fileName, ifExists: POLICY[choice] };
 }
 
 /**
- * `labData.syncReports`: keeps the download folder up to date. A manifest in the folder records each
- * file (report id, published time, size, SHA-256, save time, source path) and a watermark; the next
- * sync lists only reports published since then, re-fetches files deleted locally, and never
- * overwrites a locally changed file without asking.
+ * `labData.syncReports` (`{ lab? }`): keeps the download folder up to date with one lab. The
+ * folder's manifest keeps a section per lab recording each file (report id, published time, size,
+ * SHA-256, save time, source path) and the lab's watermark; the next sync lists only reports
+ * published since then, re-fetches files deleted locally, and never overwrites a locally changed
+ * file without asking. The planning itself lives in the core (`syncPlan`).
  */
-export async function syncReports(session: LabSession, prompts: PromptsHolder, log: Logger): Promise<SyncSummary | undefined> {
-  const context = await signedInDownload(session, prompts);
-  if (!context) {
+export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<SyncSummary | undefined> {
+  const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);
+  const api = connection?.api;
+  const target = api && (await resolveDownloadTarget(prompts.current));
+  if (!api || !target) {
     return undefined;
   }
-  const { api, target } = context;
-  const lab = `${api.http.baseUrl.origin}${api.http.baseUrl.apiPath}`;
-  const manifest = await readManifest(target.folder, lab);
-  const since = manifest.watermark;
-  const listed = await listAllReports(api, since ? { publishedSince: since } : {}, since ? 'Checking for new reports…' : 'Listing reports…', log);
-  const listedIds = new Set(listed.map((report) => report.report_id));
-  // Files saved by an earlier sync and deleted locally since: fetch them again, by id, without listing.
-  const missing: Report[] = [];
-  for (const entry of Object.values(manifest.files)) {
-    if (!listedIds.has(entry.report_id) && !(await pathExists(path.join(target.folder, entry.file)))) {
-      missing.push({ report_id: entry.report_id, published_at: entry.published_at, download_available: true, raw: { report_id: entry.report_id } });
-    }
-  }
-  const candidates = [...listed, ...missing];
-  const run = await saveWithProgress('Syncing reports…', candidates, {
+  const lab = { name: api.lab.name, origin: api.origin };
+  const manifest = await readManifest(target.folder);
+  const section = sectionFor(manifest, lab);
+  const since = section.watermark;
+  const listed = await listAllReports(api, since ? { publishedSince: since } : {}, since ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name), log);
+  const missing = await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
+  const fileNameOf = (report: Report): string => plannedFileName(report, section, (candidate) => reportFileName(candidate, target.template, lab.name));
+  const run = await saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), [...listed, ...missing], {
     api,
     target,
     prompts: prompts.current,
     log,
-    decide: (report, ask) => decide(report, manifest, target, ask),
+    decide: async (report, ask) => {
+      const fileName = fileNameOf(report);
+      const sha = report.download_available === false ? undefined : await fileSha256(path.join(target.folder, fileName));
+      return toSaveDecision(decideSync(report, section.files[report.report_id], fileName, sha), ask);
+    },
   });
-  const files: Record<string, ManifestEntry> = { ...manifest.files };
-  const savedAt = new Date().toISOString();
-  for (const { report, file } of run.saved) {
-    files[report.report_id] = {
-      report_id: report.report_id,
-      file: file.fileName,
-      published_at: report.published_at ?? files[report.report_id]?.published_at,
-      bytes: file.bytes,
-      sha256: file.sha256,
-      saved_at: savedAt,
-      source: `${api.http.baseUrl.apiPath}/reports/${encodeURIComponent(report.report_id)}/file`,
-    };
+  const next = afterSync(section, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
+  if (next.changed) {
+    await writeManifest(target.folder, withSection(manifest, lab, next.section));
   }
-  // Advance the watermark only when nothing failed, so a failed report is listed again next time.
-  const watermark = run.failed.length === 0 && !run.cancelled ? listed.reduce<string | undefined>((latest, report) => laterTimestamp(latest, report.published_at), since) : since;
-  const manifestWritten = run.saved.length > 0 || watermark !== since;
-  if (manifestWritten) {
-    await writeManifest(target.folder, { version: 1, lab, watermark, files });
-  }
-  const summary = `Sync: ${listed.length} report(s) listed${since ? ` since ${since}` : ''}; ${summarize(run)}`;
+  const summary = since ? vscode.l10n.t('Sync of {0}: {1} report(s) listed since {2}; {3}', lab.name, listed.length, since, summarize(run)) : vscode.l10n.t('Sync of {0}: {1} report(s) listed; {2}', lab.name, listed.length, summarize(run));
   log.info('Sync', `${summary} Folder: ${target.folder}`);
-  run.skipped.filter((skip) => skip.reason !== 'up to date').forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
+  run.skipped.filter((skip) => skip.reason !== SKIP_REASONS.upToDate).forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
   void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
-  return { folder: target.folder, since, listed: listed.length, saved: run.saved.length, skipped: run.skipped.length, failed: run.failed.length, bytes: run.bytes, watermark, manifestWritten };
+  return {
+    lab: lab.name,
+    folder: target.folder,
+    since,
+    listed: listed.length,
+    saved: run.saved.length,
+    skipped: run.skipped.length,
+    failed: run.failed.length,
+    bytes: run.bytes,
+    watermark: next.section.watermark,
+    manifestWritten: next.changed,
+  };
 }

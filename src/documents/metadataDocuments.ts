@@ -1,31 +1,30 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
 import { toAbortSignal } from '../cancellation';
-import { LabApiError } from '../core/errors';
 import { sanitizeFileName } from '../core/fileNames';
 import type { JsonObject } from '../core/records';
+import type { RecordKind, RecordRef } from '../commands/targets';
+import type { Labs } from '../labs/labs';
 
 export const METADATA_SCHEME = 'labdata';
-export type RecordKind = 'reports' | 'clients' | 'projects' | 'samples';
-const KINDS: readonly RecordKind[] = ['reports', 'clients', 'projects', 'samples'];
+const FOLDERS: Readonly<Record<RecordKind, string>> = { report: 'reports', client: 'clients', project: 'projects', sample: 'samples' };
 
 /**
- * Read-only JSON documents of lab records at `labdata://<host>/<kind>/<id>.json`, so VS Code picks
- * JSON mode and titles the tab by the id. Reports and clients are fetched on every read; projects
- * and samples have no single-record endpoint, so the record the tree showed is used.
+ * Read-only JSON documents of lab records at `labdata://<host>/<kind>/<id>.json?lab=…&id=…`, so
+ * VS Code picks JSON mode and titles the tab by the id. Reports and clients are fetched on every
+ * read; projects and samples have no single-record endpoint, so the record the tree showed is used.
  */
 export class MetadataDocumentProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly records = new Map<string, JsonObject>();
 
-  constructor(private readonly session: LabSession) {}
+  constructor(private readonly labs: Labs) {}
 
-  /** The document address of a record; `record` is kept for kinds the API cannot fetch one by one. */
-  uriFor(kind: RecordKind, id: string, host: string, record?: JsonObject): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: METADATA_SCHEME, authority: host, path: `/${kind}/${sanitizeFileName(id, 'record')}.json`, query: new URLSearchParams({ id }).toString() });
-    if (record && (kind === 'projects' || kind === 'samples')) {
-      this.records.set(uri.toString(), record);
+  /** The document address of a record; the listed record is kept for kinds the API cannot fetch one by one. */
+  uriFor(ref: RecordRef, host: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: METADATA_SCHEME, authority: host, path: `/${FOLDERS[ref.kind]}/${sanitizeFileName(ref.id, 'record')}.json`, query: new URLSearchParams({ lab: ref.lab, id: ref.id }).toString() });
+    if (ref.record && (ref.kind === 'project' || ref.kind === 'sample')) {
+      this.records.set(uri.toString(), ref.record);
     }
     return uri;
   }
@@ -36,28 +35,32 @@ export class MetadataDocumentProvider implements vscode.TextDocumentContentProvi
   }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
-    const kind = uri.path.split('/')[1] as RecordKind;
-    const id = new URLSearchParams(uri.query).get('id');
-    if (!KINDS.includes(kind) || !id) {
-      throw new LabApiError('invalidInput', `${uri.toString()} is not a Lab Data record.`);
+    const folder = uri.path.split('/')[1];
+    const kind = (Object.keys(FOLDERS) as RecordKind[]).find((candidate) => FOLDERS[candidate] === folder);
+    const query = new URLSearchParams(uri.query);
+    const id = query.get('id');
+    const labName = query.get('lab') ?? this.labs.all.find((connection) => connection.lab.url.host === uri.authority)?.lab.name;
+    if (!kind || !id || labName === undefined) {
+      throw new Error(vscode.l10n.t('{0} is not a Lab Data record.', uri.toString()));
     }
-    const api = await this.session.api();
+    const connection = this.labs.require(labName);
+    const api = connection.api;
     if (!api) {
-      throw new LabApiError('unauthorized', 'Sign in to the lab to open its records.');
+      throw new Error(vscode.l10n.t('Sign in to {0} to open its records.', labName));
     }
-    if (api.http.baseUrl.host !== uri.authority) {
-      throw new LabApiError('invalidInput', `This record belongs to ${uri.authority}, but you are signed in to ${api.http.baseUrl.host}.`);
+    if (connection.lab.url.host !== uri.authority) {
+      throw new Error(vscode.l10n.t('This record belongs to {0}, but the lab {1} is at {2}.', uri.authority, labName, connection.lab.url.host));
     }
     const signal = toAbortSignal(token);
     let record: JsonObject | undefined;
     switch (kind) {
-      case 'reports':
+      case 'report':
         record = (await api.getReport(id, signal)).raw;
         break;
-      case 'clients':
+      case 'client':
         record = (await api.getClient(id, signal)).raw;
         break;
-      case 'projects':
+      case 'project':
         record = this.records.get(uri.toString());
         if (!record) {
           for await (const page of api.iterateProjects({}, { signal })) {
@@ -68,12 +71,12 @@ export class MetadataDocumentProvider implements vscode.TextDocumentContentProvi
           }
         }
         break;
-      case 'samples':
+      case 'sample':
         record = this.records.get(uri.toString());
         break;
     }
     if (!record) {
-      throw new LabApiError('notFound', `The lab has no ${kind.slice(0, -1)} ${id} in your scope${kind === 'samples' ? ' (open it again from the Samples view)' : ''}.`);
+      throw new Error(kind === 'sample' ? vscode.l10n.t('The lab has no sample {0} in your scope (open it again from the Samples view).', id) : vscode.l10n.t('The lab has no {0} {1} in your scope.', kind, id));
     }
     return `${JSON.stringify(record, null, 2)}\n`;
   }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { LabApiError, cancelledError, isCancellation } from '../core/errors';
+import { LabApiError, isCancellation } from '../core/errors';
+import { cancelledError } from '../core/messages';
 import type { LabApi } from '../core/labApi';
 import type { Report } from '../core/records';
 import { pathExists, reportFileName } from '../core/reportFiles';
@@ -45,11 +46,11 @@ export type ExistingFileQuestion = (fileName: string, reason: 'exists' | 'change
 export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
 
 /** The default decision: files without a download are skipped; an existing file is asked about. */
-export async function decideByExistingFile(report: Report, target: DownloadTarget, ask: ExistingFileQuestion): Promise<SaveDecision> {
+export async function decideByExistingFile(report: Report, target: DownloadTarget, lab: string, ask: ExistingFileQuestion): Promise<SaveDecision> {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'no file is available for this report' };
   }
-  const fileName = reportFileName(report, target.template);
+  const fileName = reportFileName(report, target.template, lab);
   if (!(await pathExists(path.join(target.folder, fileName)))) {
     return { action: 'download', fileName, ifExists: 'fail' };
   }
@@ -89,7 +90,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     dialog = next.catch(() => undefined);
     return next;
   };
-  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, question));
+  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question));
   const inFlightBytes = new Map<string, number>();
   let done = 0;
   const report = (): void => options.onProgress?.({ ...run, bytes: run.bytes + [...inFlightBytes.values()].reduce((a, b) => a + b, 0) }, done, reports.length);

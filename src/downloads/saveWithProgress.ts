@@ -15,9 +15,9 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-/** Runs {@link saveReports} under a cancellable notification that counts files and bytes, `labData.maxConcurrentRequests` at a time. */
+/** Runs {@link saveReports} under a cancellable notification that counts files and bytes, as many at a time as the lab allows. */
 export function saveWithProgress(title: string, reports: readonly Report[], options: Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency'>): Thenable<SaveRun> {
-  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
+  const concurrency = options.api.lab.maxConcurrentRequests ?? vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {

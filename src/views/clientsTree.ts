@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
+import type { RecordRef } from '../commands/targets';
 import { LabApiError } from '../core/errors';
 import type { Client, Project } from '../core/records';
 import { Views } from '../constants';
-import { LabTreeProvider } from './labTreeProvider';
+import type { Labs } from '../labs/labs';
+import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import { LabNode, MessageNode, ReportNode, pagedChildren, recordTooltip } from './nodes';
 import type { PagedList } from './pagedList';
 
@@ -14,13 +15,16 @@ function notOffered<T>(list: PagedList<T>): boolean {
 
 export class ClientNode extends LabNode {
   readonly id: string;
+  override readonly ref: RecordRef;
 
   constructor(
     private readonly tree: ClientsTreeProvider,
+    readonly scope: LabScope,
     readonly client: Client,
   ) {
     super();
-    this.id = `clients/client:${client.client_id}`;
+    this.id = `${scope.idPrefix}clients/client:${client.client_id}`;
+    this.ref = { lab: scope.name, kind: 'client', id: client.client_id, record: client.raw };
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -29,7 +33,7 @@ export class ClientNode extends LabNode {
     item.id = this.id;
     item.description = [client.name ? client.client_id : undefined, client.status && client.status !== 'active' ? client.status : undefined].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon('organization', client.status && client.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
-    item.tooltip = recordTooltip(`Client ${client.name ?? client.client_id}`, client.raw);
+    item.tooltip = recordTooltip(vscode.l10n.t('Client {0}', client.name ?? client.client_id), client.raw);
     item.contextValue = 'labData.client';
     return item;
   }
@@ -43,14 +47,17 @@ const PROJECT_ICONS: Record<string, string> = { location: 'location', work_order
 
 export class ProjectNode extends LabNode {
   readonly id: string;
+  override readonly ref: RecordRef;
 
   constructor(
     private readonly tree: ClientsTreeProvider,
+    readonly scope: LabScope,
     readonly project: Project,
     parentId: string,
   ) {
     super();
     this.id = `${parentId}/project:${project.project_id}`;
+    this.ref = { lab: scope.name, kind: 'project', id: project.project_id, record: project.raw };
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -60,7 +67,7 @@ export class ProjectNode extends LabNode {
     const kind = typeof project.raw.kind === 'string' ? project.raw.kind : undefined;
     item.description = [project.name ? project.project_id : undefined, kind?.replace('_', ' '), project.status && project.status !== 'active' ? project.status : undefined].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon(PROJECT_ICONS[kind ?? ''] ?? 'project', project.status && project.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
-    item.tooltip = recordTooltip(`Project ${project.name ?? project.project_id}`, project.raw);
+    item.tooltip = recordTooltip(vscode.l10n.t('Project {0}', project.name ?? project.project_id), project.raw);
     item.contextValue = 'labData.project';
     return item;
   }
@@ -75,44 +82,46 @@ export class ProjectNode extends LabNode {
  * client records get projects at the top; tenants without projects get a note and the client's reports.
  */
 export class ClientsTreeProvider extends LabTreeProvider {
-  constructor(session: LabSession) {
-    super(session, Views.clients);
+  constructor(labs: Labs) {
+    super(labs, Views.clients);
   }
 
-  protected async roots(): Promise<LabNode[]> {
-    const clients = this.list('clients', (api, page) => api.listClients({ page }), (client) => client.client_id);
+  protected async roots(scope: LabScope): Promise<LabNode[]> {
+    const clients = this.list(scope, 'clients', (api, page) => api.listClients({ page }), (client) => client.client_id);
     await clients.ensureLoaded();
     if (!notOffered(clients)) {
-      return pagedChildren('clients', clients, (client) => new ClientNode(this, client), 'No clients in your access scope', 'clients');
+      return pagedChildren(`${scope.idPrefix}clients`, clients, (client) => new ClientNode(this, scope, client), vscode.l10n.t('No clients in your access scope'), 'clients');
     }
-    const projects = this.list('projects', (api, page) => api.listProjects({ page }), (project) => project.project_id);
+    const projects = this.list(scope, 'projects', (api, page) => api.listProjects({ page }), (project) => project.project_id);
     await projects.ensureLoaded();
     if (notOffered(projects)) {
-      return [new MessageNode('clients/none', 'This lab shares neither client nor project records with your token', 'info')];
+      return [new MessageNode(`${scope.idPrefix}clients/none`, vscode.l10n.t('This lab shares neither client nor project records with your token'), 'info')];
     }
     return [
-      new MessageNode('clients/note', 'This lab does not share client records; showing projects', 'info'),
-      ...(await pagedChildren('clients/projects', projects, (project) => new ProjectNode(this, project, 'clients'), 'No projects in your access scope', 'projects')),
+      new MessageNode(`${scope.idPrefix}clients/note`, vscode.l10n.t('This lab does not share client records; showing projects'), 'info'),
+      ...(await pagedChildren(`${scope.idPrefix}clients/projects`, projects, (project) => new ProjectNode(this, scope, project, `${scope.idPrefix}clients`), vscode.l10n.t('No projects in your access scope'), 'projects')),
     ];
   }
 
   async clientChildren(node: ClientNode): Promise<LabNode[]> {
+    const { scope } = node;
     const clientId = node.client.client_id;
-    const projects = this.list(`client:${clientId}:projects`, (api, page) => api.listProjects({ clientId, page }), (project) => project.project_id);
+    const projects = this.list(scope, `client:${clientId}:projects`, (api, page) => api.listProjects({ clientId, page }), (project) => project.project_id);
     await projects.ensureLoaded();
     if (!notOffered(projects)) {
-      return pagedChildren(node.id, projects, (project) => new ProjectNode(this, project, node.id), 'No projects for this client', 'projects');
+      return pagedChildren(node.id, projects, (project) => new ProjectNode(this, scope, project, node.id), vscode.l10n.t('No projects for this client'), 'projects');
     }
-    const reports = this.list(`client:${clientId}:reports`, (api, page) => api.listReports({ clientId, page }), (report) => report.report_id);
+    const reports = this.list(scope, `client:${clientId}:reports`, (api, page) => api.listReports({ clientId, page }), (report) => report.report_id);
     return [
-      new MessageNode(`${node.id}/note`, 'Projects are not enabled for this lab; showing the client’s reports', 'info'),
-      ...(await pagedChildren(`${node.id}/reports`, reports, (report) => new ReportNode(report, node.id), 'No published reports for this client', 'reports')),
+      new MessageNode(`${node.id}/note`, vscode.l10n.t('Projects are not enabled for this lab; showing the client’s reports'), 'info'),
+      ...(await pagedChildren(`${node.id}/reports`, reports, (report) => new ReportNode(report, node.id, scope.name), vscode.l10n.t('No published reports for this client'), 'reports')),
     ];
   }
 
   async projectChildren(node: ProjectNode): Promise<LabNode[]> {
+    const { scope } = node;
     const projectId = node.project.project_id;
-    const reports = this.list(`project:${projectId}:reports`, (api, page) => api.listReports({ projectId, page }), (report) => report.report_id);
-    return pagedChildren(node.id, reports, (report) => new ReportNode(report, node.id), 'No published reports for this project', 'reports');
+    const reports = this.list(scope, `project:${projectId}:reports`, (api, page) => api.listReports({ projectId, page }), (report) => report.report_id);
+    return pagedChildren(node.id, reports, (report) => new ReportNode(report, node.id, scope.name), vscode.l10n.t('No published reports for this project'), 'reports');
   }
 }

@@ -1,35 +1,57 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
 import type { LabApi } from '../core/labApi';
 import type { Page } from '../core/pagination';
-import type { LabNode } from './nodes';
+import type { LabConnection } from '../labs/labConnection';
+import type { LabEntryState, Labs } from '../labs/labs';
+import { LabRowNode, MessageNode, type LabNode } from './nodes';
 import { PagedList } from './pagedList';
 
+/** The lab a subtree belongs to, and the prefix its rows' ids carry (empty with one lab, so ids stay as in 0.1.0). */
+export interface LabScope {
+  readonly connection: LabConnection;
+  readonly name: string;
+  readonly idPrefix: string;
+}
+
 /**
- * What the three Lab Data trees share: nothing when signed out (so the welcome view shows), the
- * paged lists each tree has loaded (kept across refreshes), progress in the view while loading,
- * and a single-flight refresh.
+ * What the three Lab Data trees share. With one lab they look as in 0.1.0: nothing when signed
+ * out (so the welcome view shows), its rows at the top otherwise. With several, the top rows are
+ * the labs, each with its state, and everything below works per lab. Paged lists are kept per lab
+ * across refreshes; progress shows in the view; refresh is single-flight.
  */
 export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode>, vscode.Disposable {
-  private readonly lists = new Map<string, PagedList<unknown>>();
+  private readonly lists = new Map<string, { readonly connection: LabConnection; readonly list: PagedList<unknown> }>();
+  private readonly labRows = new Map<string, LabRowNode>();
   private readonly changed = new vscode.EventEmitter<LabNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private refreshing?: Promise<void>;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
 
   constructor(
-    protected readonly session: LabSession,
+    protected readonly labs: Labs,
     readonly viewId: string,
   ) {
-    this.subscription = session.onDidChangeState(() => {
-      // Another lab or another token: nothing loaded before may be shown.
-      this.lists.clear();
-      this.changed.fire(undefined);
-    });
+    this.subscriptions = [
+      labs.onDidChange(() => {
+        // Another lab, definition or token: nothing loaded through an old connection may be shown.
+        for (const [key, { connection }] of this.lists) {
+          if (labs.get(connection.lab.name) !== connection) {
+            this.lists.delete(key);
+          }
+        }
+        this.labRows.clear();
+        this.changed.fire(undefined);
+      }),
+      labs.onDidChangeConnection(() => {
+        if (labs.entries.length > 1) {
+          this.changed.fire(undefined);
+        }
+      }),
+    ];
   }
 
-  /** The top-level rows, when signed in. */
-  protected abstract roots(): Promise<LabNode[]>;
+  /** The top-level rows of one signed-in lab. */
+  protected abstract roots(scope: LabScope): Promise<LabNode[]>;
 
   getTreeItem(node: LabNode): vscode.TreeItem {
     return node.getTreeItem();
@@ -39,8 +61,25 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     if (node) {
       return this.withViewProgress(() => Promise.resolve(node.getChildren()));
     }
-    const signedIn = (await this.session.api()) !== undefined;
-    return signedIn ? this.withViewProgress(() => this.roots()) : [];
+    const entries = this.labs.entries;
+    if (entries.length === 1) {
+      const [entry] = entries;
+      if (entry!.kind === 'invalid') {
+        return [new MessageNode('lab/invalid', entry!.lab.error.message, 'error', undefined, entry!.lab.error.message)];
+      }
+      return entry!.connection.signedIn ? this.withViewProgress(() => this.roots(this.scopeOf(entry!.connection, false))) : [];
+    }
+    return entries.map((entry) => this.labRow(entry));
+  }
+
+  /** With several labs, the row of `lab` (the parent of that lab's top rows). */
+  protected labRowOf(lab: string): LabNode | undefined {
+    return this.labs.entries.length > 1 ? this.labRows.get(lab) : undefined;
+  }
+
+  /** The children of a lab's row: its rows when signed in, else a "Sign In" row. */
+  async labChildren(connection: LabConnection): Promise<LabNode[]> {
+    return this.withViewProgress(() => this.roots(this.scopeOf(connection, true)));
   }
 
   /** Re-renders from what is loaded, without a request. */
@@ -54,40 +93,68 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
    */
   refresh(): Promise<void> {
     this.refreshing ??= this.withViewProgress(async () => {
-      await Promise.all([...this.lists.values()].filter((list) => list.loaded || list.error !== undefined).map((list) => list.reload()));
+      await Promise.all([...this.lists.values()].filter(({ list }) => list.loaded || list.error !== undefined).map(({ list }) => list.reload()));
       this.changed.fire(undefined);
     }).finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    this.subscriptions.forEach((subscription) => subscription.dispose());
     this.changed.dispose();
   }
 
-  /** The list kept under `id`, created on first use. */
-  protected list<T>(id: string, fetch: (api: LabApi, page: number) => Promise<Page<T>>, keyOf: (item: T) => string): PagedList<T> {
-    let list = this.lists.get(id) as PagedList<T> | undefined;
-    if (!list) {
-      list = new PagedList<T>(async (page) => {
-        const api = await this.session.api();
+  /** The rows a lab shows at its top level (for finding a row to reveal). */
+  async rowsOf(labName: string): Promise<LabNode[]> {
+    if (this.labs.entries.length === 1) {
+      return this.getChildren();
+    }
+    const row = (await this.getChildren()).find((node) => node instanceof LabRowNode && node.labName === labName);
+    return row ? this.getChildren(row) : [];
+  }
+
+  /** The list kept under `id` for the scope's lab, created on first use. */
+  protected list<T>(scope: LabScope, id: string, fetch: (api: LabApi, page: number) => Promise<Page<T>>, keyOf: (item: T) => string): PagedList<T> {
+    const key = `${scope.name}\u0000${id}`;
+    let kept = this.lists.get(key);
+    if (!kept || kept.connection !== scope.connection) {
+      const { connection } = scope;
+      const list = new PagedList<T>(async (page) => {
+        const api = connection.api;
         if (!api) {
-          throw new Error('Signed out.');
+          throw new Error(vscode.l10n.t('Signed out.'));
         }
         return fetch(api, page);
       }, keyOf);
-      this.lists.set(id, list as PagedList<unknown>);
+      kept = { connection, list: list as PagedList<unknown> };
+      this.lists.set(key, kept);
     }
-    return list;
+    return kept.list as PagedList<T>;
   }
 
-  /** Forgets lists whose id starts with `prefix` (a filter changed). */
-  protected forgetLists(prefix: string): void {
-    for (const id of [...this.lists.keys()]) {
-      if (id.startsWith(prefix)) {
-        this.lists.delete(id);
+  /** Forgets the lists of `lab` (or of every lab) whose id starts with `prefix` (a filter changed). */
+  protected forgetLists(prefix: string, lab?: string): void {
+    for (const key of [...this.lists.keys()]) {
+      const [name, id] = key.split('\u0000') as [string, string];
+      if ((lab === undefined || name === lab) && id.startsWith(prefix)) {
+        this.lists.delete(key);
       }
     }
+  }
+
+  private scopeOf(connection: LabConnection, several: boolean): LabScope {
+    return { connection, name: connection.lab.name, idPrefix: several ? `lab:${connection.lab.name}/` : '' };
+  }
+
+  private labRow(entry: LabEntryState): LabRowNode {
+    const name = entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name;
+    // Rows are dropped whenever the labs change, so a kept row always shows the current entry.
+    let row = this.labRows.get(name);
+    if (!row) {
+      row = new LabRowNode(entry, (connection) => this.labChildren(connection));
+      this.labRows.set(name, row);
+    }
+    return row;
   }
 
   private withViewProgress<T>(task: () => Promise<T>): Promise<T> {

@@ -2,14 +2,71 @@ import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { JsonObject, Report, Sample } from '../core/records';
 import { Commands } from '../constants';
+import type { RecordRef } from '../commands/targets';
+import type { LabConnection } from '../labs/labConnection';
+import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
+import { phrase } from '../ui/phrase';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
   abstract readonly id: string;
+  /** The record this row stands for, with its lab; commands act on this, never on the row's class. */
+  readonly ref?: RecordRef;
   abstract getTreeItem(): vscode.TreeItem;
   getChildren(): Promise<LabNode[]> | LabNode[] {
     return [];
+  }
+}
+
+/**
+ * With several labs, the top row of a lab in each view: its name, host and state (signed in,
+ * signed out with a "Sign In" row, misconfigured with what is wrong, unreachable).
+ */
+export class LabRowNode extends LabNode {
+  readonly id: string;
+  readonly labName: string;
+
+  constructor(
+    readonly entry: LabEntryState,
+    private readonly children: (connection: LabConnection) => Promise<LabNode[]>,
+  ) {
+    super();
+    this.labName = entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name;
+    this.id = `lab:${this.labName}`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.labName, vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    const { entry } = this;
+    if (entry.kind === 'invalid') {
+      item.description = vscode.l10n.t('misconfigured');
+      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+      item.tooltip = entry.lab.error.message;
+      item.contextValue = 'labData.lab.invalid';
+      return item;
+    }
+    const { connection } = entry;
+    const state = connection.connection;
+    const status = !connection.signedIn ? vscode.l10n.t('signed out') : state.kind === 'offline' ? vscode.l10n.t('unreachable') : state.kind === 'rateLimited' && state.until > Date.now() ? vscode.l10n.t('rate-limited') : undefined;
+    item.description = [connection.lab.url.host, status].filter(Boolean).join(' · ');
+    item.iconPath = new vscode.ThemeIcon(!connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker');
+    item.tooltip = state.kind === 'offline' && connection.signedIn ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason) : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
+    item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
+    return item;
+  }
+
+  override async getChildren(): Promise<LabNode[]> {
+    const { entry } = this;
+    if (entry.kind === 'invalid') {
+      return [new MessageNode(`${this.id}/invalid`, entry.lab.error.message, 'error', undefined, entry.lab.error.message)];
+    }
+    if (!entry.connection.signedIn) {
+      const { lab } = entry.connection;
+      return [new MessageNode(`${this.id}/signIn`, vscode.l10n.t('Sign in to {0}…', lab.name), 'sign-in', { command: Commands.signIn, title: vscode.l10n.t('Sign In'), arguments: [{ name: lab.name, baseUrl: lab.url.baseUrl }] })];
+    }
+    return this.children(entry.connection);
   }
 }
 
@@ -42,13 +99,16 @@ export function recordTooltip(title: string, record: JsonObject): vscode.Markdow
 
 export class ReportNode extends LabNode {
   readonly id: string;
+  override readonly ref: RecordRef;
 
   constructor(
     readonly report: Report,
     parentId: string,
+    lab: string,
   ) {
     super();
     this.id = `${parentId}/report:${report.report_id}`;
+    this.ref = { lab, kind: 'report', id: report.report_id, record: report.raw, downloadable: report.download_available !== false };
   }
 
   get downloadable(): boolean {
@@ -61,23 +121,26 @@ export class ReportNode extends LabNode {
     item.id = this.id;
     item.description = [report.report_type, localTime(report.published_at), report.status].filter(Boolean).join(' · ');
     item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf') : new vscode.ThemeIcon('file', new vscode.ThemeColor('disabledForeground'));
-    item.tooltip = recordTooltip(`Report ${report.report_id}${this.downloadable ? '' : ' (no file available)'}`, report.raw);
+    item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw);
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
-    item.accessibilityInformation = { label: `Report ${report.report_id}, ${item.description}${this.downloadable ? '' : ', no file available'}` };
+    item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, String(item.description)) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, String(item.description)) };
     return item;
   }
 }
 
 export class SampleNode extends LabNode {
   readonly id: string;
+  override readonly ref: RecordRef;
 
   constructor(
     readonly sample: Sample,
     parentId: string,
     index: number,
+    lab: string,
   ) {
     super();
     this.id = `${parentId}/sample:${sample.id ?? `#${index}`}`;
+    this.ref = { lab, kind: 'sample', id: sample.id ?? JSON.stringify(sample.raw).slice(0, 60), record: sample.raw };
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -90,7 +153,7 @@ export class SampleNode extends LabNode {
     const received = localTime(text('received_at') ?? text('received') ?? text('collected_at'));
     item.description = [this.sample.id ? name : undefined, text('matrix'), received, text('status')].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon('beaker');
-    item.tooltip = recordTooltip(`Sample ${label}`, raw);
+    item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw);
     item.contextValue = 'labData.sample';
     return item;
   }
@@ -147,7 +210,7 @@ export function failureText(error: unknown): string {
     if (error.code === 'forbidden') {
       return vscode.l10n.t('Outside your access scope (403)');
     }
-    return vscode.l10n.t("Couldn't load: {0}", error.message);
+    return vscode.l10n.t("Couldn't load: {0}", phrase(error));
   }
   return vscode.l10n.t("Couldn't load: {0}", error instanceof Error ? error.message : String(error));
 }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
+import type { Labs } from '../labs/labs';
 import { Views } from '../constants';
 import { ClientsTreeProvider } from './clientsTree';
 import type { LabNode } from './nodes';
@@ -15,10 +15,10 @@ export interface LabViews {
 }
 
 /** Creates the three trees and their views. */
-export function registerViews(session: LabSession): LabViews {
-  const reports = new ReportsTreeProvider(session);
-  const clients = new ClientsTreeProvider(session);
-  const samples = new SamplesTreeProvider(session);
+export function registerViews(labs: Labs): LabViews {
+  const reports = new ReportsTreeProvider(labs);
+  const clients = new ClientsTreeProvider(labs);
+  const samples = new SamplesTreeProvider(labs);
   const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>
     vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: id === Views.clients, canSelectMany });
   const reportsView = view(Views.reports, reports, true);

@@ -1,37 +1,48 @@
 import * as vscode from 'vscode';
-import type { LabSession } from '../auth/labSession';
 import { Commands, ContextKeys, Views } from '../constants';
-import { LabTreeProvider } from './labTreeProvider';
+import type { Labs } from '../labs/labs';
+import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import { MessageNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
 
-/** Samples, newest first, a page at a time, optionally received since a date. */
+/** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */
 export class SamplesTreeProvider extends LabTreeProvider {
-  private receivedSince?: string;
+  private readonly receivedSince = new Map<string, string>();
 
-  constructor(session: LabSession) {
-    super(session, Views.samples);
+  constructor(labs: Labs) {
+    super(labs, Views.samples);
   }
 
-  get currentReceivedSince(): string | undefined {
-    return this.receivedSince;
+  receivedSinceOf(lab: string): string | undefined {
+    return this.receivedSince.get(lab);
   }
 
-  async setReceivedSince(receivedSince: string | undefined): Promise<void> {
-    this.forgetLists('samples:');
-    this.receivedSince = receivedSince;
-    await vscode.commands.executeCommand('setContext', ContextKeys.samplesFiltered, receivedSince !== undefined);
+  /** Sets one lab's received-since filter, or every lab's when `lab` is undefined. */
+  async setReceivedSince(lab: string | undefined, receivedSince: string | undefined): Promise<void> {
+    this.forgetLists('samples:', lab);
+    const names = lab === undefined ? [...this.receivedSince.keys()] : [lab];
+    for (const name of names) {
+      if (receivedSince === undefined) {
+        this.receivedSince.delete(name);
+      } else {
+        this.receivedSince.set(name, receivedSince);
+      }
+    }
+    await vscode.commands.executeCommand('setContext', ContextKeys.samplesFiltered, this.receivedSince.size > 0);
     this.redraw();
   }
 
-  protected async roots(): Promise<LabNode[]> {
-    const receivedSince = this.receivedSince;
-    const list = this.list(`samples:${receivedSince ?? ''}`, (api, page) => api.listSamples({ receivedSince, page }), (sample) => sample.id ?? JSON.stringify(sample.raw));
+  protected async roots(scope: LabScope): Promise<LabNode[]> {
+    const receivedSince = this.receivedSince.get(scope.name);
+    const list = this.list(scope, `samples:${receivedSince ?? ''}`, (api, page) => api.listSamples({ receivedSince, page }), (sample) => sample.id ?? JSON.stringify(sample.raw));
     const nodes: LabNode[] = [];
-    if (receivedSince) {
-      nodes.push(new MessageNode('samples/filter', `Filtered by: received since ${localTime(receivedSince)}`, 'filter', { command: Commands.clearSamplesFilter, title: 'Clear Filter' }, 'Click to clear the filter.'));
+    const since = receivedSince ? (localTime(receivedSince) ?? receivedSince) : undefined;
+    if (since) {
+      nodes.push(
+        new MessageNode(`${scope.idPrefix}samples/filter`, vscode.l10n.t('Filtered by: received since {0}', since), 'filter', { command: Commands.clearSamplesFilter, title: vscode.l10n.t('Clear Filter'), arguments: [{ lab: scope.name }] }, vscode.l10n.t('Click to clear the filter.')),
+      );
     }
-    const empty = receivedSince ? `No samples received since ${localTime(receivedSince)}` : 'No samples in your access scope';
-    nodes.push(...(await pagedChildren('samples', list, (sample, index) => new SampleNode(sample, 'samples', index), empty, 'samples')));
+    const empty = since ? vscode.l10n.t('No samples received since {0}', since) : vscode.l10n.t('No samples in your access scope');
+    nodes.push(...(await pagedChildren(`${scope.idPrefix}samples`, list, (sample, index) => new SampleNode(sample, `${scope.idPrefix}samples`, index, scope.name), empty, 'samples')));
     return nodes;
   }
 }

@@ -1,12 +1,16 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { MESSAGES } from '../../src/core/messages';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
-/** Every `vscode.l10n.t('…')` message in the VS Code layer, as translators see it. */
+/**
+ * Every `vscode.l10n.t('…')` message in the VS Code layer, plus the core's message catalogue
+ * (phrased through `vscode.l10n` by the VS Code layer), as translators see them.
+ */
 function messagesInSource(): Set<string> {
-  const found = new Set<string>();
+  const found = new Set<string>(Object.values(MESSAGES));
   const pattern = /vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g;
   for (const name of readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'))) {
     for (const match of readFileSync(path.join(root, 'src', name), 'utf8').matchAll(pattern)) {
@@ -17,6 +21,16 @@ function messagesInSource(): Set<string> {
 }
 
 describe('localisation', () => {
+  it('core errors carry a catalogue message that the VS Code layer phrases (no sentence outside the catalogue)', () => {
+    for (const name of readdirSync(path.join(root, 'src', 'core')).filter((n) => n.endsWith('.ts'))) {
+      const text = readFileSync(path.join(root, 'src', 'core', name), 'utf8');
+      const raw = [...text.matchAll(/new LabApiError\(\s*'\w+',\s*(['`"])/g)];
+      assert.deepEqual(raw.map((m) => m.index), [], `${name} builds a LabApiError from a literal sentence; use labError() and the catalogue`);
+    }
+    const phrase = readFileSync(path.join(root, 'src', 'ui', 'phrase.ts'), 'utf8');
+    assert.match(phrase, /vscode\.l10n\.t\(MESSAGES\[/);
+  });
+
   it('l10n/bundle.l10n.json holds exactly the messages the code asks for', () => {
     const bundle = JSON.parse(readFileSync(path.join(root, 'l10n', 'bundle.l10n.json'), 'utf8')) as Record<string, string>;
     assert.deepEqual(Object.keys(bundle).sort(), [...messagesInSource()].sort());

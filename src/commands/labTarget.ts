@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import type { LabApi } from '../core/labApi';
+import { Commands } from '../constants';
+import type { LabConnection } from '../labs/labConnection';
+import type { Labs } from '../labs/labs';
+import type { Prompts } from '../ui/prompts';
+
+/**
+ * The signed-in lab a command acts on: the one it names (`lab` in its arguments or its tree item's
+ * lab), else the only signed-in lab, else the one the user picks. When the lab is signed out it
+ * starts "Sign In" for it and gives undefined.
+ */
+export async function labForCommand(labs: Labs, prompts: Prompts, name?: string): Promise<LabConnection | undefined> {
+  if (name !== undefined) {
+    const connection = labs.require(name);
+    if (!connection.signedIn) {
+      await vscode.commands.executeCommand(Commands.signIn, { name: connection.lab.name, baseUrl: connection.lab.url.baseUrl });
+      return labs.get(name)?.signedIn ? labs.get(name) : undefined;
+    }
+    return connection;
+  }
+  const signedIn = labs.signedIn;
+  if (signedIn.length === 1) {
+    return signedIn[0];
+  }
+  if (signedIn.length === 0) {
+    await vscode.commands.executeCommand(Commands.signIn);
+    return labs.signedIn.length === 1 ? labs.signedIn[0] : undefined;
+  }
+  const picked = await prompts.pickOne(
+    vscode.l10n.t('Lab Data: Choose a Lab'),
+    vscode.l10n.t('Which lab?'),
+    signedIn.map((connection) => ({ id: connection.lab.name, label: connection.lab.name, description: connection.lab.url.host })),
+    false,
+  );
+  return picked ? labs.get(picked) : undefined;
+}
+
+/** The API of the lab a command acts on (see {@link labForCommand}). */
+export async function apiForCommand(labs: Labs, prompts: Prompts, name?: string): Promise<LabApi | undefined> {
+  return (await labForCommand(labs, prompts, name))?.api;
+}

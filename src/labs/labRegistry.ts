@@ -1,0 +1,136 @@
+import * as vscode from 'vscode';
+import { parseBaseUrl } from '../core/baseUrl';
+import { labError } from '../core/messages';
+import { defaultLabDefinition, isInvalidLab, parseLabDefinition, parseLabDefinitions, type InvalidLab, type LabDefinition, type LabDefinitions } from '../core/labDefinition';
+import { SETTINGS_SECTION, Settings } from '../constants';
+
+/** A lab entry as the user writes it in `labData.labs`. */
+export interface LabEntry {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * Every lab the user defined, validated, in one place: `labData.labs` plus the `labData.baseUrl`
+ * shorthand. Both are application-scoped, and only the user's own (global) values are read, so a
+ * repository's `.vscode/settings.json` can never add a lab or move a token, in either the dotted
+ * or the nested form.
+ */
+export class LabRegistry implements vscode.Disposable {
+  private current: LabDefinitions;
+  private readonly changed = new vscode.EventEmitter<LabDefinitions>();
+  readonly onDidChange = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor() {
+    this.current = this.read();
+    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labs}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.baseUrl}`)) {
+        this.reload();
+      }
+    });
+  }
+
+  get definitions(): LabDefinitions {
+    return this.current;
+  }
+
+  get labs(): readonly LabDefinition[] {
+    return this.current.labs;
+  }
+
+  get invalid(): readonly InvalidLab[] {
+    return this.current.invalid;
+  }
+
+  /** The usable lab named `name`, or the problem that makes it unusable. */
+  find(name: string): LabDefinition | InvalidLab | undefined {
+    return this.current.labs.find((lab) => lab.name === name) ?? this.current.invalid.find((lab) => lab.name === name);
+  }
+
+  /** Re-reads the settings; fires when the definitions changed. */
+  reload(): void {
+    const next = this.read();
+    if (JSON.stringify(next) !== JSON.stringify(this.current)) {
+      this.current = next;
+      this.changed.fire(next);
+    }
+  }
+
+  /**
+   * The lab a sign-in is for, without writing anything yet: `save()` records it in the user's
+   * settings once the token has been checked. A named lab that is defined must have this address
+   * (an invalid one fails with its own error, before any request); an unknown name becomes a new
+   * `labData.labs` entry. Without a name: the lab with this address, else the `labData.baseUrl`
+   * shorthand when that is free (as in 0.1.0), else a new entry named after the host.
+   */
+  prepare(baseUrlText: string, name?: string): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+    const url = parseBaseUrl(baseUrlText);
+    const keep = (lab: LabDefinition): { lab: LabDefinition; save(): Promise<LabDefinition> } => ({ lab, save: async () => lab });
+    if (name !== undefined && name.trim() !== '') {
+      const found = this.find(name.trim());
+      if (found && isInvalidLab(found)) {
+        throw found.error;
+      }
+      if (found) {
+        if (found.url.baseUrl !== url.baseUrl) {
+          throw labError('invalidInput', 'labBaseUrlMismatch', { name: found.name, defined: found.url.baseUrl, given: url.baseUrl });
+        }
+        return keep(found);
+      }
+      return this.newEntry({ name: name.trim(), baseUrl: url.baseUrl });
+    }
+    const existing = this.current.labs.find((lab) => lab.url.baseUrl === url.baseUrl);
+    if (existing) {
+      return keep(existing);
+    }
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const shorthand = config.inspect<string>(Settings.baseUrl)?.globalValue;
+    if ((typeof shorthand !== 'string' || shorthand.trim() === '' || this.current.labs.every((lab) => !lab.shorthand)) && !this.find(url.host)) {
+      const lab = defaultLabDefinition(url);
+      return {
+        lab,
+        save: async () => {
+          await config.update(Settings.baseUrl, url.baseUrl, vscode.ConfigurationTarget.Global);
+          this.reload();
+          return lab;
+        },
+      };
+    }
+    let candidate = url.host;
+    for (let n = 2; this.find(candidate); n++) {
+      candidate = `${url.host} (${n})`;
+    }
+    return this.newEntry({ name: candidate, baseUrl: url.baseUrl });
+  }
+
+  /** A new `labData.labs` entry, validated now and appended to the user's settings on `save()`. */
+  private newEntry(entry: LabEntry): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+    const parsed = parseLabDefinition(entry, this.current.labs.length);
+    if (isInvalidLab(parsed)) {
+      throw parsed.error;
+    }
+    return {
+      lab: parsed,
+      save: async () => {
+        const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+        const existing = config.inspect<unknown[]>(Settings.labs)?.globalValue;
+        await config.update(Settings.labs, [...(Array.isArray(existing) ? existing : []), { name: entry.name, baseUrl: entry.baseUrl }], vscode.ConfigurationTarget.Global);
+        this.reload();
+        return parsed;
+      },
+    };
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+
+  private read(): LabDefinitions {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    // globalValue only: workspace and folder values are ignored on purpose (see the class comment).
+    return parseLabDefinitions(config.inspect<unknown>(Settings.labs)?.globalValue, config.inspect<unknown>(Settings.baseUrl)?.globalValue);
+  }
+}

@@ -1,0 +1,248 @@
+import * as vscode from 'vscode';
+import { LabApiError } from '../core/errors';
+import type { ConnectionEvent } from '../core/httpClient';
+import { LabApi } from '../core/labApi';
+import type { InvalidLab, LabDefinition } from '../core/labDefinition';
+import { labError } from '../core/messages';
+import type { TokenStore } from '../auth/tokenStore';
+import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
+import type { Logger } from '../log';
+import { LabConnection, type FailedRequest } from './labConnection';
+import type { LabRegistry } from './labRegistry';
+import type { NetworkSettings } from './networkSettings';
+
+/** A token is printable ASCII without spaces (RFC 6750 allows less; servers vary, so we allow a little more). */
+const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
+
+/** One row of "which labs are there": a usable lab with its connection, or a misconfigured one. */
+export type LabEntryState = { readonly kind: 'lab'; readonly connection: LabConnection } | { readonly kind: 'invalid'; readonly lab: InvalidLab };
+
+/** What a sign-in found out. */
+export interface SignInOutcome {
+  readonly lab: LabDefinition;
+  /** The token is valid but may not read reports (403). */
+  readonly reportsForbidden: boolean;
+}
+
+/**
+ * Every lab's connection, keyed by lab name: built from the registry's definitions and each lab's
+ * own token, which is read from SecretStorage only when a definition or a token changes. Signing
+ * in and out happens here; what to show about it is decided by listeners.
+ */
+export class Labs implements vscode.Disposable {
+  private connections = new Map<string, LabConnection>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** A lab was added, removed, redefined, signed in or out. */
+  readonly onDidChange = this.changed.event;
+  private readonly connectionChanged = new vscode.EventEmitter<LabConnection>();
+  /** A lab stopped or started answering, or limits requests. */
+  readonly onDidChangeConnection = this.connectionChanged.event;
+  private readonly rejected = new vscode.EventEmitter<LabDefinition>();
+  /** A lab rejected its stored token (401 from its own origin) and was signed out. */
+  readonly onDidRejectToken = this.rejected.event;
+  private readonly disposables: vscode.Disposable[] = [];
+  private lastFailed?: FailedRequest;
+  private refreshing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly registry: LabRegistry,
+    private readonly tokens: TokenStore,
+    private readonly network: NetworkSettings,
+    private readonly log: Logger,
+    private readonly userAgent: string,
+  ) {
+    this.disposables.push(
+      this.changed,
+      this.connectionChanged,
+      this.rejected,
+      registry.onDidChange(() => void this.refresh()),
+      tokens.onDidChange(() => void this.refresh()),
+      network.onDidChange(() => this.connections.forEach((connection) => connection.reset())),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.pageSize}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.maxConcurrentRequests}`)) {
+          this.connections.forEach((connection) => connection.reset());
+          this.changed.fire();
+        }
+      }),
+    );
+  }
+
+  /** Every lab the user defined, usable or not, in settings order. */
+  get entries(): LabEntryState[] {
+    const usable = this.registry.labs.map((lab) => this.connections.get(lab.name)).filter((connection): connection is LabConnection => connection !== undefined);
+    return [...usable.map((connection) => ({ kind: 'lab' as const, connection })), ...this.registry.invalid.map((lab) => ({ kind: 'invalid' as const, lab }))];
+  }
+
+  /** Every usable lab's connection. */
+  get all(): LabConnection[] {
+    return this.entries.flatMap((entry) => (entry.kind === 'lab' ? [entry.connection] : []));
+  }
+
+  get signedIn(): LabConnection[] {
+    return this.all.filter((connection) => connection.signedIn);
+  }
+
+  get(name: string): LabConnection | undefined {
+    return this.connections.get(name);
+  }
+
+  /** The most recent failed request of any lab, sign-in checks included. */
+  get lastFailure(): FailedRequest | undefined {
+    return this.lastFailed;
+  }
+
+  /** SecretStorage reads so far (diagnostics for tests). */
+  get secretReads(): number {
+    return this.tokens.reads;
+  }
+
+  /**
+   * Re-reads each lab's token and rebuilds what changed; the one place SecretStorage is read.
+   * Runs one at a time, so overlapping triggers never interleave.
+   */
+  refresh(): Promise<void> {
+    this.refreshing = this.refreshing.then(() => this.rebuild()).catch((error: unknown) => this.log.error('Session', `Reading the lab settings failed: ${String(error)}`));
+    return this.refreshing;
+  }
+
+  /** Checks a token with one cheap request, then stores it for that lab only and records the lab in the user's settings. */
+  async signIn(baseUrl: string, tokenText: string, name: string | undefined, signal?: AbortSignal): Promise<SignInOutcome> {
+    const { lab, save } = this.registry.prepare(baseUrl, name);
+    const token = tokenText.trim();
+    if (!TOKEN_SHAPE.test(token)) {
+      throw new LabApiError('invalidInput', vscode.l10n.t('The access token is empty or contains spaces or characters a token cannot have.'));
+    }
+    const problem = this.network.problems.find((error) => error.text?.id === 'proxyInvalid');
+    if (problem) {
+      throw problem;
+    }
+    this.log.addSecret(token);
+    const probe = new LabApi({
+      lab,
+      token,
+      network: this.network.options,
+      userAgent: this.userAgent,
+      log: this.log.sink,
+      maxConcurrentRequests: 1,
+      onFailure: (error) => (this.lastFailed = { error, at: new Date(), lab }),
+    });
+    let reportsForbidden = false;
+    try {
+      await probe.listReports({ pageSize: 1 }, signal);
+    } catch (error) {
+      // 403 means the token is valid but its scope excludes the reports area; that is still a sign-in.
+      if (!(error instanceof LabApiError && error.code === 'forbidden')) {
+        throw error;
+      }
+      reportsForbidden = true;
+      this.log.info('Session', `The token for ${lab.name} (${lab.url.origin}) is valid but may not read reports (HTTP 403).`);
+    } finally {
+      void probe.close();
+    }
+    const saved = await save();
+    await this.tokens.store(saved, token);
+    await this.refresh();
+    return { lab: saved, reportsForbidden };
+  }
+
+  /** Forgets one lab's token. Returns false when there was none. */
+  async signOut(name: string): Promise<boolean> {
+    const connection = this.connections.get(name);
+    if (!connection?.signedIn) {
+      return false;
+    }
+    await this.tokens.delete(connection.lab);
+    await this.refresh();
+    return true;
+  }
+
+  /** The signed-in lab named `name`, or a clear error. */
+  require(name: string): LabConnection {
+    const found = this.registry.find(name);
+    if (found && 'error' in found) {
+      throw found.error;
+    }
+    const connection = this.connections.get(name);
+    if (!connection) {
+      throw labError('invalidInput', 'labUnknown', { name });
+    }
+    return connection;
+  }
+
+  dispose(): void {
+    this.connections.forEach((connection) => connection.dispose());
+    this.disposables.forEach((disposable) => disposable.dispose());
+  }
+
+  private async rebuild(): Promise<void> {
+    const next = new Map<string, LabConnection>();
+    let changed = this.registry.labs.length !== this.connections.size;
+    for (const lab of this.registry.labs) {
+      const token = await this.tokens.get(lab);
+      if (token) {
+        this.log.addSecret(token);
+      }
+      const current = this.connections.get(lab.name);
+      if (current && JSON.stringify(current.lab) === JSON.stringify(lab) && current.holds(token)) {
+        next.set(lab.name, current);
+        continue;
+      }
+      changed = true;
+      current?.dispose();
+      this.log.info('Session', `${token ? 'Signed in to' : 'Not signed in to'} ${lab.name} (${lab.url.origin}).`);
+      next.set(lab.name, this.connect(lab, token));
+    }
+    for (const [name, connection] of this.connections) {
+      if (!next.has(name)) {
+        connection.dispose();
+      }
+    }
+    this.connections = next;
+    this.registry.invalid.forEach((lab) => this.log.warn('Session', lab.error.message));
+    await Promise.all([
+      vscode.commands.executeCommand('setContext', ContextKeys.signedIn, this.signedIn.length > 0),
+      vscode.commands.executeCommand('setContext', ContextKeys.hasBaseUrl, this.registry.labs.length + this.registry.invalid.length > 0),
+      vscode.commands.executeCommand('setContext', ContextKeys.severalLabs, this.registry.labs.length + this.registry.invalid.length > 1),
+    ]);
+    if (changed) {
+      this.changed.fire();
+    }
+  }
+
+  private connect(lab: LabDefinition, token: string | undefined): LabConnection {
+    return new LabConnection(
+      lab,
+      token,
+      {
+        network: () => this.network.options,
+        userAgent: this.userAgent,
+        log: this.log.sink,
+        defaults: () => {
+          const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+          return { pageSize: config.get<number>(Settings.pageSize, 50), maxConcurrentRequests: config.get<number>(Settings.maxConcurrentRequests, 4) };
+        },
+      },
+      {
+        onConnection: (connection, event) => this.onConnection(connection, event),
+        onFailure: (connection) => (this.lastFailed = connection.lastFailure),
+      },
+    );
+  }
+
+  private onConnection(connection: LabConnection, event: ConnectionEvent): void {
+    if (event.kind !== 'unauthorized') {
+      this.connectionChanged.fire(connection);
+      return;
+    }
+    if (this.connections.get(connection.lab.name) !== connection || !connection.signedIn) {
+      return;
+    }
+    // The lab itself rejected the stored token (expired or revoked): forget it and go to "signed out".
+    this.log.warn('Session', `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401); signing out of that lab.`);
+    void this.tokens
+      .delete(connection.lab)
+      .catch(() => undefined)
+      .then(() => this.refresh())
+      .then(() => this.rejected.fire(connection.lab));
+  }
+}

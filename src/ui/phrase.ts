@@ -1,0 +1,21 @@
+import * as vscode from 'vscode';
+import { LabApiError } from '../core/errors';
+import { MESSAGES, type MessageId } from '../core/messages';
+
+/**
+ * The one sentence a person reads for an error, in their language: core errors carry a message id
+ * and arguments from the core's catalogue, phrased here through `vscode.l10n`.
+ */
+export function phrase(error: unknown): string {
+  if (error instanceof LabApiError) {
+    const text = error.text;
+    if (text && Object.hasOwn(MESSAGES, text.id)) {
+      return vscode.l10n.t(MESSAGES[text.id as MessageId], text.args as Record<string, string | number>);
+    }
+    return error.message;
+  }
+  if (error instanceof Error && error.name === 'SecretStoreError') {
+    return error.message;
+  }
+  return vscode.l10n.t('Something went wrong in Lab Data; the log has the details.');
+}
