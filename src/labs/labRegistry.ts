@@ -63,9 +63,10 @@ export class LabRegistry implements vscode.Disposable {
    * settings once the token has been checked. A named lab that is defined must have this address
    * (an invalid one fails with its own error, before any request); an unknown name becomes a new
    * `labData.labs` entry. Without a name: the lab with this address, else the `labData.baseUrl`
-   * shorthand when that is free (as in 0.1.0), else a new entry named after the host.
+   * shorthand when it is free or names a lab nobody is signed in to (replaced, as in 0.1.0), else a
+   * new entry named after the host, so a signed-in lab is never lost.
    */
-  prepare(baseUrlText: string, name?: string): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+  prepare(baseUrlText: string, name?: string, isSignedIn: (name: string) => boolean = () => false): { lab: LabDefinition; save(): Promise<LabDefinition> } {
     const url = parseBaseUrl(baseUrlText);
     const keep = (lab: LabDefinition): { lab: LabDefinition; save(): Promise<LabDefinition> } => ({ lab, save: async () => lab });
     if (name !== undefined && name.trim() !== '') {
@@ -87,7 +88,11 @@ export class LabRegistry implements vscode.Disposable {
     }
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const shorthand = config.inspect<string>(Settings.baseUrl)?.globalValue;
-    if ((typeof shorthand !== 'string' || shorthand.trim() === '' || this.current.labs.every((lab) => !lab.shorthand)) && !this.find(url.host)) {
+    const current = this.current.labs.find((lab) => lab.shorthand);
+    const shorthandFree = typeof shorthand !== 'string' || shorthand.trim() === '' || !current || !isSignedIn(current.name);
+    const sameName = this.find(url.host);
+    const nameTaken = sameName !== undefined && sameName !== current;
+    if (shorthandFree && !nameTaken) {
       const lab = defaultLabDefinition(url);
       return {
         lab,

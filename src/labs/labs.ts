@@ -107,7 +107,7 @@ export class Labs implements vscode.Disposable {
 
   /** Checks a token with one cheap request, then stores it for that lab only and records the lab in the user's settings. */
   async signIn(baseUrl: string, tokenText: string, name: string | undefined, signal?: AbortSignal): Promise<SignInOutcome> {
-    const { lab, save } = this.registry.prepare(baseUrl, name);
+    const { lab, save } = this.registry.prepare(baseUrl, name, (labName) => this.connections.get(labName)?.signedIn === true);
     const token = tokenText.trim();
     if (!TOKEN_SHAPE.test(token)) {
       throw new LabApiError('invalidInput', vscode.l10n.t('The access token is empty or contains spaces or characters a token cannot have.'));

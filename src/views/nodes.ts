@@ -50,7 +50,9 @@ export class LabRowNode extends LabNode {
     const { connection } = entry;
     const state = connection.connection;
     const status = !connection.signedIn ? vscode.l10n.t('signed out') : state.kind === 'offline' ? vscode.l10n.t('unreachable') : state.kind === 'rateLimited' && state.until > Date.now() ? vscode.l10n.t('rate-limited') : undefined;
-    item.description = [connection.lab.url.host, status].filter(Boolean).join(' · ');
+    // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
+    const host = connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
+    item.description = [host, status].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon(!connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker');
     item.tooltip = state.kind === 'offline' && connection.signedIn ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason) : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
     item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MockLabServer } from '../mock/server';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn, startLab, workspaceFolder } from './helpers';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
 
 describe('sign-in, the token and SecretStorage', () => {
   let lab: MockLabServer;
@@ -25,7 +25,7 @@ describe('sign-in, the token and SecretStorage', () => {
     const api = await activateExtension();
     lab.takeRequests();
     const result = await signIn(`${lab.baseUrl}/api/v1/`, LEAK_CHECK_TOKEN);
-    assert.deepEqual(result, { baseUrl: lab.baseUrl, host: new URL(lab.baseUrl).host });
+    assert.deepEqual(result, { name: new URL(lab.baseUrl).host, baseUrl: lab.baseUrl, host: new URL(lab.baseUrl).host });
     const requests = lab.takeRequests();
     assert.equal(requests.length, 1);
     assert.equal(requests[0]!.scope, 'leak check (full scope)');
@@ -93,6 +93,29 @@ describe('sign-in, the token and SecretStorage', () => {
     assert.equal(await vscode.commands.executeCommand('labData.signOut'), false, 'nothing left to remove');
     await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
     assert.equal((await api.getState()).signedIn, true);
+  });
+
+  it('a sign-in without a name adds a lab beside a signed-in one, and replaces a signed-out one as 0.1.0 did', async () => {
+    const api = await activateExtension();
+    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
+    const otherHost = new URL(other.baseUrl).host;
+    try {
+      assert.deepEqual(await signIn(other.baseUrl, LEAK_CHECK_TOKEN), { name: otherHost, baseUrl: other.baseUrl, host: otherHost });
+      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl, 'the signed-in lab stays');
+      assert.deepEqual(config().inspect('labs')?.globalValue, [{ name: otherHost, baseUrl: other.baseUrl }]);
+      assert.deepEqual((await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]), [[new URL(lab.baseUrl).host, true], [otherHost, true]]);
+      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: otherHost }), true);
+      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+
+      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: new URL(lab.baseUrl).host }), true);
+      await signIn(other.baseUrl, LEAK_CHECK_TOKEN);
+      assert.equal(config().inspect('baseUrl')?.globalValue, other.baseUrl, 'the signed-out shorthand lab was replaced');
+      assert.equal(config().inspect('labs')?.globalValue, undefined, 'and no lab was added');
+      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: otherHost }), true);
+    } finally {
+      await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    }
+    assert.deepEqual((await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]), [[new URL(lab.baseUrl).host, true]]);
   });
 
   it('writes no token to the "Lab Data" log after a sign-in, a 401 and a sign-out', async () => {
