@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, signIn, startLab } from './helpers';
+import { FakePrompts, activateExtension, signInOnly, startLab } from './helpers';
 
 async function children(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Array<{ node: LabNode; item: vscode.TreeItem }>> {
   const provider = api.views[view];
@@ -28,7 +28,7 @@ describe('metadata as JSON documents', () => {
     api = await activateExtension();
     restore = api.setPrompts(prompts);
     lab = await startLab();
-    await signIn(lab.baseUrl, 'demo-full-access');
+    await signInOnly(lab.baseUrl, 'demo-full-access');
   });
 
   after(async () => {

@@ -8,7 +8,7 @@ import type { BulkSummary } from '../../src/commands/saveAllReports';
 import type { SyncSummary } from '../../src/commands/syncReports';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, listing, signIn, startLab, workspaceFolder } from './helpers';
+import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, listing, signInOnly, startLab, workspaceFolder } from './helpers';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -24,7 +24,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
   before(async () => {
     api = await activateExtension();
     lab = await startLab({ reports: 420 });
-    await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
+    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     folder = path.join(workspaceFolder(), 'lab-reports');
   });
 
@@ -195,7 +195,13 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     console.log(`      first sync: ${first.saved} files in ${firstMs} ms with ${firstRequests} requests`);
     const manifestText = await fs.readFile(path.join(folder, 'lab-data-sync.json'), 'utf8');
     assert.ok(!manifestText.includes(LEAK_CHECK_TOKEN), 'the manifest never holds the token');
-    const manifest = JSON.parse(manifestText) as { watermark: string; files: Record<string, { sha256: string; bytes: number; file: string; source: string; saved_at: string; published_at: string }> };
+    type Section = { origin: string; watermark: string; files: Record<string, { sha256: string; bytes: number; file: string; source: string; saved_at: string; published_at: string }> };
+    const written = JSON.parse(manifestText) as { version: number; labs: Record<string, Section> };
+    const labName = new URL(lab.baseUrl).host;
+    assert.equal(written.version, 2);
+    assert.deepEqual(Object.keys(written.labs), [labName], 'one section, kept under the lab’s name');
+    const manifest = written.labs[labName]!;
+    assert.equal(manifest.origin, new URL(lab.baseUrl).origin);
     const some = downloadable()[3]!;
     assert.equal(manifest.files[some]!.sha256, sha256(lab.pdfFor(some)));
     assert.equal(manifest.files[some]!.source, `/api/v1/reports/${some}/file`);

@@ -35,8 +35,19 @@ export async function startLab(options: MockServerOptions = {}): Promise<MockLab
   return server;
 }
 
-export async function signIn(baseUrl: string, token: string): Promise<unknown> {
-  return vscode.commands.executeCommand('labData.signIn', { baseUrl, token });
+export async function signIn(baseUrl: string, token: string, name?: string): Promise<unknown> {
+  return vscode.commands.executeCommand('labData.signIn', name === undefined ? { baseUrl, token } : { baseUrl, token, name });
+}
+
+/**
+ * Makes `baseUrl` the only lab (as the `labData.baseUrl` shorthand), then signs in to it: suites
+ * that each start their own mock lab would otherwise add a lab apiece and be asked "which lab?".
+ */
+export async function signInOnly(baseUrl: string, token: string): Promise<unknown> {
+  const config = vscode.workspace.getConfiguration('labData');
+  await config.update('labs', undefined, vscode.ConfigurationTarget.Global);
+  await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  return signIn(baseUrl, token);
 }
 
 /** Waits until `check` passes, for state that settles through events. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { validateIsoDate } from '../../src/ui/prompts';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, extensionPackageJson, signIn, startLab } from './helpers';
+import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, extensionPackageJson, signInOnly, startLab } from './helpers';
 
 describe('command palette queries', () => {
   let lab: MockLabServer;
@@ -14,7 +14,7 @@ describe('command palette queries', () => {
   before(async () => {
     api = await activateExtension();
     lab = await startLab();
-    await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
+    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     await vscode.commands.executeCommand('labData.clearReportsFilter');
   });
 

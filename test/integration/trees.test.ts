@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { activateExtension, eventually, signIn, startLab } from './helpers';
+import { activateExtension, eventually, signInOnly, startLab } from './helpers';
 
 type ViewName = keyof LabDataExtensionApi['views'];
 
@@ -39,7 +39,7 @@ describe('browsing the lab in the views', () => {
 
   /** Signs in afresh as `token` (lists loaded before are dropped) and forgets earlier requests. */
   async function as(token: string, server: MockLabServer = lab): Promise<void> {
-    await signIn(server.baseUrl, token);
+    await signInOnly(server.baseUrl, token);
     await eventually(async () => assert.equal((await api.getState()).origin, new URL(server.baseUrl).origin));
     await vscode.commands.executeCommand('labData.clearReportsFilter');
     await vscode.commands.executeCommand('labData.clearSamplesFilter');

@@ -135,6 +135,11 @@ function take(fault: { times: number } | undefined): boolean {
 export class MockLabServer {
   readonly data: MockData;
   readonly requests: RecordedRequest[] = [];
+  /**
+   * How many requests carried each credential since the server started, never forgotten by
+   * `takeRequests`: the scope label of a known token, `(none)` without one, `(unknown)` otherwise.
+   */
+  readonly credentialsSeen = new Map<string, number>();
   faults: MockFaults;
   private listener?: MockListener;
   private readonly tokens: Record<string, TokenScope>;
@@ -258,6 +263,8 @@ export class MockLabServer {
     const auth = request.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
     const scope = token !== undefined ? this.tokens[token] : undefined;
+    const credential = scope?.label ?? (auth === undefined ? '(none)' : '(unknown)');
+    this.credentialsSeen.set(credential, (this.credentialsSeen.get(credential) ?? 0) + 1);
     const record = (status: number): void => {
       this.requests.push({
         method: request.method ?? 'GET',

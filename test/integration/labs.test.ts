@@ -1,0 +1,196 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import type { LabNode } from '../../src/views/nodes';
+import { MockLabHost, MockLabServer } from '../mock/server';
+import { FakePrompts, activateExtension, eventually, signIn, workspaceFolder } from './helpers';
+
+interface Row {
+  readonly node: LabNode;
+  readonly item: vscode.TreeItem;
+  readonly label: string;
+}
+
+async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Row[]> {
+  const provider = api.views[view];
+  const nodes = (await provider.getChildren(parent)) ?? [];
+  return Promise.all(
+    nodes.map(async (node) => {
+      const item = await provider.getTreeItem(node);
+      return { node, item, label: typeof item.label === 'string' ? item.label : (item.label?.label ?? '') };
+    }),
+  );
+}
+
+const BETA_ENDPOINTS = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
+const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
+
+describe('several labs, each with its own token and endpoints', () => {
+  let api: LabDataExtensionApi;
+  let host: MockLabHost;
+  let meridian: MockLabServer;
+  let beta: MockLabServer;
+  let evil: MockLabServer;
+  const prompts = new FakePrompts();
+  let restorePrompts: () => void;
+
+  before(async () => {
+    api = await activateExtension();
+    restorePrompts = api.setPrompts(prompts);
+    // Two tenants on one origin: different tokens, one with renamed endpoints and another list envelope.
+    meridian = new MockLabServer({ reports: 60, samples: 40, tokens: { 'meridian-token': { label: 'meridian' } } });
+    beta = new MockLabServer({ seed: 11, reports: 45, samples: 40, basePath: '/tenant-b', envelope: 'top-level', endpointNames: { reports: 'certificates', file: 'pdf' }, tokens: { 'beta-token': { label: 'beta' } } });
+    host = new MockLabHost([meridian, beta]);
+    await host.start();
+    evil = new MockLabServer({ reports: 5, samples: 5 });
+    await evil.start();
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    await config().update(
+      'labs',
+      [
+        { name: 'Meridian', baseUrl: meridian.baseUrl },
+        { name: 'Beta', baseUrl: beta.baseUrl, endpoints: BETA_ENDPOINTS, filters: ['published_since'] },
+        { name: 'Broken', baseUrl: `${meridian.baseUrl}/broken`, endpoints: { reports: '/api/%2e%2e/admin' } },
+      ],
+      vscode.ConfigurationTarget.Global,
+    );
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Meridian', 'Beta', 'Broken']));
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+  });
+
+  after(async () => {
+    restorePrompts();
+    await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
+    await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
+    await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+    await host.stop();
+    await evil.stop();
+  });
+
+  it('signs in to two labs by name, each with its own token; a misconfigured lab fails before any request', async () => {
+    assert.deepEqual(await signIn(meridian.baseUrl, 'meridian-token', 'Meridian'), { name: 'Meridian', baseUrl: meridian.baseUrl, host: new URL(meridian.baseUrl).host });
+    assert.deepEqual(await signIn(beta.baseUrl, 'beta-token', 'Beta'), { name: 'Beta', baseUrl: beta.baseUrl, host: new URL(beta.baseUrl).host });
+    meridian.takeRequests();
+    assert.equal(await signIn(`${meridian.baseUrl}/broken`, 'meridian-token', 'Broken'), undefined, 'an invalid lab cannot be signed in to');
+    assert.equal(await signIn(beta.baseUrl, 'beta-token', 'Meridian'), undefined, 'a defined lab keeps its own address');
+    assert.deepEqual(meridian.takeRequests(), [], 'neither made a request');
+    const state = await api.getState();
+    assert.deepEqual(state.labs.map((lab) => [lab.name, lab.signedIn]), [['Meridian', true], ['Beta', true], ['Broken', false]]);
+    assert.match(state.labs[2]!.problem ?? '', /The lab "Broken" is set up wrongly in labData\.labs: endpoint "reports" must not contain "\." or "\.\." segments/);
+    const accounts = await vscode.authentication.getAccounts('labData');
+    assert.deepEqual(accounts.map((account) => account.label).sort(), ['Beta', 'Meridian'], 'one account per signed-in lab');
+  });
+
+  it('lists the labs at the top of each view, each lab’s reports below it, through its own endpoints', async () => {
+    meridian.takeRequests();
+    beta.takeRequests();
+    const top = await rows(api, 'reports');
+    assert.deepEqual(top.map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+    assert.equal(top[0]!.item.description, new URL(meridian.baseUrl).host);
+    assert.equal(top[2]!.item.description, 'misconfigured');
+    const meridianReports = (await rows(api, 'reports', top[0]!.node)).filter((row) => row.item.contextValue?.startsWith('labData.report'));
+    assert.deepEqual(meridianReports.map((row) => row.node.ref?.id), meridian.reportsFor('meridian-token').slice(0, 50).map((r) => r.report_id));
+    const betaReports = (await rows(api, 'reports', top[1]!.node)).filter((row) => row.item.contextValue?.startsWith('labData.report'));
+    assert.deepEqual(betaReports.map((row) => row.node.ref?.id), beta.reportsFor('beta-token').slice(0, 50).map((r) => r.report_id));
+    assert.ok(betaReports.every((row) => row.node.ref?.lab === 'Beta' && row.item.id?.startsWith('lab:Beta/')));
+    assert.deepEqual(beta.takeRequests().map((r) => r.path), ['/tenant-b/api/v1/certificates'], 'the renamed endpoint');
+    assert.deepEqual(meridian.takeRequests().map((r) => r.path), ['/api/v1/reports']);
+
+    const broken = await rows(api, 'reports', top[2]!.node);
+    assert.equal(broken.length, 1);
+    assert.match(broken[0]!.label, /endpoint "reports" must not contain/);
+    assert.equal((broken[0]!.item.iconPath as vscode.ThemeIcon).id, 'error');
+    assert.deepEqual([...meridian.requests, ...beta.requests].filter((r) => r.path.includes('/broken')), [], 'the misconfigured lab sent nothing');
+
+    const clientsTop = await rows(api, 'clients');
+    assert.deepEqual(clientsTop.map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+    await eventually(() => assert.match(api.statusText(), /3 labs/));
+    assert.match(api.statusTooltip(), /2 of 3 labs signed in/);
+    assert.match(api.statusTooltip(), /Meridian \(.+\): signed in/);
+    assert.match(api.statusTooltip(), /Broken: misconfigured/);
+  });
+
+  it('sends each lab only its own token, on every request', async () => {
+    // Every request each tenant has seen since it started, including those earlier tests drained.
+    assert.deepEqual([...meridian.credentialsSeen.keys()], ['meridian']);
+    assert.deepEqual([...beta.credentialsSeen.keys()], ['beta']);
+    assert.ok(meridian.credentialsSeen.get('meridian')! > 1 && beta.credentialsSeen.get('beta')! > 1);
+    assert.deepEqual([...evil.credentialsSeen.keys()], [], 'nothing reached a lab nobody signed in to');
+  });
+
+  it('opens and saves a report of the renamed-endpoint lab with { lab, id }', async () => {
+    beta.takeRequests();
+    const id = beta.reportsFor('beta-token').find((r) => r.download_available)!.report_id;
+    const uri = (await vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Beta', id })) as vscode.Uri;
+    assert.ok(uri instanceof vscode.Uri);
+    const document = await vscode.workspace.openTextDocument(uri);
+    assert.equal(JSON.parse(document.getText()).report_id, id);
+    const saved = (await vscode.commands.executeCommand('labData.saveReportPdf', { lab: 'Beta', id })) as vscode.Uri;
+    assert.ok(saved instanceof vscode.Uri);
+    const bytes = await fs.readFile(saved.fsPath);
+    assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(beta.pdfFor(id)).digest('hex'));
+    assert.deepEqual(
+      beta.takeRequests().map((r) => r.path.replace(id, 'ID')),
+      ['/tenant-b/api/v1/certificates/ID', '/tenant-b/api/v1/certificates/ID', '/tenant-b/api/v1/certificates/ID/pdf'],
+    );
+  });
+
+  it('without a lab argument, a command asks which lab when several are signed in', async () => {
+    const asked = prompts.pickOneOffered.length;
+    prompts.pickOneAnswers = ['Meridian'];
+    prompts.reportIdAnswer = meridian.reportsFor('meridian-token')[0]!.report_id;
+    const uri = (await vscode.commands.executeCommand('labData.openReportMetadata')) as vscode.Uri;
+    assert.ok(uri instanceof vscode.Uri);
+    assert.equal(new URLSearchParams(uri.query).get('lab'), 'Meridian');
+    assert.deepEqual(prompts.pickOneOffered.slice(asked).map((offer) => offer.choices.map((choice) => choice.id)), [['Meridian', 'Beta']]);
+  });
+
+  it('offers only the filters a lab confirmed', async () => {
+    assert.deepEqual(await vscode.commands.executeCommand('labData.filterReports', { lab: 'Beta', publishedSince: '2025-01-01' }), { publishedSince: '2025-01-01T00:00:00Z' });
+    assert.equal(await vscode.commands.executeCommand('labData.filterReports', { lab: 'Beta', status: 'published' }), undefined, 'Beta does not offer a status filter');
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+  });
+
+  it('reads no secret when the container opens and a client is expanded', async () => {
+    const before = api.secretReads();
+    const top = await rows(api, 'clients');
+    const clients = await rows(api, 'clients', top[0]!.node);
+    await rows(api, 'clients', clients.find((row) => row.item.contextValue === 'labData.client')!.node);
+    for (const view of ['reports', 'samples'] as const) {
+      const labsRows = await rows(api, view);
+      await rows(api, view, labsRows[0]!.node);
+    }
+    const reads = api.secretReads() - before;
+    console.log(`      SecretStorage reads for opening the container and expanding one client: ${reads}`);
+    assert.equal(reads, 0);
+  });
+
+  it('ignores labData.labs and labData.baseUrl from workspace settings, dotted or nested', async () => {
+    const folder = path.join(workspaceFolder(), '.vscode');
+    await fs.mkdir(folder, { recursive: true });
+    const hostile = [{ name: 'Evil', baseUrl: evil.baseUrl }];
+    for (const settings of [{ 'labData.labs': hostile, 'labData.baseUrl': evil.baseUrl }, { labData: { labs: hostile, baseUrl: evil.baseUrl } }]) {
+      await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Meridian', 'Beta', 'Broken'], JSON.stringify(settings));
+      assert.deepEqual((await rows(api, 'reports')).map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+    }
+    assert.deepEqual(evil.requests, [], 'the workspace lab was never contacted');
+    await fs.rm(folder, { recursive: true, force: true });
+  });
+
+  it('a 401 from a lab signs out that lab only', async () => {
+    meridian.revokeToken('meridian-token');
+    await vscode.commands.executeCommand('labData.refresh');
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Meridian', false], ['Beta', true], ['Broken', false]]));
+    const meridianRow = (await rows(api, 'reports'))[0]!;
+    assert.match(String(meridianRow.item.description), /signed out/);
+    const children = await rows(api, 'reports', meridianRow.node);
+    assert.equal(children[0]!.label, 'Sign in to Meridian…');
+    assert.equal(children[0]!.item.command?.command, 'labData.signIn');
+    assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: 'Beta' }), true);
+  });
+});

@@ -1,0 +1,122 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import { MockLabServer } from '../mock/server';
+import { makeTestCertificates, type TestCertificates } from '../support/certificates';
+import { startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, signIn } from './helpers';
+
+const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
+const httpConfig = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('http');
+const GLOBAL = vscode.ConfigurationTarget.Global;
+
+/** What the support report says happened on the last failed request (the user-facing sentence). */
+async function lastFailureSentence(): Promise<string> {
+  const text = (await vscode.commands.executeCommand('labData.copySupportReport')) as string | undefined;
+  return /^What happened: (.*)$/m.exec(text ?? '')?.[1] ?? '';
+}
+
+/** Lists the lab's reports through the command that needs no prompt; undefined when it failed. */
+async function search(lab: string): Promise<{ ids: string[] } | undefined> {
+  return (await vscode.commands.executeCommand('labData.searchReports', { lab })) as { ids: string[] } | undefined;
+}
+
+describe('corporate networks: proxies and private certificate authorities', function () {
+  this.timeout(120_000);
+  let api: LabDataExtensionApi;
+  let certs: TestCertificates;
+  let server: MockLabServer;
+  let proxy: ForwardProxy;
+  let authProxy: ForwardProxy;
+  let remote: string;
+  const savedEnv = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY, https_proxy: process.env.https_proxy, no_proxy: process.env.no_proxy };
+
+  before(async () => {
+    api = await activateExtension();
+    certs = makeTestCertificates();
+    server = new MockLabServer({ reports: 30, samples: 20, tls: { key: certs.key, cert: certs.cert }, tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check' } } });
+    await server.start();
+    proxy = await startForwardProxy();
+    authProxy = await startForwardProxy({ auth: 'alice:s3cret' });
+    remote = `https://lab.test:${new URL(server.baseUrl).port}`;
+    delete process.env.HTTPS_PROXY;
+    delete process.env.https_proxy;
+    delete process.env.NO_PROXY;
+    delete process.env.no_proxy;
+    await labData().update('baseUrl', undefined, GLOBAL);
+    await labData().update('labs', [{ name: 'Private', baseUrl: server.baseUrl }, { name: 'Remote', baseUrl: remote }], GLOBAL);
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Private', 'Remote']));
+  });
+
+  after(async () => {
+    Object.assign(process.env, Object.fromEntries(Object.entries(savedEnv).filter(([, value]) => value !== undefined)));
+    for (const key of ['proxy', 'noProxy', 'proxyAuthorization'] as const) {
+      await httpConfig().update(key, undefined, GLOBAL);
+    }
+    await labData().update('caCertificates', undefined, GLOBAL);
+    await labData().update('labs', undefined, GLOBAL);
+    await server.stop();
+    await proxy.stop();
+    await authProxy.stop();
+    certs.remove();
+  });
+
+  it('an HTTPS lab with a private CA fails with the certificate message, and works once the CA is in labData.caCertificates', async () => {
+    assert.equal(await signIn(server.baseUrl, LEAK_CHECK_TOKEN, 'Private'), undefined);
+    assert.match(await lastFailureSentence(), /issued by an authority this machine does not trust.*labData\.caCertificates/);
+    await labData().update('caCertificates', [certs.caFile], GLOBAL);
+    assert.deepEqual(await signIn(server.baseUrl, LEAK_CHECK_TOKEN, 'Private'), { name: 'Private', baseUrl: server.baseUrl, host: new URL(server.baseUrl).host });
+    assert.equal((await search('Private'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+  });
+
+  it('with http.proxy set, a non-loopback HTTPS lab is reached through CONNECT, and the proxy never sees the token', async () => {
+    assert.equal(await signIn(remote, LEAK_CHECK_TOKEN, 'Remote'), undefined, 'lab.test resolves only at the proxy');
+    await httpConfig().update('proxy', proxy.url, GLOBAL);
+    const before = proxy.lines().length;
+    assert.equal(((await signIn(remote, LEAK_CHECK_TOKEN, 'Remote')) as { name?: string } | undefined)?.name, 'Remote');
+    assert.equal((await search('Remote'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+    const seen = proxy.lines().slice(before);
+    console.log(`      proxy log: ${seen.map((line) => line.split(' ').slice(0, 2).join(' ')).join(', ')}`);
+    assert.ok(seen.length > 0 && seen.every((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port} `)), seen.join('\n'));
+    assert.ok(seen.every((line) => !line.includes(LEAK_CHECK_TOKEN) && !/"authorization"/i.test(line)), 'the proxy saw neither the token nor an Authorization header');
+    const privateBefore = proxy.lines().length;
+    assert.ok(await search('Private'));
+    assert.equal(proxy.lines().length, privateBefore, 'a loopback lab is never proxied');
+  });
+
+  it('http.noProxy bypasses the proxy', async () => {
+    await httpConfig().update('noProxy', ['.test'], GLOBAL);
+    const before = proxy.lines().length;
+    assert.equal(await search('Remote'), undefined);
+    assert.match(await lastFailureSentence(), /Cannot reach the lab at https:\/\/lab\.test:\d+: its host name could not be found/);
+    assert.equal(proxy.lines().length, before);
+    await httpConfig().update('noProxy', undefined, GLOBAL);
+    assert.ok(await search('Remote'));
+  });
+
+  it('HTTPS_PROXY and NO_PROXY from the environment are honoured', async () => {
+    process.env.HTTPS_PROXY = proxy.url;
+    process.env.NO_PROXY = 'lab.test';
+    await httpConfig().update('proxy', undefined, GLOBAL); // a settings change re-reads the environment too
+    const before = proxy.lines().length;
+    assert.equal(await search('Remote'), undefined, 'NO_PROXY sends it direct, where lab.test does not resolve');
+    assert.equal(proxy.lines().length, before);
+    delete process.env.NO_PROXY;
+    await httpConfig().update('noProxy', ['unrelated.example'], GLOBAL); // any settings change re-reads the environment
+    assert.ok(await search('Remote'), 'through HTTPS_PROXY');
+    assert.ok(proxy.lines().length > before);
+    delete process.env.HTTPS_PROXY;
+    await httpConfig().update('noProxy', undefined, GLOBAL);
+  });
+
+  it('a proxy that asks for credentials (407) gets its own message, and http.proxyAuthorization answers it', async () => {
+    await httpConfig().update('proxy', authProxy.url, GLOBAL);
+    assert.equal(await search('Remote'), undefined);
+    const sentence = await lastFailureSentence();
+    assert.match(sentence, new RegExp(`^The proxy at ${authProxy.url.replace(/\./g, '\\.')} asks for credentials \\(HTTP 407\\); set http\\.proxyAuthorization`));
+    await httpConfig().update('proxyAuthorization', `Basic ${Buffer.from('alice:s3cret').toString('base64')}`, GLOBAL);
+    assert.ok(await search('Remote'));
+    const text = (await vscode.commands.executeCommand('labData.copySupportReport')) as string;
+    assert.ok(!text.includes(Buffer.from('alice:s3cret').toString('base64')), 'proxy credentials never reach a support report');
+  });
+});
