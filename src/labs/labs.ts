@@ -43,6 +43,7 @@ export class Labs implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private lastFailed?: FailedRequest;
   private refreshing: Promise<void> = Promise.resolve();
+  private loggedProblems = '';
 
   constructor(
     private readonly registry: LabRegistry,
@@ -198,7 +199,12 @@ export class Labs implements vscode.Disposable {
       }
     }
     this.connections = next;
-    this.registry.invalid.forEach((lab) => this.log.warn('Session', lab.error.message));
+    const problems = this.registry.invalid.map((lab) => lab.error.message);
+    if (problems.join('\n') !== this.loggedProblems) {
+      // Said once per change of the settings, not on every sign-in or token change.
+      this.loggedProblems = problems.join('\n');
+      problems.forEach((message) => this.log.warn('Session', message));
+    }
     await Promise.all([
       vscode.commands.executeCommand('setContext', ContextKeys.signedIn, this.signedIn.length > 0),
       vscode.commands.executeCommand('setContext', ContextKeys.hasBaseUrl, this.registry.labs.length + this.registry.invalid.length > 0),
