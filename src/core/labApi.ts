@@ -43,6 +43,8 @@ export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxC
   readonly maxConcurrentRequests?: number;
   /** Used when the lab sets no `pageSize` of its own. */
   readonly pageSize?: number;
+  /** Sees every report and sample the lab sends (lists and single reports), so ids can be learned and looked up without asking again. */
+  readonly onRecords?: (records: { readonly reports?: readonly Report[]; readonly samples?: readonly Sample[] }) => void;
 }
 
 /**
@@ -55,9 +57,11 @@ export class LabApi {
   readonly paths: LabPaths;
   readonly #http: HttpClient;
   private readonly defaultPageSize: number;
+  private readonly onRecords: NonNullable<LabApiOptions['onRecords']>;
 
   constructor(options: LabApiOptions) {
-    const { lab, pageSize, maxConcurrentRequests, ...http } = options;
+    const { lab, pageSize, maxConcurrentRequests, onRecords, ...http } = options;
+    this.onRecords = onRecords ?? (() => undefined);
     this.lab = lab;
     this.paths = labPaths(lab);
     this.defaultPageSize = lab.pageSize ?? pageSize ?? DEFAULT_PAGE_SIZE;
@@ -79,8 +83,10 @@ export class LabApi {
     return this.#http.close();
   }
 
-  listReports(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Report>> {
-    return this.listPage(this.paths.reports(), 'reports', parseReport, query, signal);
+  async listReports(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Report>> {
+    const page = await this.listPage(this.paths.reports(), 'reports', parseReport, query, signal);
+    this.onRecords({ reports: page.items });
+    return page;
   }
 
   iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
@@ -88,7 +94,9 @@ export class LabApi {
   }
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
-    return this.getOne(this.paths.report(reportId), parseReport, 'report', signal);
+    const report = await this.getOne(this.paths.report(reportId), parseReport, 'report', signal);
+    this.onRecords({ reports: [report] });
+    return report;
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */
@@ -150,8 +158,10 @@ export class LabApi {
     return this.iterate((page) => this.listProjects({ ...query, page }, options.signal), (project) => project.project_id, query, options);
   }
 
-  listSamples(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Sample>> {
-    return this.listPage(this.paths.samples(), 'samples', parseSample, query, signal);
+  async listSamples(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Sample>> {
+    const page = await this.listPage(this.paths.samples(), 'samples', parseSample, query, signal);
+    this.onRecords({ samples: page.items });
+    return page;
   }
 
   iterateSamples(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Sample>> {

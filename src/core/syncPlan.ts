@@ -7,16 +7,70 @@ import { writeFileSafely, type SavedFile } from './safeWriter';
 
 export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
 
-/** What a sync remembers of one saved report file. Never the token. */
+/**
+ * What the folder remembers of one saved report file, its provenance: which revision of which
+ * report it is (the lab's name and origin are its section's). Never the token.
+ */
 export interface ManifestEntry {
   readonly report_id: string;
   readonly file: string;
   readonly published_at?: string;
+  /** The report's status when it was saved (`published`, `amended`…). */
+  readonly status?: string;
+  /** A revision the lab sent (`revision`, `version` or `report_version`), as text. */
+  readonly revision?: string;
+  readonly updated_at?: string;
   readonly bytes: number;
   readonly sha256: string;
   readonly saved_at: string;
   /** Endpoint path the file came from, e.g. `/api/v1/reports/R-1/file`. */
   readonly source: string;
+  /** The report's metadata as the lab sent it when the file was saved, to compare with later. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+const REVISION_FIELDS = ['revision', 'version', 'report_version', 'revision_number'] as const;
+
+/** The revision a report's metadata names, if the lab sends one. */
+export function revisionOf(raw: Readonly<Record<string, unknown>>): string | undefined {
+  for (const field of REVISION_FIELDS) {
+    const value = raw[field];
+    if ((typeof value === 'string' && value.trim()) || (typeof value === 'number' && Number.isFinite(value))) {
+      return String(value);
+    }
+  }
+  return undefined;
+}
+
+/** The manifest entry of a report saved just now. */
+export function manifestEntry(report: Report, file: SavedFile, savedAt: string, source: string, previous?: ManifestEntry): ManifestEntry {
+  const updatedAt = typeof report.raw.updated_at === 'string' ? report.raw.updated_at : undefined;
+  // A report known only by id (re-fetched after a local delete) keeps what was known of it.
+  const known = Object.keys(report.raw).length > 1;
+  const entry: Record<string, unknown> = {
+    report_id: report.report_id,
+    file: file.fileName,
+    published_at: report.published_at ?? previous?.published_at,
+    status: known ? report.status : previous?.status,
+    revision: known ? revisionOf(report.raw) : previous?.revision,
+    updated_at: known ? updatedAt : previous?.updated_at,
+    bytes: file.bytes,
+    sha256: file.sha256,
+    saved_at: savedAt,
+    source,
+    metadata: known ? report.raw : previous?.metadata,
+  };
+  // Fields the lab did not send are left out, not written as null.
+  return Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as unknown as ManifestEntry;
+}
+
+/** A section with the files saved just now recorded (single saves and bulk saves; the watermark is sync's). */
+export function recordSaved(section: LabSection, saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>, savedAt: string, sourceOf: (reportId: string) => string): LabSection {
+  const files: Record<string, ManifestEntry> = { ...section.files };
+  for (const { report, file } of saved) {
+    files[report.report_id] = manifestEntry(report, file, savedAt, sourceOf(report.report_id), files[report.report_id]);
+  }
+  return { ...section, files };
 }
 
 /** One lab's part of a folder's manifest: where it is, its watermark, and the files it saved. */
@@ -122,6 +176,31 @@ export async function writeManifest(folder: string, manifest: SyncManifest): Pro
   await writeFileSafely({ folder, fileName: MANIFEST_FILE_NAME, source: Readable.from([Buffer.from(text)]), ifExists: 'overwrite' });
 }
 
+const manifestQueues = new Map<string, Promise<unknown>>();
+
+/**
+ * Reads a folder's manifest, changes one lab's section and writes it back, one change at a time
+ * per folder (a single save finishing during a sync never loses either's entries). `change`
+ * returns undefined when there is nothing to write. Resolves to whether the manifest was written.
+ */
+export function updateManifest(folder: string, lab: LabKey, change: (section: LabSection) => LabSection | undefined): Promise<boolean> {
+  const key = path.resolve(folder);
+  const run = (manifestQueues.get(key) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(async () => {
+      const manifest = await readManifest(folder);
+      const next = change(sectionFor(manifest, lab));
+      if (next === undefined) {
+        return false;
+      }
+      await writeManifest(folder, withSection(manifest, lab, next));
+      return true;
+    });
+  manifestQueues.set(key, run);
+  void run.finally(() => manifestQueues.get(key) === run && manifestQueues.delete(key)).catch(() => undefined);
+  return run;
+}
+
 /** What a sync does with one report. `ask` means a person must choose (the file was changed or is foreign). */
 export type SyncDecision =
   | { readonly action: 'skip'; readonly reason: 'noFile' | 'upToDate' | 'changedLocallyKept' }
@@ -180,18 +259,7 @@ export function afterSync(
   saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>,
   options: { readonly complete: boolean; readonly savedAt: string; readonly sourceOf: (reportId: string) => string },
 ): { section: LabSection; changed: boolean } {
-  const files: Record<string, ManifestEntry> = { ...section.files };
-  for (const { report, file } of saved) {
-    files[report.report_id] = {
-      report_id: report.report_id,
-      file: file.fileName,
-      published_at: report.published_at ?? files[report.report_id]?.published_at,
-      bytes: file.bytes,
-      sha256: file.sha256,
-      saved_at: options.savedAt,
-      source: options.sourceOf(report.report_id),
-    };
-  }
+  const { files } = recordSaved(section, saved, options.savedAt, options.sourceOf);
   const watermark = options.complete ? listed.reduce<string | undefined>((latest, report) => laterTimestamp(latest, report.published_at), section.watermark) : section.watermark;
   return { section: { origin: section.origin, watermark, files }, changed: saved.length > 0 || watermark !== section.watermark };
 }
