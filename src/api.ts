@@ -1,4 +1,6 @@
 import type * as vscode from 'vscode';
+import type { DeepLinkHandler } from './ids/deepLinks';
+import type { LabIds } from './ids/labIds';
 import type { Labs } from './labs/labs';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
@@ -34,10 +36,16 @@ export interface LabDataExtensionApi {
    * automation and tests; returns a function that restores the dialogs.
    */
   setPrompts(prompts: Prompts): () => void;
+  /** Opens a Lab Data link as the URI handler does (`vscode://lab-data.lab-data/report?id=…&lab=…`); resolves with the opened document. */
+  openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
+  /** Requests hovers have made to look ids up so far (diagnostics for tests). */
+  idLookups(): number;
 }
 
-export function createExtensionApi(labs: Labs, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder): LabDataExtensionApi {
+export function createExtensionApi(labs: Labs, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder, links: { ids: LabIds; deepLinks: DeepLinkHandler }): LabDataExtensionApi {
   return {
+    openLink: (uri) => links.deepLinks.open(uri),
+    idLookups: () => links.ids.requests,
     async getState() {
       await labs.refresh();
       const states: LabState[] = labs.entries.map((entry) =>

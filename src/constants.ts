@@ -19,6 +19,14 @@ export const Commands = {
   searchReports: 'labData.searchReports',
   listSamples: 'labData.listSamples',
   copySupportReport: 'labData.copySupportReport',
+  verifySavedReports: 'labData.verifySavedReports',
+  exportList: 'labData.exportList',
+  /** Rows and hovers: a deep link to a report or sample. */
+  copyLink: 'labData.copyLink',
+  copyMarkdownLink: 'labData.copyMarkdownLink',
+  /** Problems quick actions of a verified folder. */
+  redownloadSavedReport: 'labData.redownloadSavedReport',
+  compareSavedReport: 'labData.compareSavedReport',
   /** Tree-only: copy the id of a row. */
   copyId: 'labData.copyId',
   /** Tree-only: fetch the next page of a list. */
@@ -52,6 +60,7 @@ export const Settings = {
   downloadFolder: 'downloadFolder',
   fileNameTemplate: 'fileNameTemplate',
   maxConcurrentRequests: 'maxConcurrentRequests',
+  idPatterns: 'idPatterns',
 } as const;
 
 /** VS Code's own network settings the extension honours for its bundled HTTP client. */

@@ -7,12 +7,16 @@ import { commandTable } from './commands';
 import { registerCommands } from './commands/commandRunner';
 import { LOG_CHANNEL_NAME } from './constants';
 import { METADATA_SCHEME, MetadataDocumentProvider } from './documents/metadataDocuments';
+import { DeepLinkHandler } from './ids/deepLinks';
+import { IdHoverProvider } from './ids/idHovers';
+import { LabIds } from './ids/labIds';
 import { LabNotifications } from './labs/labNotifications';
 import { LabRegistry } from './labs/labRegistry';
 import { Labs } from './labs/labs';
 import { NetworkSettings } from './labs/networkSettings';
 import { Logger } from './log';
 import { ConnectionStatusBar } from './statusBar';
+import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 
@@ -30,6 +34,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
   const prompts = new PromptsHolder();
+  const ids = new LabIds(labs, log);
+  const hovers = new IdHoverProvider(ids);
+  const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
+  const findings = new SavedReportFindings();
+  // Ids are recognised in any text a person writes: files, unsaved editors and notebook cells.
+  const textDocuments: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-notebook-cell' }];
   context.subscriptions.push(
     channel,
     tokens,
@@ -43,12 +53,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
     documents,
     vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
+    ids,
+    hovers,
+    vscode.languages.registerHoverProvider(textDocuments, hovers),
+    vscode.languages.registerDocumentLinkProvider(textDocuments, hovers),
+    vscode.window.registerUriHandler(deepLinks),
+    findings,
+    vscode.window.registerFileDecorationProvider(findings),
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+    vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await labs.refresh();
   await signInForDemo(labs, log);
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(labs, views, statusBar, prompts);
+  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks });
 }
 
 export function deactivate(): void {

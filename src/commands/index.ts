@@ -10,7 +10,10 @@ import type { PagedList } from '../views/pagedList';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import type { CommandHandler } from './commandRunner';
+import { copyLink } from '../ids/deepLinks';
+import { compareSavedReport, redownloadSavedReport, verifySavedReports, type SavedReportFindings } from '../provenance/savedReports';
 import { copyId } from './copyId';
+import { exportList } from './exportList';
 import { copySupportReport } from './copySupportReport';
 import { clearReportsFilter, clearSamplesFilter, filterReports, filterSamples } from './filters';
 import { openReportMetadata } from './openMetadata';
@@ -34,12 +37,14 @@ export interface CommandServices {
   readonly documents: MetadataDocumentProvider;
   readonly prompts: PromptsHolder;
   readonly log: Logger;
+  /** What the last verification of saved reports found (Explorer badges, Problems). */
+  readonly findings: SavedReportFindings;
   /** "Lab Data for VS Code <version> (VS Code <version>)", for support reports. */
   readonly integration: string;
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, integration }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView };
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
@@ -62,6 +67,12 @@ export function commandTable({ labs, trees, documents, prompts, log, integration
     [Commands.listSamples]: (...args) => listSamples(palette, ...args),
     [Commands.copySupportReport]: () => copySupportReport(labs, log, integration),
     [Commands.copyId]: (...args) => copyId(...args),
+    [Commands.copyLink]: (...args) => copyLink(labs, false, ...args),
+    [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
+    [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
+    [Commands.redownloadSavedReport]: (args) => redownloadSavedReport(args as Parameters<typeof redownloadSavedReport>[0]),
+    [Commands.compareSavedReport]: (args) => compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
+    [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, ...args),
     [Commands.loadMore]: async (node?: unknown) => {
       await (node as LoadMoreNode | undefined)?.list.loadMore();
       redrawAll();

@@ -4,7 +4,7 @@ import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
 import type { Report } from '../core/records';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
-import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
@@ -66,6 +66,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
   const scope = scopeOf(ref, api.lab.name, reportsTree);
   const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label), log);
   const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
+  await recordInManifest(api, target, run);
   const summary = vscode.l10n.t('Reports of {0}: {1}', scope.label, summarize(run));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));

@@ -3,7 +3,7 @@ import { LabApiError } from '../core/errors';
 import type { LabApi } from '../core/labApi';
 import { parseReport, type Report } from '../core/records';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
-import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { SaveRun } from '../downloads/reportSaver';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -100,6 +100,7 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
 async function save(api: LabApi, reports: readonly Report[], target: NonNullable<Awaited<ReturnType<typeof resolveDownloadTarget>>>, prompts: PromptsHolder, log: Logger, ifExists: ExistingFileChoice | undefined): Promise<SaveRun> {
   const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
   const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, ifExists });
+  await recordInManifest(api, target, run);
   log.info('Save', `${api.lab.name}: ${summarize(run)} Folder: ${target.folder}`);
   return run;
 }

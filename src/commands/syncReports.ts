@@ -2,11 +2,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { fileSha256, pathExists, reportFileName } from '../core/reportFiles';
 import type { Report } from '../core/records';
-import { afterSync, decideSync, deletedSinceLastSync, plannedFileName, readManifest, sectionFor, withSection, type SyncDecision } from '../core/syncPlan';
+import { afterSync, decideSync, deletedSinceLastSync, plannedFileName, readManifest, sectionFor, updateManifest, type SyncDecision } from '../core/syncPlan';
 import { POLICY, type SaveDecision, type ExistingFileQuestion } from '../downloads/reportSaver';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
-import { writeManifest } from '../core/syncPlan';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
@@ -79,10 +78,12 @@ export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logge
       return toSaveDecision(decideSync(report, section.files[report.report_id], fileName, sha), ask);
     },
   });
-  const next = afterSync(section, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
-  if (next.changed) {
-    await writeManifest(target.folder, withSection(manifest, lab, next.section));
-  }
+  let watermark = section.watermark;
+  const manifestWritten = await updateManifest(target.folder, lab, (current) => {
+    const next = afterSync(current, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
+    watermark = next.section.watermark;
+    return next.changed ? next.section : undefined;
+  });
   const summary = since ? vscode.l10n.t('Sync of {0}: {1} report(s) listed since {2}; {3}', lab.name, listed.length, since, summarize(run)) : vscode.l10n.t('Sync of {0}: {1} report(s) listed; {2}', lab.name, listed.length, summarize(run));
   log.info('Sync', `${summary} Folder: ${target.folder}`);
   run.skipped.filter((skip) => skip.reason !== SKIP_REASONS.upToDate).forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
@@ -96,7 +97,7 @@ export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logge
     skipped: run.skipped.length,
     failed: run.failed.length,
     bytes: run.bytes,
-    watermark: next.section.watermark,
-    manifestWritten: next.changed,
+    watermark,
+    manifestWritten,
   };
 }

@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import type { Report } from '../core/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
+import type { LabApi } from '../core/labApi';
+import { recordSaved, updateManifest } from '../core/syncPlan';
 import { saveReports, type SaveOptions, type SaveRun } from './reportSaver';
+import type { DownloadTarget } from './targetFolder';
 
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB'];
@@ -43,4 +46,16 @@ export function summarize(run: SaveRun): string {
     parts.push(vscode.l10n.t('{0} failed (see the log)', run.failed.length));
   }
   return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
+}
+
+/**
+ * Records what a save wrote in the folder's manifest (its provenance: report, revision, status,
+ * size, SHA-256, time), so every saved PDF can be verified later and sync knows it is up to date.
+ */
+export async function recordInManifest(api: LabApi, target: DownloadTarget, run: SaveRun): Promise<void> {
+  if (run.saved.length === 0) {
+    return;
+  }
+  const savedAt = new Date().toISOString();
+  await updateManifest(target.folder, { name: api.lab.name, origin: api.origin }, (section) => recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)));
 }

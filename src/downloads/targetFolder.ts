@@ -30,6 +30,11 @@ export async function resolveDownloadTarget(prompts: Prompts): Promise<DownloadT
   if (!rootUri) {
     return undefined;
   }
+  return downloadTargetIn(rootUri);
+}
+
+/** The download folder of one workspace folder (or a folder on disk), per its settings. */
+export function downloadTargetIn(rootUri: vscode.Uri): DownloadTarget {
   if (rootUri.scheme !== 'file') {
     throw new LabApiError('invalidInput', 'Reports can only be saved into a folder on this machine’s disk.');
   }

@@ -1,6 +1,7 @@
 import type { LabApiError } from '../core/errors';
 import type { ConnectionEvent } from '../core/httpClient';
 import { LabApi } from '../core/labApi';
+import type { LabApiOptions } from '../core/labApi';
 import type { LabDefinition } from '../core/labDefinition';
 import type { NetworkOptions } from '../core/network';
 
@@ -10,6 +11,8 @@ export interface ConnectionFactory {
   readonly userAgent: string;
   readonly defaults: () => { readonly pageSize: number; readonly maxConcurrentRequests: number };
   readonly log: (level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Every report and sample this lab sent. */
+  readonly onRecords: (lab: LabDefinition, records: Parameters<NonNullable<LabApiOptions['onRecords']>>[0]) => void;
 }
 
 /** The last request of a lab that failed, for "Copy Support Report". */
@@ -63,6 +66,7 @@ export class LabConnection {
       log: this.factory.log,
       ...this.factory.defaults(),
       onConnection: (event) => this.setConnection(event),
+      onRecords: (records) => this.factory.onRecords(this.lab, records),
       onFailure: (error) => {
         this.lastFailure = { error, at: new Date(), lab: this.lab };
         this.listener.onFailure(this);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { ConnectionEvent } from '../core/httpClient';
-import { LabApi } from '../core/labApi';
+import { LabApi, type LabApiOptions } from '../core/labApi';
 import type { InvalidLab, LabDefinition } from '../core/labDefinition';
 import { labError } from '../core/messages';
 import type { TokenStore } from '../auth/tokenStore';
@@ -16,6 +16,9 @@ const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
 /** One row of "which labs are there": a usable lab with its connection, or a misconfigured one. */
 export type LabEntryState = { readonly kind: 'lab'; readonly connection: LabConnection } | { readonly kind: 'invalid'; readonly lab: InvalidLab };
+
+/** Reports and samples a lab sent. */
+export type RecordsSeen = Parameters<NonNullable<LabApiOptions['onRecords']>>[0];
 
 /** What a sign-in found out. */
 export interface SignInOutcome {
@@ -40,6 +43,9 @@ export class Labs implements vscode.Disposable {
   private readonly rejected = new vscode.EventEmitter<LabDefinition>();
   /** A lab rejected its stored token (401 from its own origin) and was signed out. */
   readonly onDidRejectToken = this.rejected.event;
+  private readonly seen = new vscode.EventEmitter<{ readonly lab: LabDefinition; readonly records: RecordsSeen }>();
+  /** A lab sent reports or samples (a list page, a single report), whoever asked. */
+  readonly onDidSeeRecords = this.seen.event;
   private readonly disposables: vscode.Disposable[] = [];
   private lastFailed?: FailedRequest;
   private refreshing: Promise<void> = Promise.resolve();
@@ -56,6 +62,7 @@ export class Labs implements vscode.Disposable {
       this.changed,
       this.connectionChanged,
       this.rejected,
+      this.seen,
       registry.onDidChange(() => void this.refresh()),
       tokens.onDidChange(() => void this.refresh()),
       network.onDidChange(() => this.connections.forEach((connection) => connection.reset())),
@@ -223,6 +230,7 @@ export class Labs implements vscode.Disposable {
         network: () => this.network.options,
         userAgent: this.userAgent,
         log: this.log.sink,
+        onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),
         defaults: () => {
           const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
           return { pageSize: config.get<number>(Settings.pageSize, 50), maxConcurrentRequests: config.get<number>(Settings.maxConcurrentRequests, 4) };

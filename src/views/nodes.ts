@@ -83,7 +83,7 @@ export function localTime(value: string | undefined): string | undefined {
   return Number.isNaN(at.getTime()) ? value : dateFormat.format(at);
 }
 
-function escapeMarkdown(text: string): string {
+export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 

@@ -52,7 +52,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(uri.fsPath, path.join(folder, `${id}.pdf`));
     const written = await fs.readFile(uri.fsPath);
     assert.equal(sha256(written), sha256(lab.pdfFor(id)));
-    assert.deepEqual(await listing(folder), [`${id}.pdf`]);
+    assert.deepEqual(await listing(folder), [`${id}.pdf`, 'lab-data-sync.json'], 'the PDF, and the manifest that records its provenance');
   });
 
   it('saves several selected tree items and returns a Uri[]', async () => {
@@ -126,7 +126,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(replaced.fsPath, target);
     assert.equal(sha256(await fs.readFile(target)), sha256(lab.pdfFor(id)));
     assert.equal(prompts.asked.length, 4);
-    assert.deepEqual(await listing(folder), [`${id} (1).pdf`, `${id}.pdf`]);
+    assert.deepEqual(await listing(folder), [`${id} (1).pdf`, `${id}.pdf`, 'lab-data-sync.json']);
   });
 
   it('a dropped connection or a non-PDF body leaves nothing behind', async () => {
@@ -146,7 +146,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     prompts.existingAnswers = [undefined]; // "Cancel" at the overwrite question
     const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', ids);
     const files = await listing(folder);
-    assert.ok(files.every((name) => name.endsWith('.pdf')), `no temporary files: ${files.join(', ')}`);
+    assert.ok(files.every((name) => name.endsWith('.pdf') || name === 'lab-data-sync.json'), `no temporary files: ${files.join(', ')}`);
     assert.ok(files.length < ids.length, 'the run stopped before saving everything');
     assert.equal(await fs.readFile(path.join(folder, `${ids[6]}.pdf`), 'utf8'), 'mine');
     for (const uri of uris ?? []) {

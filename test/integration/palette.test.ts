@@ -45,7 +45,7 @@ describe('command palette queries', () => {
       assert.ok(contributes.commands.find((c) => c.command === id)!.title.endsWith('…'), id);
     }
     const hidden = contributes.menus.commandPalette.filter((entry) => entry.when === 'false').map((entry) => entry.command).sort();
-    assert.deepEqual(hidden, ['labData.copyId', 'labData.loadMore', 'labData.retry']);
+    assert.deepEqual(hidden, ['labData.compareSavedReport', 'labData.copyId', 'labData.copyLink', 'labData.copyMarkdownLink', 'labData.loadMore', 'labData.redownloadSavedReport', 'labData.retry']);
   });
 
   it('findReport with an id and an action needs no prompt', async () => {

@@ -1,0 +1,131 @@
+import * as vscode from 'vscode';
+import { toAbortSignal } from '../cancellation';
+import type { JsonObject, Report } from '../core/records';
+import { Commands } from '../constants';
+import type { LabConnection } from '../labs/labConnection';
+import { escapeMarkdown, localTime } from '../views/nodes';
+import { recordLink, type LinkKind } from './deepLinks';
+import type { LabIds, LabIdMatch } from './labIds';
+
+/** Documents larger than this get no links (a generated data file is not where ids are cited). */
+const MAX_LINK_TEXT = 2_000_000;
+const CARD_COMMANDS = [Commands.saveReportPdf, Commands.openReportMetadata, Commands.copyLink, Commands.copyMarkdownLink];
+
+function commandLink(title: string, command: string, args: unknown): string {
+  return `[${title}](command:${command}?${encodeURIComponent(JSON.stringify([args]))})`;
+}
+
+/** Server text for a Markdown card: escaped, control and bidi characters dropped, length bounded. */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+  return escapeMarkdown(text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, ' ').slice(0, 200));
+}
+
+/**
+ * Report and sample ids of signed-in labs in any text document: a document link (Ctrl+click
+ * opens the record) and a hover card with what the lab says about it and actions. Finding ids
+ * costs no request; a hover asks the lab at most once per id in ten minutes (see LabIds).
+ */
+export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLinkProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly ids: LabIds) {
+    this.subscription = ids.onDidChange(() => this.changed.fire());
+  }
+
+  provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+    const text = document.getText();
+    if (text.length > MAX_LINK_TEXT) {
+      return [];
+    }
+    return this.ids.find(text).map((match) => {
+      const link = new vscode.DocumentLink(new vscode.Range(document.positionAt(match.start), document.positionAt(match.end)), this.openTarget(match));
+      link.tooltip = match.kind === 'report' ? vscode.l10n.t('Open report {0}', match.id) : vscode.l10n.t('Open sample {0}', match.id);
+      return link;
+    });
+  }
+
+  async provideHover(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
+    const line = document.lineAt(position.line);
+    const match = this.ids.find(line.text).find((candidate) => candidate.start <= position.character && position.character <= candidate.end);
+    if (!match || match.labs.length === 0) {
+      return undefined;
+    }
+    const range = new vscode.Range(position.line, match.start, position.line, match.end);
+    const problems: string[] = [];
+    for (const lab of match.labs) {
+      const result = match.kind === 'report' ? await this.ids.report(lab, match.id, toAbortSignal(token)) : await this.ids.sample(lab, match.id);
+      if (token.isCancellationRequested) {
+        return undefined;
+      }
+      if (result.kind === 'found') {
+        return new vscode.Hover(match.kind === 'report' ? this.reportCard(lab, result.record as Report) : this.sampleCard(lab, match.id, result.record as JsonObject), range);
+      }
+      if (result.kind === 'unavailable') {
+        problems.push(`${lab.lab.name}: ${result.reason}`);
+      }
+    }
+    const text = problems.length > 0 ? vscode.l10n.t('{0} could not be looked up ({1}).', match.id, problems.join('; ')) : vscode.l10n.t('No lab you are signed in to has {0} {1}.', match.kind === 'report' ? vscode.l10n.t('report') : vscode.l10n.t('sample'), match.id);
+    return new vscode.Hover(new vscode.MarkdownString(escapeMarkdown(text)), range);
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+
+  private openTarget(match: LabIdMatch): vscode.Uri {
+    const lab = match.labs.length === 1 ? match.labs[0]!.lab.name : undefined;
+    if (match.kind === 'report') {
+      return vscode.Uri.parse(`command:${Commands.openReportMetadata}?${encodeURIComponent(JSON.stringify([lab ? { lab, id: match.id } : { id: match.id }]))}`);
+    }
+    return recordLink('sample', match.id, lab ?? '');
+  }
+
+  private reportCard(lab: LabConnection, report: Report, kind: LinkKind = 'report'): vscode.MarkdownString {
+    const ref = { lab: lab.lab.name, id: report.report_id };
+    const rows: Array<[string, string | undefined]> = [
+      [vscode.l10n.t('Type'), report.report_type],
+      [vscode.l10n.t('Status'), report.status],
+      [vscode.l10n.t('Published'), localTime(report.published_at)],
+      [vscode.l10n.t('Client'), report.client_id],
+      [vscode.l10n.t('Project'), report.project_id],
+      [vscode.l10n.t('Samples'), report.sample_ids?.join(', ')],
+      [vscode.l10n.t('File'), report.download_available === false ? vscode.l10n.t('not available') : report.download_available ? vscode.l10n.t('available') : undefined],
+    ];
+    const actions = [
+      ...(report.download_available === false ? [] : [commandLink(vscode.l10n.t('Save PDF'), Commands.saveReportPdf, ref)]),
+      commandLink(vscode.l10n.t('Open Metadata'), Commands.openReportMetadata, ref),
+      commandLink(vscode.l10n.t('Copy Link'), Commands.copyLink, { ...ref, kind }),
+      commandLink(vscode.l10n.t('Copy as Markdown Link'), Commands.copyMarkdownLink, { ...ref, kind }),
+    ];
+    return this.card(vscode.l10n.t('Report {0}', report.report_id), lab, rows, actions);
+  }
+
+  private sampleCard(lab: LabConnection, id: string, record: JsonObject): vscode.MarkdownString {
+    const field = (...names: string[]): string | undefined => names.map((name) => record[name]).find((value): value is string => typeof value === 'string' && value.trim() !== '');
+    const rows: Array<[string, string | undefined]> = [
+      [vscode.l10n.t('Name'), field('sample_name', 'name', 'description', 'client_sample_id')],
+      [vscode.l10n.t('Matrix'), field('matrix', 'sample_type')],
+      [vscode.l10n.t('Received'), localTime(field('received_at', 'received_date', 'received'))],
+      [vscode.l10n.t('Status'), field('status')],
+    ];
+    const ref = { lab: lab.lab.name, id, kind: 'sample' };
+    const actions = [
+      `[${vscode.l10n.t('Open')}](${recordLink('sample', id, lab.lab.name).toString()})`,
+      commandLink(vscode.l10n.t('Copy Link'), Commands.copyLink, ref),
+      commandLink(vscode.l10n.t('Copy as Markdown Link'), Commands.copyMarkdownLink, ref),
+    ];
+    return this.card(vscode.l10n.t('Sample {0}', id), lab, rows, actions);
+  }
+
+  private card(title: string, lab: LabConnection, rows: ReadonlyArray<[string, string | undefined]>, actions: readonly string[]): vscode.MarkdownString {
+    const table = rows.filter(([, value]) => value !== undefined && value !== '').map(([label, value]) => `| ${escapeMarkdown(label)} | ${shown(value)} |`);
+    const markdown = new vscode.MarkdownString(`**${shown(title)}** · ${shown(lab.lab.name)}\n\n| | |\n|---|---|\n${table.join('\n')}\n\n${actions.join(' · ')}`);
+    markdown.isTrusted = { enabledCommands: CARD_COMMANDS };
+    markdown.supportHtml = false;
+    return markdown;
+  }
+}

@@ -1,0 +1,196 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import type { MockLabServer } from '../mock/server';
+import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, signInOnly, startLab, workspaceFolder } from './helpers';
+
+/** An RFC 4180 reader, written apart from the exporter so the two cannot share a mistake. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c === '"') {
+      quoted = true;
+    } else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else {
+      field += c;
+    }
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function hoverText(hovers: vscode.Hover[]): string {
+  return hovers.flatMap((hover) => hover.contents.map((content) => (typeof content === 'string' ? content : 'value' in content ? content.value : ''))).join('\n');
+}
+
+describe('report ids in code, deep links, verified provenance and list export', () => {
+  let api: LabDataExtensionApi;
+  let lab: MockLabServer;
+  let labName: string;
+  let restorePrompts: () => void;
+  const folder = (): string => path.join(workspaceFolder(), 'lab-reports');
+
+  before(async () => {
+    api = await activateExtension();
+    restorePrompts = api.setPrompts(new FakePrompts());
+    lab = await startLab({ reports: 120, samples: 60 });
+    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    labName = new URL(lab.baseUrl).host;
+    // Loading the views teaches the extension what this lab's ids look like.
+    await api.views.reports.getChildren(undefined);
+    await api.views.samples.getChildren(undefined);
+  });
+
+  after(async () => {
+    restorePrompts();
+    await fs.rm(folder(), { recursive: true, force: true });
+    await fs.rm(path.join(workspaceFolder(), 'lab-exports'), { recursive: true, force: true });
+    await lab.stop();
+  });
+
+  it('hovers over a report id in a Python file show its type and date; a second hover asks nothing; the document link exists', async () => {
+    const report = lab.reportsFor(LEAK_CHECK_TOKEN)[90]!; // beyond the first page, so the hover must ask the lab
+    const document = await vscode.workspace.openTextDocument({ language: 'python', content: `import pandas as pd\ncoa = pd.read_csv("lab-reports/${report.report_id}.csv")  # certificate ${report.report_id}\n` });
+    const column = document.lineAt(1).text.lastIndexOf(report.report_id) + 3;
+    lab.takeRequests();
+    const first = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(1, column));
+    const text = hoverText(first);
+    assert.match(text, new RegExp(report.report_type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    assert.match(text, new RegExp(new Date(report.published_at).getFullYear().toString()), 'an absolute date');
+    assert.match(text, /command:labData\.saveReportPdf/);
+    assert.deepEqual(lab.takeRequests().map((r) => r.path), [`/api/v1/reports/${report.report_id}`], 'one request');
+    await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(1, column));
+    assert.deepEqual(lab.takeRequests(), [], 'the second hover made no request');
+    const none = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(0, 3));
+    assert.ok(!hoverText(none).includes('Report'), 'no card over text that is not an id');
+    assert.deepEqual(lab.takeRequests(), [], 'and no request');
+
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', document.uri);
+    const ours = links.filter((link) => document.getText(link.range) === report.report_id);
+    assert.equal(ours.length, 2, 'both mentions are links');
+    assert.match(decodeURIComponent(ours[0]!.target!.toString()), new RegExp(`labData\\.openReportMetadata.*${report.report_id}`));
+  });
+
+  it('hovering over 20 different ids twice costs at most one request per id', async () => {
+    const ids = lab.reportsFor(LEAK_CHECK_TOKEN).slice(60, 80).map((r) => r.report_id);
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: ids.join('\n') });
+    lab.takeRequests();
+    const before = api.idLookups();
+    for (let round = 0; round < 2; round++) {
+      for (let line = 0; line < ids.length; line++) {
+        // Hovers draw on a budget of a few requests a second: pace them as a person would.
+        await vscode.commands.executeCommand('vscode.executeHoverProvider', document.uri, new vscode.Position(line, 2));
+        await new Promise((resolve) => setTimeout(resolve, round === 0 ? 260 : 0));
+      }
+    }
+    const requests = lab.takeRequests().length;
+    console.log(`      hovering over 20 ids twice: ${requests} requests (${api.idLookups() - before} lookups)`);
+    assert.ok(requests <= 20, `${requests} requests`);
+  });
+
+  it('a deep link opens the report, or a sample, and never contacts a lab you are not signed in to', async () => {
+    const report = lab.reportsFor(LEAK_CHECK_TOKEN)[5]!;
+    const opened = await api.openLink(vscode.Uri.parse(`${vscode.env.uriScheme}://lab-data.lab-data/report?id=${encodeURIComponent(report.report_id)}&lab=${encodeURIComponent(labName)}`));
+    assert.ok(opened);
+    assert.equal(JSON.parse((await vscode.workspace.openTextDocument(opened)).getText()).report_id, report.report_id);
+    const sample = lab.data.samples[3]!;
+    const sampleDoc = await api.openLink(vscode.Uri.parse(`${vscode.env.uriScheme}://lab-data.lab-data/sample?id=${sample.sample_id}&lab=${encodeURIComponent(labName)}`));
+    assert.ok(sampleDoc);
+    assert.equal(JSON.parse((await vscode.workspace.openTextDocument(sampleDoc)).getText()).sample_id, sample.sample_id);
+    lab.takeRequests();
+    assert.equal(await api.openLink(vscode.Uri.parse(`${vscode.env.uriScheme}://lab-data.lab-data/report?id=${report.report_id}&lab=Elsewhere`)), undefined);
+    assert.deepEqual(lab.takeRequests(), []);
+    const copied = await vscode.commands.executeCommand<string>('labData.copyMarkdownLink', { lab: labName, id: report.report_id });
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+    assert.match(copied, new RegExp(`^\\[${report.report_id}\\]\\(.+://lab-data\\.lab-data/report\\?id=${report.report_id}&lab=`));
+  });
+
+  it('verify: ok for untouched files, changedLocally, changedAtLab after the lab amends, missing after a delete', async () => {
+    const ids = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.download_available).slice(0, 5).map((r) => r.report_id);
+    const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', { lab: labName, ids, ifExists: 'overwrite' });
+    assert.equal(uris.length, 5);
+    const manifestUri = vscode.Uri.file(path.join(folder(), 'lab-data-sync.json'));
+    const manifest = JSON.parse(await fs.readFile(manifestUri.fsPath, 'utf8'));
+    const entry = manifest.labs[labName].files[ids[0]!];
+    assert.equal(entry.status, lab.reportsFor(LEAK_CHECK_TOKEN).find((r) => r.report_id === ids[0])!.status);
+    assert.equal(manifest.labs[labName].origin, new URL(lab.baseUrl).origin);
+    assert.ok(entry.sha256 && entry.saved_at && entry.bytes > 0 && entry.published_at);
+    assert.ok(!JSON.stringify(manifest).includes(LEAK_CHECK_TOKEN));
+
+    await fs.writeFile(path.join(folder(), `${ids[1]}.pdf`), 'annotated');
+    await fs.rm(path.join(folder(), `${ids[2]}.pdf`));
+    const amended = lab.data.reports.find((r) => r.report_id === ids[3])!;
+    const original = { status: amended.status, published_at: amended.published_at };
+    amended.status = 'amended';
+    amended.published_at = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    try {
+      const started = Date.now();
+      const result = await vscode.commands.executeCommand<{ ok: string[]; changedLocally: string[]; changedAtLab: string[]; missing: string[]; unavailable: string[]; checked: string[] }>('labData.verifySavedReports');
+      console.log(`      verify: ${result.checked.length} files in ${Date.now() - started} ms`);
+      assert.deepEqual(result.ok.sort(), [ids[0]!, ids[4]!].sort());
+      assert.deepEqual(result.changedLocally, [ids[1]]);
+      assert.deepEqual(result.missing, [ids[2]]);
+      assert.deepEqual(result.changedAtLab, [ids[3]]);
+      assert.deepEqual(result.unavailable, []);
+      const problems = vscode.languages.getDiagnostics(manifestUri);
+      assert.equal(problems.length, 3);
+      assert.ok(problems.some((problem) => problem.message.includes(ids[3]!) && problem.message.includes('amended')));
+      const document = await vscode.workspace.openTextDocument(manifestUri);
+      const problem = problems.find((candidate) => candidate.message.includes(ids[3]!))!;
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, problem.range);
+      assert.ok(actions.some((action) => action.command?.command === 'labData.compareSavedReport'));
+      assert.ok(actions.some((action) => action.command?.command === 'labData.redownloadSavedReport'));
+    } finally {
+      Object.assign(amended, original);
+    }
+  });
+
+  it('exports the reports as CSV, one row per visible report, that parses back; and as JSON Lines', async () => {
+    const started = Date.now();
+    const csv = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'reports', format: 'csv' });
+    console.log(`      export: ${csv.rows} reports in ${Date.now() - started} ms`);
+    const visible = lab.reportsFor(LEAK_CHECK_TOKEN);
+    assert.equal(csv.rows, visible.length);
+    assert.ok(csv.uri instanceof vscode.Uri);
+    assert.match(csv.uri.fsPath, /lab-exports[\\/]reports-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = parseCsv(await fs.readFile(csv.uri.fsPath, 'utf8'));
+    const [header, ...records] = rows;
+    assert.equal(records.length, visible.length);
+    const idColumn = header!.indexOf('report_id');
+    const samplesColumn = header!.indexOf('sample_ids');
+    assert.deepEqual(records.map((row) => row[idColumn]), visible.map((r) => r.report_id));
+    assert.deepEqual(JSON.parse(records[0]![samplesColumn]!), visible[0]!.sample_ids, 'nested values as their JSON text');
+    const jsonl = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'samples', format: 'jsonl', filter: { receivedSince: '2000-01-01' } });
+    const lines = (await fs.readFile(jsonl.uri.fsPath, 'utf8')).trim().split('\n');
+    assert.equal(lines.length, jsonl.rows);
+    assert.ok(JSON.parse(lines[0]!).sample_id);
+    const leftovers = (await fs.readdir(path.join(workspaceFolder(), 'lab-exports'))).filter((name) => name.endsWith('.part'));
+    assert.deepEqual(leftovers, []);
+  });
+});
