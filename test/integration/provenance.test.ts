@@ -59,7 +59,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
   before(async () => {
     api = await activateExtension();
     restorePrompts = api.setPrompts(new FakePrompts());
-    lab = await startLab({ reports: 120, samples: 60 });
+    lab = await startLab(); // the mock's whole report set, for the figures the closing note gives
     await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     labName = new URL(lab.baseUrl).host;
     // Loading the views teaches the extension what this lab's ids look like.
@@ -169,6 +169,15 @@ describe('report ids in code, deep links, verified provenance and list export', 
     } finally {
       Object.assign(amended, original);
     }
+
+    // The mock's whole report set: save everything, then verify it all.
+    const all = await vscode.commands.executeCommand<{ saved: number }>('labData.saveAllReports', { ifExists: 'overwrite' });
+    const started = Date.now();
+    const whole = await vscode.commands.executeCommand<{ ok: string[]; checked: string[] }>('labData.verifySavedReports');
+    console.log(`      verify the whole report set: ${whole.checked.length} files in ${Date.now() - started} ms`);
+    assert.equal(whole.checked.length, all.saved);
+    assert.equal(whole.ok.length, whole.checked.length, 'everything saved again is unchanged');
+    assert.deepEqual(vscode.languages.getDiagnostics(manifestUri), [], 'no problems left');
   });
 
   it('exports the reports as CSV, one row per visible report, that parses back; and as JSON Lines', async () => {
