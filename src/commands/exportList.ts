@@ -7,6 +7,7 @@ import type { LabApi } from '../core/labApi';
 import type { Page } from '../core/pagination';
 import type { ListQuery } from '../core/query';
 import type { JsonObject } from '../core/records';
+import { isInside } from '../core/safeWriter';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
@@ -76,8 +77,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   const date = new Date().toISOString().slice(0, 10);
   const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);
   const resolved = path.resolve(root, target);
-  const inside = path.relative(root, resolved);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+  if (!isInside(resolved, root)) {
     throw new LabApiError('invalidInput', vscode.l10n.t('The export target must be inside the workspace folder.'));
   }
   const started = Date.now();

@@ -3,6 +3,7 @@ import { LabApiError } from './errors';
 import type { LabApi } from './labApi';
 import type { Report } from './records';
 import { fileSha256 } from './reportFiles';
+import { isInside } from './safeWriter';
 import { readManifest, revisionOf, type ManifestEntry } from './syncPlan';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
@@ -96,8 +97,7 @@ async function verifyOne(folder: string, item: { lab: string; origin: string; en
   const { lab, origin, entry } = item;
   const resolved = path.resolve(folder, entry.file);
   // The manifest is a file in the workspace: a recorded name that leaves the folder is never read.
-  const inside = path.relative(path.resolve(folder), resolved);
-  const sha = inside.startsWith('..') || path.isAbsolute(inside) ? undefined : await fileSha256(resolved);
+  const sha = isInside(resolved, path.resolve(folder)) ? await fileSha256(resolved) : undefined;
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'same' : 'changed';
   const base = { lab, reportId: entry.report_id, file: entry.file, entry, local } as const;
   const api = options.apiFor(lab, origin);

@@ -37,7 +37,8 @@ export interface SavedFile {
 
 const HEAD_BYTES = 1024;
 
-function isInside(child: string, parent: string): boolean {
+/** Whether `child` is `parent` or lies below it (paths already resolved). */
+export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

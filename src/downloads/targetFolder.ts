@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
+import { isInside } from '../core/safeWriter';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Prompts } from '../ui/prompts';
 
@@ -42,8 +43,7 @@ export function downloadTargetIn(rootUri: vscode.Uri): DownloadTarget {
   const relative = (config.get<string>(Settings.downloadFolder) ?? 'lab-reports').trim() || 'lab-reports';
   const root = rootUri.fsPath;
   const folder = path.resolve(root, relative);
-  const inside = path.relative(root, folder);
-  if (path.isAbsolute(relative) || inside.startsWith('..') || path.isAbsolute(inside)) {
+  if (path.isAbsolute(relative) || !isInside(folder, root)) {
     throw new LabApiError('invalidInput', `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`);
   }
   return { root, folder, template: config.get<string>(Settings.fileNameTemplate) ?? '${report_id}.pdf' };
