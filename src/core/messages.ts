@@ -25,6 +25,8 @@ export const MESSAGES = {
   numberRange: 'The {name} must be a whole number from 1 to {max}.',
   filterLength: 'The {name} filter must be between 1 and 200 characters.',
   idInvalid: '"{text}" is not a valid {what} id.',
+  sinceNotRelative: 'The {name} "{text}" is neither a date nor a relative time such as today, -24h, -7d, -2w, -1m or -1y.',
+  savedSearchInvalid: 'The saved search "{name}" in labData.savedSearches cannot be used: {why}.',
   // HTTP
   badRequest: 'The lab rejected the request as invalid; check the filter, date or page values.',
   unauthorized: 'The lab at {origin} did not accept the access token; sign in again.',

@@ -143,7 +143,7 @@ export class MockLabServer {
   faults: MockFaults;
   private listener?: MockListener;
   private readonly tokens: Record<string, TokenScope>;
-  private readonly visibleReports: readonly MockReport[];
+  private visibleReports: readonly MockReport[];
   private sequence = 0;
 
   constructor(readonly options: MockServerOptions = {}) {
@@ -204,6 +204,28 @@ export class MockLabServer {
   /** Requests seen since the last call, and forget them. */
   takeRequests(): RecordedRequest[] {
     return this.requests.splice(0, this.requests.length);
+  }
+
+  /**
+   * Publishes a report now, as a lab does during the day: a copy of the newest published report
+   * with the next id, published at this moment (or `publishedAt`), visible to every request from
+   * now on. Returns it.
+   */
+  publishReport(publishedAt?: Date): MockReport {
+    const template = this.visibleReports.find((report) => report.download_available) ?? this.data.reports[0];
+    if (!template) {
+      throw new Error('the mock lab has no report to copy');
+    }
+    // Timestamps have whole seconds: a report published "now" is stamped with the next second, and
+    // one published right after another still comes a second later, as ids and times ascend together.
+    publishedAt ??= new Date(Math.max(Math.ceil(Date.now() / 1000) * 1000, Date.parse(this.visibleReports[0]?.published_at ?? template.published_at) + 1000));
+    const year = publishedAt.toISOString().slice(0, 4);
+    const next = Math.max(0, ...this.data.reports.map((report) => Number(report.report_id.slice(-6)) || 0)) + 1;
+    const at = publishedAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const report: MockReport = { ...template, report_id: `RPT-${year}-${String(next).padStart(6, '0')}`, status: 'published', revision: 1, published_at: at, updated_at: at, download_available: true };
+    (this.data.reports as MockReport[]).unshift(report);
+    this.visibleReports = [report, ...this.visibleReports];
+    return report;
   }
 
   /** Reports a token may see, newest first. */
