@@ -63,7 +63,8 @@ async function runInCodeServer() {
   const dirs = makeSandbox('lab-data-it-');
   const resultsDir = join(root, 'test-results');
   mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
-  const env = { LABDATA_TEST_USER_DATA_DIR: dirs.userData, LABDATA_TEST_WORKSPACE: dirs.workspace };
+  // LABDATA_TEST_GREP narrows the extension-host suite while developing (never set by npm test).
+  const env = { LABDATA_TEST_USER_DATA_DIR: dirs.userData, LABDATA_TEST_WORKSPACE: dirs.workspace, ...(process.env.LABDATA_TEST_GREP ? { LABDATA_TEST_GREP: process.env.LABDATA_TEST_GREP } : {}) };
   const started = Date.now();
   const server = await startCodeServer({ ...dirs, env });
   say(`code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);

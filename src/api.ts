@@ -1,7 +1,11 @@
 import type * as vscode from 'vscode';
 import type { DeepLinkHandler } from './ids/deepLinks';
 import type { LabIds } from './ids/labIds';
+import type { LabTools } from './chat/labTools';
 import type { Labs } from './labs/labs';
+import type { NewReports } from './news/newReports';
+import type { NewReportsChecker } from './news/newReportsChecker';
+import type { NewReportsView } from './news/newReportsView';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
@@ -40,10 +44,52 @@ export interface LabDataExtensionApi {
   openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
   /** Requests hovers have made to look ids up so far (diagnostics for tests). */
   idLookups(): number;
+  /** New reports since the user last looked: the badge, per-lab counts and marks, and knobs for tests. */
+  readonly newReports: NewReportsApi;
 }
 
-export function createExtensionApi(labs: Labs, views: LabDataExtensionApi['views'], statusBar: ConnectionStatusBar, prompts: PromptsHolder, links: { ids: LabIds; deepLinks: DeepLinkHandler }): LabDataExtensionApi {
+/** "New since you last looked" as tests see it; the knobs shorten waits that take seconds or minutes for people. */
+export interface NewReportsApi {
+  /** The number on the Reports view's badge (0 when none). */
+  badge(): number;
+  /** New reports of one lab. */
+  count(lab: string): number;
+  /** The publication time up to which the user has seen a lab's reports. */
+  markOf(lab: string): string | undefined;
+  /** Looks counted so far (the Reports view visible for a few seconds). */
+  looks(): number;
+  /** How long the view must be visible to count as a look. */
+  setLookDelay(ms: number): void;
+  /** Rounds of checks the checker has run. */
+  checks(): number;
+  /** Replaces the checker's interval (the setting still switches it on); undefined restores minutes. */
+  setCheckInterval(ms: number | undefined): void;
+  /** Language-model tool calls so far. */
+  toolCalls(): number;
+}
+
+export function createExtensionApi(
+  labs: Labs,
+  views: LabDataExtensionApi['views'],
+  statusBar: ConnectionStatusBar,
+  prompts: PromptsHolder,
+  links: { ids: LabIds; deepLinks: DeepLinkHandler },
+  fresh: { news: NewReports; view: NewReportsView; checker: NewReportsChecker; tools: LabTools },
+): LabDataExtensionApi {
   return {
+    newReports: {
+      badge: () => fresh.view.badge,
+      count: (lab) => fresh.news.count(lab),
+      markOf: (lab) => fresh.news.markOf(lab),
+      looks: () => fresh.view.looks,
+      setLookDelay: (ms) => (fresh.view.lookMs = ms),
+      checks: () => fresh.checker.ticks,
+      setCheckInterval: (ms) => {
+        fresh.checker.intervalOverrideMs = ms;
+        fresh.checker.restart();
+      },
+      toolCalls: () => fresh.tools.invocations,
+    },
     openLink: (uri) => links.deepLinks.open(uri),
     idLookups: () => links.ids.requests,
     async getState() {

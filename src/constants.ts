@@ -21,6 +21,10 @@ export const Commands = {
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
   exportList: 'labData.exportList',
+  /** New reports: everything shown counts as seen. */
+  markAllSeen: 'labData.markAllSeen',
+  /** Keeps the Reports view's filter in labData.savedSearches. */
+  saveFilterAsSearch: 'labData.saveFilterAsSearch',
   /** Rows and hovers: a deep link to a report or sample. */
   copyLink: 'labData.copyLink',
   copyMarkdownLink: 'labData.copyMarkdownLink',
@@ -49,6 +53,16 @@ export const ContextKeys = {
   severalLabs: 'labData.severalLabs',
   reportsFiltered: 'labData.reportsFiltered',
   samplesFiltered: 'labData.samplesFiltered',
+  /** Some lab has reports published since the user last looked. */
+  hasNewReports: 'labData.hasNewReports',
+} as const;
+
+/** Language-model tools (package.json `languageModelTools`). */
+export const Tools = {
+  searchReports: 'labData_searchReports',
+  getReport: 'labData_getReport',
+  listSamples: 'labData_listSamples',
+  saveReportPdf: 'labData_saveReportPdf',
 } as const;
 
 export const SETTINGS_SECTION = 'labData';
@@ -61,6 +75,8 @@ export const Settings = {
   fileNameTemplate: 'fileNameTemplate',
   maxConcurrentRequests: 'maxConcurrentRequests',
   idPatterns: 'idPatterns',
+  savedSearches: 'savedSearches',
+  checkForNewReportsMinutes: 'checkForNewReportsMinutes',
 } as const;
 
 /** VS Code's own network settings the extension honours for its bundled HTTP client. */

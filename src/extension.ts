@@ -3,6 +3,7 @@ import { createExtensionApi, type LabDataExtensionApi } from './api';
 import { AUTH_PROVIDER_ID, LabAuthenticationProvider } from './auth/authProvider';
 import { signInForDemo } from './auth/demoSignIn';
 import { TokenStore } from './auth/tokenStore';
+import { LabTools } from './chat/labTools';
 import { commandTable } from './commands';
 import { registerCommands } from './commands/commandRunner';
 import { LOG_CHANNEL_NAME } from './constants';
@@ -15,6 +16,10 @@ import { LabRegistry } from './labs/labRegistry';
 import { Labs } from './labs/labs';
 import { NetworkSettings } from './labs/networkSettings';
 import { Logger } from './log';
+import { NewReports } from './news/newReports';
+import { NewReportsChecker } from './news/newReportsChecker';
+import { NewReportsView } from './news/newReportsView';
+import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { PromptsHolder } from './ui/prompts';
@@ -29,7 +34,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const registry = new LabRegistry();
   const network = new NetworkSettings(log);
   const labs = new Labs(registry, tokens, network, log, `lab-data-vscode/${version} (VS Code ${vscode.version})`);
-  const views = registerViews(labs);
+  const news = new NewReports(labs, context.globalState, log);
+  const searches = new SavedSearchSettings(log);
+  const views = registerViews(labs, news, searches);
+  const newsView = new NewReportsView(news, views.reportsView);
+  const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
+  const tools = new LabTools(labs, log);
   const statusBar = new ConnectionStatusBar(labs);
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
@@ -47,7 +57,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     network,
     labs,
     new LabNotifications(labs),
+    news,
+    searches,
     ...views.disposables,
+    newsView,
+    checker,
+    ...tools.register(),
     statusBar,
     authProvider,
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
@@ -62,12 +77,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await labs.refresh();
   await signInForDemo(labs, log);
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks });
+  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools });
 }
 
 export function deactivate(): void {

@@ -7,6 +7,7 @@ import type { LabApi } from '../core/labApi';
 import type { Page } from '../core/pagination';
 import type { ListQuery } from '../core/query';
 import type { JsonObject } from '../core/records';
+import { searchFilters } from '../core/savedSearches';
 import { isInside } from '../core/safeWriter';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -45,7 +46,7 @@ async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>): AsyncG
 export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider }, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<ExportSummary | undefined> {
   const targets = commandTargets(args);
   const options = targets.options;
-  let list = (typeof options.list === 'string' ? options.list : undefined) as ExportListName | undefined;
+  let list = (typeof options.list === 'string' ? options.list : targets.search ? 'reports' : undefined) as ExportListName | undefined;
   if (list !== undefined && !LISTS.includes(list)) {
     throw new LabApiError('invalidInput', vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')));
   }
@@ -72,7 +73,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   if (!root) {
     throw new LabApiError('invalidInput', vscode.l10n.t('Open a folder first: exports are written into the workspace.'));
   }
-  const given = isObject(options.filter) ? filterOf(options.filter) : undefined;
+  const given = isObject(options.filter) ? filterOf(options.filter) : targets.search ? searchFilters(targets.search, new Date()) : undefined;
   const query: ListQuery = given ?? (list === 'reports' ? trees.reports.filterOf(api.lab.name) : list === 'samples' ? withReceivedSince(trees.samples.receivedSinceOf(api.lab.name)) : {});
   const date = new Date().toISOString().slice(0, 10);
   const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);

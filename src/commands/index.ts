@@ -12,6 +12,8 @@ import type { SamplesTreeProvider } from '../views/samplesTree';
 import type { CommandHandler } from './commandRunner';
 import { copyLink } from '../ids/deepLinks';
 import { compareSavedReport, redownloadSavedReport, verifySavedReports, type SavedReportFindings } from '../provenance/savedReports';
+import type { NewReports } from '../news/newReports';
+import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { copyId } from './copyId';
 import { exportList } from './exportList';
 import { copySupportReport } from './copySupportReport';
@@ -20,6 +22,7 @@ import { openReportMetadata } from './openMetadata';
 import { findReport, listSamples, searchReports } from './palette';
 import { saveAllReports } from './saveAllReports';
 import { saveReportPdf } from './saveReportPdf';
+import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
@@ -39,12 +42,16 @@ export interface CommandServices {
   readonly log: Logger;
   /** What the last verification of saved reports found (Explorer badges, Problems). */
   readonly findings: SavedReportFindings;
+  /** Reports published since the user last looked. */
+  readonly news: NewReports;
+  /** The user's saved searches (labData.savedSearches). */
+  readonly searches: SavedSearchSettings;
   /** "Lab Data for VS Code <version> (VS Code <version>)", for support reports. */
   readonly integration: string;
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, integration }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView };
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
@@ -73,6 +80,8 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, i
     [Commands.redownloadSavedReport]: (args) => redownloadSavedReport(args as Parameters<typeof redownloadSavedReport>[0]),
     [Commands.compareSavedReport]: (args) => compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, ...args),
+    [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),
+    [Commands.saveFilterAsSearch]: (...args) => saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
     [Commands.loadMore]: async (node?: unknown) => {
       await (node as LoadMoreNode | undefined)?.list.loadMore();
       redrawAll();

@@ -3,6 +3,7 @@ import { toAbortSignal } from '../cancellation';
 import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
 import type { Report } from '../core/records';
+import { searchFilters } from '../core/savedSearches';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
@@ -52,7 +53,7 @@ function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTr
 /**
  * `labData.saveAllReports`: saves every downloadable report of a client, a project or the
  * (filtered) Reports view of one lab, with bounded concurrency, one shared back-off and a summary.
- * Arguments: a client or project tree item (or none), and optionally `{ lab?, ifExists? }`.
+ * Arguments: a client, project or saved-search tree item (or none), and optionally `{ lab?, ifExists? }`.
  */
 export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<BulkSummary | undefined> {
   const targets = commandTargets(args);
@@ -63,7 +64,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
     return undefined;
   }
   const ref = targets.refs.find((candidate) => candidate.kind === 'client' || candidate.kind === 'project');
-  const scope = scopeOf(ref, api.lab.name, reportsTree);
+  const scope = targets.search ? { query: searchFilters(targets.search, new Date()), label: targets.search.name } : scopeOf(ref, api.lab.name, reportsTree);
   const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label), log);
   const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
   await recordInManifest(api, target, run);

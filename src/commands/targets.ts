@@ -1,4 +1,5 @@
 import type { JsonObject } from '../core/records';
+import type { SavedSearch } from '../core/savedSearches';
 
 export type RecordKind = 'report' | 'client' | 'project' | 'sample';
 
@@ -21,6 +22,8 @@ export interface RefCarrier {
 /** A row that stands for a whole lab (with several labs, the top rows of each view). */
 export interface LabCarrier {
   readonly labName: string;
+  /** A saved search's folder carries its search. */
+  readonly savedSearch?: SavedSearch;
 }
 
 export function isRefCarrier(value: unknown): value is RefCarrier {
@@ -38,6 +41,8 @@ export interface CommandTargets {
   readonly lab?: string;
   /** Records given as tree items. */
   readonly refs: RecordRef[];
+  /** The saved search whose folder was clicked (its lab is `lab`). */
+  readonly search?: SavedSearch;
   /** Report ids given as strings or `{ id }` / `{ ids }`. */
   readonly ids: string[];
   /** The arguments object from automation, without `lab`, `id` and `ids` (empty from the UI). */
@@ -63,6 +68,7 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   let lab: string | undefined;
   let several = false;
   let fromUi = false;
+  let search: SavedSearch | undefined;
   const add = (value: unknown): void => {
     if (isRefCarrier(value)) {
       fromUi = true;
@@ -73,6 +79,7 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
     } else if (isLabCarrier(value)) {
       fromUi = true;
       lab ??= value.labName;
+      search ??= typeof value.savedSearch === 'object' && value.savedSearch !== null ? value.savedSearch : undefined;
     } else if (typeof value === 'string' && value.trim()) {
       ids.push(value.trim());
     } else if (Array.isArray(value)) {
@@ -103,5 +110,5 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   }
   rest.forEach(add);
   const unique = [...new Set(ids)];
-  return { lab, refs, ids: unique, options, several: several || refs.length + unique.length > 1, fromUi };
+  return { lab, refs, ...(search ? { search } : {}), ids: unique, options, several: several || refs.length + unique.length > 1, fromUi };
 }

@@ -51,6 +51,8 @@ export interface Prompts {
   since(title: string, verb: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`); undefined means cancel. */
   pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined>;
+  /** A line of text (a name); undefined means cancel. */
+  text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined>;
   /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
   pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
 }
@@ -112,6 +114,11 @@ export class VsCodePrompts implements Prompts {
     }
     const typed = await vscode.window.showInputBox({ title, prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`, placeHolder: '2024-05-01', validateInput: validateIsoDate, ignoreFocusOut: true });
     return typed === undefined ? undefined : toUtcTimestamp(typed, `${verb}-since date`);
+  }
+
+  async text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
+    const typed = await vscode.window.showInputBox({ title, prompt, value, validateInput: validate, ignoreFocusOut: true });
+    return typed?.trim();
   }
 
   async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined> {

@@ -6,6 +6,7 @@ import type { RecordRef } from '../commands/targets';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
+import type { SavedSearch } from '../core/savedSearches';
 import { phrase } from '../ui/phrase';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
@@ -107,6 +108,8 @@ export class ReportNode extends LabNode {
     readonly report: Report,
     parentId: string,
     lab: string,
+    /** Published since the user last looked (see NewReports). */
+    readonly isNew = false,
   ) {
     super();
     this.id = `${parentId}/report:${report.report_id}`;
@@ -121,8 +124,9 @@ export class ReportNode extends LabNode {
     const { report } = this;
     const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    item.description = [report.report_type, localTime(report.published_at), report.status].filter(Boolean).join(' · ');
-    item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf') : new vscode.ThemeIcon('file', new vscode.ThemeColor('disabledForeground'));
+    item.description = [this.isNew ? vscode.l10n.t('new') : undefined, report.report_type, localTime(report.published_at), report.status].filter(Boolean).join(' · ');
+    const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
+    item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf', color) : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
     item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw);
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
     item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, String(item.description)) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, String(item.description)) };
@@ -158,6 +162,39 @@ export class SampleNode extends LabNode {
     item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw);
     item.contextValue = 'labData.sample';
     return item;
+  }
+}
+
+/**
+ * A saved search (`labData.savedSearches`) at the top of a lab's reports: a folder listing the
+ * reports it finds, paged like the main list, with Save All and Export as row actions.
+ */
+export class SavedSearchNode extends LabNode {
+  readonly id: string;
+
+  constructor(
+    parentId: string,
+    readonly labName: string,
+    readonly savedSearch: SavedSearch,
+    private readonly description: string,
+    private readonly children: () => Promise<LabNode[]>,
+  ) {
+    super();
+    this.id = `${parentId}/search:${savedSearch.name}`;
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.savedSearch.name, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = this.id;
+    item.description = this.description;
+    item.iconPath = new vscode.ThemeIcon('bookmark');
+    item.tooltip = vscode.l10n.t('Saved search "{0}": {1}', this.savedSearch.name, this.description || vscode.l10n.t('every report'));
+    item.contextValue = 'labData.savedSearch';
+    return item;
+  }
+
+  override getChildren(): Promise<LabNode[]> {
+    return this.children();
   }
 }
 

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Labs } from '../labs/labs';
+import type { NewReports } from '../news/newReports';
+import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { Views } from '../constants';
 import { ClientsTreeProvider } from './clientsTree';
 import type { LabNode } from './nodes';
@@ -15,8 +17,8 @@ export interface LabViews {
 }
 
 /** Creates the three trees and their views. */
-export function registerViews(labs: Labs): LabViews {
-  const reports = new ReportsTreeProvider(labs);
+export function registerViews(labs: Labs, news: NewReports, searches: SavedSearchSettings): LabViews {
+  const reports = new ReportsTreeProvider(labs, news, searches);
   const clients = new ClientsTreeProvider(labs);
   const samples = new SamplesTreeProvider(labs);
   const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>

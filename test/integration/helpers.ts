@@ -125,6 +125,14 @@ export class FakePrompts implements Prompts {
     return this.sinceAnswers.shift();
   }
 
+  textAnswers: Array<string | undefined> = [];
+  readonly textAsked: Array<{ title: string; value: string }> = [];
+
+  async text(title: string, _prompt: string, value: string): Promise<string | undefined> {
+    this.textAsked.push({ title, value });
+    return this.textAnswers.shift();
+  }
+
   async pickOne(title: string, _placeHolder: string, choices: readonly Choice[]): Promise<string | null | undefined> {
     this.pickOneOffered.push({ title, choices });
     return this.pickOneAnswers.shift();

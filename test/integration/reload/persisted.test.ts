@@ -12,6 +12,15 @@ describe('after a window reload', () => {
     assert.equal(state.signedIn, true);
   });
 
+  it('what the user has seen survived: the lab\'s "new since" mark is from before this extension host started', async () => {
+    const api = await activateExtension();
+    const state = await api.getState();
+    const mark = api.newReports.markOf(state.labs[0]!.name);
+    assert.ok(mark, 'the lab has a mark');
+    const hostStarted = Date.now() - process.uptime() * 1000;
+    assert.ok(Date.parse(mark) < hostStarted, `the mark ${mark} was read back from globalState, not set at this start (${new Date(hostStarted).toISOString()})`);
+  });
+
   it('signing out removes it for good', async () => {
     const api = await activateExtension();
     assert.equal(await vscode.commands.executeCommand('labData.signOut'), true);
