@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { oneLine, reportLine, sampleLine, toolLimit, toolList, type ToolList } from '../core/chatText';
+import { oneLine, reportLine, sampleLine, saveConfirmation, toolLimit, toolList, type ToolList } from '../core/chatText';
 import { LabApiError } from '../core/errors';
 import type { LabApi } from '../core/labApi';
 import type { FilterName } from '../core/labDefinition';
@@ -8,7 +8,7 @@ import type { Page } from '../core/pagination';
 import type { ListFilters } from '../core/query';
 import type { JsonObject } from '../core/records';
 import { resolveSince } from '../core/savedSearches';
-import { Commands, Tools } from '../constants';
+import { Commands, SETTINGS_SECTION, Settings, Tools } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { phrase } from '../ui/phrase';
@@ -92,15 +92,13 @@ export class LabTools {
 
   /** The confirmation shown before saving files into the workspace. */
   confirmSave(input: SaveReportPdfInput): vscode.PreparedToolInvocation {
-    const ids = Array.isArray(input?.ids) ? input.ids.filter((id) => typeof id === 'string').map((id) => oneLine(id, 80)) : [];
+    const ids = Array.isArray(input?.ids) ? input.ids : [];
     const lab = this.labLabel(input);
-    const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')} and ${ids.length - 10} more` : ids.join(', ');
+    const folder = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>(Settings.downloadFolder, 'lab-reports');
+    const { title, message } = saveConfirmation(ids, lab, oneLine(folder, 100));
     return {
       invocationMessage: vscode.l10n.t('Saving {0} report PDF(s) from {1}…', ids.length, lab),
-      confirmationMessages: {
-        title: vscode.l10n.t('Save report PDFs?'),
-        message: new vscode.MarkdownString(vscode.l10n.t('Save {0} report PDF(s) from {1} into the workspace download folder: {2}', ids.length, lab, shown)),
-      },
+      confirmationMessages: { title, message: new vscode.MarkdownString().appendText(message) },
     };
   }
 

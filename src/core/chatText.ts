@@ -88,3 +88,13 @@ export function toolList<T extends { raw: JsonObject }>(lab: string, heading: st
     json: { lab, count: shown.length, ...(total !== undefined ? { total } : {}), truncated, records: shown.map((record) => record.raw) },
   };
 }
+
+/** The confirmation shown before the save tool writes files: what, from where, into which folder. */
+export function saveConfirmation(ids: readonly unknown[], lab: string, folder: string): { readonly title: string; readonly message: string } {
+  const shown = ids.filter((id): id is string => typeof id === 'string').map((id) => oneLine(id, 80));
+  const listed = shown.length > 10 ? `${shown.slice(0, 10).join(', ')} and ${shown.length - 10} more` : shown.join(', ');
+  return {
+    title: shown.length === 1 ? 'Save a report PDF?' : `Save ${shown.length} report PDFs?`,
+    message: `Save ${shown.length === 1 ? 'the PDF of report' : `the PDFs of ${shown.length} reports`} ${listed} from ${oneLine(lab, 60)} into ${folder} in your workspace. An existing file is never replaced without asking.`,
+  };
+}

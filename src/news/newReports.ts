@@ -103,7 +103,8 @@ export class NewReports implements vscode.Disposable {
 
   /**
    * One request to a lab: how many reports were published after its mark (page size 1, the total
-   * is what is needed; a lab that gives no totals is asked for one page and counted from it).
+   * is what is needed; a lab that gives no totals is asked for one page and counted from it, and so
+   * is a tenant that does not offer the published_since filter).
    */
   async check(connection: LabConnection): Promise<CheckResult> {
     const api = connection.api;
@@ -112,11 +113,18 @@ export class NewReports implements vscode.Disposable {
     if (!api || mark === undefined) {
       return { lab: name, count: this.count(name), grew: false };
     }
-    const page = await api.listReports({ publishedSince: sinceAfter(mark), pageSize: this.givesTotals.get(name) === false ? undefined : 1 });
-    if (page.totalCount === undefined) {
-      this.givesTotals.set(name, false);
+    let count: number;
+    if (connection.lab.filters.includes('published_since')) {
+      const page = await api.listReports({ publishedSince: sinceAfter(mark), pageSize: this.givesTotals.get(name) === false ? undefined : 1 });
+      if (page.totalCount === undefined) {
+        this.givesTotals.set(name, false);
+      }
+      count = page.totalCount ?? page.items.length;
+    } else {
+      // A tenant without the filter: its newest page, newest first, counted here.
+      const page = await api.listReports({});
+      count = page.items.filter((report) => publishedAfter(report.published_at, mark)).length;
     }
-    const count = page.totalCount ?? page.items.length;
     const before = this.count(name);
     this.counted.set(name, count);
     const after = this.count(name);

@@ -103,6 +103,9 @@ describe('asking the lab from chat (language-model tools)', () => {
     assert.match((await invoke('labData_getReport', {})).text, /"id" is required/);
     assert.match((await invoke('labData_saveReportPdf', { ids: [] })).text, /1 to 50 report ids/);
     assert.match((await invoke('labData_searchReports', { lab: 'Nowhere' })).text, /There is no lab named "Nowhere"/);
+    lab.setFaults({ status: { status: 429, times: 1, retryAfter: '3600' } });
+    assert.match((await invoke('labData_searchReports', {})).text, /^The lab is limiting requests until \d{4}-\d{2}-\d{2}T[\d:.]+Z; try again after that\.$/);
+    lab.setFaults({});
     await vscode.commands.executeCommand('labData.signOut', {});
     await eventually(async () => assert.equal((await api.getState()).signedIn, false));
     const calls = api.newReports.toolCalls();

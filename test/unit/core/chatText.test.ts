@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { oneLine, reportLine, sampleLine, toolLimit, toolList } from '../../../src/core/chatText';
+import { oneLine, reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../src/core/chatText';
 import { parseReport, parseSample } from '../../../src/core/records';
 
 describe('chat tool text', () => {
@@ -42,5 +42,15 @@ describe('chat tool text', () => {
     assert.match(unknown.text, /Showing 3; more available$/);
     assert.equal('total' in unknown.json, false);
     assert.match(toolList('Lab', 'Reports:', [], reportLine, 3, 0, false).text, /None found\.$/);
+  });
+
+  it('asks before saving, naming the reports, the lab and the folder', () => {
+    assert.deepEqual(saveConfirmation(['RPT-1'], 'Meridian', 'lab-reports'), {
+      title: 'Save a report PDF?',
+      message: 'Save the PDF of report RPT-1 from Meridian into lab-reports in your workspace. An existing file is never replaced without asking.',
+    });
+    const many = saveConfirmation(Array.from({ length: 12 }, (_, n) => `R-${n}`), 'Beta\u202E', 'lab-reports');
+    assert.equal(many.title, 'Save 12 report PDFs?');
+    assert.match(many.message, /R-0, R-1, .*R-9 and 2 more from Beta into/);
   });
 });
