@@ -1,7 +1,7 @@
 import { parseBaseUrl } from './baseUrl';
 import type { LabPaths } from './endpoints';
 import { LabApiError } from './errors';
-import { HttpClient, type HttpClientOptions } from './httpClient';
+import { HttpClient, type HttpClientOptions, type LabResponse } from './httpClient';
 import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinition';
 import { parseListBody } from './listEnvelope';
 import { labError } from './messages';
@@ -99,22 +99,61 @@ export class LabApi {
     return report;
   }
 
+  /** Refuses a file response that is not labelled as a PDF or declares more than `maxBytes`, before its body is read. */
+  private static checkPdfResponse(response: LabResponse, maxBytes: number): void {
+    const type = response.contentType.split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/pdf' && type !== 'application/octet-stream' && type !== 'application/x-pdf') {
+      throw labError('invalidResponse', 'notPdfType', { type: type || 'no content type' }, {
+        status: response.status,
+        path: response.path,
+        requestId: response.requestId,
+      });
+    }
+    if (response.contentLength !== undefined && response.contentLength > maxBytes) {
+      throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, { path: response.path, requestId: response.requestId });
+    }
+  }
+
+  /**
+   * Reads a report's PDF into memory (for previewing without saving), with the same checks as a
+   * download: a PDF content type, the size cap from `Content-Length` up front and while reading,
+   * `%PDF-` at the start, and every declared byte received.
+   */
+  async fetchReportFile(reportId: string, options: { readonly maxBytes?: number; readonly signal?: AbortSignal; readonly onProgress?: (bytes: number, total?: number) => void } = {}): Promise<Buffer> {
+    const path = this.paths.reportFile(reportId);
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_PDF_BYTES;
+    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
+      LabApi.checkPdfResponse(response, maxBytes);
+      const details = { path: response.path, requestId: response.requestId };
+      const chunks: Buffer[] = [];
+      let received = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > maxBytes) {
+          response.body.destroy();
+          throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, details);
+        }
+        chunks.push(chunk);
+        options.onProgress?.(received, response.contentLength);
+      }
+      if (response.contentLength !== undefined && received !== response.contentLength) {
+        throw labError('invalidResponse', 'transferShort', { received, expected: response.contentLength }, details);
+      }
+      const file = Buffer.concat(chunks, received);
+      const problem = pdfHeadProblem(file);
+      if (problem) {
+        throw problem.with(details);
+      }
+      return file;
+    });
+  }
+
   /** Streams a report's PDF into `folder` through the safe writer. */
   async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
     const path = this.paths.reportFile(reportId);
     return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
-      const type = response.contentType.split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/pdf' && type !== 'application/octet-stream' && type !== 'application/x-pdf') {
-        throw labError('invalidResponse', 'notPdfType', { type: type || 'no content type' }, {
-          status: response.status,
-          path: response.path,
-          requestId: response.requestId,
-        });
-      }
       const maxBytes = options.maxBytes ?? DEFAULT_MAX_PDF_BYTES;
-      if (response.contentLength !== undefined && response.contentLength > maxBytes) {
-        throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, { path: response.path, requestId: response.requestId });
-      }
+      LabApi.checkPdfResponse(response, maxBytes);
       try {
         return await writeFileSafely({
           folder: options.folder,

@@ -44,6 +44,10 @@ export interface MockFaults {
   htmlInsteadOfJson?: { times: number };
   /** Serve a file body that is not a PDF (but is labelled as one). */
   notPdf?: { times: number };
+  /** Serve the report protected with this password (40-bit RC4, as older lab exports do). */
+  protectPdf?: { times: number; password: string };
+  /** Serve a file that starts like a PDF but is damaged inside (a viewer must say so). */
+  corruptPdf?: { times: number };
   /** Label the file as text/html. */
   fileAsHtml?: { times: number };
   /** Accept the request and never answer it. */
@@ -94,6 +98,9 @@ export interface RecordedRequest {
   readonly status: number;
   readonly requestId: string;
 }
+
+/** Pages of the mock's one long report (see `multiPageReportId`). */
+export const MULTI_PAGE_COUNT = 60;
 
 class HttpProblem extends Error {
   constructor(
@@ -207,6 +214,14 @@ export class MockLabServer {
   }
 
   /**
+   * The one report whose PDF has {@link MULTI_PAGE_COUNT} pages of text (the second newest with a
+   * file), for previews: navigation, search and lazy rendering.
+   */
+  get multiPageReportId(): string | undefined {
+    return this.visibleReports.filter((report) => report.download_available)[1]?.report_id;
+  }
+
+  /**
    * Publishes a report now, as a lab does during the day: a copy of the newest published report
    * with the next id, published at this moment (or `publishedAt`), visible to every request from
    * now on. Returns it.
@@ -243,7 +258,7 @@ export class MockLabServer {
     return Buffer.concat([...this.planPdf(report).chunks()]);
   }
 
-  private planPdf(report: MockReport): ReturnType<typeof planPdf> {
+  private planPdf(report: MockReport, password?: string): ReturnType<typeof planPdf> {
     const client = this.data.clients.find((candidate) => candidate.client_id === report.client_id);
     const project = this.data.projects.find((candidate) => candidate.project_id === report.project_id);
     const lines = [
@@ -260,7 +275,7 @@ export class MockLabServer {
       '',
       `${report.lab_name}. Results relate only to the samples tested.`,
     ];
-    return planPdf(`${report.report_type} - ${report.report_id}`, lines, this.options.pdfBytes ?? 0);
+    return planPdf(`${report.report_type} - ${report.report_id}`, lines, this.options.pdfBytes ?? 0, report.report_id === this.multiPageReportId ? MULTI_PAGE_COUNT - 1 : 0, password);
   }
 
   private inScope(scope: TokenScope, clientId: string, projectId?: string): boolean {
@@ -516,13 +531,21 @@ export class MockLabServer {
       response.end('<html><body>Please sign in</body></html>');
       return 200;
     }
+    if (take(faults.corruptPdf)) {
+      // The header of a PDF, then bytes that hold no object at all: what a broken export leaves.
+      const body = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'), Buffer.alloc(4096, 0x5a), Buffer.from('\n%%EOF\n')]);
+      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
+      response.end(body);
+      return 200;
+    }
     if (take(faults.notPdf)) {
       const body = Buffer.from('<html><body>This is not the report you are looking for</body></html>');
       response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
       response.end(body);
       return 200;
     }
-    const plan = this.planPdf(report);
+    const protect = faults.protectPdf && take(faults.protectPdf) ? faults.protectPdf.password : undefined;
+    const plan = this.planPdf(report, protect);
     const drop = take(faults.dropFileAt) ? faults.dropFileAt!.fraction : undefined;
     const short = take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
     const stall = take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;

@@ -204,4 +204,28 @@ describe('tenant variants', () => {
       await lab.close();
     }
   });
+
+  it('reads a report PDF into memory for a preview: the exact bytes, all pages, with the download\'s checks', async () => {
+    const lab = await startMockLab();
+    try {
+    const id = lab.server.multiPageReportId!;
+    const bytes = await lab.api().fetchReportFile(id);
+    assert.deepEqual(bytes, lab.server.pdfFor(id));
+    assert.match(bytes.toString('latin1'), /\/Count 60 /);
+    const [request] = lab.server.takeRequests();
+    assert.equal(request!.accept, 'application/pdf');
+
+    const tooLarge = (await rejection(lab.api().fetchReportFile(id, { maxBytes: 1024 }))) as LabApiError;
+    assert.equal(tooLarge.code, 'invalidResponse');
+    assert.match(tooLarge.message, /larger than the 0 MiB limit/);
+    lab.server.setFaults({ notPdf: { times: 1 } });
+    assert.match(((await rejection(lab.api().fetchReportFile(id))) as LabApiError).message, /not a PDF/);
+    lab.server.setFaults({ shortFile: { fraction: 0.5, times: 3 } });
+    const short = (await rejection(lab.api().fetchReportFile(id))) as LabApiError;
+    assert.ok(short.code === 'invalidResponse' || short.code === 'network', short.message);
+    } finally {
+      await lab.close();
+    }
+  });
 });
+
