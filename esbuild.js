@@ -1,7 +1,23 @@
-// Bundles the extension into dist/extension.js, in the shape of vscode-extension-samples/esbuild-sample.
+// Bundles the extension into dist/extension.js, in the shape of vscode-extension-samples/esbuild-sample,
+// and the PDF viewer (browser code, loaded only by the preview webview) into dist/webview/, next to
+// the pdf.js module and worker copied from pdfjs-dist into dist/pdfjs/ (never loaded by activate()).
 // `--production` minifies and drops source maps; `--watch` rebuilds on change. Type checking is
 // separate (`npm run check-types`).
 const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** The pdf.js files the webview loads: the module and its worker (no fonts, cmaps or wasm; see README). */
+const PDFJS_FILES = ['build/pdf.min.mjs', 'build/pdf.worker.min.mjs', 'LICENSE'];
+
+function copyPdfJs() {
+  const from = path.dirname(require.resolve('pdfjs-dist/package.json'));
+  const to = path.join(__dirname, 'dist', 'pdfjs');
+  fs.mkdirSync(to, { recursive: true });
+  for (const file of PDFJS_FILES) {
+    fs.copyFileSync(path.join(from, file), path.join(to, path.basename(file)));
+  }
+}
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -40,11 +56,25 @@ async function main() {
     logLevel: 'silent',
     plugins: [problemMatcherPlugin],
   });
+  const viewer = await esbuild.context({
+    entryPoints: ['src/webview/pdfViewer.ts'],
+    bundle: true,
+    format: 'esm',
+    minify: production,
+    sourcemap: !production,
+    sourcesContent: false,
+    platform: 'browser',
+    target: 'chrome120',
+    outfile: 'dist/webview/pdfViewer.js',
+    logLevel: 'silent',
+    plugins: [problemMatcherPlugin],
+  });
+  copyPdfJs();
   if (watch) {
-    await context.watch();
+    await Promise.all([context.watch(), viewer.watch()]);
   } else {
-    await context.rebuild();
-    await context.dispose();
+    await Promise.all([context.rebuild(), viewer.rebuild()]);
+    await Promise.all([context.dispose(), viewer.dispose()]);
   }
 }
 

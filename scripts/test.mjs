@@ -45,7 +45,7 @@ if (step('installing what is missing', process.execPath, [join(root, 'scripts', 
   process.exit(1);
 }
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-if (step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 || step('bundling the extension', process.execPath, ['esbuild.js']) !== 0) {
+if (step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 || step('type-checking the PDF viewer (browser code)', process.execPath, [tsc, '-p', 'tsconfig.webview.json']) !== 0 || step('bundling the extension', process.execPath, ['esbuild.js']) !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }

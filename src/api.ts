@@ -6,6 +6,7 @@ import type { Labs } from './labs/labs';
 import type { NewReports } from './news/newReports';
 import type { NewReportsChecker } from './news/newReportsChecker';
 import type { NewReportsView } from './news/newReportsView';
+import { PdfPreviewProvider, type PreviewState } from './preview/pdfPreview';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
@@ -44,6 +45,15 @@ export interface LabDataExtensionApi {
   openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
   /** Requests hovers have made to look ids up so far (diagnostics for tests). */
   idLookups(): number;
+  /** The PDF previews: what each viewer reports, and requests to it (go to a page, find, zoom). */
+  readonly previews: {
+    /** The URI a report's preview opens under. */
+    uriOf(lab: string, id: string): vscode.Uri;
+    /** What the viewer of `uri` reports now. */
+    state(uri: vscode.Uri): PreviewState | undefined;
+    /** Sends the viewer a request (`{ type: 'goto', page }`, `{ type: 'find', query }`, `{ type: 'findNext' }`, `{ type: 'zoom', value }`, `{ type: 'getState' }`) and resolves with its answer. */
+    ask(uri: vscode.Uri, request: { readonly type: string; readonly [key: string]: unknown }): Promise<PreviewState>;
+  };
   /** New reports since the user last looked: the badge, per-lab counts and marks, and knobs for tests. */
   readonly newReports: NewReportsApi;
 }
@@ -75,8 +85,14 @@ export function createExtensionApi(
   prompts: PromptsHolder,
   links: { ids: LabIds; deepLinks: DeepLinkHandler },
   fresh: { news: NewReports; view: NewReportsView; checker: NewReportsChecker; tools: LabTools },
+  previews: PdfPreviewProvider,
 ): LabDataExtensionApi {
   return {
+    previews: {
+      uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id),
+      state: (uri) => previews.stateOf(uri),
+      ask: (uri, request) => previews.ask(uri, request),
+    },
     newReports: {
       badge: () => fresh.view.badge,
       count: (lab) => fresh.news.count(lab),

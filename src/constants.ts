@@ -12,6 +12,7 @@ export const Commands = {
   filterSamples: 'labData.filterSamples',
   clearSamplesFilter: 'labData.clearSamplesFilter',
   openReportMetadata: 'labData.openReportMetadata',
+  previewReport: 'labData.previewReport',
   saveReportPdf: 'labData.saveReportPdf',
   saveAllReports: 'labData.saveAllReports',
   syncReports: 'labData.syncReports',

@@ -22,6 +22,7 @@ import { NewReportsView } from './news/newReportsView';
 import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
+import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 
@@ -44,6 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
   const prompts = new PromptsHolder();
+  const previews = new PdfPreviewProvider(context.extensionUri, prompts, log);
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
@@ -63,6 +65,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     newsView,
     checker,
     ...tools.register(),
+    previews,
+    vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, { supportsMultipleEditorsPerDocument: false }),
     statusBar,
     authProvider,
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
@@ -77,12 +81,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await labs.refresh();
   await signInForDemo(labs, log);
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools });
+  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews);
 }
 
 export function deactivate(): void {

@@ -34,6 +34,12 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
 }
 
 /**
+ * Commands whose contract is to reject with the reason when they fail (after the notification), so
+ * a caller can tell "shown" from "could not be shown"; the others resolve with undefined.
+ */
+const REJECTING_COMMANDS: ReadonlySet<string> = new Set([Commands.previewReport]);
+
+/**
  * Every command runs through here: failures are logged with their details, cancellation is
  * silent, and the user sees one short message with a "Show Log" button. The handler's result is
  * returned so other extensions and tasks can chain commands.
@@ -49,6 +55,9 @@ export function runCommand(id: string, handler: CommandHandler, log: Logger): (.
       }
       log.error('Command', `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
       void showError(error, log);
+      if (REJECTING_COMMANDS.has(id)) {
+        throw error instanceof LabApiError ? new Error(phrase(error)) : error;
+      }
       return undefined;
     }
   };

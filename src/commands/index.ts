@@ -14,7 +14,9 @@ import { copyLink } from '../ids/deepLinks';
 import { compareSavedReport, redownloadSavedReport, verifySavedReports, type SavedReportFindings } from '../provenance/savedReports';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
+import type { PdfPreviewProvider } from '../preview/pdfPreview';
 import { copyId } from './copyId';
+import { previewReport } from './previewReport';
 import { exportList } from './exportList';
 import { copySupportReport } from './copySupportReport';
 import { clearReportsFilter, clearSamplesFilter, filterReports, filterSamples } from './filters';
@@ -42,6 +44,8 @@ export interface CommandServices {
   readonly log: Logger;
   /** What the last verification of saved reports found (Explorer badges, Problems). */
   readonly findings: SavedReportFindings;
+  /** The PDF preview editor. */
+  readonly previews: PdfPreviewProvider;
   /** Reports published since the user last looked. */
   readonly news: NewReports;
   /** The user's saved searches (labData.savedSearches). */
@@ -51,7 +55,7 @@ export interface CommandServices {
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, integration }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView };
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
@@ -66,6 +70,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.filterSamples]: (...args) => filterSamples(labs, trees.samples, prompts.current, ...args),
     [Commands.clearSamplesFilter]: (...args) => clearSamplesFilter(trees.samples, ...args),
     [Commands.openReportMetadata]: (...args) => openReportMetadata(labs, documents, prompts, ...args),
+    [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) => saveAllReports(labs, trees.reports, prompts, log, ...args),
     [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, ...args),

@@ -6,6 +6,7 @@ import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { SaveRun } from '../downloads/reportSaver';
 import type { Labs } from '../labs/labs';
+import { PDF_PREVIEW_VIEW_TYPE } from '../preview/pdfPreview';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
@@ -111,7 +112,8 @@ export async function offerToOpen(uris: readonly vscode.Uri[], message: string):
   const reveal = vscode.l10n.t('Reveal in Explorer');
   const choice = await vscode.window.showInformationMessage(message, open, reveal);
   if (choice === open) {
-    await vscode.commands.executeCommand('vscode.open', uris[0]);
+    // VS Code has no PDF viewer of its own: a saved report opens in ours.
+    await vscode.commands.executeCommand('vscode.openWith', uris[0], PDF_PREVIEW_VIEW_TYPE);
   } else if (choice === reveal) {
     await vscode.commands.executeCommand('revealInExplorer', uris[0]);
   }

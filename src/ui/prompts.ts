@@ -51,6 +51,8 @@ export interface Prompts {
   since(title: string, verb: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`); undefined means cancel. */
   pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined>;
+  /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */
+  password(name: string, incorrect: boolean): Promise<string | undefined>;
   /** A line of text (a name); undefined means cancel. */
   text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined>;
   /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
@@ -114,6 +116,15 @@ export class VsCodePrompts implements Prompts {
     }
     const typed = await vscode.window.showInputBox({ title, prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`, placeHolder: '2024-05-01', validateInput: validateIsoDate, ignoreFocusOut: true });
     return typed === undefined ? undefined : toUtcTimestamp(typed, `${verb}-since date`);
+  }
+
+  async password(name: string, incorrect: boolean): Promise<string | undefined> {
+    return vscode.window.showInputBox({
+      title: vscode.l10n.t('{0} is protected', name),
+      prompt: incorrect ? vscode.l10n.t('That password is not right; try again.') : vscode.l10n.t('Enter the password to open this PDF.'),
+      password: true,
+      ignoreFocusOut: true,
+    });
   }
 
   async text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {

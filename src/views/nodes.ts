@@ -129,6 +129,8 @@ export class ReportNode extends LabNode {
     item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf', color) : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
     item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw);
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
+    // A click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
+    item.command = this.downloadable ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] } : { command: Commands.openReportMetadata, title: vscode.l10n.t('Open Metadata'), arguments: [this] };
     item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, String(item.description)) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, String(item.description)) };
     return item;
   }

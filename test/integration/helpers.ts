@@ -125,6 +125,14 @@ export class FakePrompts implements Prompts {
     return this.sinceAnswers.shift();
   }
 
+  passwordAnswers: Array<string | undefined> = [];
+  readonly passwordAsked: Array<{ name: string; incorrect: boolean }> = [];
+
+  async password(name: string, incorrect: boolean): Promise<string | undefined> {
+    this.passwordAsked.push({ name, incorrect });
+    return this.passwordAnswers.shift();
+  }
+
   textAnswers: Array<string | undefined> = [];
   readonly textAsked: Array<{ title: string; value: string }> = [];
 

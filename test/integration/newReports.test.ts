@@ -193,6 +193,7 @@ describe('saved searches', () => {
     await config().update('savedSearches', undefined, vscode.ConfigurationTarget.Global);
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
     await fs.rm(path.join(workspaceFolder(), 'lab-exports'), { recursive: true, force: true });
+    await vscode.commands.executeCommand('labData.signOut');
     await lab.stop();
   });
 

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { MockLabServer } from '../mock/server';
+import { signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
 
 describe('what a person sees', () => {
@@ -26,19 +27,7 @@ describe('what a person sees', () => {
     const lab = new MockLabServer();
     const baseUrl = await lab.start();
     try {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget .quick-input-box input');
-      await input.waitFor({ state: 'visible', timeout: 15_000 });
-      await input.fill('>Lab Data: Sign In');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Lab Data: Sign In' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (1/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
-      await input.fill(baseUrl);
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (2/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
-      assert.equal(await input.getAttribute('type'), 'password', 'the token is typed into a password box');
-      await input.fill('demo-full-access');
-      await page.keyboard.press('Enter');
+      await signInFromPalette(page, baseUrl, 'demo-full-access');
       const firstReport = lab.reportsFor('demo-full-access')[0]!.report_id;
       const rows = page.locator('.monaco-list-row[aria-label^="Report RPT-"]');
       await page.locator(`.monaco-list-row[aria-label^="Report ${firstReport}"]`).waitFor({ state: 'visible', timeout: 30_000 });

@@ -1,0 +1,60 @@
+import * as vscode from 'vscode';
+import { toAbortSignal } from '../cancellation';
+import { LabApiError } from '../core/errors';
+import type { Labs } from '../labs/labs';
+import type { Logger } from '../log';
+import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';
+import type { PromptsHolder } from '../ui/prompts';
+import { labForCommand } from './labTarget';
+import { commandTargets } from './targets';
+
+/** How long the viewer may take to draw page 1 once the file is in hand. */
+const FIRST_PAGE_TIMEOUT_MS = 60_000;
+
+/**
+ * `labData.previewReport`: a report id, a report tree item, or `{ lab?, id }` (asks for an id
+ * without one). Streams the report's PDF from the lab into memory (the download's checks and size
+ * cap; nothing is written to the workspace), opens it in the `labData.pdfPreview` editor in a
+ * preview tab titled `<id> (preview)`, and resolves with `{ pages }` once page 1 is on screen. It
+ * rejects with the reason when the file cannot be fetched or the viewer cannot show it.
+ */
+export async function previewReport(labs: Labs, previews: PdfPreviewProvider, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<{ pages: number } | undefined> {
+  const targets = commandTargets(args);
+  const ref = targets.refs.find((candidate) => candidate.kind === 'report');
+  const connection = await labForCommand(labs, prompts.current, ref?.lab ?? targets.lab);
+  const api = connection?.api;
+  if (!connection || !api) {
+    return undefined;
+  }
+  const id = ref?.id ?? targets.ids[0] ?? (await prompts.current.reportId());
+  if (!id) {
+    return undefined;
+  }
+  if (ref?.downloadable === false) {
+    throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to preview.', id));
+  }
+  const started = Date.now();
+  const bytes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Opening {0}…', id), cancellable: true }, (progress, token) => {
+    let reported = 0;
+    return api.fetchReportFile(id, {
+      signal: toAbortSignal(token),
+      onProgress: (received, total) => {
+        if (total && received - reported > total / 20) {
+          progress.report({ increment: ((received - reported) / total) * 100 });
+          reported = received;
+        }
+      },
+    });
+  });
+  const uri = PdfPreviewProvider.reportUri(connection.lab.name, id);
+  previews.holdReport(uri, bytes, connection.lab.name, id);
+  await vscode.commands.executeCommand('vscode.openWith', uri, PDF_PREVIEW_VIEW_TYPE, { preview: true });
+  const session = await previews.session(uri);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const shown = await Promise.race([
+    session.firstPage,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new LabApiError('timeout', vscode.l10n.t('The preview of {0} did not show its first page within a minute.', id))), FIRST_PAGE_TIMEOUT_MS))),
+  ]).finally(() => clearTimeout(timer));
+  log.info('Preview', `${id} of ${connection.lab.name}: ${bytes.length} bytes, ${shown.pages} page(s), first page on screen ${Date.now() - started} ms after the command.`);
+  return { pages: shown.pages };
+}

@@ -1,0 +1,292 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { LabApiError } from '../core/errors';
+import { DEFAULT_MAX_PDF_BYTES } from '../core/labApi';
+import { Commands } from '../constants';
+import type { Logger } from '../log';
+import type { PromptsHolder } from '../ui/prompts';
+
+export const PDF_PREVIEW_VIEW_TYPE = 'labData.pdfPreview';
+/** Reports previewed from a lab live in memory under this scheme, never in the workspace. */
+export const PREVIEW_SCHEME = 'labdata-pdf';
+
+/** What the viewer said last: its page, page count, zoom, search matches, or its failure. */
+export interface PreviewState {
+  readonly status: 'loading' | 'shown' | 'error';
+  readonly page?: number;
+  readonly pages?: number;
+  readonly matches?: number;
+  readonly matchIndex?: number;
+  readonly drawn?: readonly number[];
+  readonly zoom?: string;
+  /** Milliseconds from opening the document to page 1 on screen. */
+  readonly firstPageMs?: number;
+  /** Whether page 1's canvas held drawn pixels. */
+  readonly painted?: boolean;
+  readonly error?: string;
+}
+
+/** A PDF open in the preview: its bytes and, for a lab report, which one. */
+class PdfDocument implements vscode.CustomDocument {
+  constructor(
+    readonly uri: vscode.Uri,
+    readonly bytes: Uint8Array,
+    readonly report: { readonly lab: string; readonly id: string } | undefined,
+    private readonly onDispose: () => void,
+  ) {}
+
+  dispose(): void {
+    this.onDispose();
+  }
+}
+
+/** One open preview panel and the promise of its first page. */
+class PreviewSession {
+  state: PreviewState = { status: 'loading' };
+  readonly firstPage: Promise<{ pages: number }>;
+  private settle!: { resolve: (value: { pages: number }) => void; reject: (error: Error) => void };
+  private waiters: Array<(state: PreviewState) => void> = [];
+
+  constructor(
+    readonly document: PdfDocument,
+    readonly panel: vscode.WebviewPanel,
+  ) {
+    this.firstPage = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+    // The command awaits it; a panel opened by "Open With…" may never be awaited.
+    this.firstPage.catch(() => undefined);
+  }
+
+  update(next: PreviewState): void {
+    this.state = next;
+    const waiters = this.waiters;
+    this.waiters = [];
+    waiters.forEach((waiter) => waiter(next));
+  }
+
+  shown(pages: number): void {
+    this.settle.resolve({ pages });
+  }
+
+  failed(error: Error): void {
+    this.settle.reject(error);
+  }
+
+  /** The next state the viewer reports. */
+  nextState(): Promise<PreviewState> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+function nonce(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/**
+ * The read-only custom editor `labData.pdfPreview`: shows any PDF (a workspace file through "Open
+ * With…", or a lab report held in memory) in a webview running pdf.js from the extension, under a
+ * strict Content-Security-Policy with a nonce and no network access. It never takes over PDFs on
+ * its own (priority "option").
+ */
+export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<PdfDocument>, vscode.Disposable {
+  /** Report PDFs fetched for preview, by URI, while a preview of them may open. */
+  private readonly reports = new Map<string, { readonly bytes: Uint8Array; readonly lab: string; readonly id: string }>();
+  private readonly sessions = new Map<string, PreviewSession>();
+  private readonly opened = new vscode.EventEmitter<PreviewSession>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly prompts: PromptsHolder,
+    private readonly log: Logger,
+  ) {}
+
+  /** The URI a report's preview opens under; its name is the tab title, `<id> (preview)`. */
+  static reportUri(lab: string, id: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${id} (preview)`, query: new URLSearchParams({ lab }).toString() });
+  }
+
+  /** Keeps a report's bytes for the preview about to open. */
+  holdReport(uri: vscode.Uri, bytes: Uint8Array, lab: string, id: string): void {
+    this.reports.set(uri.toString(), { bytes, lab, id });
+  }
+
+  /** The open preview of `uri`, waiting up to `timeoutMs` for it to open. */
+  async session(uri: vscode.Uri, timeoutMs = 30_000): Promise<PreviewSession> {
+    const key = uri.toString();
+    const existing = this.sessions.get(key);
+    if (existing) {
+      return existing;
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        subscription.dispose();
+        reject(new LabApiError('timeout', vscode.l10n.t('The preview did not open.')));
+      }, timeoutMs);
+      const subscription = this.opened.event((session) => {
+        if (session.document.uri.toString() === key) {
+          clearTimeout(timer);
+          subscription.dispose();
+          resolve(session);
+        }
+      });
+    });
+  }
+
+  /** What the viewer of `uri` reports now (tests, diagnostics). */
+  stateOf(uri: vscode.Uri): PreviewState | undefined {
+    return this.sessions.get(uri.toString())?.state;
+  }
+
+  /** Sends the viewer of `uri` a request (goto, find, findNext, zoom, getState) and resolves with the state it answers. */
+  async ask(uri: vscode.Uri, request: { readonly type: string; readonly [key: string]: unknown }): Promise<PreviewState> {
+    const session = await this.session(uri);
+    const answer = session.nextState();
+    await session.panel.webview.postMessage(request);
+    return answer;
+  }
+
+  async openCustomDocument(uri: vscode.Uri): Promise<PdfDocument> {
+    const key = uri.toString();
+    const held = this.reports.get(key);
+    if (held) {
+      return new PdfDocument(uri, held.bytes, { lab: held.lab, id: held.id }, () => this.reports.delete(key));
+    }
+    if (uri.scheme === PREVIEW_SCHEME) {
+      throw new LabApiError('notFound', vscode.l10n.t('This preview is no longer available; preview the report again.'));
+    }
+    const stat = await vscode.workspace.fs.stat(uri);
+    if (stat.size > DEFAULT_MAX_PDF_BYTES) {
+      throw new LabApiError('invalidResponse', vscode.l10n.t('The file is larger than the {0} MiB limit.', Math.round(DEFAULT_MAX_PDF_BYTES / 1024 / 1024)));
+    }
+    return new PdfDocument(uri, await vscode.workspace.fs.readFile(uri), undefined, () => undefined);
+  }
+
+  resolveCustomEditor(document: PdfDocument, panel: vscode.WebviewPanel): void {
+    const key = document.uri.toString();
+    const session = new PreviewSession(document, panel);
+    this.sessions.set(key, session);
+    const webview = panel.webview;
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')] };
+    webview.html = this.html(webview);
+    const started = Date.now();
+    const subscriptions = [
+      webview.onDidReceiveMessage((message: { type: string; [key: string]: unknown }) => void this.onMessage(session, message, started)),
+      panel.onDidDispose(() => {
+        subscriptions.forEach((subscription) => subscription.dispose());
+        if (this.sessions.get(key) === session) {
+          this.sessions.delete(key);
+        }
+        session.failed(new LabApiError('cancelled', vscode.l10n.t('The preview was closed.')));
+      }),
+    ];
+    this.opened.fire(session);
+  }
+
+  dispose(): void {
+    this.opened.dispose();
+    this.reports.clear();
+  }
+
+  private async onMessage(session: PreviewSession, message: { type: string; [key: string]: unknown }, started: number): Promise<void> {
+    const { document, panel } = session;
+    switch (message.type) {
+      case 'ready':
+        // A copy, so the webview gets a plain Uint8Array (a Node Buffer would arrive as JSON).
+        await panel.webview.postMessage({ type: 'load', data: new Uint8Array(document.bytes), canSave: document.report !== undefined });
+        break;
+      case 'rendered': {
+        const pages = Number(message.pages);
+        session.update({ ...session.state, status: 'shown', page: 1, pages, firstPageMs: Date.now() - started, painted: message.painted === true });
+        this.log.info('Preview', `${document.report ? `${document.report.id} of ${document.report.lab}` : vscode.workspace.asRelativePath(document.uri)}: page 1 of ${pages} on screen in ${Date.now() - started} ms (viewer: ${Number(message.ms)} ms).`);
+        session.shown(pages);
+        break;
+      }
+      case 'state':
+        session.update({
+          ...session.state,
+          page: Number(message.page),
+          pages: Number(message.pages),
+          matches: Number(message.matches),
+          matchIndex: Number(message.matchIndex),
+          drawn: Array.isArray(message.drawn) ? message.drawn.map(Number) : undefined,
+          zoom: String(message.zoom),
+        });
+        break;
+      case 'error': {
+        const text = String(message.message ?? '').slice(0, 300);
+        session.update({ ...session.state, status: 'error', error: text });
+        this.log.warn('Preview', `${document.report?.id ?? vscode.workspace.asRelativePath(document.uri)}: ${text}`);
+        session.failed(
+          new LabApiError(
+            'invalidResponse',
+            message.kind === 'password' ? vscode.l10n.t('The PDF is protected by a password.') : vscode.l10n.t('The PDF is damaged or incomplete and cannot be shown ({0}).', text),
+          ),
+        );
+        break;
+      }
+      case 'password': {
+        const password = await this.prompts.current.password(document.report?.id ?? vscode.workspace.asRelativePath(document.uri), message.incorrect === true);
+        await panel.webview.postMessage({ type: 'password', password });
+        break;
+      }
+      case 'save':
+        if (document.report) {
+          await vscode.commands.executeCommand(Commands.saveReportPdf, { lab: document.report.lab, id: document.report.id });
+        }
+        break;
+      case 'metadata':
+        if (document.report) {
+          await vscode.commands.executeCommand(Commands.openReportMetadata, { lab: document.report.lab, id: document.report.id });
+        }
+        break;
+    }
+  }
+
+  private html(webview: vscode.Webview): string {
+    const resource = (...path: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
+    const token = nonce();
+    const source = webview.cspSource;
+    const csp = `default-src 'none'; img-src ${source} blob: data:; style-src ${source} 'unsafe-inline'; font-src ${source} data: blob:; script-src 'nonce-${token}' ${source}; worker-src ${source} blob:; connect-src ${source}`;
+    const t = (text: string): string => escapeHtml(text);
+    const zooms: Array<[string, string]> = [
+      ['page-width', vscode.l10n.t('Fit Width')],
+      ['page-fit', vscode.l10n.t('Fit Page')],
+      ['50', '50%'],
+      ['75', '75%'],
+      ['100', '100%'],
+      ['125', '125%'],
+      ['150', '150%'],
+      ['200', '200%'],
+      ['custom', vscode.l10n.t('Custom')],
+    ];
+    return `<!DOCTYPE html>
+<html lang="${t(vscode.env.language)}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${resource('media', 'pdfPreview.css')}">
+</head>
+<body data-pdfjs="${resource('dist', 'pdfjs', 'pdf.min.mjs')}" data-worker="${resource('dist', 'pdfjs', 'pdf.worker.min.mjs')}">
+<div id="toolbar" role="toolbar" aria-label="${t(vscode.l10n.t('PDF preview'))}">
+  <button id="prev" title="${t(vscode.l10n.t('Previous Page (Page Up)'))}" aria-label="${t(vscode.l10n.t('Previous Page'))}">&#x2191;</button>
+  <button id="next" title="${t(vscode.l10n.t('Next Page (Page Down)'))}" aria-label="${t(vscode.l10n.t('Next Page'))}">&#x2193;</button>
+  <label>${t(vscode.l10n.t('Page'))} <input id="page" type="number" min="1" value="1" aria-label="${t(vscode.l10n.t('Go to page'))}"></label>
+  <span>${t(vscode.l10n.t('of'))} <span id="pageCount">…</span></span>
+  <select id="zoom" aria-label="${t(vscode.l10n.t('Zoom'))}">${zooms.map(([value, label]) => `<option value="${value}"${value === 'custom' ? ' hidden' : ''}>${t(label)}</option>`).join('')}</select>
+  <input id="find" type="search" placeholder="${t(vscode.l10n.t('Find (Ctrl+F)'))}" aria-label="${t(vscode.l10n.t('Find in the PDF'))}">
+  <span id="findCount" aria-live="polite"></span>
+  <span class="spacer"></span>
+  <button id="metadata" class="report-only" title="${t(vscode.l10n.t("Open the report's metadata"))}">${t(vscode.l10n.t('Metadata'))}</button>
+  <button id="save" class="report-only" title="${t(vscode.l10n.t('Save this report into the workspace'))}">${t(vscode.l10n.t('Save to Workspace'))}</button>
+</div>
+<div id="viewer" tabindex="0" aria-label="${t(vscode.l10n.t('PDF pages'))}"></div>
+<div id="message" role="alert" hidden></div>
+<script type="module" nonce="${token}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>
+</body>
+</html>`;
+  }
+}

@@ -1,0 +1,131 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import type { LabNode } from '../../src/views/nodes';
+import { MULTI_PAGE_COUNT, type MockLabServer } from '../mock/server';
+import { FakePrompts, activateExtension, eventually, signInOnly, startLab, workspaceFolder } from './helpers';
+
+const DEMO_TOKEN = 'demo-full-access';
+
+describe('previewing reports inside VS Code', () => {
+  let api: LabDataExtensionApi;
+  let lab: MockLabServer;
+  let labName: string;
+
+  before(async () => {
+    api = await activateExtension();
+    lab = await startLab({ reports: 60 });
+    await signInOnly(lab.baseUrl, DEMO_TOKEN);
+    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    labName = (await api.getState()).labs[0]!.name;
+    await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('labData.signOut');
+    await fs.rm(path.join(workspaceFolder(), 'preview-sample.pdf'), { force: true });
+    await lab.stop();
+  });
+
+  it('previews a one-page report without saving anything, resolving with its page count once page 1 is drawn', async () => {
+    const report = lab.reportsFor(DEMO_TOKEN).find((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId)!;
+    const started = Date.now();
+    const result = await vscode.commands.executeCommand('labData.previewReport', { id: report.report_id });
+    const elapsed = Date.now() - started;
+    assert.deepEqual(result, { pages: 1 });
+    const uri = api.previews.uriOf(labName, report.report_id);
+    console.log(`[preview] ${report.report_id} (1 page): command to first page ${elapsed} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`);
+    const state = api.previews.state(uri)!;
+    assert.equal(state.status, 'shown');
+    assert.equal(state.painted, true, 'page 1 has drawn pixels');
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab!;
+    assert.equal(tab.label, `${report.report_id} (preview)`);
+    assert.ok(tab.input instanceof vscode.TabInputCustom && tab.input.viewType === 'labData.pdfPreview');
+    assert.equal(tab.isPreview, true, 'a preview tab, like a single click in Explorer');
+    await assert.rejects(fs.stat(path.join(workspaceFolder(), 'lab-reports')), 'nothing was written to the workspace');
+  });
+
+  it('previews the 60-page report as fast, drawing only pages near the view; navigation, zoom and search work', async () => {
+    const id = lab.multiPageReportId!;
+    const started = Date.now();
+    assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', { id }), { pages: MULTI_PAGE_COUNT });
+    const uri = api.previews.uriOf(labName, id);
+    console.log(`[preview] ${id} (${MULTI_PAGE_COUNT} pages): command to first page ${Date.now() - started} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`);
+    const atStart = await api.previews.ask(uri, { type: 'getState' });
+    assert.ok(atStart.drawn!.length < 6, `only the first pages are drawn (${atStart.drawn!.join(', ')})`);
+
+    const at30 = await api.previews.ask(uri, { type: 'goto', page: 30 });
+    assert.equal(at30.page, 30);
+    assert.ok(at30.drawn!.includes(30));
+    const atEnd = await api.previews.ask(uri, { type: 'goto', page: MULTI_PAGE_COUNT });
+    assert.equal(atEnd.page, MULTI_PAGE_COUNT);
+    assert.ok(atEnd.drawn!.length <= 12, `at most 12 pages stay drawn (${atEnd.drawn!.length})`);
+
+    const found = await api.previews.ask(uri, { type: 'find', query: 'annex 45, row' });
+    assert.equal(found.matches, 30, 'every row of page 45 matches');
+    assert.equal(found.matchIndex, 0);
+    assert.equal(found.page, 45, 'the first match is shown');
+    const next = await api.previews.ask(uri, { type: 'findNext' });
+    assert.equal(next.matchIndex, 1);
+    const none = await api.previews.ask(uri, { type: 'find', query: 'no such words anywhere' });
+    assert.equal(none.matches, 0);
+
+    const fit = await api.previews.ask(uri, { type: 'zoom', value: 'page-fit' });
+    assert.equal(fit.zoom, 'page-fit');
+    const doubled = await api.previews.ask(uri, { type: 'zoom', value: '200' });
+    assert.equal(doubled.zoom, '200');
+  });
+
+  it('a damaged PDF shows an error inside the viewer and the command rejects with the reason', async () => {
+    const report = lab.reportsFor(DEMO_TOKEN).filter((candidate) => candidate.download_available)[3]!;
+    lab.setFaults({ corruptPdf: { times: 1 } });
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id: report.report_id })), /damaged or incomplete/);
+    const state = api.previews.state(api.previews.uriOf(labName, report.report_id))!;
+    assert.equal(state.status, 'error');
+    assert.ok(state.error);
+  });
+
+  it('a password-protected PDF asks for the password, again after a wrong one, and opens with the right one', async () => {
+    const prompts = new FakePrompts();
+    const restore = api.setPrompts(prompts);
+    try {
+      const [first, second] = lab.reportsFor(DEMO_TOKEN).filter((candidate) => candidate.download_available).slice(4, 6).map((report) => report.report_id);
+      lab.setFaults({ protectPdf: { times: 1, password: 'lab-secret' } });
+      prompts.passwordAnswers.push('not it', 'lab-secret');
+      assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', { id: first }), { pages: 1 });
+      assert.deepEqual(prompts.passwordAsked, [
+        { name: first, incorrect: false },
+        { name: first, incorrect: true },
+      ]);
+      lab.setFaults({ protectPdf: { times: 1, password: 'lab-secret' } });
+      prompts.passwordAnswers.push(undefined);
+      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id: second })), /protected by a password/);
+      assert.equal(api.previews.state(api.previews.uriOf(labName, second!))?.status, 'error');
+    } finally {
+      restore();
+      lab.setFaults({});
+    }
+  });
+
+  it('a report row previews on a click; a saved PDF opens with "Open With… Lab Data PDF Preview"', async () => {
+    const nodes = (await api.views.reports.getChildren()) as LabNode[];
+    const row = await Promise.all(nodes.map(async (node) => ({ node, item: await api.views.reports.getTreeItem(node) })));
+    const downloadable = row.find(({ item }) => item.contextValue === 'labData.report.downloadable')!;
+    assert.equal(downloadable.item.command?.command, 'labData.previewReport');
+    const clicked = await vscode.commands.executeCommand(downloadable.item.command!.command, ...(downloadable.item.command!.arguments ?? []));
+    assert.deepEqual(clicked, { pages: 1 });
+
+    const file = vscode.Uri.file(path.join(workspaceFolder(), 'preview-sample.pdf'));
+    await fs.writeFile(file.fsPath, lab.pdfFor(lab.multiPageReportId!));
+    await vscode.commands.executeCommand('vscode.openWith', file, 'labData.pdfPreview');
+    const shown = await eventually(() => {
+      const state = api.previews.state(file);
+      assert.equal(state?.status, 'shown');
+      return state!;
+    }, 20_000);
+    assert.equal(shown.pages, MULTI_PAGE_COUNT);
+  });
+});
