@@ -70,7 +70,7 @@ export class PeriodicCheck {
   private readonly timers: Timers;
 
   constructor(private readonly options: PeriodicCheckOptions) {
-    this.timers = options.timers ?? { setInterval: (callback, ms) => setInterval(callback, ms), clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout) };
+    this.timers = options.timers ?? { setInterval: (callback, ms) => setInterval(callback, ms), clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>) };
   }
 
   /** Ticks so far (each may ask several labs). */
