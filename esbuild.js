@@ -10,13 +10,22 @@ const path = require('node:path');
 /** The pdf.js files the webview loads: the module and its worker (no fonts, cmaps or wasm; see README). */
 const PDFJS_FILES = ['build/pdf.min.mjs', 'build/pdf.worker.min.mjs', 'LICENSE'];
 
-function copyPdfJs() {
-  const from = path.dirname(require.resolve('pdfjs-dist/package.json'));
-  const to = path.join(__dirname, 'dist', 'pdfjs');
+/** Chart.js as one browser script (the overview webview loads it with a nonce). */
+const CHARTJS_FILES = ['dist/chart.umd.min.js', 'LICENSE.md'];
+
+function copy(pkg, files, folder) {
+  // node_modules directly: some packages do not export their package.json.
+  const from = path.join(__dirname, 'node_modules', pkg);
+  const to = path.join(__dirname, 'dist', folder);
   fs.mkdirSync(to, { recursive: true });
-  for (const file of PDFJS_FILES) {
+  for (const file of files) {
     fs.copyFileSync(path.join(from, file), path.join(to, path.basename(file)));
   }
+}
+
+function copyWebviewLibraries() {
+  copy('pdfjs-dist', PDFJS_FILES, 'pdfjs');
+  copy('chart.js', CHARTJS_FILES, 'chartjs');
 }
 
 const production = process.argv.includes('--production');
@@ -57,7 +66,7 @@ async function main() {
     plugins: [problemMatcherPlugin],
   });
   const viewer = await esbuild.context({
-    entryPoints: ['src/webview/pdfViewer.ts'],
+    entryPoints: ['src/webview/pdfViewer.ts', 'src/webview/overview.ts'],
     bundle: true,
     format: 'esm',
     minify: production,
@@ -65,11 +74,11 @@ async function main() {
     sourcesContent: false,
     platform: 'browser',
     target: 'chrome120',
-    outfile: 'dist/webview/pdfViewer.js',
+    outdir: 'dist/webview',
     logLevel: 'silent',
     plugins: [problemMatcherPlugin],
   });
-  copyPdfJs();
+  copyWebviewLibraries();
   if (watch) {
     await Promise.all([context.watch(), viewer.watch()]);
   } else {

@@ -6,6 +6,8 @@ import type { Labs } from './labs/labs';
 import type { NewReports } from './news/newReports';
 import type { NewReportsChecker } from './news/newReportsChecker';
 import type { NewReportsView } from './news/newReportsView';
+import type { DrawnOverview, OverviewPanels } from './overview/overviewPanels';
+import type { ReportOverview } from './core/overview';
 import { PdfPreviewProvider, type PreviewState } from './preview/pdfPreview';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
@@ -45,6 +47,8 @@ export interface LabDataExtensionApi {
   openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
   /** Requests hovers have made to look ids up so far (diagnostics for tests). */
   idLookups(): number;
+  /** The open overview of a lab: its aggregation, what the webview last drew, and a bar click (as a person's). */
+  overview(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: 'time' | 'clients' | 'status', index: number): Promise<void> } | undefined;
   /** The PDF previews: what each viewer reports, and requests to it (go to a page, find, zoom). */
   readonly previews: {
     /** The URI a report's preview opens under. */
@@ -86,8 +90,10 @@ export function createExtensionApi(
   links: { ids: LabIds; deepLinks: DeepLinkHandler },
   fresh: { news: NewReports; view: NewReportsView; checker: NewReportsChecker; tools: LabTools },
   previews: PdfPreviewProvider,
+  overviews: OverviewPanels,
 ): LabDataExtensionApi {
   return {
+    overview: (lab) => overviews.panelOf(lab),
     previews: {
       uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id),
       state: (uri) => previews.stateOf(uri),

@@ -22,6 +22,7 @@ export const Commands = {
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
   exportList: 'labData.exportList',
+  showOverview: 'labData.showOverview',
   /** New reports: everything shown counts as seen. */
   markAllSeen: 'labData.markAllSeen',
   /** Keeps the Reports view's filter in labData.savedSearches. */
@@ -78,6 +79,7 @@ export const Settings = {
   idPatterns: 'idPatterns',
   savedSearches: 'savedSearches',
   checkForNewReportsMinutes: 'checkForNewReportsMinutes',
+  overviewMaxReports: 'overviewMaxReports',
 } as const;
 
 /** VS Code's own network settings the extension honours for its bundled HTTP client. */

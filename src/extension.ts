@@ -22,6 +22,7 @@ import { NewReportsView } from './news/newReportsView';
 import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
+import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
+  const overviews = new OverviewPanels(context.extensionUri, news, log);
   const statusBar = new ConnectionStatusBar(labs);
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
@@ -66,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     checker,
     ...tools.register(),
     previews,
+    overviews,
     vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, { supportsMultipleEditorsPerDocument: false }),
     statusBar,
     authProvider,
@@ -81,12 +84,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
   );
   await labs.refresh();
   await signInForDemo(labs, log);
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews);
+  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews, overviews);
 }
 
 export function deactivate(): void {

@@ -17,6 +17,8 @@ import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
 import { copyId } from './copyId';
 import { previewReport } from './previewReport';
+import type { OverviewPanels } from '../overview/overviewPanels';
+import { showOverview } from './showOverview';
 import { exportList } from './exportList';
 import { copySupportReport } from './copySupportReport';
 import { clearReportsFilter, clearSamplesFilter, filterReports, filterSamples } from './filters';
@@ -44,6 +46,8 @@ export interface CommandServices {
   readonly log: Logger;
   /** What the last verification of saved reports found (Explorer badges, Problems). */
   readonly findings: SavedReportFindings;
+  /** The overview panels, one per lab. */
+  readonly overviews: OverviewPanels;
   /** The PDF preview editor. */
   readonly previews: PdfPreviewProvider;
   /** Reports published since the user last looked. */
@@ -55,7 +59,7 @@ export interface CommandServices {
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, integration }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView };
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
@@ -70,6 +74,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.filterSamples]: (...args) => filterSamples(labs, trees.samples, prompts.current, ...args),
     [Commands.clearSamplesFilter]: (...args) => clearSamplesFilter(trees.samples, ...args),
     [Commands.openReportMetadata]: (...args) => openReportMetadata(labs, documents, prompts, ...args),
+    [Commands.showOverview]: (...args) => showOverview(labs, overviews, trees.reports, prompts, ...args),
     [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) => saveAllReports(labs, trees.reports, prompts, log, ...args),

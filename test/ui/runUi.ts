@@ -9,6 +9,7 @@ export function runUiSuite(context: UiContext): Promise<{ passed: number; failed
   const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, slow: 5000, color: false, reporter: SummaryReporter });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
+  mocha.addFile(path.join(__dirname, 'overview.test.js'));
   return new Promise((resolve) => {
     const runner = mocha.run(() => {
       const stats = runner.stats!;

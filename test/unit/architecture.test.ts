@@ -25,16 +25,19 @@ describe('architecture', () => {
     }
   });
 
-  it('only the webview loads pdf.js: no extension-host source imports it', () => {
+  it('only webviews load pdf.js and Chart.js: no extension-host source imports them', () => {
     const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []));
     const importers = walk(path.join(root, 'src')).filter((file) => /from 'pdfjs-dist|import\('pdfjs-dist/.test(readFileSync(file, 'utf8')));
     assert.deepEqual(importers.map((file) => path.relative(root, file)), ['src/webview/pdfViewer.ts']);
+    const chartUsers = walk(path.join(root, 'src')).filter((file) => /from 'chart\.js/.test(readFileSync(file, 'utf8')));
+    assert.ok(chartUsers.every((file) => file.includes(`${path.sep}webview${path.sep}`)), `only webview code names Chart.js: ${chartUsers.join(', ')}`);
     assert.match(readFileSync(path.join(root, 'src/webview/pdfViewer.ts'), 'utf8'), /^import type .* from 'pdfjs-dist';$/m, 'the viewer imports only its types; the module comes from the extension at run time');
   });
 
-  it('has two runtime dependencies, undici and pdf.js (pinned to a build Chromium 132 runs), and pins the VS Code API to 1.100', () => {
+  it('has three runtime dependencies, undici, pdf.js (pinned to a build Chromium 132 runs) and Chart.js (both loaded only by webviews), and pins the VS Code API to 1.100', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; engines: Record<string, string>; main: string };
-    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['pdfjs-dist', 'undici']);
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['chart.js', 'pdfjs-dist', 'undici']);
+    assert.equal(pkg.dependencies['chart.js'], '4.5.1');
     // 5.4.624 and later call Uint8Array#toHex() unguarded, which desktop VS Code 1.100's Chromium 132 lacks.
     assert.equal(pkg.dependencies['pdfjs-dist'], '5.4.530');
     assert.equal(pkg.engines.vscode, '^1.100.0');

@@ -1,0 +1,257 @@
+/**
+ * The lab overview webview: draws what the extension aggregated (reports over time stacked by
+ * type, by client, by status), each chart with a table view, Save as PNG and CSV, and a click on
+ * a bar that filters the Reports view. Chart.js is loaded from the extension by a nonce'd script
+ * tag before this module; colours come from the VS Code theme and follow it when it changes.
+ */
+import type { Chart as ChartInstance, ChartConfiguration, ChartEvent } from 'chart.js';
+import type { ReportOverview } from '../core/overview';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+declare const Chart: new (canvas: HTMLCanvasElement, config: ChartConfiguration) => ChartInstance;
+
+type ChartName = 'time' | 'clients' | 'status';
+
+interface OverviewData {
+  readonly lab: string;
+  readonly overview: ReportOverview;
+  readonly filter: string;
+  readonly limit?: { readonly limit: number; readonly total?: number };
+  readonly text: Readonly<Record<string, string>>;
+}
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('overview') as HTMLDivElement;
+const charts = new Map<ChartName, ChartInstance>();
+let data: OverviewData | undefined;
+let started = performance.now();
+
+function post(type: string, fields: Record<string, unknown> = {}): void {
+  vscode.postMessage({ type, ...fields });
+}
+
+function css(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+/** The theme's chart colours, then its other accents: readable in light, dark and high-contrast themes. */
+function palette(): string[] {
+  return [
+    css('--vscode-charts-blue', '#3794ff'),
+    css('--vscode-charts-orange', '#d18616'),
+    css('--vscode-charts-green', '#89d185'),
+    css('--vscode-charts-purple', '#b180d7'),
+    css('--vscode-charts-red', '#f14c4c'),
+    css('--vscode-charts-yellow', '#cca700'),
+    css('--vscode-terminal-ansiCyan', '#11a8cd'),
+    css('--vscode-descriptionForeground', '#888888'),
+  ];
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): HTMLTableElement {
+  return element(
+    'table',
+    {},
+    element('thead', {}, element('tr', {}, ...header.map((cell) => element('th', { scope: 'col' }, cell)))),
+    element('tbody', {}, ...rows.map((row) => element('tr', {}, ...row.map((cell, index) => (index === 0 ? element('th', { scope: 'row' }, cell) : element('td', {}, cell)))))),
+  );
+}
+
+/** The rows each chart shows, as its table view and as what the drawn-counts report says. */
+function rowsOf(name: ChartName, overview: ReportOverview): { header: string[]; rows: string[][]; labels: string[] } {
+  const text = data!.text;
+  if (name === 'time') {
+    return {
+      header: [text[overview.bucketing] ?? overview.bucketing, ...overview.types, text.total ?? 'Total'],
+      rows: overview.buckets.map((bucket) => [bucket.key, ...overview.types.map((type) => String(bucket.byType[type] ?? 0)), String(bucket.total)]),
+      labels: overview.buckets.map((bucket) => bucket.key),
+    };
+  }
+  const counts = name === 'clients' ? overview.byClient : overview.byStatus;
+  return { header: [name === 'clients' ? (text.client ?? 'Client') : (text.status ?? 'Status'), text.reports ?? 'Reports'], rows: counts.map((row) => [row.label, String(row.count)]), labels: counts.map((row) => row.label) };
+}
+
+function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
+  const colours = palette();
+  const foreground = css('--vscode-foreground', '#cccccc');
+  const grid = css('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
+  const background = css('--vscode-editor-background', '#ffffff');
+  const scales = {
+    x: { stacked: true, ticks: { color: foreground }, grid: { color: grid } },
+    y: { stacked: true, ticks: { color: foreground, precision: 0 }, grid: { color: grid } },
+  };
+  const common = {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false as const,
+    onClick: (_event: ChartEvent, elements: Array<{ index: number }>) => elements[0] && select(name, elements[0].index),
+    plugins: { legend: { labels: { color: foreground } } },
+  };
+  // Paints the theme's background under the chart, so a saved PNG is readable anywhere.
+  const backdrop = {
+    id: 'backdrop',
+    beforeDraw: (chart: ChartInstance) => {
+      const context = chart.ctx;
+      context.save();
+      context.fillStyle = background;
+      context.fillRect(0, 0, chart.width, chart.height);
+      context.restore();
+    },
+  };
+  if (name === 'time') {
+    return {
+      type: 'bar',
+      data: {
+        labels: overview.buckets.map((bucket) => bucket.key),
+        datasets: overview.types.map((type, index) => ({ label: type, data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0), backgroundColor: colours[index % colours.length] })),
+      },
+      options: { ...common, scales },
+      plugins: [backdrop],
+    };
+  }
+  const counts = name === 'clients' ? overview.byClient.slice(0, 25) : overview.byStatus;
+  return {
+    type: 'bar',
+    data: { labels: counts.map((row) => row.label), datasets: [{ label: data!.text.reports ?? 'Reports', data: counts.map((row) => row.count), backgroundColor: counts.map((_, index) => colours[name === 'status' ? index % colours.length : 0]) }] },
+    options: {
+      ...common,
+      indexAxis: name === 'clients' ? 'y' : 'x',
+      // Long client names are shortened on the axis; the table and the tooltip keep them whole.
+      scales: name === 'clients' ? { ...scales, y: { ...scales.y, ticks: { ...scales.y.ticks, callback: (_value: unknown, index: number) => shorten(counts[index]?.label ?? '') } } } : scales,
+      plugins: { legend: { display: false } },
+    },
+    plugins: [backdrop],
+  };
+}
+
+function shorten(label: string, max = 30): string {
+  return label.length > max ? `${label.slice(0, max - 1)}…` : label;
+}
+
+/** A bar was chosen (clicked, or asked by a test): the Reports view is filtered to that slice. */
+function select(name: ChartName, index: number): void {
+  const overview = data?.overview;
+  if (!overview) {
+    return;
+  }
+  if (name === 'time') {
+    const bucket = overview.buckets[index];
+    if (bucket) {
+      post('filter', { chart: name, publishedSince: bucket.start, label: bucket.key });
+    }
+  } else {
+    const row = (name === 'clients' ? overview.byClient : overview.byStatus)[index];
+    if (row) {
+      post('filter', { chart: name, ...(name === 'clients' ? { clientId: row.key } : { status: row.key }), label: row.label });
+    }
+  }
+}
+
+function section(name: ChartName, title: string, overview: ReportOverview): HTMLElement {
+  const { header, rows } = rowsOf(name, overview);
+  const canvas = element('canvas', { role: 'img' });
+  canvas.setAttribute('aria-label', `${title}: ${rows.map((row) => `${row[0]} ${row.at(-1)}`).join(', ')}`);
+  const tableView = element('div', { className: 'table', hidden: true }, table(header, rows));
+  const text = data!.text;
+  const toggle = element('button', { textContent: text.showTable ?? 'Table', title: text.showTableTitle ?? '' });
+  toggle.setAttribute('aria-pressed', 'false');
+  toggle.addEventListener('click', () => {
+    tableView.hidden = !tableView.hidden;
+    toggle.setAttribute('aria-pressed', String(!tableView.hidden));
+  });
+  const png = element('button', { textContent: text.savePng ?? 'Save as PNG' });
+  png.addEventListener('click', () => post('save', { chart: name, format: 'png', data: charts.get(name)?.toBase64Image('image/png', 1) }));
+  const csv = element('button', { textContent: text.saveCsv ?? 'Save as CSV' });
+  csv.addEventListener('click', () => post('save', { chart: name, format: 'csv' }));
+  const node = element('section', { className: `chart ${name}` }, element('header', {}, element('h2', {}, title), element('span', { className: 'actions' }, toggle, png, csv)), element('div', { className: 'canvas' }, canvas), tableView);
+  requestAnimationFrame(() => charts.set(name, new Chart(canvas, config(name, overview))));
+  return node;
+}
+
+function render(): void {
+  charts.forEach((chart) => chart.destroy());
+  charts.clear();
+  const current = data!;
+  const { overview, text } = current;
+  const heading = element('header', { className: 'top' }, element('h1', {}, text.title ?? current.lab), element('span', { className: 'summary' }, text.summary ?? ''));
+  const refresh = element('button', { textContent: text.refresh ?? 'Refresh' });
+  refresh.addEventListener('click', () => post('refresh'));
+  heading.append(refresh);
+  const notes: HTMLElement[] = [];
+  if (current.limit) {
+    notes.push(element('p', { className: 'note' }, text.limited ?? ''));
+  }
+  if (overview.newSince) {
+    notes.push(element('p', { className: 'new' }, text.newSince ?? ''));
+  }
+  const latest = element(
+    'section',
+    { className: 'latest' },
+    element('h2', {}, text.latest ?? 'Latest reports'),
+    element(
+      'table',
+      {},
+      element('thead', {}, element('tr', {}, ...[text.report, text.type, text.client, text.status, text.published, ''].map((cell) => element('th', { scope: 'col' }, cell ?? '')))),
+      element(
+        'tbody',
+        {},
+        ...overview.latest.map((row) => {
+          const open = element('a', { href: '#', textContent: row.id, title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? '') });
+          open.addEventListener('click', (event) => {
+            event.preventDefault();
+            post(row.downloadable ? 'preview' : 'metadata', { id: row.id });
+          });
+          const metadata = element('a', { href: '#', textContent: text.metadata ?? 'Metadata' });
+          metadata.addEventListener('click', (event) => {
+            event.preventDefault();
+            post('metadata', { id: row.id });
+          });
+          return element('tr', {}, element('th', { scope: 'row' }, open), element('td', {}, row.type ?? ''), element('td', {}, row.client ?? ''), element('td', {}, row.status ?? ''), element('td', {}, row.publishedAt ? new Date(row.publishedAt).toLocaleString() : ''), element('td', {}, metadata));
+        }),
+      ),
+    ),
+  );
+  root.replaceChildren(
+    heading,
+    ...notes,
+    section('time', text.timeTitle ?? 'Reports over time', overview),
+    element('div', { className: 'pair' }, section('clients', text.clientsTitle ?? 'By client', overview), section('status', text.statusTitle ?? 'By status', overview)),
+    latest,
+  );
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      const counts = (name: ChartName): Record<string, number> => {
+        const chart = charts.get(name);
+        const labels = (chart?.data.labels ?? []) as string[];
+        return Object.fromEntries(labels.map((label, index) => [label, chart!.data.datasets.reduce((sum, dataset) => sum + Number(dataset.data[index] ?? 0), 0)]));
+      };
+      post('drawn', { ms: Math.round(performance.now() - started), time: counts('time'), clients: counts('clients'), status: counts('status'), charts: charts.size });
+    }),
+  );
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const message = event.data as { type: string; [key: string]: unknown };
+  if (message.type === 'data') {
+    started = performance.now();
+    data = message as unknown as OverviewData;
+    render();
+  } else if (message.type === 'loading') {
+    root.replaceChildren(element('p', { className: 'loading', role: 'status' }, String(message.text ?? '')));
+  } else if (message.type === 'click') {
+    select(message.chart as ChartName, Number(message.index));
+  }
+});
+
+// The theme changed (VS Code sets the body's class): draw again in its colours.
+new MutationObserver(() => data && render()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+post('ready');

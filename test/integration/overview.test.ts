@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
+import { aggregateReports } from '../../src/core/overview';
+import { parseReport } from '../../src/core/records';
+import type { DrawnOverview } from '../../src/overview/overviewPanels';
+import { MockLabServer } from '../mock/server';
+import { activateExtension, eventually, signInOnly } from './helpers';
+
+const TOKEN = 'demo-full-access';
+
+describe('the lab overview', () => {
+  let api: LabDataExtensionApi;
+  let lab: MockLabServer;
+  let name: string;
+
+  before(async () => {
+    api = await activateExtension();
+    // The demo lab: 420 reports of which 380 are visible.
+    lab = new MockLabServer();
+    await lab.start();
+    await signInOnly(lab.baseUrl, TOKEN);
+    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    name = (await api.getState()).labs[0]!.name;
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    await vscode.commands.executeCommand('labData.signOut');
+    await lab.stop();
+  });
+
+  it('draws exactly what the aggregation of one listing counts, without a request per report', async () => {
+    lab.takeRequests();
+    const started = Date.now();
+    const drawn = (await vscode.commands.executeCommand('labData.showOverview', {})) as DrawnOverview;
+    console.log(`[overview] ${drawn.total} reports: command to drawn charts ${Date.now() - started} ms`);
+    const visible = lab.reportsFor(TOKEN);
+    assert.equal(drawn.total, visible.length);
+    assert.equal(drawn.charts, 3);
+    const requests = lab.takeRequests();
+    assert.ok(requests.every((request) => !/\/reports\/[^/]+$/.test(request.path)), 'no request for a single report');
+    assert.ok(requests.length <= Math.ceil(visible.length / 100) + 2, `${requests.length} requests: the listing and the clients`);
+
+    const names = new Map(lab.data.clients.map((client) => [client.client_id, client.name]));
+    const expected = aggregateReports(visible.map((report) => parseReport(report)!), { now: new Date(), clientNames: names });
+    const panel = api.overview(name)!;
+    assert.deepEqual(panel.overview!.buckets.map((bucket) => [bucket.key, bucket.total]), expected.buckets.map((bucket) => [bucket.key, bucket.total]));
+    assert.deepEqual(drawn.time, Object.fromEntries(expected.buckets.map((bucket) => [bucket.key, bucket.total])), 'the time chart drew every bucket with the aggregation\'s count');
+    assert.deepEqual(drawn.clients, Object.fromEntries(expected.byClient.slice(0, 25).map((row) => [row.label, row.count])));
+    assert.deepEqual(drawn.status, Object.fromEntries(expected.byStatus.map((row) => [row.label, row.count])));
+    assert.deepEqual(Object.keys(drawn.status).sort(), ['amended', 'published']);
+    assert.equal(Object.values(drawn.time).reduce((sum, count) => sum + count, 0), visible.length);
+  });
+
+  it('clicking a client\'s bar filters the Reports view to that client', async () => {
+    const panel = api.overview(name)!;
+    const top = panel.overview!.byClient[0]!;
+    await panel.click('clients', 0);
+    await eventually(async () => {
+      const rows = await api.views.reports.getChildren();
+      const item = await api.views.reports.getTreeItem(rows![0]!);
+      assert.equal(item.label, `Filtered by: client ${top.key}`);
+    });
+    await panel.click('status', panel.overview!.byStatus.findIndex((row) => row.key === 'amended'));
+    await eventually(async () => {
+      const rows = await api.views.reports.getChildren();
+      const item = await api.views.reports.getTreeItem(rows![0]!);
+      assert.equal(item.label, 'Filtered by: status amended');
+    });
+  });
+
+  it('charts the newest 20,000 of a bigger tenant and says so', async function () {
+    this.timeout(180_000);
+    const big = new MockLabServer({ reports: 22_500, samples: 100 });
+    await big.start();
+    try {
+      await signInOnly(big.baseUrl, TOKEN);
+      await eventually(async () => assert.equal((await api.getState()).origin, new URL(big.baseUrl).origin));
+      const bigName = (await api.getState()).labs[0]!.name;
+      const visible = big.reportsFor(TOKEN).length;
+      assert.ok(visible > 20_000, `${visible} reports`);
+      const started = Date.now();
+      const drawn = (await vscode.commands.executeCommand('labData.showOverview', {})) as DrawnOverview;
+      console.log(`[overview] ${drawn.total} of ${visible} reports: command to drawn charts ${Date.now() - started} ms`);
+      assert.equal(drawn.total, 20_000);
+      assert.equal(Object.values(drawn.time).reduce((sum, count) => sum + count, 0), 20_000);
+      assert.equal(api.overview(bigName)!.overview!.total, 20_000);
+    } finally {
+      await signInOnly(lab.baseUrl, TOKEN);
+      await big.stop();
+    }
+  });
+});
