@@ -157,7 +157,15 @@ export class OverviewPanels implements vscode.Disposable {
         // A tenant without clients: ids are shown as they are.
       }
     }
-    const overview = aggregateReports(reports, { now: new Date(), mark: this.news.markOf(connection.lab.name), clientNames });
+    const projectNames = new Map<string, string>();
+    if (entry.filter.clientId) {
+      try {
+        (await api.listProjects({ pageSize: 200, clientId: entry.filter.clientId })).items.forEach((project) => project.name && projectNames.set(project.project_id, project.name));
+      } catch {
+        // A tenant without project structures: ids are shown as they are.
+      }
+    }
+    const overview = aggregateReports(reports, { now: new Date(), mark: this.news.markOf(connection.lab.name), clientNames, projectNames });
     entry.overview = overview;
     const described = describeReportFilter(entry.filter);
     const drawn = entry.nextDrawn();
@@ -166,6 +174,7 @@ export class OverviewPanels implements vscode.Disposable {
       lab: connection.lab.name,
       overview,
       filter: described,
+      byProject: entry.filter.clientId !== undefined,
       ...(more ? { limit: { limit, total } } : {}),
       text: this.texts(connection.lab.name, overview, described, more ? { limit, total } : undefined),
     });
@@ -193,7 +202,7 @@ export class OverviewPanels implements vscode.Disposable {
         await this.load(connection, entry);
         break;
       case 'filter': {
-        const slice = Object.fromEntries(['publishedSince', 'clientId', 'status'].filter((key) => typeof message[key] === 'string').map((key) => [key, message[key] as string]));
+        const slice = Object.fromEntries(['publishedSince', 'clientId', 'projectId', 'status'].filter((key) => typeof message[key] === 'string').map((key) => [key, message[key] as string]));
         await vscode.commands.executeCommand(Commands.filterReports, { lab, ...entry.filter, ...slice });
         await vscode.commands.executeCommand('labData.reports.focus');
         break;
@@ -247,6 +256,8 @@ export class OverviewPanels implements vscode.Disposable {
       refresh: vscode.l10n.t('Refresh'),
       timeTitle: overview.bucketing === 'day' ? vscode.l10n.t('Reports per day, by type') : overview.bucketing === 'week' ? vscode.l10n.t('Reports per week, by type') : vscode.l10n.t('Reports per month, by type'),
       clientsTitle: vscode.l10n.t('Reports by client'),
+      projectsTitle: vscode.l10n.t('Reports by project'),
+      project: vscode.l10n.t('Project'),
       statusTitle: vscode.l10n.t('Reports by status'),
       latest: vscode.l10n.t('Latest reports'),
       showTable: vscode.l10n.t('Table'),

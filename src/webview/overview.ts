@@ -17,6 +17,8 @@ type ChartName = 'time' | 'clients' | 'status';
 
 interface OverviewData {
   readonly lab: string;
+  /** A client is chosen: the second chart shows its projects instead of the clients. */
+  readonly byProject?: boolean;
   readonly overview: ReportOverview;
   readonly filter: string;
   readonly limit?: { readonly limit: number; readonly total?: number };
@@ -76,8 +78,9 @@ function rowsOf(name: ChartName, overview: ReportOverview): { header: string[]; 
       labels: overview.buckets.map((bucket) => bucket.key),
     };
   }
-  const counts = name === 'clients' ? overview.byClient : overview.byStatus;
-  return { header: [name === 'clients' ? (text.client ?? 'Client') : (text.status ?? 'Status'), text.reports ?? 'Reports'], rows: counts.map((row) => [row.label, String(row.count)]), labels: counts.map((row) => row.label) };
+  const counts = countsOf(name, overview);
+  const first = name === 'clients' ? (data!.byProject ? (text.project ?? 'Project') : (text.client ?? 'Client')) : (text.status ?? 'Status');
+  return { header: [first, text.reports ?? 'Reports'], rows: counts.map((row) => [row.label, String(row.count)]), labels: counts.map((row) => row.label) };
 }
 
 function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
@@ -118,7 +121,7 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
       plugins: [backdrop],
     };
   }
-  const counts = name === 'clients' ? overview.byClient.slice(0, 25) : overview.byStatus;
+  const counts = name === 'clients' ? countsOf(name, overview).slice(0, 25) : overview.byStatus;
   return {
     type: 'bar',
     data: { labels: counts.map((row) => row.label), datasets: [{ label: data!.text.reports ?? 'Reports', data: counts.map((row) => row.count), backgroundColor: counts.map((_, index) => colours[name === 'status' ? index % colours.length : 0]) }] },
@@ -131,6 +134,11 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
     },
     plugins: [backdrop],
   };
+}
+
+/** The bars of the client chart (a client's projects when one is chosen) or the status chart. */
+function countsOf(name: 'clients' | 'status', overview: ReportOverview): ReportOverview['byClient'] {
+  return name === 'status' ? overview.byStatus : data!.byProject ? overview.byProject : overview.byClient;
 }
 
 function shorten(label: string, max = 30): string {
@@ -149,9 +157,9 @@ function select(name: ChartName, index: number): void {
       post('filter', { chart: name, publishedSince: bucket.start, label: bucket.key });
     }
   } else {
-    const row = (name === 'clients' ? overview.byClient : overview.byStatus)[index];
+    const row = countsOf(name, overview)[index];
     if (row) {
-      post('filter', { chart: name, ...(name === 'clients' ? { clientId: row.key } : { status: row.key }), label: row.label });
+      post('filter', { chart: name, ...(name === 'clients' ? (data!.byProject ? { projectId: row.key } : { clientId: row.key }) : { status: row.key }), label: row.label });
     }
   }
 }
@@ -224,7 +232,7 @@ function render(): void {
     heading,
     ...notes,
     section('time', text.timeTitle ?? 'Reports over time', overview),
-    element('div', { className: 'pair' }, section('clients', text.clientsTitle ?? 'By client', overview), section('status', text.statusTitle ?? 'By status', overview)),
+    element('div', { className: 'pair' }, section('clients', (current.byProject ? text.projectsTitle : text.clientsTitle) ?? 'By client', overview), section('status', text.statusTitle ?? 'By status', overview)),
     latest,
   );
   requestAnimationFrame(() =>

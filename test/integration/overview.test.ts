@@ -71,6 +71,28 @@ describe('the lab overview', () => {
     });
   });
 
+  it('with a client chosen, charts that client\'s projects, and a click narrows to one project', async () => {
+    const client = lab.data.clients[0]!.client_id;
+    const drawn = (await vscode.commands.executeCommand('labData.showOverview', { filter: { clientId: client } })) as DrawnOverview;
+    const ofClient = lab.reportsFor(TOKEN).filter((report) => report.client_id === client);
+    assert.equal(drawn.total, ofClient.length);
+    const names = new Map(lab.data.projects.map((project) => [project.project_id, project.name]));
+    const expected = new Map<string, number>();
+    ofClient.forEach((report) => {
+      const label = names.get(report.project_id) ? `${names.get(report.project_id)} (${report.project_id})` : report.project_id;
+      expected.set(label, (expected.get(label) ?? 0) + 1);
+    });
+    assert.deepEqual(drawn.clients, Object.fromEntries(expected), 'the second chart counts the client\'s projects');
+    const panel = api.overview(name)!;
+    const project = panel.overview!.byProject[0]!.key;
+    await panel.click('clients', 0);
+    await eventually(async () => {
+      const rows = await api.views.reports.getChildren();
+      const item = await api.views.reports.getTreeItem(rows![0]!);
+      assert.equal(item.label, `Filtered by: client ${client}, project ${project}`);
+    });
+  });
+
   it('charts the newest 20,000 of a bigger tenant and says so', async function () {
     this.timeout(180_000);
     const big = new MockLabServer({ reports: 22_500, samples: 100 });
