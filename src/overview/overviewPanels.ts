@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import * as vscode from 'vscode';
@@ -13,6 +12,7 @@ import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Logger } from '../log';
 import type { NewReports } from '../news/newReports';
+import { WebviewPage } from '../ui/webviewPage';
 import { describeReportFilter, type ReportFilter } from '../views/reportsTree';
 
 /** Reports one overview reads at most unless `labData.overviewMaxReports` says otherwise. */
@@ -280,22 +280,15 @@ export class OverviewPanels implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    const resource = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...parts)).toString();
-    const nonce = randomBytes(18).toString('base64url');
-    const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src ${webview.cspSource} 'unsafe-inline'; font-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
-    return `<!DOCTYPE html>
-<html lang="${vscode.env.language.replace(/[^A-Za-z-]/g, '')}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${resource('media', 'overview.css')}">
-</head>
-<body>
-<main id="overview" aria-live="polite"></main>
-<script nonce="${nonce}" src="${resource('dist', 'chartjs', 'chart.umd.min.js')}"></script>
-<script type="module" nonce="${nonce}" src="${resource('dist', 'webview', 'overview.js')}"></script>
-</body>
-</html>`;
+    const page = new WebviewPage(webview, this.extensionUri);
+    const csp = `default-src 'none'; img-src ${page.cspSource} data:; style-src ${page.cspSource} 'unsafe-inline'; font-src ${page.cspSource}; script-src 'nonce-${page.nonce}'`;
+    return page.document(
+      csp,
+      'overview.css',
+      '',
+      `<main id="overview" aria-live="polite"></main>
+<script nonce="${page.nonce}" src="${page.resource('dist', 'chartjs', 'chart.umd.min.js')}"></script>
+<script type="module" nonce="${page.nonce}" src="${page.resource('dist', 'webview', 'overview.js')}"></script>`,
+    );
   }
 }

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import { DEFAULT_MAX_PDF_BYTES } from '../core/labApi';
 import { Commands } from '../constants';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
+import { WebviewPage, escapeHtml } from '../ui/webviewPage';
 
 export const PDF_PREVIEW_VIEW_TYPE = 'labData.pdfPreview';
 /** Reports previewed from a lab live in memory under this scheme, never in the workspace. */
@@ -77,13 +77,6 @@ class PreviewSession {
   }
 }
 
-function nonce(): string {
-  return randomBytes(18).toString('base64url');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
 
 /**
  * The read-only custom editor `labData.pdfPreview`: shows any PDF (a workspace file through "Open
@@ -246,10 +239,10 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
   }
 
   private html(webview: vscode.Webview): string {
-    const resource = (...path: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
-    const token = nonce();
-    const source = webview.cspSource;
-    const csp = `default-src 'none'; img-src ${source} blob: data:; style-src ${source} 'unsafe-inline'; font-src ${source} data: blob:; script-src 'nonce-${token}' ${source}; worker-src ${source} blob:; connect-src ${source}`;
+    const page = new WebviewPage(webview, this.extensionUri);
+    const resource = (...path: string[]): string => page.resource(...path);
+    const source = page.cspSource;
+    const csp = `default-src 'none'; img-src ${source} blob: data:; style-src ${source} 'unsafe-inline'; font-src ${source} data: blob:; script-src 'nonce-${page.nonce}' ${source}; worker-src ${source} blob:; connect-src ${source}`;
     const t = (text: string): string => escapeHtml(text);
     const zooms: Array<[string, string]> = [
       ['page-width', vscode.l10n.t('Fit Width')],
@@ -262,16 +255,11 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
       ['200', '200%'],
       ['custom', vscode.l10n.t('Custom')],
     ];
-    return `<!DOCTYPE html>
-<html lang="${t(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${resource('media', 'pdfPreview.css')}">
-</head>
-<body data-pdfjs="${resource('dist', 'pdfjs', 'pdf.min.mjs')}" data-worker="${resource('dist', 'pdfjs', 'pdf.worker.min.mjs')}">
-<div id="toolbar" role="toolbar" aria-label="${t(vscode.l10n.t('PDF preview'))}">
+    return page.document(
+      csp,
+      'pdfPreview.css',
+      `data-pdfjs="${resource('dist', 'pdfjs', 'pdf.min.mjs')}" data-worker="${resource('dist', 'pdfjs', 'pdf.worker.min.mjs')}"`,
+      `<div id="toolbar" role="toolbar" aria-label="${t(vscode.l10n.t('PDF preview'))}">
   <button id="prev" title="${t(vscode.l10n.t('Previous Page (Page Up)'))}" aria-label="${t(vscode.l10n.t('Previous Page'))}">&#x2191;</button>
   <button id="next" title="${t(vscode.l10n.t('Next Page (Page Down)'))}" aria-label="${t(vscode.l10n.t('Next Page'))}">&#x2193;</button>
   <label>${t(vscode.l10n.t('Page'))} <input id="page" type="number" min="1" value="1" aria-label="${t(vscode.l10n.t('Go to page'))}"></label>
@@ -285,8 +273,7 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
 </div>
 <div id="viewer" tabindex="0" aria-label="${t(vscode.l10n.t('PDF pages'))}"></div>
 <div id="message" role="alert" hidden></div>
-<script type="module" nonce="${token}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>
-</body>
-</html>`;
+<script type="module" nonce="${page.nonce}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>`,
+    );
   }
 }
