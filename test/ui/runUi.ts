@@ -9,6 +9,7 @@ export function runUiSuite(context: UiContext): Promise<{ passed: number; failed
   const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, slow: 5000, color: false, reporter: SummaryReporter });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
+  // Last: it leaves its lab signed in.
   mocha.addFile(path.join(__dirname, 'overview.test.js'));
   return new Promise((resolve) => {
     const runner = mocha.run(() => {
