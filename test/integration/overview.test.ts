@@ -25,6 +25,8 @@ describe('the lab overview', () => {
   });
 
   after(async () => {
+    // A bar click focuses the Reports view; the suites after this one expect it closed, as they left it.
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('labData.clearReportsFilter');
     await vscode.commands.executeCommand('labData.signOut');
