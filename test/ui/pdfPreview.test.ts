@@ -55,6 +55,8 @@ describe('reading a report in the editor', () => {
       const file = path.join(screenshotsDir, 'pdf-preview.png');
       await page.screenshot({ path: file });
       console.log(`      screenshot: ${path.relative(process.cwd(), file)} (${pixels.dark} dark pixels on page 1)`);
+      // A reader clicks into the page; the palette must still be reachable from there.
+      await frame.locator('.page.drawn').first().click();
       await runFromPalette(page, 'Lab Data: Sign Out');
     } finally {
       await lab.stop();
