@@ -11,6 +11,7 @@ import { parseClient, parseProject, parseReport, parseSample, type Client, type 
 import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from './safeWriter';
 
 export const DEFAULT_PAGE_SIZE = 50;
+export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_MAX_PDF_BYTES = 512 * 1024 * 1024;
 
 export interface DownloadOptions {
@@ -25,6 +26,8 @@ export interface DownloadOptions {
 
 export interface IterateOptions {
   readonly maxPages?: number;
+  /** Pages asked for at once once the total is known; the lab's request limit by default, 1 for one after another. */
+  readonly concurrency?: number;
   readonly signal?: AbortSignal;
   readonly onAnomaly?: (anomaly: PagingAnomaly) => void;
 }
@@ -57,6 +60,8 @@ export class LabApi {
   readonly paths: LabPaths;
   readonly #http: HttpClient;
   private readonly defaultPageSize: number;
+  /** Requests this client sends at once (the lab's own limit, else the setting); listing uses as many. */
+  readonly concurrency: number;
   private readonly onRecords: NonNullable<LabApiOptions['onRecords']>;
 
   constructor(options: LabApiOptions) {
@@ -65,7 +70,8 @@ export class LabApi {
     this.lab = lab;
     this.paths = labPaths(lab);
     this.defaultPageSize = lab.pageSize ?? pageSize ?? DEFAULT_PAGE_SIZE;
-    this.#http = new HttpClient({ ...http, baseUrl: lab.url, maxConcurrentRequests: lab.maxConcurrentRequests ?? maxConcurrentRequests });
+    this.concurrency = lab.maxConcurrentRequests ?? maxConcurrentRequests ?? DEFAULT_CONCURRENCY;
+    this.#http = new HttpClient({ ...http, baseUrl: lab.url, maxConcurrentRequests: this.concurrency });
   }
 
   /** A client for a bare base URL with the spec's default endpoints (the one-lab case, tests). */
@@ -90,7 +96,7 @@ export class LabApi {
   }
 
   iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
-    return this.iterate((page) => this.listReports({ ...query, page }, options.signal), (report) => report.report_id, query, options);
+    return this.iterate((page, signal) => this.listReports({ ...query, page }, signal), (report) => report.report_id, query, options);
   }
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
@@ -181,7 +187,7 @@ export class LabApi {
   }
 
   iterateClients(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Client>> {
-    return this.iterate((page) => this.listClients({ ...query, page }, options.signal), (client) => client.client_id, query, options);
+    return this.iterate((page, signal) => this.listClients({ ...query, page }, signal), (client) => client.client_id, query, options);
   }
 
   getClient(clientId: string, signal?: AbortSignal): Promise<Client> {
@@ -194,7 +200,7 @@ export class LabApi {
   }
 
   iterateProjects(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Project>> {
-    return this.iterate((page) => this.listProjects({ ...query, page }, options.signal), (project) => project.project_id, query, options);
+    return this.iterate((page, signal) => this.listProjects({ ...query, page }, signal), (project) => project.project_id, query, options);
   }
 
   async listSamples(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Sample>> {
@@ -204,7 +210,7 @@ export class LabApi {
   }
 
   iterateSamples(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Sample>> {
-    return this.iterate((page) => this.listSamples({ ...query, page }, options.signal), (sample) => sample.id ?? JSON.stringify(sample.raw), query, options);
+    return this.iterate((page, signal) => this.listSamples({ ...query, page }, signal), (sample) => sample.id ?? JSON.stringify(sample.raw), query, options);
   }
 
   private async listPage<T>(path: string, resource: string, parse: Parser<T>, query: ListQuery, signal?: AbortSignal): Promise<Page<T>> {
@@ -231,8 +237,9 @@ export class LabApi {
     };
   }
 
-  private iterate<T>(fetchPage: (page: number) => Promise<Page<T>>, keyOf: (item: T) => string | undefined, query: ListQuery, options: IterateOptions): AsyncGenerator<Page<T>> {
-    return iteratePages(fetchPage, { startPage: query.page ?? 1, maxPages: options.maxPages, keyOf, onAnomaly: options.onAnomaly, signal: options.signal });
+  private iterate<T>(fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>, keyOf: (item: T) => string | undefined, query: ListQuery, options: IterateOptions): AsyncGenerator<Page<T>> {
+    const concurrency = options.concurrency ?? this.concurrency;
+    return iteratePages(fetchPage, { startPage: query.page ?? 1, maxPages: options.maxPages, concurrency, keyOf, onAnomaly: options.onAnomaly, signal: options.signal });
   }
 
   private async getOne<T>(path: string, parse: Parser<T>, what: string, signal?: AbortSignal): Promise<T> {

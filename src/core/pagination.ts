@@ -34,12 +34,19 @@ export function hasMorePages(meta: PageMeta, page: number, requestedPageSize: nu
 export type PagingAnomaly =
   | { readonly kind: 'repeatedPage'; readonly page: number }
   | { readonly kind: 'pageCap'; readonly page: number }
-  | { readonly kind: 'duplicates'; readonly page: number; readonly count: number };
+  | { readonly kind: 'duplicates'; readonly page: number; readonly count: number }
+  /** The server's paging did not hold (a different page came back); the rest is walked one page at a time. */
+  | { readonly kind: 'sequential'; readonly page: number };
 
 export interface IteratePagesOptions<T> {
   readonly startPage?: number;
   /** Hard cap on pages fetched, so a server whose pagination never ends cannot loop forever. */
   readonly maxPages?: number;
+  /**
+   * Pages asked for at once once the first page says how many there are (1: one after another).
+   * The HTTP layer's own limit and rate-limit gate still apply to every request.
+   */
+  readonly concurrency?: number;
   readonly keyOf: (item: T) => string | undefined;
   readonly onAnomaly?: (anomaly: PagingAnomaly) => void;
   readonly signal?: AbortSignal;
@@ -48,42 +55,129 @@ export interface IteratePagesOptions<T> {
 export const DEFAULT_MAX_PAGES = 2000;
 
 /**
- * Walks a paged list page by page. Items already seen (by id) are dropped; a page made only of
- * items already seen means the server repeats itself, and the walk stops there.
+ * The last page a first page vouches for, when its paging can be trusted enough to ask for the
+ * others at once: the server honoured the page asked for, the page is full, and the totals agree.
  */
-export async function* iteratePages<T>(fetchPage: (page: number) => Promise<Page<T>>, options: IteratePagesOptions<T>): AsyncGenerator<Page<T>> {
-  const seen = new Set<string>();
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const first = options.startPage ?? 1;
-  for (let page = first; ; page++) {
-    if (page - first >= maxPages) {
-      options.onAnomaly?.({ kind: 'pageCap', page });
-      return;
-    }
-    const result = await fetchPage(page);
+export function knownLastPage(first: Page<unknown>, requested: number): number | undefined {
+  const received = first.items.length + first.skipped;
+  if (!first.hasMore || first.page !== requested || received !== first.pageSize || first.pageSize <= 0) {
+    return undefined;
+  }
+  const fromCount = first.totalCount !== undefined ? Math.ceil(first.totalCount / first.pageSize) : undefined;
+  if (first.totalPages !== undefined && fromCount !== undefined && first.totalPages !== fromCount) {
+    return undefined;
+  }
+  const last = first.totalPages ?? fromCount;
+  return last !== undefined && Number.isSafeInteger(last) && last > requested ? last : undefined;
+}
+
+/** Drops items already seen (by id) and tells of duplicates and pages that only repeat. */
+class Deduplicator<T> {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly options: IteratePagesOptions<T>) {}
+
+  /** The page with only fresh items, or undefined when it holds nothing but repeats (the walk ends). */
+  fresh(result: Page<T>, page: number): Page<T> | undefined {
     const fresh: T[] = [];
     let duplicates = 0;
     for (const item of result.items) {
-      const key = options.keyOf(item);
-      if (key !== undefined && seen.has(key)) {
+      const key = this.options.keyOf(item);
+      if (key !== undefined && this.seen.has(key)) {
         duplicates++;
         continue;
       }
       if (key !== undefined) {
-        seen.add(key);
+        this.seen.add(key);
       }
       fresh.push(item);
     }
     if (result.items.length > 0 && fresh.length === 0) {
-      options.onAnomaly?.({ kind: 'repeatedPage', page });
-      return;
+      this.options.onAnomaly?.({ kind: 'repeatedPage', page });
+      return undefined;
     }
     if (duplicates > 0) {
-      options.onAnomaly?.({ kind: 'duplicates', page, count: duplicates });
+      this.options.onAnomaly?.({ kind: 'duplicates', page, count: duplicates });
     }
-    yield { ...result, items: fresh };
-    if (!result.hasMore) {
+    return { ...result, items: fresh };
+  }
+}
+
+/**
+ * Walks a paged list, yielding pages in the server's order. Items already seen (by id) are
+ * dropped; a page made only of items already seen means the server repeats itself, and the walk
+ * stops there. Once the first page says how many pages there are (and its paging looks sound),
+ * up to `concurrency` of the following pages are asked for at once; otherwise, and as soon as the
+ * server's answers stop matching, pages are asked for one after another.
+ */
+export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>, options: IteratePagesOptions<T>): AsyncGenerator<Page<T>> {
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const first = options.startPage ?? 1;
+  const lastAllowed = first + maxPages - 1;
+  const dedupe = new Deduplicator(options);
+  // Pages still in flight when the caller stops early (or one fails) are cancelled with this.
+  const local = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
+  const pending = new Map<number, Promise<Page<T>>>();
+  try {
+    const head = await fetchPage(first, signal);
+    const firstPage = dedupe.fresh(head, first);
+    if (!firstPage) {
       return;
     }
+    yield firstPage;
+    if (!head.hasMore) {
+      return;
+    }
+    let page = first + 1;
+    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    const known = concurrency > 1 ? knownLastPage(head, first) : undefined;
+    if (known !== undefined) {
+      const last = Math.min(known, lastAllowed);
+      let next = page;
+      for (; page <= last; page++) {
+        while (next <= last && next < page + concurrency) {
+          const started = fetchPage(next, signal);
+          started.catch(() => undefined); // awaited in order below; a later page's failure must not go unhandled meanwhile
+          pending.set(next++, started);
+        }
+        const result = await pending.get(page)!;
+        pending.delete(page);
+        const fresh = dedupe.fresh(result, page);
+        if (!fresh) {
+          return;
+        }
+        yield fresh;
+        if (!result.hasMore) {
+          return;
+        }
+        if (result.page !== page) {
+          options.onAnomaly?.({ kind: 'sequential', page });
+          page++;
+          break;
+        }
+      }
+      // Pages asked for ahead of a break are not used: the walk goes on one page at a time.
+      local.abort();
+      pending.clear();
+    }
+    const sequentialSignal = options.signal;
+    for (; ; page++) {
+      if (page > lastAllowed) {
+        options.onAnomaly?.({ kind: 'pageCap', page });
+        return;
+      }
+      const result = await fetchPage(page, local.signal.aborted ? sequentialSignal : signal);
+      const fresh = dedupe.fresh(result, page);
+      if (!fresh) {
+        return;
+      }
+      yield fresh;
+      if (!result.hasMore) {
+        return;
+      }
+    }
+  } finally {
+    local.abort();
   }
 }

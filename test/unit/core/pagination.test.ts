@@ -128,3 +128,152 @@ describe('pagination edge cases', () => {
     assert.equal(parseReport({ title: 'no id' }), undefined);
   });
 });
+
+describe('concurrent listing', () => {
+  /** A list of `count` numbered items served `pageSize` at a time, recording which pages are in flight at once. */
+  function pagedList(count: number, pageSize: number, meta: { totalPages?: boolean; totalCount?: boolean } = { totalPages: true, totalCount: true }) {
+    const totalPages = Math.ceil(count / pageSize);
+    let inFlight = 0;
+    const stats = { peak: 0, asked: [] as number[], cancelled: 0 };
+    const fetchPage = async (page: number, signal?: AbortSignal) => {
+      stats.asked.push(page);
+      inFlight++;
+      stats.peak = Math.max(stats.peak, inFlight);
+      try {
+        // Later pages answer sooner, so order must come from the walk, not from arrival.
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 2 + ((totalPages - page) % 5) * 3);
+          signal?.addEventListener('abort', () => {
+            clearTimeout(timer);
+            stats.cancelled++;
+            reject(new Error('cancelled'));
+          });
+        });
+      } finally {
+        inFlight--;
+      }
+      const items = Array.from({ length: Math.max(0, Math.min(pageSize, count - (page - 1) * pageSize)) }, (_, i) => (page - 1) * pageSize + i + 1);
+      return { items, page, pageSize, totalPages: meta.totalPages ? totalPages : undefined, totalCount: meta.totalCount ? count : undefined, hasMore: page < totalPages, skipped: 0 };
+    };
+    return { fetchPage, stats };
+  }
+
+  async function walk<T>(pages: AsyncGenerator<{ items: readonly T[] }>): Promise<T[]> {
+    const all: T[] = [];
+    for await (const page of pages) {
+      all.push(...page.items);
+    }
+    return all;
+  }
+
+  it('asks for the remaining pages at once, bounded, and yields them in server order', async () => {
+    const { fetchPage, stats } = pagedList(1000, 10);
+    const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4 }));
+    assert.deepEqual(items, Array.from({ length: 1000 }, (_, i) => i + 1));
+    assert.equal(stats.asked.length, 100, 'each page once');
+    assert.equal(stats.peak, 4, 'never more than the concurrency in flight');
+  });
+
+  it('knows the page count from total_count alone, and stays sequential without totals', async () => {
+    const counted = pagedList(95, 10, { totalCount: true });
+    assert.equal((await walk(iteratePages(counted.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(counted.stats.peak, 4);
+    const bare = pagedList(95, 10, {});
+    assert.equal((await walk(iteratePages(bare.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(bare.stats.peak, 1, 'without a total there is nothing to ask ahead for');
+  });
+
+  it('de-duplicates across pages fetched at once, as a list that shifts while it is read does', async () => {
+    const pages = [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8]];
+    const anomalies: PagingAnomaly[] = [];
+    const fetchPage = async (n: number) => ({ items: pages[n - 1]!, page: n, pageSize: 3, totalPages: 4, totalCount: 10, hasMore: n < 4, skipped: 0 });
+    assert.deepEqual(await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4, onAnomaly: (a) => anomalies.push(a) })), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(anomalies, [
+      { kind: 'duplicates', page: 2, count: 1 },
+      { kind: 'duplicates', page: 3, count: 1 },
+    ]);
+  });
+
+  it('falls back to one page at a time when the server answers with another page than asked', async () => {
+    const anomalies: PagingAnomaly[] = [];
+    // Page 3 comes back labelled as page 7: from there on the walk asks for one page at a time.
+    const fetchPage = async (n: number) => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return { items: [n * 10 + 1, n * 10 + 2], page: n === 3 ? 7 : n, pageSize: 2, totalPages: 6, totalCount: 12, hasMore: n < 6, skipped: 0 };
+    };
+    const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 3, onAnomaly: (a) => anomalies.push(a) }));
+    assert.deepEqual(items, [11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62]);
+    assert.deepEqual(anomalies, [{ kind: 'sequential', page: 3 }]);
+    // A server that counts pages from 0 is never asked ahead at all.
+    const zeroBased = pagedList(50, 10);
+    const shifted = async (n: number, signal?: AbortSignal) => ({ ...(await zeroBased.fetchPage(n, signal)), page: n - 1 });
+    assert.equal((await walk(iteratePages(shifted, { keyOf: String, concurrency: 4 }))).length, 50);
+    assert.equal(zeroBased.stats.peak, 1);
+  });
+
+  it('does not trust totals that disagree, or a first page shorter than its size', async () => {
+    const disagree = pagedList(100, 10);
+    const lying = async (n: number, signal?: AbortSignal) => ({ ...(await disagree.fetchPage(n, signal)), totalPages: 50 });
+    assert.equal((await walk(iteratePages(lying, { keyOf: String, concurrency: 4 }))).length, 100);
+    assert.equal(disagree.stats.peak, 1, 'total_pages 50 with total_count 100 at 10 a page: sequential');
+    const capped = async (n: number) => ({ items: n === 1 ? [1, 2, 3] : n === 2 ? [4, 5, 6] : [], page: n, pageSize: 5, totalCount: 6, hasMore: n < 2, skipped: 0 });
+    assert.deepEqual(await walk(iteratePages(capped, { keyOf: String, concurrency: 4 })), [1, 2, 3, 4, 5, 6]);
+  });
+
+  it('cancels the pages in flight when the caller stops early, and stops at the page cap', async () => {
+    const { fetchPage, stats } = pagedList(1000, 10);
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetchPage, { keyOf: String, concurrency: 4 })) {
+      seen.push(...page.items);
+      if (seen.length >= 20) {
+        break;
+      }
+    }
+    assert.equal(seen.length, 20);
+    assert.ok(stats.asked.length <= 5, `${stats.asked.length} pages asked for`);
+    assert.ok(stats.cancelled >= 1, 'pages asked ahead are cancelled, not left running');
+    const anomalies: PagingAnomaly[] = [];
+    const capped = pagedList(1000, 10);
+    assert.equal((await walk(iteratePages(capped.fetchPage, { keyOf: String, concurrency: 4, maxPages: 7, onAnomaly: (a) => anomalies.push(a) }))).length, 70);
+    assert.deepEqual(anomalies, [{ kind: 'pageCap', page: 8 }]);
+    assert.equal(capped.stats.asked.length, 7);
+  });
+
+  it('passes a failure of any page on, in order, and cancels the rest', async () => {
+    const { fetchPage, stats } = pagedList(200, 10);
+    const failing = async (n: number, signal?: AbortSignal) => {
+      if (n === 5) {
+        throw new Error('page 5 failed');
+      }
+      return fetchPage(n, signal);
+    };
+    const seen: number[] = [];
+    await assert.rejects(async () => {
+      for await (const page of iteratePages(failing, { keyOf: String, concurrency: 4 })) {
+        seen.push(...page.items);
+      }
+    }, /page 5 failed/);
+    assert.deepEqual(seen, Array.from({ length: 40 }, (_, i) => i + 1), 'pages 1–4 arrive before the failure');
+    assert.ok(stats.asked.length <= 8);
+  });
+
+  it('lists the mock lab concurrently against real HTTP: every report once, in order, in as many requests as pages', async () => {
+    const lab = await startMockLab({ reports: 600, faults: { latencyMs: 20 } });
+    try {
+      const expected = lab.server.reportsFor(FULL).map((r) => r.report_id);
+      const timed = async (concurrency: number): Promise<number> => {
+        lab.server.takeRequests();
+        const started = performance.now();
+        const ids = (await walk(lab.api().iterateReports({ pageSize: 25 }, { concurrency }))).map((r) => r.report_id);
+        assert.deepEqual(ids, expected);
+        assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 25));
+        return performance.now() - started;
+      };
+      const sequential = await timed(1);
+      const concurrent = await timed(4);
+      assert.ok(concurrent < sequential, `concurrent ${concurrent.toFixed(0)} ms, sequential ${sequential.toFixed(0)} ms`);
+    } finally {
+      await lab.close();
+    }
+  });
+});
