@@ -76,6 +76,7 @@ export const Settings = {
   downloadFolder: 'downloadFolder',
   fileNameTemplate: 'fileNameTemplate',
   maxConcurrentRequests: 'maxConcurrentRequests',
+  maxFileSizeMiB: 'maxFileSizeMiB',
   idPatterns: 'idPatterns',
   savedSearches: 'savedSearches',
   checkForNewReportsMinutes: 'checkForNewReportsMinutes',

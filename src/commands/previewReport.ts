@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { LabApiError } from '../core/errors';
+import { MAX_PREVIEW_BYTES } from '../core/labApi';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';
@@ -37,6 +38,7 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
   const bytes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Opening {0}…', id), cancellable: true }, (progress, token) => {
     let reported = 0;
     return api.fetchReportFile(id, {
+      maxBytes: Math.min(api.maxFileBytes, MAX_PREVIEW_BYTES),
       signal: toAbortSignal(token),
       onProgress: (received, total) => {
         if (total && received - reported > total / 20) {

@@ -12,7 +12,19 @@ import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from './safe
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const DEFAULT_CONCURRENCY = 4;
-export const DEFAULT_MAX_PDF_BYTES = 512 * 1024 * 1024;
+/** `labData.maxFileSizeMiB`'s default: the largest report file saved or previewed. */
+export const DEFAULT_MAX_FILE_MIB = 2048;
+export const DEFAULT_MAX_PDF_BYTES = DEFAULT_MAX_FILE_MIB * 1024 * 1024;
+/** A preview holds the whole file in memory (and hands it to a webview), so it stops here whatever the setting says. */
+export const MAX_PREVIEW_BYTES = 512 * 1024 * 1024;
+/** The most `labData.maxFileSizeMiB` may allow: 1 TiB. */
+const MAX_FILE_MIB_LIMIT = 1024 * 1024;
+
+/** Bytes for a `labData.maxFileSizeMiB` value; anything that is not a positive number gets the default. */
+export function maxFileBytes(mib: unknown): number {
+  const value = typeof mib === 'number' && Number.isFinite(mib) && mib >= 1 ? Math.min(Math.floor(mib), MAX_FILE_MIB_LIMIT) : DEFAULT_MAX_FILE_MIB;
+  return value * 1024 * 1024;
+}
 
 export interface DownloadOptions {
   readonly folder: string;
@@ -46,6 +58,8 @@ export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxC
   readonly maxConcurrentRequests?: number;
   /** Used when the lab sets no `pageSize` of its own. */
   readonly pageSize?: number;
+  /** The largest report file accepted (`labData.maxFileSizeMiB`), checked from `Content-Length` up front and while streaming. */
+  readonly maxFileBytes?: number;
   /** Sees every report and sample the lab sends (lists and single reports), so ids can be learned and looked up without asking again. */
   readonly onRecords?: (records: { readonly reports?: readonly Report[]; readonly samples?: readonly Sample[] }) => void;
 }
@@ -60,12 +74,15 @@ export class LabApi {
   readonly paths: LabPaths;
   readonly #http: HttpClient;
   private readonly defaultPageSize: number;
+  /** The largest report file accepted, unless a call says otherwise. */
+  readonly maxFileBytes: number;
   /** Requests this client sends at once (the lab's own limit, else the setting); listing uses as many. */
   readonly concurrency: number;
   private readonly onRecords: NonNullable<LabApiOptions['onRecords']>;
 
   constructor(options: LabApiOptions) {
-    const { lab, pageSize, maxConcurrentRequests, onRecords, ...http } = options;
+    const { lab, pageSize, maxConcurrentRequests, maxFileBytes, onRecords, ...http } = options;
+    this.maxFileBytes = maxFileBytes ?? DEFAULT_MAX_PDF_BYTES;
     this.onRecords = onRecords ?? (() => undefined);
     this.lab = lab;
     this.paths = labPaths(lab);
@@ -127,7 +144,7 @@ export class LabApi {
    */
   async fetchReportFile(reportId: string, options: { readonly maxBytes?: number; readonly signal?: AbortSignal; readonly onProgress?: (bytes: number, total?: number) => void } = {}): Promise<Buffer> {
     const path = this.paths.reportFile(reportId);
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_PDF_BYTES;
+    const maxBytes = options.maxBytes ?? this.maxFileBytes;
     return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
       LabApi.checkPdfResponse(response, maxBytes);
       const details = { path: response.path, requestId: response.requestId };
@@ -158,7 +175,7 @@ export class LabApi {
   async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
     const path = this.paths.reportFile(reportId);
     return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
-      const maxBytes = options.maxBytes ?? DEFAULT_MAX_PDF_BYTES;
+      const maxBytes = options.maxBytes ?? this.maxFileBytes;
       LabApi.checkPdfResponse(response, maxBytes);
       try {
         return await writeFileSafely({

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { ConnectionEvent } from '../core/httpClient';
-import { LabApi, type LabApiOptions } from '../core/labApi';
+import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../core/labApi';
 import type { InvalidLab, LabDefinition } from '../core/labDefinition';
 import { labError } from '../core/messages';
 import type { TokenStore } from '../auth/tokenStore';
@@ -67,7 +67,7 @@ export class Labs implements vscode.Disposable {
       tokens.onDidChange(() => void this.refresh()),
       network.onDidChange(() => this.connections.forEach((connection) => connection.reset())),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.pageSize}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.maxConcurrentRequests}`)) {
+        if ([Settings.pageSize, Settings.maxConcurrentRequests, Settings.maxFileSizeMiB].some((setting) => event.affectsConfiguration(`${SETTINGS_SECTION}.${setting}`))) {
           this.connections.forEach((connection) => connection.reset());
           this.changed.fire();
         }
@@ -233,7 +233,11 @@ export class Labs implements vscode.Disposable {
         onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),
         defaults: () => {
           const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-          return { pageSize: config.get<number>(Settings.pageSize, 50), maxConcurrentRequests: config.get<number>(Settings.maxConcurrentRequests, 4) };
+          return {
+            pageSize: config.get<number>(Settings.pageSize, 50),
+            maxConcurrentRequests: config.get<number>(Settings.maxConcurrentRequests, 4),
+            maxFileBytes: maxFileBytes(config.get<number>(Settings.maxFileSizeMiB, DEFAULT_MAX_FILE_MIB)),
+          };
         },
       },
       {

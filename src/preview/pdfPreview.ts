@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
-import { DEFAULT_MAX_PDF_BYTES } from '../core/labApi';
+import { MAX_PREVIEW_BYTES } from '../core/labApi';
 import { Commands } from '../constants';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
@@ -151,8 +151,8 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
       throw new LabApiError('notFound', vscode.l10n.t('This preview is no longer available; preview the report again.'));
     }
     const stat = await vscode.workspace.fs.stat(uri);
-    if (stat.size > DEFAULT_MAX_PDF_BYTES) {
-      throw new LabApiError('invalidResponse', vscode.l10n.t('The file is larger than the {0} MiB limit.', Math.round(DEFAULT_MAX_PDF_BYTES / 1024 / 1024)));
+    if (stat.size > MAX_PREVIEW_BYTES) {
+      throw new LabApiError('invalidResponse', vscode.l10n.t('The file is larger than the {0} MiB limit.', Math.round(MAX_PREVIEW_BYTES / 1024 / 1024)));
     }
     return new PdfDocument(uri, await vscode.workspace.fs.readFile(uri), undefined, () => undefined);
   }

@@ -1,5 +1,4 @@
-import type { HttpClientOptions } from '../../src/core/httpClient';
-import { LabApi } from '../../src/core/labApi';
+import { LabApi, type LabApiOptions } from '../../src/core/labApi';
 import { RateLimitGate } from '../../src/core/timing';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 
@@ -15,7 +14,7 @@ export interface MockLab {
   readonly server: MockLabServer;
   readonly baseUrl: string;
   /** A client for `token`, with fast retries so fault tests stay quick. */
-  api(token?: string, options?: Partial<HttpClientOptions>): LabApi;
+  api(token?: string, options?: Partial<Omit<LabApiOptions, 'lab'>>): LabApi;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { LabApiError, isCancellation } from '../../../src/core/errors';
+import { DEFAULT_MAX_PDF_BYTES, maxFileBytes } from '../../../src/core/labApi';
 import { writeFileSafely } from '../../../src/core/safeWriter';
 import { FULL, rejection, startMockLab, type MockLab } from '../helpers';
 
@@ -66,6 +67,38 @@ describe('downloading report files', () => {
     } finally {
       await big.close();
     }
+  });
+
+  it('caps a file by labData.maxFileSizeMiB: from Content-Length before any byte is written, and while streaming', async () => {
+    assert.equal(maxFileBytes(undefined), 2048 * 1024 * 1024, 'the default is 2 GiB');
+    assert.equal(maxFileBytes(3), 3 * 1024 * 1024);
+    for (const nonsense of [0, -5, Number.NaN, '12', null]) {
+      assert.equal(maxFileBytes(nonsense), DEFAULT_MAX_PDF_BYTES, String(nonsense));
+    }
+    assert.equal(maxFileBytes(1e12), 1024 * 1024 * 1024 * 1024, 'bounded at 1 TiB');
+    assert.equal(lab.api().maxFileBytes, DEFAULT_MAX_PDF_BYTES);
+    const size = lab.server.pdfFor(reportId).length;
+    await fs.writeFile(path.join(folder, 'keep.pdf'), 'earlier version');
+    // A client built with a cap below the file: refused up front, from the declared length.
+    const small = lab.api(FULL, { maxFileBytes: size - 1 });
+    let error = (await rejection(small.downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite' }))) as LabApiError;
+    assert.match(error.message, /larger than/);
+    error = (await rejection(small.fetchReportFile(reportId))) as LabApiError;
+    assert.match(error.message, /larger than/);
+    assert.deepEqual(await listing(folder), ['keep.pdf']);
+    assert.equal(await fs.readFile(path.join(folder, 'keep.pdf'), 'utf8'), 'earlier version');
+    // The same cap, large enough: saved.
+    assert.equal((await lab.api(FULL, { maxFileBytes: size }).downloadReportFile(reportId, { folder, fileName: 'fits.pdf' })).bytes, size);
+    // A body without a declared length is counted as it streams and stopped at the cap.
+    const endless = Readable.from((function* () {
+      yield Buffer.from('%PDF-1.4\n');
+      for (let i = 0; i < 64; i++) {
+        yield Buffer.alloc(64 * 1024, 0x20);
+      }
+    })());
+    error = (await rejection(writeFileSafely({ folder, fileName: 'endless.pdf', source: endless, maxBytes: 1024 * 1024 }))) as LabApiError;
+    assert.match(error.message, /larger than/);
+    assert.deepEqual(await listing(folder), ['fits.pdf', 'keep.pdf'], 'nothing left of the refused file');
   });
 
   const brokenTransfers: Array<[string, object, RegExp]> = [
