@@ -3,6 +3,7 @@ import { toAbortSignal } from '../cancellation';
 import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
 import type { Report } from '../core/records';
+import { listAllReports as listAll } from '../core/folderSync';
 import { searchFilters } from '../core/savedSearches';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
@@ -26,15 +27,13 @@ export interface BulkSummary {
 
 /** Lists every report matching `query`, page by page, under a cancellable progress notification. */
 export async function listAllReports(api: LabApi, query: ListQuery, title: string, log: Logger): Promise<Report[]> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const signal = toAbortSignal(token);
-    const reports: Report[] = [];
-    for await (const page of api.iterateReports(query, { signal, onAnomaly: (anomaly) => log.warn('List', `${api.lab.name}: paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`) })) {
-      reports.push(...page.items);
-      progress.report({ message: page.totalCount !== undefined ? vscode.l10n.t('{0} of {1} reports', reports.length, page.totalCount) : vscode.l10n.t('{0} reports', reports.length) });
-    }
-    return reports;
-  });
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
+    listAll(api, query, {
+      signal: toAbortSignal(token),
+      onAnomaly: (anomaly) => log.warn('List', `${api.lab.name}: ${anomaly.kind === 'sequential' ? `the lab's paging did not hold at page ${anomaly.page}; listing the rest one page at a time.` : `paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`}`),
+      onPage: (listed, total) => progress.report({ message: total !== undefined ? vscode.l10n.t('{0} of {1} reports', listed, total) : vscode.l10n.t('{0} reports', listed) }),
+    }),
+  );
 }
 
 /** The report scope of a row: a client, a project, or (no row) the lab's part of the Reports view with its filter. */

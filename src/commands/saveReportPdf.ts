@@ -4,7 +4,7 @@ import type { LabApi } from '../core/labApi';
 import { parseReport, type Report } from '../core/records';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import type { SaveRun } from '../downloads/reportSaver';
+import type { SaveRun } from '../core/bulkSave';
 import type { Labs } from '../labs/labs';
 import { PDF_PREVIEW_VIEW_TYPE } from '../preview/pdfPreview';
 import type { Logger } from '../log';

@@ -154,3 +154,40 @@ export class Semaphore {
     this.waiting.shift()?.();
   }
 }
+
+/**
+ * Passes calls on at most once per `intervalMs` (the first at once); `flush()` passes the latest
+ * call held back. Progress goes through this, so a display is told at most ten times a second
+ * however many chunks or files there are.
+ */
+export class Throttle {
+  private last = Number.NEGATIVE_INFINITY;
+  private pending = false;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly call: () => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Something changed: tell the display now if it has not been told within the interval. */
+  poke(): void {
+    const now = this.now();
+    if (now - this.last >= this.intervalMs) {
+      this.last = now;
+      this.pending = false;
+      this.call();
+    } else {
+      this.pending = true;
+    }
+  }
+
+  /** Tells the display the final state if a change was held back. */
+  flush(): void {
+    if (this.pending) {
+      this.pending = false;
+      this.last = this.now();
+      this.call();
+    }
+  }
+}

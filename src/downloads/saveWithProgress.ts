@@ -4,7 +4,9 @@ import type { Report } from '../core/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabApi } from '../core/labApi';
 import { recordSaved, updateManifest } from '../core/syncPlan';
-import { saveReports, type SaveOptions, type SaveRun } from './reportSaver';
+import { saveReports, type SaveOptions, type SaveRun } from '../core/bulkSave';
+import type { Logger } from '../log';
+import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
 
 export function formatBytes(bytes: number): string {
@@ -18,18 +20,29 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-/** Runs {@link saveReports} under a cancellable notification that counts files and bytes, as many at a time as the lab allows. */
-export function saveWithProgress(title: string, reports: readonly Report[], options: Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency'>): Thenable<SaveRun> {
+export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency' | 'ask' | 'warn'> {
+  readonly prompts: Prompts;
+  readonly log: Logger;
+}
+
+/**
+ * Runs {@link saveReports} under a cancellable notification that counts files and bytes, as many
+ * at a time as the lab allows. Existing files are asked about with the prompts; failures go to the log.
+ */
+export function saveWithProgress(title: string, reports: readonly Report[], options: SaveWithProgressOptions): Thenable<SaveRun> {
+  const { prompts, log, ...rest } = options;
   const concurrency = options.api.lab.maxConcurrentRequests ?? vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {
-      ...options,
+      ...rest,
       concurrency,
       signal: toAbortSignal(token),
-      onProgress: (run, done, total) => {
+      ask: (fileName, reason, more) => prompts.existingFile(fileName, reason, more),
+      warn: (message) => log.warn('Save', message),
+      onProgress: ({ done, total, bytes }) => {
         const percent = total > 0 ? (done / total) * 100 : 0;
-        progress.report({ message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(run.bytes)), increment: percent - reported });
+        progress.report({ message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)), increment: percent - reported });
         reported = percent;
       },
     });

@@ -2,14 +2,9 @@ import * as vscode from 'vscode';
 import { toUtcTimestamp } from '../core/query';
 import type { Page } from '../core/pagination';
 
-/** What to do with a file that is already there. */
-export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
+import type { ExistingFileAnswer } from '../core/bulkSave';
 
-export interface ExistingFileAnswer {
-  readonly choice: ExistingFileChoice;
-  /** Apply the same answer to every later file of this run. */
-  readonly forAll: boolean;
-}
+export type { ExistingFileAnswer, ExistingFileChoice } from '../core/bulkSave';
 
 /** A choice in a list; `id` is what the caller gets back. */
 export interface Choice {

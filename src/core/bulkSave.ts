@@ -1,13 +1,27 @@
 import * as path from 'node:path';
-import { LabApiError, isCancellation } from '../core/errors';
-import { cancelledError } from '../core/messages';
-import type { LabApi } from '../core/labApi';
-import type { Report } from '../core/records';
-import { pathExists, reportFileName } from '../core/reportFiles';
-import type { ExistingFilePolicy, SavedFile } from '../core/safeWriter';
-import type { Logger } from '../log';
-import type { ExistingFileChoice, Prompts } from '../ui/prompts';
-import type { DownloadTarget } from './targetFolder';
+import { LabApiError, isCancellation } from './errors';
+import type { LabApi } from './labApi';
+import { cancelledError } from './messages';
+import type { Report } from './records';
+import { pathExists, reportFileName } from './reportFiles';
+import type { ExistingFilePolicy, SavedFile } from './safeWriter';
+import { Throttle } from './timing';
+
+/** What to do with a file that is already there. */
+export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
+
+export interface ExistingFileAnswer {
+  readonly choice: ExistingFileChoice;
+  /** Apply the same answer to every later file of this run. */
+  readonly forAll: boolean;
+}
+
+/** Where a run saves: a folder inside a root, and the file-name template. */
+export interface SaveTarget {
+  readonly root?: string;
+  readonly folder: string;
+  readonly template: string;
+}
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
 export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string };
@@ -21,32 +35,46 @@ export interface SaveRun {
   readonly saved: SavedReport[];
   readonly skipped: Array<{ readonly reportId: string; readonly reason: string }>;
   readonly failed: Array<{ readonly reportId: string; readonly error: unknown }>;
+  /** Bytes of the files saved so far. */
   bytes: number;
   cancelled: boolean;
 }
 
-export interface SaveOptions {
-  readonly api: LabApi;
-  readonly target: DownloadTarget;
-  readonly prompts: Prompts;
-  readonly log: Logger;
-  readonly signal: AbortSignal;
-  readonly concurrency: number;
-  /** A standing answer for files that already exist (from command arguments). */
-  readonly ifExists?: ExistingFileChoice;
-  /** Decides per report; the default asks before touching an existing file. */
-  readonly decide?: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>;
-  readonly onProgress?: (run: SaveRun, done: number, total: number) => void;
+/** How far a run is: files finished, and bytes written including files still arriving. */
+export interface SaveProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly bytes: number;
 }
 
 /** Asks "overwrite, keep both or skip?" one dialog at a time, remembering "for all" answers. */
 export type ExistingFileQuestion = (fileName: string, reason: 'exists' | 'changedLocally') => Promise<ExistingFileChoice>;
 
+export interface SaveOptions {
+  readonly api: LabApi;
+  readonly target: SaveTarget;
+  readonly signal: AbortSignal;
+  readonly concurrency: number;
+  /** Asks a person about one existing file (`more`: other files follow); undefined cancels the run. */
+  readonly ask?: (fileName: string, reason: 'exists' | 'changedLocally', more: boolean) => Promise<ExistingFileAnswer | undefined>;
+  /** Told of each report that could not be saved. */
+  readonly warn?: (message: string) => void;
+  /** A standing answer for files that already exist (from command arguments). */
+  readonly ifExists?: ExistingFileChoice;
+  /** Decides per report; the default asks before touching an existing file. */
+  readonly decide?: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>;
+  /** Told at most ten times a second, and once at the end. */
+  readonly onProgress?: (progress: SaveProgress) => void;
+}
+
 /** The safe writer's policy for each answer that writes. */
 export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
 
+/** How often a run tells its display how far it is. */
+export const PROGRESS_INTERVAL_MS = 100;
+
 /** The default decision: files without a download are skipped; an existing file is asked about. */
-export async function decideByExistingFile(report: Report, target: DownloadTarget, lab: string, ask: ExistingFileQuestion): Promise<SaveDecision> {
+export async function decideByExistingFile(report: Report, target: SaveTarget, lab: string, ask: ExistingFileQuestion): Promise<SaveDecision> {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'no file is available for this report' };
   }
@@ -61,7 +89,8 @@ export async function decideByExistingFile(report: Report, target: DownloadTarge
 /**
  * Saves report files into the target folder, at most `concurrency` at a time (the HTTP layer
  * shares one back-off for 429s). One failure never stops the others; cancelling stops them all
- * and leaves no partial file.
+ * and leaves no partial file. Per chunk it only adds to a counter; the display hears of it
+ * through a {@link Throttle}.
  */
 export async function saveReports(reports: readonly Report[], options: SaveOptions): Promise<SaveRun> {
   const run: SaveRun = { saved: [], skipped: [], failed: [], bytes: 0, cancelled: false };
@@ -77,7 +106,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
       if (signal.aborted) {
         throw cancelledError();
       }
-      const answer = await options.prompts.existingFile(fileName, reason, reports.length > 1);
+      const answer = options.ask ? await options.ask(fileName, reason, reports.length > 1) : undefined;
       if (!answer) {
         cancel.abort();
         throw cancelledError();
@@ -91,11 +120,14 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     return next;
   };
   const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question));
-  const inFlightBytes = new Map<string, number>();
+  // Bytes of files still arriving, kept as one running sum.
+  let arriving = 0;
   let done = 0;
-  const report = (): void => options.onProgress?.({ ...run, bytes: run.bytes + [...inFlightBytes.values()].reduce((a, b) => a + b, 0) }, done, reports.length);
+  const onProgress = options.onProgress;
+  const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
 
   const saveOne = async (item: Report): Promise<void> => {
+    let received = 0;
     try {
       const decision = await decide(item, ask);
       if (decision.action === 'skip') {
@@ -108,10 +140,13 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
         fileName: decision.fileName,
         ifExists: decision.ifExists,
         signal,
-        onProgress: (bytes) => {
-          inFlightBytes.set(item.report_id, bytes);
-          report();
-        },
+        onProgress: onProgress
+          ? (bytes) => {
+              arriving += bytes - received;
+              received = bytes;
+              display.poke();
+            }
+          : undefined,
       });
       run.saved.push({ report: item, file });
       run.bytes += file.bytes;
@@ -121,11 +156,11 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
         return;
       }
       run.failed.push({ reportId: item.report_id, error });
-      options.log.warn('Save', `Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`);
+      options.warn?.(`Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`);
     } finally {
-      inFlightBytes.delete(item.report_id);
+      arriving -= received;
       done++;
-      report();
+      display.poke();
     }
   };
 
@@ -136,6 +171,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker));
+  display.flush();
   run.cancelled ||= signal.aborted;
   return run;
 }
