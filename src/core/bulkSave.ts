@@ -1,10 +1,11 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { LabApiError, isCancellation } from './errors';
 import type { LabApi } from './labApi';
 import { cancelledError } from './messages';
 import type { Report } from './records';
 import { pathExists, reportFileName } from './reportFiles';
-import type { ExistingFilePolicy, SavedFile } from './safeWriter';
+import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from './safeWriter';
 import { Throttle } from './timing';
 
 /** What to do with a file that is already there. */
@@ -67,19 +68,28 @@ export interface SaveOptions {
   readonly onProgress?: (progress: SaveProgress) => void;
 }
 
+/** File names as the file system compares them: without case on Windows and macOS. */
+function foldCase(name: string): string {
+  return process.platform === 'win32' || process.platform === 'darwin' ? name.toLowerCase() : name;
+}
+
 /** The safe writer's policy for each answer that writes. */
 export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
 
 /** How often a run tells its display how far it is. */
 export const PROGRESS_INTERVAL_MS = 100;
 
-/** The default decision: files without a download are skipped; an existing file is asked about. */
-export async function decideByExistingFile(report: Report, target: SaveTarget, lab: string, ask: ExistingFileQuestion): Promise<SaveDecision> {
+/**
+ * The default decision: files without a download are skipped; an existing file is asked about.
+ * `exists` answers from one listing of the folder in a bulk run; the final hard link still refuses
+ * a file that appears after it was read, so nothing is ever replaced unasked.
+ */
+export async function decideByExistingFile(report: Report, target: SaveTarget, lab: string, ask: ExistingFileQuestion, exists: (fileName: string) => Promise<boolean> = (name) => pathExists(path.join(target.folder, name))): Promise<SaveDecision> {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'no file is available for this report' };
   }
   const fileName = reportFileName(report, target.template, lab);
-  if (!(await pathExists(path.join(target.folder, fileName)))) {
+  if (!(await exists(fileName))) {
     return { action: 'download', fileName, ifExists: 'fail' };
   }
   const choice = await ask(fileName, 'exists');
@@ -119,12 +129,24 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     dialog = next.catch(() => undefined);
     return next;
   };
-  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question));
+  // One listing of the folder per run instead of a look per file.
+  let listing: Promise<Set<string>> | undefined;
+  const exists = async (fileName: string): Promise<boolean> => {
+    listing ??= fs.readdir(options.target.folder).then(
+      (names) => new Set(names.map(foldCase)),
+      () => new Set<string>(),
+    );
+    return (await listing).has(foldCase(fileName));
+  };
+  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists));
   // Bytes of files still arriving, kept as one running sum.
   let arriving = 0;
   let done = 0;
   const onProgress = options.onProgress;
   const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
+
+  // The folder is created, resolved and checked against its root once per run, not once per file.
+  let folder: Promise<PreparedFolder> | undefined;
 
   const saveOne = async (item: Report): Promise<void> => {
     let received = 0;
@@ -135,8 +157,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
         return;
       }
       const file = await options.api.downloadReportFile(item.report_id, {
-        folder: options.target.folder,
-        root: options.target.root,
+        folder: await (folder ??= prepareFolder(options.target.folder, options.target.root)),
         fileName: decision.fileName,
         ifExists: decision.ifExists,
         signal,

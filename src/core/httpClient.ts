@@ -74,6 +74,8 @@ export interface RequestSpec {
   readonly query?: Readonly<Record<string, string>>;
   readonly accept: string;
   readonly signal?: AbortSignal;
+  /** How much of the body may wait in memory for the reader (files: large, so the socket keeps flowing). */
+  readonly highWaterMark?: number;
 }
 
 const gatesByOrigin = new Map<string, RateLimitGate>();
@@ -343,6 +345,7 @@ export class HttpClient {
           method: 'GET',
           headers,
           signal: spec.signal,
+          highWaterMark: spec.highWaterMark,
           headersTimeout: this.timeouts.headersMs,
           bodyTimeout: this.timeouts.bodyIdleMs,
         });

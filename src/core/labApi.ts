@@ -8,10 +8,12 @@ import { labError } from './messages';
 import { hasMorePages, iteratePages, type Page, type PagingAnomaly } from './pagination';
 import { buildListQuery, type ListQuery } from './query';
 import { parseClient, parseProject, parseReport, parseSample, type Client, type Project, type Report, type Sample, isJsonObject } from './records';
-import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from './safeWriter';
+import { writeFileSafely, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from './safeWriter';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const DEFAULT_CONCURRENCY = 4;
+/** Report files: up to 1 MiB of a body may wait for the disk, so the socket keeps flowing. */
+const FILE_HIGH_WATER_MARK = 1024 * 1024;
 /** `labData.maxFileSizeMiB`'s default: the largest report file saved or previewed. */
 export const DEFAULT_MAX_FILE_MIB = 2048;
 export const DEFAULT_MAX_PDF_BYTES = DEFAULT_MAX_FILE_MIB * 1024 * 1024;
@@ -27,7 +29,8 @@ export function maxFileBytes(mib: unknown): number {
 }
 
 export interface DownloadOptions {
-  readonly folder: string;
+  /** A folder path, or one prepared once for many files. */
+  readonly folder: string | PreparedFolder;
   readonly fileName: string;
   readonly root?: string;
   readonly ifExists?: ExistingFilePolicy;
@@ -145,7 +148,7 @@ export class LabApi {
   async fetchReportFile(reportId: string, options: { readonly maxBytes?: number; readonly signal?: AbortSignal; readonly onProgress?: (bytes: number, total?: number) => void } = {}): Promise<Buffer> {
     const path = this.paths.reportFile(reportId);
     const maxBytes = options.maxBytes ?? this.maxFileBytes;
-    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
+    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal, highWaterMark: FILE_HIGH_WATER_MARK }, async (response) => {
       LabApi.checkPdfResponse(response, maxBytes);
       const details = { path: response.path, requestId: response.requestId };
       const chunks: Buffer[] = [];
@@ -174,7 +177,7 @@ export class LabApi {
   /** Streams a report's PDF into `folder` through the safe writer. */
   async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
     const path = this.paths.reportFile(reportId);
-    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal }, async (response) => {
+    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal, highWaterMark: FILE_HIGH_WATER_MARK }, async (response) => {
       const maxBytes = options.maxBytes ?? this.maxFileBytes;
       LabApi.checkPdfResponse(response, maxBytes);
       try {

@@ -53,6 +53,8 @@ export interface IteratePagesOptions<T> {
 }
 
 export const DEFAULT_MAX_PAGES = 2000;
+/** Pages a concurrent walk may hold ahead of its reader, in multiples of its concurrency. */
+const READ_AHEAD = 4;
 
 /**
  * The last page a first page vouches for, when its paging can be trusted enough to ask for the
@@ -134,13 +136,27 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
     const known = concurrency > 1 ? knownLastPage(head, first) : undefined;
     if (known !== undefined) {
       const last = Math.min(known, lastAllowed);
+      // At most `concurrency` requests in flight, a new one as soon as any answers (not only the
+      // next in order), and at most READ_AHEAD pages held beyond the one the caller is reading.
       let next = page;
-      for (; page <= last; page++) {
-        while (next <= last && next < page + concurrency) {
+      let inFlight = 0;
+      const pump = (): void => {
+        while (inFlight < concurrency && next <= last && next < page + concurrency * READ_AHEAD) {
           const started = fetchPage(next, signal);
-          started.catch(() => undefined); // awaited in order below; a later page's failure must not go unhandled meanwhile
+          inFlight++;
+          // Awaited in order below; meanwhile a later page's failure must not go unhandled.
+          started.then(
+            () => undefined,
+            () => undefined,
+          ).finally(() => {
+            inFlight--;
+            pump();
+          });
           pending.set(next++, started);
         }
+      };
+      for (; page <= last; page++) {
+        pump();
         const result = await pending.get(page)!;
         pending.delete(page);
         const fresh = dedupe.fresh(result, page);
@@ -158,6 +174,7 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
         }
       }
       // Pages asked for ahead of a break are not used: the walk goes on one page at a time.
+      next = last + 1;
       local.abort();
       pending.clear();
     }

@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { LabApiError } from './errors';
 import { sanitizeFileName } from './fileNames';
 import { cancelledError, labError } from './messages';
@@ -10,9 +9,17 @@ import { cancelledError, labError } from './messages';
 /** What to do when a file of the same name is already there. */
 export type ExistingFilePolicy = 'fail' | 'overwrite' | 'keepBoth';
 
+/** A folder already created, resolved and checked against its root, for writing many files into. */
+export interface PreparedFolder {
+  /** The folder as asked for (for messages). */
+  readonly requested: string;
+  /** The folder with every link resolved. */
+  readonly resolved: string;
+}
+
 export interface SafeWriteOptions {
-  /** Folder to write into; created when missing. */
-  readonly folder: string;
+  /** Folder to write into; created when missing. A {@link PreparedFolder} skips those checks per file. */
+  readonly folder: string | PreparedFolder;
   /** Desired file name; it is sanitised, so it can never leave `folder`. */
   readonly fileName: string;
   /** When set, `folder` (after resolving links) must lie inside this folder. */
@@ -36,6 +43,8 @@ export interface SavedFile {
 }
 
 const HEAD_BYTES = 1024;
+/** Bytes gathered before one write: a small file is one system call, a large one a call per MiB. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /** Whether `child` is `parent` or lies below it (paths already resolved). */
 export function isInside(child: string, parent: string): boolean {
@@ -64,45 +73,109 @@ function fileSystemError(error: unknown, folder: string): LabApiError {
   return labError('fileSystem', 'writeFailed', { folder, reason }, { detail: code });
 }
 
-/** Counts, hashes and checks the bytes on their way to disk. */
-class WriteMonitor extends Transform {
+/** Counts, hashes and checks the bytes on their way to disk, in the same pass. */
+class WriteMonitor {
   bytes = 0;
   readonly hash = createHash('sha256');
-  private head = Buffer.alloc(0);
-  private headChecked = false;
+  private head: Buffer | undefined = Buffer.alloc(0);
 
-  constructor(private readonly options: SafeWriteOptions) {
-    super();
-  }
+  constructor(private readonly options: SafeWriteOptions) {}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  /** Takes one chunk; throws when the file is too large or does not start as it must. */
+  take(chunk: Buffer): void {
     this.bytes += chunk.length;
     if (this.options.maxBytes !== undefined && this.bytes > this.options.maxBytes) {
-      callback(labError('invalidResponse', 'fileTooLargeGeneric', { mib: Math.round(this.options.maxBytes / 1024 / 1024) }));
-      return;
+      throw labError('invalidResponse', 'fileTooLargeGeneric', { mib: Math.round(this.options.maxBytes / 1024 / 1024) });
     }
-    if (!this.headChecked) {
-      this.head = Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
+    if (this.head !== undefined) {
+      this.head = this.head.length === 0 && chunk.length >= HEAD_BYTES ? chunk.subarray(0, HEAD_BYTES) : Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
       if (this.head.length >= HEAD_BYTES) {
-        const problem = this.checkHead();
-        if (problem) {
-          callback(problem);
-          return;
-        }
+        this.checkHead();
       }
     }
     this.hash.update(chunk);
     this.options.onProgress?.(this.bytes, this.options.expectedBytes);
-    callback(null, chunk);
   }
 
-  override _flush(callback: TransformCallback): void {
-    callback(this.headChecked ? null : this.checkHead());
+  /** The end of the body: a file shorter than the head is checked now. */
+  finish(): void {
+    if (this.head !== undefined) {
+      this.checkHead();
+    }
   }
 
-  private checkHead(): LabApiError | null {
-    this.headChecked = true;
-    return this.options.checkHead?.(this.head) ?? null;
+  private checkHead(): void {
+    const head = this.head!;
+    this.head = undefined;
+    const problem = this.options.checkHead?.(head);
+    if (problem) {
+      throw problem;
+    }
+  }
+}
+
+/** Writes buffers at the end of the file, again for whatever a short write left. */
+async function writeAll(handle: FileHandle, buffers: Buffer[], total: number): Promise<void> {
+  let { bytesWritten } = await handle.writev(buffers);
+  while (bytesWritten < total) {
+    const rest = Buffer.concat(buffers).subarray(bytesWritten);
+    bytesWritten += (await handle.write(rest)).bytesWritten;
+  }
+}
+
+/**
+ * Streams `source` into `handle`: every chunk counted, checked and hashed as it arrives; writes
+ * gathered into batches, one batch written while the next arrives.
+ */
+async function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], monitor: WriteMonitor, signal?: AbortSignal): Promise<void> {
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async (): Promise<void> => {
+    await writing;
+    if (batchBytes > 0) {
+      writing = writeAll(handle, batch, batchBytes);
+      batch = [];
+      batchBytes = 0;
+    }
+  };
+  // A source that goes silent still stops at once when the user cancels.
+  const stop = (): void => void (source as { destroy?: (error: Error) => void }).destroy?.(cancelledError());
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      if (signal?.aborted) {
+        throw cancelledError();
+      }
+      monitor.take(chunk);
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes >= WRITE_BATCH_BYTES) {
+        await flush();
+      }
+    }
+    monitor.finish();
+    await flush();
+    await writing;
+  } catch (error) {
+    await writing.catch(() => undefined);
+    throw error;
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+}
+
+/** Creates `folder` when missing, resolves its links and checks it lies inside `root`. */
+export async function prepareFolder(folder: string, root?: string): Promise<PreparedFolder> {
+  try {
+    await fs.mkdir(folder, { recursive: true });
+    const resolved = await fs.realpath(folder);
+    if (root !== undefined && !isInside(resolved, await fs.realpath(root))) {
+      throw labError('fileSystem', 'writeOutsideRoot', { folder, root });
+    }
+    return { requested: folder, resolved };
+  } catch (error) {
+    throw fileSystemError(error, folder);
   }
 }
 
@@ -144,57 +217,43 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
   if (options.signal?.aborted) {
     throw cancelledError();
   }
-  let folder: string;
-  try {
-    await fs.mkdir(options.folder, { recursive: true });
-    folder = await fs.realpath(options.folder);
-    if (options.root !== undefined && !isInside(folder, await fs.realpath(options.root))) {
-      throw labError('fileSystem', 'writeOutsideRoot', { folder: options.folder, root: options.root });
-    }
-  } catch (error) {
-    throw fileSystemError(error, options.folder);
-  }
+  const prepared = typeof options.folder === 'string' ? await prepareFolder(options.folder, options.root) : options.folder;
+  const folder = prepared.resolved;
   const target = path.join(folder, fileName);
   if (path.dirname(target) !== folder) {
     throw labError('fileSystem', 'writeBadName', { name: fileName });
   }
-  const existing = await lstatOrUndefined(target).catch((error: unknown) => {
-    throw fileSystemError(error, folder);
-  });
-  if (existing?.isSymbolicLink() || (existing && !existing.isFile())) {
-    throw labError('fileSystem', 'writeInTheWay', { name: fileName });
-  }
-  if (existing && policy === 'fail') {
-    throw labError('fileExists', 'writeExists', { name: fileName, folder });
+  // "fail" and "keepBoth" commit with a hard link, which refuses whatever stands at the name (a
+  // symbolic link included). Only "overwrite" replaces, so only it looks first (and again at commit):
+  // a link or a folder in the way is never replaced.
+  if (policy === 'overwrite') {
+    const existing = await lstatOrUndefined(target).catch((error: unknown) => {
+      throw fileSystemError(error, folder);
+    });
+    if (existing && !existing.isFile()) {
+      throw labError('fileSystem', 'writeInTheWay', { name: fileName });
+    }
   }
 
   const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
-  let handle: import('node:fs/promises').FileHandle | undefined;
+  let handle: FileHandle | undefined;
   try {
     handle = await fs.open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0), 0o644);
     const monitor = new WriteMonitor(options);
-    const file = handle;
-    await pipeline(
-      options.source,
-      monitor,
-      async (chunks: AsyncIterable<Buffer>) => {
-        for await (const chunk of chunks) {
-          await file.write(chunk);
-        }
-      },
-      { signal: options.signal },
-    );
+    await streamInto(handle, options.source, monitor, options.signal);
     if (options.expectedBytes !== undefined && monitor.bytes !== options.expectedBytes) {
       throw labError('network', 'transferShort', { received: monitor.bytes, expected: options.expectedBytes });
     }
-    await handle.sync();
+    // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
+    // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
+    // "Verify Saved Reports" find a file a power cut damaged (README, "Durability").
     await handle.close();
     handle = undefined;
     const finalName = await commit(temp, folder, fileName, policy);
     return { path: path.join(folder, finalName), fileName: finalName, bytes: monitor.bytes, sha256: monitor.hash.digest('hex') };
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    await fs.rm(temp, { force: true }).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     if (options.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
       throw cancelledError();
     }
@@ -205,7 +264,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     if (code && /^(UND_ERR|ECONNRESET|EPIPE|ERR_STREAM_PREMATURE_CLOSE)/.test(code)) {
       throw labError(code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'network', 'transferBroken', {}, { detail: code });
     }
-    throw fileSystemError(error, folder);
+    throw fileSystemError(error, prepared.requested);
   }
 }
 
@@ -221,7 +280,7 @@ async function commit(temp: string, folder: string, fileName: string, policy: Ex
   const candidates = policy === 'fail' ? [fileName] : [fileName, ...Array.from({ length: 99 }, (_, i) => numbered(fileName, i + 1))];
   for (const candidate of candidates) {
     if (await linkNoClobber(temp, path.join(folder, candidate))) {
-      await fs.rm(temp, { force: true });
+      await fs.unlink(temp).catch(() => undefined);
       return candidate;
     }
   }

@@ -224,6 +224,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     const amended = lab.data.reports.find((r) => r.report_id === changed)!;
     const originalPublished = amended.published_at;
     amended.published_at = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lab.dataChanged();
     prompts.existingAnswers = [{ choice: 'skip', forAll: false }];
     try {
       const third = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
@@ -233,6 +234,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       assert.equal(await fs.readFile(path.join(folder, `${changed}.pdf`), 'utf8'), 'annotated by hand');
     } finally {
       amended.published_at = originalPublished;
+      lab.dataChanged();
     }
     assert.ok((await listing(folder)).every((name) => !name.includes('.part')));
   });

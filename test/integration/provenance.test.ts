@@ -149,6 +149,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
     const original = { status: amended.status, published_at: amended.published_at };
     amended.status = 'amended';
     amended.published_at = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lab.dataChanged();
     try {
       const started = Date.now();
       const result = await vscode.commands.executeCommand<{ ok: string[]; changedLocally: string[]; changedAtLab: string[]; missing: string[]; unavailable: string[]; checked: string[] }>('labData.verifySavedReports');
@@ -168,6 +169,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
       assert.ok(actions.some((action) => action.command?.command === 'labData.redownloadSavedReport'));
     } finally {
       Object.assign(amended, original);
+      lab.dataChanged();
     }
 
     // The mock's whole report set: save everything, then verify it all.

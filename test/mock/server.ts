@@ -34,6 +34,11 @@ export type Envelope = 'data-meta' | 'array' | 'top-level' | 'nested-partial' | 
 export interface MockFaults {
   latencyMs?: number;
   rateLimit?: { times: number; retryAfter?: string; path?: RegExp };
+  /**
+   * Allow this many requests a second (a token bucket holding one second's worth); beyond it,
+   * 429 with `Retry-After` in whole seconds, as API gateways answer.
+   */
+  requestsPerSecond?: number;
   /** Fail the next `times` requests with `status` (Infinity: every time). */
   status?: { status: number; times: number; path?: RegExp; retryAfter?: string };
   /** Send this fraction of a file's body, then destroy the socket. */
@@ -151,6 +156,16 @@ export class MockLabServer {
   private listener?: MockListener;
   private readonly tokens: Record<string, TokenScope>;
   private visibleReports: readonly MockReport[];
+  /**
+   * Filtered lists by token scope and query (page aside), as a real server's indexes would give
+   * them: paging through 50,000 reports costs a slice per page, not a scan. Cleared when data changes.
+   */
+  private listings = new WeakMap<TokenScope, Map<string, object[]>>();
+
+  /** Call after changing records in place (a test amending a report), so lists filter them afresh. */
+  dataChanged(): void {
+    this.listings = new WeakMap();
+  }
   private sequence = 0;
 
   constructor(readonly options: MockServerOptions = {}) {
@@ -206,6 +221,22 @@ export class MockLabServer {
 
   setFaults(faults: MockFaults): void {
     this.faults = { ...faults };
+    this.bucket = { tokens: faults.requestsPerSecond ?? 0, at: performance.now() };
+  }
+
+  /** The `requestsPerSecond` fault's bucket. */
+  private bucket = { tokens: 0, at: 0 };
+
+  /** Takes a token from the bucket; when there is none, the seconds until there is one. */
+  private takeToken(rate: number): number | undefined {
+    const now = performance.now();
+    this.bucket.tokens = Math.min(rate, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rate);
+    this.bucket.at = now;
+    if (this.bucket.tokens >= 1) {
+      this.bucket.tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - this.bucket.tokens) / rate));
   }
 
   /** Requests seen since the last call, and forget them. */
@@ -240,6 +271,7 @@ export class MockLabServer {
     const report: MockReport = { ...template, report_id: `RPT-${year}-${String(next).padStart(6, '0')}`, status: 'published', revision: 1, published_at: at, updated_at: at, download_available: true };
     (this.data.reports as MockReport[]).unshift(report);
     this.visibleReports = [report, ...this.visibleReports];
+    this.dataChanged();
     return report;
   }
 
@@ -337,6 +369,11 @@ export class MockLabServer {
         const why = !auth ? 'missing credential' : scope?.state === 'expired' ? 'token expired' : scope?.state === 'revoked' ? 'token revoked' : 'invalid credential';
         throw new HttpProblem(401, 'unauthorized', why);
       }
+      const waitSeconds = faults.requestsPerSecond ? this.takeToken(faults.requestsPerSecond) : undefined;
+      if (waitSeconds !== undefined) {
+        response.setHeader('retry-after', String(waitSeconds));
+        throw new HttpProblem(429, 'rate_limited', `at most ${faults.requestsPerSecond} requests a second`);
+      }
       const rateFault = faults.rateLimit;
       if (rateFault && (!rateFault.path || rateFault.path.test(url.pathname)) && take(rateFault)) {
         response.setHeader('retry-after', rateFault.retryAfter ?? '1');
@@ -406,6 +443,21 @@ export class MockLabServer {
   }
 
   private listRecords(area: DataArea, query: URLSearchParams, scope: TokenScope): object[] {
+    const key = `${area}?${[...query].filter(([name]) => name !== 'page').sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}=${value}`).join('&')}`;
+    let byQuery = this.listings.get(scope);
+    if (!byQuery) {
+      byQuery = new Map();
+      this.listings.set(scope, byQuery);
+    }
+    let records = byQuery.get(key);
+    if (!records) {
+      records = this.filterRecords(area, query, scope);
+      byQuery.set(key, records);
+    }
+    return records;
+  }
+
+  private filterRecords(area: DataArea, query: URLSearchParams, scope: TokenScope): object[] {
     const publishedSince = parseSince(query, 'published_since');
     const updatedSince = parseSince(query, 'updated_since');
     const receivedSince = parseSince(query, 'received_since');

@@ -138,6 +138,7 @@ describe('provenance of saved reports', () => {
     const amended = lab.server.data.reports.find((report) => report.report_id === reports[3]!.report_id)!;
     const original = { ...amended };
     amended.status = 'amended';
+    lab.server.dataChanged();
     try {
       const result = await verifyFolder(folder, { apiFor: (name, origin) => (name === 'Meridian' && origin === api.origin ? api : undefined), concurrency: 3 });
       assert.deepEqual(result.ok.sort(), [reports[0]!.report_id, reports[4]!.report_id].sort());
@@ -148,6 +149,7 @@ describe('provenance of saved reports', () => {
       assert.equal(result.checked.length, 6);
     } finally {
       Object.assign(amended, original);
+      lab.server.dataChanged();
     }
     const manifest = await readManifest(folder);
     assert.deepEqual(Object.keys(manifest.labs).sort(), ['Gone', 'Meridian'], 'one change at a time kept both');
