@@ -12,8 +12,8 @@ import { writeFileSafely, type ExistingFilePolicy, type PreparedFolder, type Sav
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const DEFAULT_CONCURRENCY = 4;
-/** Report files: up to 1 MiB of a body may wait for the disk, so the socket keeps flowing. */
-const FILE_HIGH_WATER_MARK = 1024 * 1024;
+/** Report files: up to 256 KiB of a body may wait for the disk (four times the default), so the socket keeps flowing. */
+const FILE_HIGH_WATER_MARK = 256 * 1024;
 /** `labData.maxFileSizeMiB`'s default: the largest report file saved or previewed. */
 export const DEFAULT_MAX_FILE_MIB = 2048;
 export const DEFAULT_MAX_PDF_BYTES = DEFAULT_MAX_FILE_MIB * 1024 * 1024;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { LabApiError } from './errors';
 import { sanitizeFileName } from './fileNames';
 import { cancelledError, labError } from './messages';
@@ -125,44 +126,95 @@ async function writeAll(handle: FileHandle, buffers: Buffer[], total: number): P
 
 /**
  * Streams `source` into `handle`: every chunk counted, checked and hashed as it arrives; writes
- * gathered into batches, one batch written while the next arrives.
+ * gathered into batches, one batch written while the next arrives (the source pauses only when a
+ * second batch is full before the first is on disk). Chunks are taken as they come ('data'), never
+ * re-joined by a reader.
  */
-async function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], monitor: WriteMonitor, signal?: AbortSignal): Promise<void> {
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const flush = async (): Promise<void> => {
-    await writing;
-    if (batchBytes > 0) {
-      writing = writeAll(handle, batch, batchBytes);
+function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], monitor: WriteMonitor, signal?: AbortSignal): Promise<void> {
+  const stream = source instanceof Readable ? source : Readable.from(source as AsyncIterable<Uint8Array>, { objectMode: false });
+  return new Promise<void>((resolve, reject) => {
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    let writing: Promise<void> | undefined;
+    let failed = false;
+    const fail = (error: unknown): void => {
+      if (!failed) {
+        failed = true;
+        cleanup();
+        stream.destroy();
+        // Settle only once no write is in flight, so the caller may close and remove the file.
+        void (writing ?? Promise.resolve()).catch(() => undefined).then(() => reject(error));
+      }
+    };
+    const write = (): void => {
+      const buffers = batch;
+      const bytes = batchBytes;
       batch = [];
       batchBytes = 0;
-    }
-  };
-  // A source that goes silent still stops at once when the user cancels.
-  const stop = (): void => void (source as { destroy?: (error: Error) => void }).destroy?.(cancelledError());
-  signal?.addEventListener('abort', stop, { once: true });
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      if (signal?.aborted) {
-        throw cancelledError();
+      writing = writeAll(handle, buffers, bytes).then(
+        () => {
+          writing = undefined;
+          if (batchBytes >= WRITE_BATCH_BYTES) {
+            write();
+          }
+          stream.resume();
+        },
+        (error: unknown) => {
+          writing = undefined;
+          fail(error);
+        },
+      );
+    };
+    const onData = (chunk: Buffer): void => {
+      try {
+        monitor.take(chunk);
+      } catch (error) {
+        fail(error);
+        return;
       }
-      monitor.take(chunk);
       batch.push(chunk);
       batchBytes += chunk.length;
       if (batchBytes >= WRITE_BATCH_BYTES) {
-        await flush();
+        if (writing) {
+          stream.pause();
+        } else {
+          write();
+        }
       }
+    };
+    const onEnd = (): void => void finish();
+    const finish = async (): Promise<void> => {
+      try {
+        monitor.finish();
+        await writing;
+        if (batchBytes > 0) {
+          await writeAll(handle, batch, batchBytes);
+        }
+        cleanup();
+        resolve();
+      } catch (error) {
+        fail(error);
+      }
+    };
+    // A source that goes silent still stops at once when the user cancels.
+    const onAbort = (): void => fail(cancelledError());
+    const onError = (error: Error): void => fail(error);
+    const onClose = (): void => {
+      if (!stream.readableEnded) {
+        fail(Object.assign(new Error('the transfer ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      }
+    };
+    const cleanup = (): void => {
+      signal?.removeEventListener('abort', onAbort);
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    if (signal?.aborted) {
+      fail(cancelledError());
+      return;
     }
-    monitor.finish();
-    await flush();
-    await writing;
-  } catch (error) {
-    await writing.catch(() => undefined);
-    throw error;
-  } finally {
-    signal?.removeEventListener('abort', stop);
-  }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
 }
 
 /** Creates `folder` when missing, resolves its links and checks it lies inside `root`. */
