@@ -47,6 +47,8 @@ export interface LabDataExtensionApi {
   openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
   /** Requests hovers have made to look ids up so far (diagnostics for tests). */
   idLookups(): number;
+  /** How long `activate()` took, in milliseconds (also in the log). */
+  readonly activationMs: number;
   /** The open overview of a lab: its aggregation, what the webview last drew, and a bar click (as a person's). */
   overview(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: 'time' | 'clients' | 'status', index: number): Promise<void> } | undefined;
   /** The PDF previews: what each viewer reports, and requests to it (go to a page, find, zoom). */
@@ -91,8 +93,10 @@ export function createExtensionApi(
   fresh: { news: NewReports; view: NewReportsView; checker: NewReportsChecker; tools: LabTools },
   previews: PdfPreviewProvider,
   overviews: OverviewPanels,
+  activationMs: number,
 ): LabDataExtensionApi {
   return {
+    activationMs,
     overview: (lab) => overviews.panelOf(lab),
     previews: {
       uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id),

@@ -29,6 +29,7 @@ import { registerViews } from './views/registerViews';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
+  const started = performance.now();
   const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
   const log = new Logger(channel);
   const version = String(context.extension.packageJSON.version ?? '0.0.0');
@@ -36,6 +37,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const registry = new LabRegistry();
   const network = new NetworkSettings(log);
   const labs = new Labs(registry, tokens, network, log, `lab-data-vscode/${version} (VS Code ${vscode.version})`);
+  // Tokens are read in the background: activation does not wait for SecretStorage.
+  labs.ready = labs.refresh().then(() => signInForDemo(labs, log));
   const news = new NewReports(labs, context.globalState, log);
   const searches = new SavedSearchSettings(log);
   const views = registerViews(labs, news, searches);
@@ -84,12 +87,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
   );
-  await labs.refresh();
-  await signInForDemo(labs, log);
-  log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version}.`);
-  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews, overviews);
+  const activationMs = performance.now() - started;
+  log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`);
+  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews, overviews, activationMs);
 }
 
 export function deactivate(): void {

@@ -111,6 +111,7 @@ export class LabTools {
     this.invocations++;
     let parts: string[];
     try {
+      await this.labs.ready;
       parts = await body();
     } catch (error) {
       parts = [this.explain(error)];

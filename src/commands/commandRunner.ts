@@ -44,9 +44,10 @@ const REJECTING_COMMANDS: ReadonlySet<string> = new Set([Commands.previewReport]
  * silent, and the user sees one short message with a "Show Log" button. The handler's result is
  * returned so other extensions and tasks can chain commands.
  */
-export function runCommand(id: string, handler: CommandHandler, log: Logger): (...args: unknown[]) => Promise<unknown> {
+export function runCommand(id: string, handler: CommandHandler, log: Logger, ready: () => Promise<void> = () => Promise.resolve()): (...args: unknown[]) => Promise<unknown> {
   return async (...args: unknown[]) => {
     try {
+      await ready();
       return await handler(...args);
     } catch (error) {
       if (isCancellation(error)) {
@@ -63,7 +64,7 @@ export function runCommand(id: string, handler: CommandHandler, log: Logger): (.
   };
 }
 
-/** Registers a table of command ids and handlers through {@link runCommand}. */
-export function registerCommands(table: Readonly<Record<string, CommandHandler>>, log: Logger): vscode.Disposable[] {
-  return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, runCommand(id, handler, log)));
+/** Registers a table of command ids and handlers through {@link runCommand}; each waits for `ready` (the labs' first read) first. */
+export function registerCommands(table: Readonly<Record<string, CommandHandler>>, log: Logger, ready?: () => Promise<void>): vscode.Disposable[] {
+  return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, runCommand(id, handler, log, ready)));
 }

@@ -35,6 +35,7 @@ export class MetadataDocumentProvider implements vscode.TextDocumentContentProvi
   }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    await this.labs.ready;
     const folder = uri.path.split('/')[1];
     const kind = (Object.keys(FOLDERS) as RecordKind[]).find((candidate) => FOLDERS[candidate] === folder);
     const query = new URLSearchParams(uri.query);

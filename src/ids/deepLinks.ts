@@ -64,6 +64,7 @@ export class DeepLinkHandler implements vscode.UriHandler {
 
   /** Opens what a link points at; resolves with the opened document's Uri. */
   async open(uri: vscode.Uri): Promise<vscode.Uri | undefined> {
+    await this.labs.ready;
     const kind = uri.path.replace(/^\/+/, '');
     const query = new URLSearchParams(uri.query);
     const id = query.get('id')?.trim();

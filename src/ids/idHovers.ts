@@ -48,6 +48,7 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
   }
 
   async provideHover(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
+    await this.ids.ready;
     const line = document.lineAt(position.line);
     const match = this.ids.find(line.text).find((candidate) => candidate.start <= position.character && position.character <= candidate.end);
     if (!match || match.labs.length === 0) {

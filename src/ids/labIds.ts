@@ -71,6 +71,11 @@ export class LabIds implements vscode.Disposable {
     );
   }
 
+  /** Settles once the labs' tokens were first read (see {@link Labs.ready}). */
+  get ready(): Promise<void> {
+    return this.labs.ready;
+  }
+
   /** Every id of a signed-in lab in `text`, with the labs it may belong to. */
   find(text: string): LabIdMatch[] {
     // Labs with the same id shapes share one pattern, so each id is found once.

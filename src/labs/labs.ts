@@ -105,6 +105,13 @@ export class Labs implements vscode.Disposable {
   }
 
   /**
+   * Settles once every lab's token was first read (and a demo sign-in, if any, is done).
+   * Activation starts that and returns at once; every entry point (commands, views, chat tools,
+   * hovers, links, documents, accounts) waits for it before looking at a lab.
+   */
+  ready: Promise<void> = Promise.resolve();
+
+  /**
    * Re-reads each lab's token and rebuilds what changed; the one place SecretStorage is read.
    * Runs one at a time, so overlapping triggers never interleave.
    */

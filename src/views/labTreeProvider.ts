@@ -61,6 +61,7 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     if (node) {
       return this.withViewProgress(() => Promise.resolve(node.getChildren()));
     }
+    await this.labs.ready;
     const entries = this.labs.entries;
     if (entries.length === 1) {
       const [entry] = entries;
