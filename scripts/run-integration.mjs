@@ -6,6 +6,7 @@
 //   1. out/test/integration/index.js        (the main suite; leaves the demo lab signed in)
 //   2. out/test/integration/reload/index.js (after a window reload: the sign-in survived; signs out)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright)
+//   LABDATA_TEST_PHASE=bench: phase 1's activation and performance tests only (for npm run bench).
 // Writes the summed counts to LABDATA_RESULTS_FILE when set.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,16 @@ async function runInCodeServer() {
   const resultsDir = join(root, 'test-results');
   mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
   // LABDATA_TEST_GREP narrows the extension-host suite while developing (never set by npm test).
-  const env = { LABDATA_TEST_USER_DATA_DIR: dirs.userData, LABDATA_TEST_WORKSPACE: dirs.workspace, ...(process.env.LABDATA_TEST_GREP ? { LABDATA_TEST_GREP: process.env.LABDATA_TEST_GREP } : {}) };
+  // LABDATA_TEST_PHASE=bench (npm run bench) runs only activation and the tree's request counts,
+  // which write their figures to test-results/bench-host.json.
+  const bench = process.env.LABDATA_TEST_PHASE === 'bench';
+  const grep = bench ? 'activates in a real|performance in the extension host' : process.env.LABDATA_TEST_GREP;
+  const env = {
+    LABDATA_TEST_USER_DATA_DIR: dirs.userData,
+    LABDATA_TEST_WORKSPACE: dirs.workspace,
+    ...(grep ? { LABDATA_TEST_GREP: grep } : {}),
+    ...(bench ? { LABDATA_BENCH_FILE: join(resultsDir, 'bench-host.json') } : {}),
+  };
   const started = Date.now();
   const server = await startCodeServer({ ...dirs, env });
   say(`code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -84,6 +94,9 @@ async function runInCodeServer() {
     await page.exposeFunction('codeAutomationExit', (code) => state.onExit(code));
 
     addCounts(await runSuiteInPage(page, state, server, dirs, join(root, 'out', 'test', 'integration', 'index.js'), 'extension host suite'));
+    if (bench) {
+      return;
+    }
     addCounts(await runSuiteInPage(page, state, server, dirs, join(root, 'out', 'test', 'integration', 'reload', 'index.js'), 'after window reload'));
 
     say('phase: UI checks');

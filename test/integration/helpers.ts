@@ -7,6 +7,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import type { Page } from '../../src/core/pagination';
 import type { Choice, ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
+import type { LabNode } from '../../src/views/nodes';
 
 /** A distinctive token whose every appearance in any output is a leak. */
 export const LEAK_CHECK_TOKEN = 'lab_it_SECRET_7f3c9e1d2b_NEVER_LOG';
@@ -160,4 +161,23 @@ export class FakePrompts implements Prompts {
 /** Lists a folder, failing loudly on leftovers such as temporary `.part` files. */
 export async function listing(folder: string): Promise<string[]> {
   return (await fs.readdir(folder).catch(() => [])).sort();
+}
+
+/** One row of a view as VS Code would show it. */
+export interface Row {
+  readonly node: LabNode;
+  readonly item: vscode.TreeItem;
+  readonly label: string;
+}
+
+/** The rows of a view (or of one row's children), asked of the view's data as VS Code asks it. */
+export async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Row[]> {
+  const provider = api.views[view];
+  const nodes = (await provider.getChildren(parent)) ?? [];
+  return Promise.all(
+    nodes.map(async (node) => {
+      const item = await provider.getTreeItem(node);
+      return { node, item, label: typeof item.label === 'string' ? item.label : (item.label?.label ?? '') };
+    }),
+  );
 }

@@ -4,26 +4,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
-import type { LabNode } from '../../src/views/nodes';
 import { MockLabHost, MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, signIn, workspaceFolder } from './helpers';
-
-interface Row {
-  readonly node: LabNode;
-  readonly item: vscode.TreeItem;
-  readonly label: string;
-}
-
-async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Row[]> {
-  const provider = api.views[view];
-  const nodes = (await provider.getChildren(parent)) ?? [];
-  return Promise.all(
-    nodes.map(async (node) => {
-      const item = await provider.getTreeItem(node);
-      return { node, item, label: typeof item.label === 'string' ? item.label : (item.label?.label ?? '') };
-    }),
-  );
-}
+import { FakePrompts, activateExtension, eventually, rows, signIn, workspaceFolder } from './helpers';
 
 const BETA_ENDPOINTS = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');

@@ -6,24 +6,9 @@ import type { LabDataExtensionApi } from '../../src/api';
 import { resolveSince } from '../../src/core/savedSearches';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
+import { FakePrompts, activateExtension, eventually, rows as viewRows, signIn, signInOnly, startLab, workspaceFolder, type Row } from './helpers';
 
-interface Row {
-  readonly node: LabNode;
-  readonly item: vscode.TreeItem;
-  readonly label: string;
-}
-
-async function rows(api: LabDataExtensionApi, parent?: LabNode): Promise<Row[]> {
-  const provider = api.views.reports;
-  const nodes = (await provider.getChildren(parent)) ?? [];
-  return Promise.all(
-    nodes.map(async (node) => {
-      const item = await provider.getTreeItem(node);
-      return { node, item, label: typeof item.label === 'string' ? item.label : (item.label?.label ?? '') };
-    }),
-  );
-}
+const rows = (api: LabDataExtensionApi, parent?: LabNode): Promise<Row[]> => viewRows(api, 'reports', parent);
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 const reportRows = (list: Row[]): Row[] => list.filter((row) => row.item.contextValue?.startsWith('labData.report'));

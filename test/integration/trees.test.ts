@@ -1,29 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
-import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { activateExtension, eventually, signInOnly, startLab } from './helpers';
-
-type ViewName = keyof LabDataExtensionApi['views'];
-
-interface Row {
-  readonly node: LabNode;
-  readonly item: vscode.TreeItem;
-  readonly label: string;
-}
-
-async function rows(api: LabDataExtensionApi, view: ViewName, parent?: LabNode): Promise<Row[]> {
-  const provider = api.views[view];
-  const nodes = (await provider.getChildren(parent)) ?? [];
-  return Promise.all(
-    nodes.map(async (node) => {
-      const item = await provider.getTreeItem(node);
-      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      return { node, item, label };
-    }),
-  );
-}
+import { activateExtension, eventually, rows, signInOnly, startLab, type Row } from './helpers';
 
 function find(list: Row[], label: string | RegExp): Row {
   const row = list.find((r) => (typeof label === 'string' ? r.label === label : label.test(r.label)));
