@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, ProxyAgent } from './undiciAgents';
 import { isLoopbackHost } from './baseUrl';
 import type { LabApiError } from './errors';
 import { labError } from './messages';

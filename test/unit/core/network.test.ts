@@ -7,6 +7,8 @@ import { LabApi } from '../../../src/core/labApi';
 import { parseLabDefinition, isInvalidLab, type LabDefinition } from '../../../src/core/labDefinition';
 import { bypassesProxy, describeProxy, loadCertificateAuthorities, proxyFor, resolveProxySettings, type NetworkOptions } from '../../../src/core/network';
 import { RateLimitGate } from '../../../src/core/timing';
+import { Agent, ProxyAgent } from '../../../src/core/undiciAgents';
+import * as undici from 'undici';
 import { MockLabHost, MockLabServer } from '../../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../../support/certificates';
 import { startForwardProxy, type ForwardProxy } from '../../support/forwardProxy';
@@ -23,6 +25,13 @@ function lab(entry: Record<string, unknown>): LabDefinition {
 function api(definition: LabDefinition, token: string, network?: NetworkOptions): LabApi {
   return new LabApi({ lab: definition, token, network, rateLimitGate: new RateLimitGate(), ...FAST });
 }
+
+describe("undici's pools", () => {
+  it('are the very classes undici exports (taken from their modules to keep fetch and WebSocket out of the bundle)', () => {
+    assert.equal(Agent, undici.Agent);
+    assert.equal(ProxyAgent, undici.ProxyAgent);
+  });
+});
 
 describe('noProxy patterns', () => {
   const url = (text: string): URL => new URL(text);
