@@ -19,7 +19,7 @@ import type { LabRequest } from './labProcess';
  */
 
 const TOKEN = 'demo-full-access';
-const RUNS = Math.max(1, Number(process.env.LABDATA_BENCH_RUNS ?? 3));
+const RUNS = Math.max(1, Number(process.env.LABDATA_BENCH_RUNS ?? 5));
 const root = path.resolve(__dirname, '..', '..', '..');
 const resultsDir = path.join(root, 'test-results');
 

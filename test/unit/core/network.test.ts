@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { rootCertificates } from 'node:tls';
@@ -27,9 +29,25 @@ function api(definition: LabDefinition, token: string, network?: NetworkOptions)
 }
 
 describe("undici's pools", () => {
-  it('are the very classes undici exports (taken from their modules to keep fetch and WebSocket out of the bundle)', () => {
+  it('are the very classes and request undici exports (taken from their modules to keep fetch and WebSocket out of the bundle)', async () => {
     assert.equal(Agent, undici.Agent);
     assert.equal(ProxyAgent, undici.ProxyAgent);
+    const agent = new Agent();
+    try {
+      // undici's index adds `request` to every dispatcher; ours calls the same function without it.
+      assert.equal(typeof (agent as { request?: unknown }).request, 'function');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      assert.equal((agent as { request?: unknown }).request, require('undici/lib/api/api-request.js'));
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("serve the core on their own, as in the bundle, where undici's index is never loaded: direct and through a proxy", function () {
+    this.timeout(30_000);
+    const result = spawnSync(process.execPath, [path.join(__dirname, 'withoutUndiciIndex.js')], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { directReports: 50, proxiedReports: 50, tunnelled: true, index: false });
   });
 });
 
