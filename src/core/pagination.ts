@@ -116,75 +116,46 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const first = options.startPage ?? 1;
   const lastAllowed = first + maxPages - 1;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
   const dedupe = new Deduplicator(options);
-  // Pages still in flight when the caller stops early (or one fails) are cancelled with this.
-  const local = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
+  // Pages asked for ahead are cancelled with this when the caller stops early, one fails, or the
+  // walk falls back to one page at a time.
+  const ahead = new AbortController();
+  const aheadSignal = options.signal ? AbortSignal.any([options.signal, ahead.signal]) : ahead.signal;
   const pending = new Map<number, Promise<Page<T>>>();
+  // Set once the first page vouches for the page count; cleared when the walk goes one by one.
+  let last: number | undefined;
+  let next = first + 1;
+  let inFlight = 0;
+  let page = first;
+  /** At most `concurrency` requests in flight, a new one as soon as any answers, and a bounded read-ahead. */
+  const pump = (): void => {
+    while (last !== undefined && inFlight < concurrency && next <= last && next < page + concurrency * READ_AHEAD) {
+      const started = fetchPage(next, aheadSignal);
+      inFlight++;
+      // Awaited in order below; meanwhile a later page's failure must not go unhandled.
+      started
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
+      pending.set(next++, started);
+    }
+  };
   try {
-    const head = await fetchPage(first, signal);
-    const firstPage = dedupe.fresh(head, first);
-    if (!firstPage) {
-      return;
-    }
-    yield firstPage;
-    if (!head.hasMore) {
-      return;
-    }
-    let page = first + 1;
-    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    const known = concurrency > 1 ? knownLastPage(head, first) : undefined;
-    if (known !== undefined) {
-      const last = Math.min(known, lastAllowed);
-      // At most `concurrency` requests in flight, a new one as soon as any answers (not only the
-      // next in order), and at most READ_AHEAD pages held beyond the one the caller is reading.
-      let next = page;
-      let inFlight = 0;
-      const pump = (): void => {
-        while (inFlight < concurrency && next <= last && next < page + concurrency * READ_AHEAD) {
-          const started = fetchPage(next, signal);
-          inFlight++;
-          // Awaited in order below; meanwhile a later page's failure must not go unhandled.
-          started.then(
-            () => undefined,
-            () => undefined,
-          ).finally(() => {
-            inFlight--;
-            pump();
-          });
-          pending.set(next++, started);
-        }
-      };
-      for (; page <= last; page++) {
-        pump();
-        const result = await pending.get(page)!;
-        pending.delete(page);
-        const fresh = dedupe.fresh(result, page);
-        if (!fresh) {
-          return;
-        }
-        yield fresh;
-        if (!result.hasMore) {
-          return;
-        }
-        if (result.page !== page) {
-          options.onAnomaly?.({ kind: 'sequential', page });
-          page++;
-          break;
-        }
-      }
-      // Pages asked for ahead of a break are not used: the walk goes on one page at a time.
-      next = last + 1;
-      local.abort();
-      pending.clear();
-    }
-    const sequentialSignal = options.signal;
     for (; ; page++) {
       if (page > lastAllowed) {
         options.onAnomaly?.({ kind: 'pageCap', page });
         return;
       }
-      const result = await fetchPage(page, local.signal.aborted ? sequentialSignal : signal);
+      pump();
+      const asked = pending.get(page);
+      pending.delete(page);
+      const result = await (asked ?? fetchPage(page, options.signal));
       const fresh = dedupe.fresh(result, page);
       if (!fresh) {
         return;
@@ -193,8 +164,20 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
       if (!result.hasMore) {
         return;
       }
+      if (page === first && concurrency > 1) {
+        const known = knownLastPage(result, first);
+        last = known === undefined ? undefined : Math.min(known, lastAllowed);
+      } else if (last !== undefined && (result.page !== page || page >= last)) {
+        if (result.page !== page) {
+          options.onAnomaly?.({ kind: 'sequential', page });
+        }
+        // From here on (a page that did not match, or past the count the first page gave), one at a time.
+        last = undefined;
+        ahead.abort();
+        pending.clear();
+      }
     }
   } finally {
-    local.abort();
+    ahead.abort();
   }
 }
