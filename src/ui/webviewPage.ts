@@ -8,7 +8,8 @@ export function escapeHtml(text: string): string {
 
 /**
  * What every Lab Data webview page is built from: a fresh nonce for its scripts, URIs of the
- * extension's own files, and one document head (Content-Security-Policy, language, stylesheet).
+ * extension's own files, and one document head (Content-Security-Policy, language, the shared
+ * `media/webview.css` and the page's own stylesheet).
  */
 export class WebviewPage {
   readonly nonce = randomBytes(18).toString('base64url');
@@ -28,7 +29,7 @@ export class WebviewPage {
     return this.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...parts)).toString();
   }
 
-  /** The whole page: `csp` as its policy, the stylesheet at `media/<stylesheet>`, then `body` (attributes and content). */
+  /** The whole page: `csp` as its policy, `media/webview.css` and then the page's `media/<stylesheet>`, then `body` (attributes and content). */
   document(csp: string, stylesheet: string, bodyAttributes: string, body: string): string {
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
@@ -36,6 +37,7 @@ export class WebviewPage {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${this.resource('media', 'webview.css')}">
 <link rel="stylesheet" href="${this.resource('media', stylesheet)}">
 </head>
 <body${bodyAttributes ? ` ${bodyAttributes}` : ''}>
