@@ -22,7 +22,6 @@ export class LabAuthenticationProvider implements vscode.AuthenticationProvider,
 
   async getSessions(): Promise<vscode.AuthenticationSession[]> {
     await this.labs.ready;
-    this.sync();
     return [...this.current.values()];
   }
 
