@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { oneLine, reportLine, sampleLine, saveConfirmation, toolLimit, toolList, type ToolList } from '../core/chatText';
+import { serverText } from '../core/serverText';
+import { reportLine, sampleLine, saveConfirmation, toolLimit, toolList, type ToolList } from '../core/chatText';
 import { LabApiError } from '../core/errors';
 import type { LabApi } from '../core/labApi';
 import type { FilterName } from '../core/labDefinition';
@@ -76,7 +77,7 @@ export class LabTools {
         invoke: (options, token) => this.run(() => this.searchReports(options.input, token)),
       }),
       vscode.lm.registerTool<GetReportInput>(Tools.getReport, {
-        prepareInvocation: (options) => ({ invocationMessage: vscode.l10n.t('Getting report {0}…', oneLine(options.input?.id, 80)) }),
+        prepareInvocation: (options) => ({ invocationMessage: vscode.l10n.t('Getting report {0}…', serverText(options.input?.id, 80)) }),
         invoke: (options, token) => this.run(() => this.getReport(options.input, token)),
       }),
       vscode.lm.registerTool<ListSamplesInput>(Tools.listSamples, {
@@ -95,7 +96,7 @@ export class LabTools {
     const ids = Array.isArray(input?.ids) ? input.ids : [];
     const lab = this.labLabel(input);
     const folder = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string>(Settings.downloadFolder, 'lab-reports');
-    const { title, message } = saveConfirmation(ids, lab, oneLine(folder, 100));
+    const { title, message } = saveConfirmation(ids, lab, serverText(folder, 100));
     return {
       invocationMessage: vscode.l10n.t('Saving {0} report PDF(s) from {1}…', ids.length, lab),
       confirmationMessages: { title, message: new vscode.MarkdownString().appendText(message) },
@@ -103,7 +104,7 @@ export class LabTools {
   }
 
   private labLabel(input: { lab?: unknown } | undefined): string {
-    return typeof input?.lab === 'string' && input.lab.trim() ? oneLine(input.lab, 60) : (this.labs.signedIn.length === 1 ? this.labs.signedIn[0]!.lab.name : vscode.l10n.t('your lab'));
+    return typeof input?.lab === 'string' && input.lab.trim() ? serverText(input.lab, 60) : (this.labs.signedIn.length === 1 ? this.labs.signedIn[0]!.lab.name : vscode.l10n.t('your lab'));
   }
 
   /** Runs a tool body, turning every failure into text and redacting the result. */
@@ -135,7 +136,7 @@ export class LabTools {
       }
       return phrase(error);
     }
-    return error instanceof Error ? oneLine(error.message, 300) : 'The tool failed.';
+    return error instanceof Error ? serverText(error.message, 300) : 'The tool failed.';
   }
 
   /** The signed-in lab a call is for: the one named, or the only one signed in. */
@@ -146,7 +147,7 @@ export class LabTools {
       const connection = this.labs.get(name);
       if (!connection) {
         const known = this.labs.all.map((lab) => lab.lab.name);
-        throw new ToolRefusal(`There is no lab named "${oneLine(name, 60)}". ${known.length > 0 ? `Labs: ${known.join(', ')}.` : 'No lab is set up.'}`);
+        throw new ToolRefusal(`There is no lab named "${serverText(name, 60)}". ${known.length > 0 ? `Labs: ${known.join(', ')}.` : 'No lab is set up.'}`);
       }
       if (!connection.api) {
         throw new ToolRefusal(`Not signed in to ${connection.lab.name}. Ask the user to run "Lab Data: Sign In" first.`);
@@ -207,7 +208,7 @@ export class LabTools {
       return [`Report of ${api.lab.name}: ${reportLine(report)}`, JSON.stringify({ lab: api.lab.name, record: report.raw })];
     } catch (error) {
       if (error instanceof LabApiError && error.code === 'notFound') {
-        throw new ToolRefusal(`${api.lab.name} has no report "${oneLine(id, 80)}", or it is outside the user's access scope.`);
+        throw new ToolRefusal(`${api.lab.name} has no report "${serverText(id, 80)}", or it is outside the user's access scope.`);
       }
       throw error;
     }

@@ -1,18 +1,10 @@
+import { serverText } from './serverText';
 import type { JsonObject, Report, Sample } from './records';
 
 /** Most records a chat tool returns at once, and how many it returns unless asked. */
 export const MAX_TOOL_RECORDS = 50;
 export const DEFAULT_TOOL_RECORDS = 20;
 
-/**
- * Server text made safe to put in a line a model (and a person) reads: one line, without control
- * or bidirectional-override characters, at most `max` characters.
- */
-export function oneLine(value: unknown, max = 120): string {
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** `limit` from a tool's input: a whole number from 1 to 50, 20 when absent. */
 export function toolLimit(value: unknown): number {
@@ -31,19 +23,19 @@ export function utcMinute(value: string | undefined): string | undefined {
     return undefined;
   }
   const at = Date.parse(value);
-  return Number.isNaN(at) ? oneLine(value, 40) : `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return Number.isNaN(at) ? serverText(value, 40) : `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** One report as a line: id, type, title, client, project, status, publication time and whether a PDF can be had. */
 export function reportLine(report: Report): string {
   const raw = report.raw;
   return [
-    oneLine(report.report_id, 80),
-    report.report_type && oneLine(report.report_type, 60),
-    typeof raw.title === 'string' && raw.title.trim() ? `"${oneLine(raw.title, 100)}"` : undefined,
-    report.client_id && `client ${oneLine(report.client_id, 60)}`,
-    report.project_id && `project ${oneLine(report.project_id, 60)}`,
-    report.status && oneLine(report.status, 40),
+    serverText(report.report_id, 80),
+    report.report_type && serverText(report.report_type, 60),
+    typeof raw.title === 'string' && raw.title.trim() ? `"${serverText(raw.title, 100)}"` : undefined,
+    report.client_id && `client ${serverText(report.client_id, 60)}`,
+    report.project_id && `project ${serverText(report.project_id, 60)}`,
+    report.status && serverText(report.status, 40),
     report.published_at && `published ${utcMinute(report.published_at)}`,
     report.download_available === false ? 'no PDF' : 'PDF available',
   ]
@@ -56,10 +48,10 @@ export function sampleLine(sample: Sample): string {
   const raw = sample.raw;
   const field = (...keys: string[]): string | undefined => {
     const key = keys.find((candidate) => typeof raw[candidate] === 'string' || typeof raw[candidate] === 'number');
-    return key === undefined ? undefined : oneLine(raw[key], 80);
+    return key === undefined ? undefined : serverText(raw[key], 80);
   };
   const received = field('received_at', 'received', 'collected_at');
-  return [sample.id !== undefined ? oneLine(sample.id, 80) : '(no id)', field('sample_name', 'name', 'description', 'client_sample_id'), field('matrix'), field('status'), received && `received ${utcMinute(received)}`].filter(Boolean).join(' · ');
+  return [sample.id !== undefined ? serverText(sample.id, 80) : '(no id)', field('sample_name', 'name', 'description', 'client_sample_id'), field('matrix'), field('status'), received && `received ${utcMinute(received)}`].filter(Boolean).join(' · ');
 }
 
 /** What a list tool returns: a heading, a line per record, and "Showing N of M" when there were more. */
@@ -91,10 +83,10 @@ export function toolList<T extends { raw: JsonObject }>(lab: string, heading: st
 
 /** The confirmation shown before the save tool writes files: what, from where, into which folder. */
 export function saveConfirmation(ids: readonly unknown[], lab: string, folder: string): { readonly title: string; readonly message: string } {
-  const shown = ids.filter((id): id is string => typeof id === 'string').map((id) => oneLine(id, 80));
+  const shown = ids.filter((id): id is string => typeof id === 'string').map((id) => serverText(id, 80));
   const listed = shown.length > 10 ? `${shown.slice(0, 10).join(', ')} and ${shown.length - 10} more` : shown.join(', ');
   return {
     title: shown.length === 1 ? 'Save a report PDF?' : `Save ${shown.length} report PDFs?`,
-    message: `Save ${shown.length === 1 ? 'the PDF of report' : `the PDFs of ${shown.length} reports`} ${listed} from ${oneLine(lab, 60)} into ${folder} in your workspace. An existing file is never replaced without asking.`,
+    message: `Save ${shown.length === 1 ? 'the PDF of report' : `the PDFs of ${shown.length} reports`} ${listed} from ${serverText(lab, 60)} into ${folder} in your workspace. An existing file is never replaced without asking.`,
   };
 }

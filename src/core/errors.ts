@@ -27,8 +27,10 @@ export interface LabApiErrorDetails {
   readonly params?: Readonly<Record<string, string>>;
   /** When a rate-limited caller may try again. */
   readonly retryAt?: Date;
-  /** Extra text for the log, e.g. the server's own error message (already redacted). */
+  /** Extra text for the log, e.g. a system error code (already redacted). */
   readonly detail?: string;
+  /** The server's own reason from its error body, passed through `serverText`; shown to the user. */
+  readonly reason?: string;
   /** How many attempts were made before giving up. */
   readonly attempts?: number;
   /** The catalogue message (`MESSAGES` in messages.ts) and its arguments, for translation. */
@@ -48,6 +50,7 @@ export class LabApiError extends Error implements LabApiErrorDetails {
   readonly params?: Readonly<Record<string, string>>;
   readonly retryAt?: Date;
   readonly detail?: string;
+  readonly reason?: string;
   readonly attempts?: number;
   readonly text?: LabApiErrorDetails['text'];
   readonly #details: LabApiErrorDetails;
@@ -85,6 +88,9 @@ export class LabApiError extends Error implements LabApiErrorDetails {
     if (this.detail) {
       facts.push(this.detail);
     }
+    if (this.reason && !this.message.includes(this.reason)) {
+      facts.push(`server said: ${this.reason}`);
+    }
     return facts.length > 0 ? `${this.message} (${facts.join('; ')})` : this.message;
   }
 
@@ -103,6 +109,7 @@ export class LabApiError extends Error implements LabApiErrorDetails {
       params: this.params,
       retryAt: this.retryAt?.toISOString(),
       detail: this.detail,
+      reason: this.reason,
       attempts: this.attempts,
     };
   }
@@ -113,14 +120,4 @@ export function isCancellation(error: unknown): boolean {
   return error instanceof LabApiError ? error.code === 'cancelled' : error instanceof Error && error.name === 'AbortError';
 }
 
-
-/** Replaces every occurrence of the given secrets, and anything shaped like a bearer credential, in a text. */
-export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length > 0) {
-      result = result.split(secret).join('[redacted]');
-    }
-  }
-  return result.replace(/(bearer\s+)[^\s"',;]+/gi, '$1[redacted]');
-}
+export { redactSecrets } from './serverText';

@@ -3,8 +3,11 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { LabBaseUrl } from './baseUrl';
 import { isLoopbackHost } from './baseUrl';
-import { LabApiError, redactSecrets, type LabErrorCode } from './errors';
+import { ACCEPT_ENCODING, contentCodings, decodeBody } from './contentEncoding';
+import { readErrorBody, type ErrorBody } from './errorBody';
+import { LabApiError, type LabErrorCode } from './errors';
 import { cancelledError, labError, type MessageId } from './messages';
+import { registerSecret, serverText } from './serverText';
 import { DIRECT, Routes, describeProxy, type NetworkOptions, type Route } from './network';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
 
@@ -23,6 +26,9 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, headersMs: 30
 export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_REQUEST_ID_LENGTH = 120;
+/** What a request asks for after the server refused the narrower `Accept` (406); the answer is still checked. */
+const ACCEPT_ANYTHING = '*/*';
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id', 'request-id', 'correlation-id', 'x-ms-request-id', 'x-amzn-requestid'];
 
 /** What the connection to the lab looks like after a request, for a status display. */
@@ -98,8 +104,9 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const value = header(headers, name);
-    if (value) {
-      return value.slice(0, 200);
+    const id = serverText(value, MAX_REQUEST_ID_LENGTH);
+    if (id) {
+      return id;
     }
   }
   return undefined;
@@ -203,13 +210,10 @@ export class HttpClient {
       headersTimeoutMs: this.timeouts.headersMs,
       bodyTimeoutMs: this.timeouts.bodyIdleMs,
     });
-    if (options.network?.proxyAuthorization) {
-      this.extraSecrets.push(options.network.proxyAuthorization);
-    }
+    // Whatever a server sends back (an echoed token included) is redacted before anyone sees it.
+    registerSecret(options.token);
+    registerSecret(options.network?.proxyAuthorization);
   }
-
-  /** Secrets besides the token that must never reach a message: proxy credentials. */
-  private readonly extraSecrets: string[] = [];
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
   async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
@@ -239,6 +243,7 @@ export class HttpClient {
     const search = new URLSearchParams(query).toString();
     const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
     const describe = `GET ${path}${search ? `?${search}` : ''}`;
+    let accept = spec.accept;
     for (let attempt = 0; ; attempt++) {
       let failure: AttemptFailure;
       try {
@@ -246,28 +251,31 @@ export class HttpClient {
           await this.gate.wait(spec.signal);
           const started = Date.now();
           const context: AttemptContext = { path, params: query, signal: spec.signal };
-          const { response, url } = await this.dispatch(target, spec, context);
+          const { response, url } = await this.dispatch(target, { ...spec, accept }, context);
           const requestId = requestIdOf(response.headers);
           this.log('debug', `[http] ${describe} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
           if (response.statusCode < 200 || response.statusCode >= 300) {
             throw await this.statusFailure(response, path, query, requestId, url);
           }
           this.onConnection({ kind: 'online' });
-          const contentLength = Number(header(response.headers, 'content-length'));
+          let body: Readable = response.body;
           try {
+            body = decodedBody(response);
             return await consume({
               status: response.statusCode,
               headers: response.headers,
-              body: response.body,
+              body,
               requestId,
               contentType: header(response.headers, 'content-type') ?? '',
-              contentLength: Number.isFinite(contentLength) ? contentLength : undefined,
+              // The declared length is of the encoded bytes; a decoded body is counted as it is read.
+              contentLength: body === response.body ? declaredLength(header(response.headers, 'content-length')) : undefined,
               path,
             });
           } catch (error) {
             const mapped = this.toLabError(error, { ...context, requestId });
             throw retryBodyFailures ? new AttemptFailure(mapped, this.isTransient(mapped, error)) : new AttemptFailure(mapped, false);
           } finally {
+            discard(body);
             discard(response.body);
           }
         }, spec.signal);
@@ -280,6 +288,13 @@ export class HttpClient {
         }
       }
       const { error } = failure;
+      if (error.status === 406 && accept !== ACCEPT_ANYTHING) {
+        // The server cannot label its answer as we asked: ask again for whatever it has, and check what comes.
+        this.log('info', `[http] ${describe} refused Accept: ${accept} (HTTP 406); asking again with Accept: ${ACCEPT_ANYTHING}`);
+        accept = ACCEPT_ANYTHING;
+        attempt--;
+        continue;
+      }
       const givingUp = !failure.retryable || attempt >= this.retry.retries;
       const delay = givingUp ? 0 : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
       this.reportConnection(error, delay);
@@ -330,7 +345,7 @@ export class HttpClient {
     let url = target;
     for (let hop = 0; ; hop++) {
       const sameOrigin = url.origin === this.baseUrl.origin;
-      const headers: Record<string, string> = { accept: spec.accept, 'user-agent': this.userAgent };
+      const headers: Record<string, string> = { accept: spec.accept, 'accept-encoding': ACCEPT_ENCODING, 'user-agent': this.userAgent };
       if (sameOrigin) {
         headers.authorization = `Bearer ${this.#token}`;
       }
@@ -377,9 +392,9 @@ export class HttpClient {
 
   private async statusFailure(response: Dispatcher.ResponseData, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined, from: URL): Promise<AttemptFailure> {
     const status = response.statusCode;
-    const { detail, requestId: bodyRequestId } = await this.readErrorBody(response);
+    const { reason, requestId: bodyRequestId } = await this.readErrorBody(response);
     const requestId = headerRequestId ?? bodyRequestId;
-    const details = { status, path, params, requestId, detail };
+    const details = { status, path, params, requestId, reason };
     if ((status === 401 || status === 403) && from.origin !== this.baseUrl.origin) {
       // A login page or another service after a redirect: not the lab's verdict on the token.
       return new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false);
@@ -399,39 +414,25 @@ export class HttpClient {
     return new AttemptFailure(labError(code, id, args, details), retryable);
   }
 
-  /** Reads a small error body for the log: the server's own message and request id, redacted. */
-  private async readErrorBody(response: Dispatcher.ResponseData): Promise<{ detail?: string; requestId?: string }> {
+  /** Reads a small error body: the server's own reason and request id, sanitised. */
+  private async readErrorBody(response: Dispatcher.ResponseData): Promise<ErrorBody> {
+    let body: Readable = response.body;
     try {
+      body = decodedBody(response);
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of response.body) {
+      for await (const chunk of body) {
         size += (chunk as Buffer).length;
         if (size > MAX_ERROR_BODY_BYTES) {
           break;
         }
         chunks.push(chunk as Buffer);
       }
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (!text) {
-        return {};
-      }
-      let message: unknown = undefined;
-      let requestId: unknown = undefined;
-      try {
-        const parsed = JSON.parse(text) as Record<string, unknown>;
-        const inner = typeof parsed.error === 'object' && parsed.error !== null ? (parsed.error as Record<string, unknown>) : parsed;
-        message = inner.message ?? inner.detail ?? inner.title ?? (typeof parsed.error === 'string' ? parsed.error : undefined);
-        requestId = inner.request_id ?? parsed.request_id ?? inner.correlation_id ?? parsed.correlation_id;
-      } catch {
-        message = /json/i.test(header(response.headers, 'content-type') ?? '') ? undefined : text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
-      }
-      return {
-        detail: typeof message === 'string' && message ? `server said: ${this.redact(message).slice(0, 300)}` : undefined,
-        requestId: typeof requestId === 'string' ? requestId.slice(0, 200) : undefined,
-      };
+      return readErrorBody(Buffer.concat(chunks).toString('utf8'), header(response.headers, 'content-type') ?? '');
     } catch {
       return {};
     } finally {
+      discard(body);
       discard(response.body);
     }
   }
@@ -460,7 +461,8 @@ export class HttpClient {
       chunks.push(chunk as Buffer);
     }
     try {
-      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      // A byte-order mark is not JSON, but some servers (and Windows tools behind them) send one.
+      return JSON.parse(Buffer.concat(chunks).toString('utf8').replace(/^\ufeff/, ''));
     } catch {
       throw labError('invalidResponse', 'badJson', {}, { status: response.status, path: response.path, requestId: response.requestId });
     }
@@ -474,10 +476,6 @@ export class HttpClient {
     });
   }
 
-  private redact(text: string): string {
-    return redactSecrets(text, [this.#token, ...this.extraSecrets]);
-  }
-
   /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
   private toLabError(error: unknown, context: AttemptContext): LabApiError {
     if (error instanceof LabApiError) {
@@ -489,7 +487,7 @@ export class HttpClient {
     const { path, params, requestId, proxy } = context;
     const details = { path, params, requestId };
     const code = errorCode(error);
-    const raw = error instanceof Error ? this.redact(error.message).slice(0, 200) : undefined;
+    const raw = error instanceof Error ? serverText(error.message) : undefined;
     const origin = context.target?.origin ?? this.baseUrl.origin;
     const tunnel = raw === undefined ? undefined : PROXY_TUNNEL_STATUS.exec(raw);
     if (proxy !== undefined && tunnel) {
@@ -519,6 +517,29 @@ export class HttpClient {
     }
     return labError('network', 'unreachable', { origin, reason }, { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
   }
+}
+
+/**
+ * A `Content-Length` we can rely on: digits only, and no more than a safe integer. Anything else
+ * (negative, fractional, a list, absurdly large) is treated as absent, so the body is counted as
+ * it arrives instead.
+ */
+export function declaredLength(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d{1,16}\s*$/.test(value)) {
+    return undefined;
+  }
+  const length = Number(value);
+  return Number.isSafeInteger(length) ? length : undefined;
+}
+
+/** The response body with its content codings undone; a coding we cannot decode is refused. */
+function decodedBody(response: Dispatcher.ResponseData): Readable {
+  const encoding = header(response.headers, 'content-encoding');
+  const codings = contentCodings(encoding);
+  if (codings === undefined) {
+    throw labError('invalidResponse', 'unknownEncoding', { encoding: serverText(encoding, 40) });
+  }
+  return decodeBody(response.body, codings);
 }
 
 /** Releases a response body whatever state it is in; undici reports the abort as an error nobody needs. */

@@ -4,6 +4,7 @@ import { LabApiError } from './errors';
 import { HttpClient, type HttpClientOptions, type LabResponse } from './httpClient';
 import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinition';
 import { parseListBody } from './listEnvelope';
+import { serverText } from './serverText';
 import { labError } from './messages';
 import { hasMorePages, iteratePages, type Page, type PagingAnomaly } from './pagination';
 import { buildListQuery, type ListQuery } from './query';
@@ -46,6 +47,13 @@ export interface IterateOptions {
   readonly signal?: AbortSignal;
   readonly onAnomaly?: (anomaly: PagingAnomaly) => void;
 }
+
+/**
+ * The labels real servers put on a PDF: its own type, and the generic binary ones file endpoints
+ * use (or none at all). Any of these is accepted only when the body starts as a PDF does
+ * ({@link pdfHeadProblem}); HTML, JSON, text and everything else are refused before a byte is read.
+ */
+const PDF_CONTENT_TYPES: ReadonlySet<string> = new Set(['application/pdf', 'application/x-pdf', 'application/octet-stream', 'binary/octet-stream', 'application/force-download', 'application/download', 'application/x-download', '']);
 
 type Parser<T> = (value: unknown) => T | undefined;
 
@@ -128,8 +136,8 @@ export class LabApi {
   /** Refuses a file response that is not labelled as a PDF or declares more than `maxBytes`, before its body is read. */
   private static checkPdfResponse(response: LabResponse, maxBytes: number): void {
     const type = response.contentType.split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/pdf' && type !== 'application/octet-stream' && type !== 'application/x-pdf') {
-      throw labError('invalidResponse', 'notPdfType', { type: type || 'no content type' }, {
+    if (!PDF_CONTENT_TYPES.has(type)) {
+      throw labError('invalidResponse', 'notPdfType', { type: serverText(type, 60) || 'no content type' }, {
         status: response.status,
         path: response.path,
         requestId: response.requestId,

@@ -42,6 +42,7 @@ export const MESSAGES = {
   redirectTooMany: 'The lab redirected too many times.',
   notJson: 'The lab answered with {type} instead of JSON; a proxy or login page may be in the way.',
   badJson: 'The lab sent a response that is not valid JSON.',
+  unknownEncoding: 'The lab sent its answer encoded as "{encoding}", which this extension cannot decode.',
   jsonTooLarge: "The lab's response is larger than {mib} MiB, the most this extension reads as JSON.",
   cancelled: 'The request was cancelled.',
   timeout: 'The lab at {origin} timed out while {what}.',
@@ -75,6 +76,7 @@ export const MESSAGES = {
   writeBadName: 'Refusing the file name "{name}".',
   writeInTheWay: 'Refusing to write {name}: a link or folder of that name is in the way.',
   writeExists: '{name} already exists in {folder}.',
+  serverReason: 'The lab said: “{reason}”',
 } as const;
 
 export type MessageId = keyof typeof MESSAGES;
@@ -87,7 +89,8 @@ export function formatMessage(id: MessageId, args: MessageArgs = {}): string {
 
 /** A {@link LabApiError} whose sentence comes from the catalogue, so the VS Code layer can translate it. */
 export function labError(code: LabErrorCode, id: MessageId, args: MessageArgs = {}, details: LabApiErrorDetails = {}): LabApiError {
-  return new LabApiError(code, formatMessage(id, args), { ...details, text: { id, args } });
+  const sentence = formatMessage(id, args);
+  return new LabApiError(code, details.reason ? `${sentence} ${formatMessage('serverReason', { reason: details.reason })}` : sentence, { ...details, text: { id, args } });
 }
 
 /** The error a cancelled request or write ends with. */

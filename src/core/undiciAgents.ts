@@ -1,4 +1,5 @@
-import type { Agent as UndiciAgent, ProxyAgent as UndiciProxyAgent } from 'undici';
+import type { Socket } from 'node:net';
+import type { Agent as UndiciAgent, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent, buildConnector as BuildConnector } from 'undici';
 
 /**
  * undici's connection pools, taken from their own modules rather than from undici's index: the
@@ -15,6 +16,89 @@ const api: Record<string, unknown> = require('undici/lib/api/index.js');
 if (!('request' in Dispatcher.prototype)) {
   Object.assign(Dispatcher.prototype, api);
 }
-export const Agent: typeof UndiciAgent = require('undici/lib/dispatcher/agent.js');
-export const ProxyAgent: typeof UndiciProxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
+const BaseAgent: typeof UndiciAgent = require('undici/lib/dispatcher/agent.js');
+const BaseProxyAgent: typeof UndiciProxyAgent = require('undici/lib/dispatcher/proxy-agent.js');
+const Pool: typeof UndiciPool = require('undici/lib/dispatcher/pool.js');
+const buildConnector: typeof BuildConnector = require('undici/lib/core/connect.js');
+const { kParser }: { kParser: symbol } = require('undici/lib/core/symbols.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+type Connector = BuildConnector.connector;
+/** How long a held-back end of a connection waits before it looks again whether the reader has caught up. */
+const END_RECHECK_MS = 5;
+
+/**
+ * Makes one of undici's sockets safe for the extension host:
+ * - A body that ends when the connection closes (no Content-Length, `Connection: close`) whose
+ *   reader is behind when the server closes: undici 7 asserts that its parser is not paused
+ *   (nodejs/undici#5360, fixed only in undici 8). The end of the connection is held back until the
+ *   reader has caught up, and is then delivered as undici expects.
+ * - Anything else undici's own socket listeners throw fails that connection (and so its request)
+ *   instead of escaping as an uncaught exception.
+ */
+export function guardSocket(socket: Socket): Socket {
+  const emit = socket.emit;
+  const parserOf = (): { paused?: boolean } | null | undefined => (socket as unknown as Record<symbol, { paused?: boolean } | null>)[kParser];
+  const deliver = (event: string | symbol, args: unknown[]): boolean => {
+    try {
+      return Reflect.apply(emit, socket, [event, ...args]) as boolean;
+    } catch (error) {
+      socket.destroy(error instanceof Error ? error : new Error(String(error)));
+      return true;
+    }
+  };
+  const endWhenCaughtUp = (args: unknown[]): void => {
+    const parser = parserOf();
+    if (socket.destroyed && !parser) {
+      return;
+    }
+    if (parser?.paused) {
+      setTimeout(() => endWhenCaughtUp(args), END_RECHECK_MS);
+      return;
+    }
+    deliver('end', args);
+  };
+  socket.emit = function (this: Socket, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'end' && parserOf()?.paused) {
+      setTimeout(() => endWhenCaughtUp(args), END_RECHECK_MS);
+      return true;
+    }
+    return deliver(event, args);
+  } as Socket['emit'];
+  return socket;
+}
+
+/** A connector whose sockets are guarded ({@link guardSocket}). */
+function guarded(connect: Connector): Connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (error) {
+        callback(error, null);
+      } else {
+        callback(null, guardSocket(socket as Socket));
+      }
+    });
+}
+
+function guardedPool(origin: string | URL, options: UndiciPool.Options & { connect?: Connector | object }): UndiciPool {
+  const connect = typeof options.connect === 'function' ? options.connect : buildConnector({ ...(options.connect as object) } as BuildConnector.BuildOptions);
+  return new Pool(origin, { ...options, connect: guarded(connect) });
+}
+
+/** undici's Agent, every connection guarded. */
+export class Agent extends BaseAgent {
+  constructor(options: UndiciAgent.Options = {}) {
+    super({ ...options, factory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options) });
+  }
+}
+
+/** undici's ProxyAgent, every connection (to the proxy, and to the lab through it) guarded. */
+export class ProxyAgent extends BaseProxyAgent {
+  constructor(options: UndiciProxyAgent.Options) {
+    super({
+      ...options,
+      factory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options),
+      clientFactory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options),
+    } as UndiciProxyAgent.Options);
+  }
+}

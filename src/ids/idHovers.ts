@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import type { JsonObject, Report } from '../core/records';
 import { Commands } from '../constants';
+import { serverText } from '../core/serverText';
 import type { LabConnection } from '../labs/labConnection';
 import { escapeMarkdown, localTime } from '../views/nodes';
 import { recordLink, type LinkKind } from './deepLinks';
@@ -17,8 +18,7 @@ function commandLink(title: string, command: string, args: unknown): string {
 
 /** Server text for a Markdown card: escaped, control and bidi characters dropped, length bounded. */
 function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
-  return escapeMarkdown(text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, ' ').slice(0, 200));
+  return escapeMarkdown(serverText(typeof value === 'object' && value !== null ? JSON.stringify(value) : value));
 }
 
 /**

@@ -1,14 +1,15 @@
+import { serverText } from '../../../src/core/serverText';
 import * as assert from 'node:assert/strict';
-import { oneLine, reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../src/core/chatText';
+import { reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../src/core/chatText';
 import { parseReport, parseSample } from '../../../src/core/records';
 
 describe('chat tool text', () => {
   it('makes server text one safe line: no controls, no bidi overrides, capped', () => {
-    assert.equal(oneLine('a\nb\r\n\tc\u0000d'), 'a b c d');
-    assert.equal(oneLine('evil\u202Egnp.exe\u2066x\u2069'), 'evilgnp.exex');
-    assert.equal(oneLine('x'.repeat(300), 10), `${'x'.repeat(9)}…`);
-    assert.equal(oneLine(42), '42');
-    assert.equal(oneLine({ an: 'object' }), '');
+    assert.equal(serverText('a\nb\r\n\tc\u0000d'), 'a b c d');
+    assert.equal(serverText('evil\u202Egnp.exe\u2066x\u2069'), 'evilgnp.exex');
+    assert.equal(serverText('x'.repeat(300), 10), `${'x'.repeat(9)}…`);
+    assert.equal(serverText(42), '42');
+    assert.equal(serverText({ an: 'object' }), '');
   });
 
   it('bounds limit to 1–50 with a default of 20', () => {

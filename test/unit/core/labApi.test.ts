@@ -157,7 +157,8 @@ describe('LabApi against the mock lab', () => {
     const error = (await rejection(lab.api().listReports({ status: 'draft' }))) as LabApiError;
     assert.equal(error.code, 'badRequest');
     assert.match(error.message, /invalid/);
-    assert.match(error.detail!, /status must be one of/);
+    assert.match(error.reason!, /status must be one of/);
+    assert.match(error.message, /The lab said: “.*status must be one of/);
     assert.equal(lab.server.takeRequests().length, 1);
     const tooBig = (await rejection(lab.api().listReports({ pageSize: 500 }))) as LabApiError;
     assert.equal(tooBig.status, 400);

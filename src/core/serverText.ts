@@ -1,0 +1,61 @@
+/**
+ * Text that came from a lab (messages, request ids, names, ids) on its way to a person: a log
+ * line, an error message, a tree label or tooltip, a notification, a document title, a support
+ * report or a chat answer. Every such path goes through {@link serverText}.
+ */
+
+/** Secrets the extension holds (lab tokens, proxy credentials): no text a server sent may show them. */
+const knownSecrets = new Set<string>();
+
+/** Adds a secret that {@link serverText} and {@link redactSecrets} remove from every text from now on. */
+export function registerSecret(secret: string | undefined): void {
+  // Very short values would redact ordinary words; no real token or credential is this short.
+  if (secret && secret.length >= 6) {
+    knownSecrets.add(secret);
+  }
+}
+
+/** The secrets registered so far (for a caller that redacts a whole document, e.g. a support report). */
+export function registeredSecrets(): readonly string[] {
+  return [...knownSecrets];
+}
+
+/** Replaces every occurrence of the given and the registered secrets, and anything shaped like a bearer credential. */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let result = text;
+  // Longest first, so a secret that contains another is removed whole.
+  const all = [...new Set([...secrets, ...knownSecrets])].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length);
+  for (const secret of all) {
+    if (result.includes(secret)) {
+      result = result.split(secret).join('[redacted]');
+    }
+  }
+  return result.replace(/((?:bearer|basic|token)\s+)[^\s"',;]+/gi, '$1[redacted]');
+}
+
+/** Controls (C0, DEL, C1), line and paragraph separators: each run becomes one space. */
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u0085]+/g;
+/** Bidirectional overrides and isolates, marks, zero-width characters and the byte-order mark: removed. */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+export const DEFAULT_SERVER_TEXT_LENGTH = 200;
+
+/**
+ * Makes a value a server sent safe to show or log: a single line, without control,
+ * bidirectional-override or zero-width characters, secrets redacted, at most `max` characters
+ * (cut with "…"). Anything that is not a string, number or boolean becomes the empty string.
+ */
+export function serverText(value: unknown, max = DEFAULT_SERVER_TEXT_LENGTH, secrets: readonly string[] = []): string {
+  const raw = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : '';
+  // Invisible characters go first, so a secret spelled with them in between is still found; the
+  // whole text is redacted before it is cut, so no part of a secret survives at the cut.
+  const flat = redactSecrets(raw.replace(INVISIBLE, '').replace(LINE_BREAKING, ' '), secrets).replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) {
+    return flat;
+  }
+  // Never cut a surrogate pair in half.
+  let end = Math.max(0, max - 1);
+  if (end > 0 && /[\ud800-\udbff]/.test(flat[end - 1]!)) {
+    end--;
+  }
+  return `${flat.slice(0, end)}…`;
+}
