@@ -102,6 +102,9 @@ export async function decideByExistingFile(report: Report, target: SaveTarget, l
  * and leaves no partial file. Per chunk it only adds to a counter; the display hears of it
  * through a {@link Throttle}.
  */
+/** Write failures that no other file in the same folder can escape; the run stops asking for files after one. */
+const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST']);
+
 export async function saveReports(reports: readonly Report[], options: SaveOptions): Promise<SaveRun> {
   const run: SaveRun = { saved: [], skipped: [], failed: [], bytes: 0, cancelled: false };
   const cancel = new AbortController();
@@ -177,6 +180,10 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
         return;
       }
       run.failed.push({ reportId: item.report_id, error });
+      if (error instanceof LabApiError && error.code === 'fileSystem' && FOLDER_WIDE_FAILURES.has(error.detail ?? '')) {
+        // The disk is full, read-only or closed to us: every other file would fail the same way.
+        folderFailure ??= error;
+      }
       options.warn?.(`Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`);
     } finally {
       arriving -= received;
@@ -185,10 +192,17 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     }
   };
 
+  let folderFailure: LabApiError | undefined;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < reports.length && !signal.aborted) {
-      await saveOne(reports[next++]!);
+      const item = reports[next++]!;
+      if (folderFailure) {
+        run.failed.push({ reportId: item.report_id, error: folderFailure });
+        done++;
+        continue;
+      }
+      await saveOne(item);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker));

@@ -217,7 +217,12 @@ export class HttpClient {
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
   async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
-    return this.send({ path, query, accept: 'application/json', signal }, (response) => this.readJson(response, signal), true);
+    return (await this.getJsonResponse(path, query, signal)).body;
+  }
+
+  /** {@link getJson}, with the response's headers (a list's `Link` header, say). */
+  async getJsonResponse(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<{ readonly body: unknown; readonly headers: IncomingHttpHeaders }> {
+    return this.send({ path, query, accept: 'application/json', signal }, async (response) => ({ body: await this.readJson(response, signal), headers: response.headers }), true);
   }
 
   /**
@@ -395,9 +400,12 @@ export class HttpClient {
     const { reason, requestId: bodyRequestId } = await this.readErrorBody(response);
     const requestId = headerRequestId ?? bodyRequestId;
     const details = { status, path, params, requestId, reason };
-    if ((status === 401 || status === 403) && from.origin !== this.baseUrl.origin) {
-      // A login page or another service after a redirect: not the lab's verdict on the token.
-      return new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false);
+    if ((status === 401 || status === 403) && (from.origin !== this.baseUrl.origin || header(response.headers, 'proxy-authenticate') !== undefined)) {
+      // A login page or another service after a redirect, or a proxy asking for its own credentials
+      // with a 401: not the lab's verdict on the token, which is kept.
+      return from.origin !== this.baseUrl.origin
+        ? new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false)
+        : new AttemptFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status }, details), false);
     }
     const { code, id } = statusMessage(status);
     const args = { origin: this.baseUrl.origin, status };
@@ -559,6 +567,12 @@ class AttemptFailure {
   ) {}
 }
 
-function formatClock(at: Date): string {
-  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+/** When to come back: the time of day, with the date when it is not within the next 20 hours. */
+export function formatClock(at: Date, now: number = Date.now()): string {
+  if (Number.isNaN(at.getTime())) {
+    return 'later';
+  }
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  return at.getTime() - now < 20 * 60 * 60 * 1000 ? time : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
 }

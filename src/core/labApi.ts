@@ -6,7 +6,8 @@ import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinit
 import { parseListBody } from './listEnvelope';
 import { serverText } from './serverText';
 import { labError } from './messages';
-import { hasMorePages, iteratePages, type Page, type PagingAnomaly } from './pagination';
+import { nextPageLink } from './pageLinks';
+import { NOTHING_SEEN, iteratePages, morePages, type Page, type PagingAnomaly } from './pagination';
 import { buildListQuery, type ListQuery } from './query';
 import { parseClient, parseProject, parseReport, parseSample, type Client, type Project, type Report, type Sample, isJsonObject } from './records';
 import { writeFileSafely, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from './safeWriter';
@@ -71,6 +72,8 @@ export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxC
   readonly pageSize?: number;
   /** The largest report file accepted (`labData.maxFileSizeMiB`), checked from `Content-Length` up front and while streaming. */
   readonly maxFileBytes?: number;
+  /** Told when a list's paging cannot be trusted (every walk, whoever asked for it), so the user can be told. */
+  readonly onPagingAnomaly?: (anomaly: PagingAnomaly) => void;
   /** Sees every report and sample the lab sends (lists and single reports), so ids can be learned and looked up without asking again. */
   readonly onRecords?: (records: { readonly reports?: readonly Report[]; readonly samples?: readonly Sample[] }) => void;
 }
@@ -90,9 +93,11 @@ export class LabApi {
   /** Requests this client sends at once (the lab's own limit, else the setting); listing uses as many. */
   readonly concurrency: number;
   private readonly onRecords: NonNullable<LabApiOptions['onRecords']>;
+  private readonly onPagingAnomaly: NonNullable<LabApiOptions['onPagingAnomaly']>;
 
   constructor(options: LabApiOptions) {
-    const { lab, pageSize, maxConcurrentRequests, maxFileBytes, onRecords, ...http } = options;
+    const { lab, pageSize, maxConcurrentRequests, maxFileBytes, onRecords, onPagingAnomaly, ...http } = options;
+    this.onPagingAnomaly = onPagingAnomaly ?? (() => undefined);
     this.maxFileBytes = maxFileBytes ?? DEFAULT_MAX_PDF_BYTES;
     this.onRecords = onRecords ?? (() => undefined);
     this.lab = lab;
@@ -117,14 +122,14 @@ export class LabApi {
     return this.#http.close();
   }
 
-  async listReports(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Report>> {
-    const page = await this.listPage(this.paths.reports(), 'reports', parseReport, query, signal);
+  async listReports(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Report>> {
+    const page = await this.listPage(this.paths.reports(), 'reports', parseReport, query, signal, link);
     this.onRecords({ reports: page.items });
     return page;
   }
 
   iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
-    return this.iterate((page, signal) => this.listReports({ ...query, page }, signal), (report) => report.report_id, query, options);
+    return this.iterate((page, signal, link) => this.listReports({ ...query, page }, signal, link), (report) => report.report_id, query, options);
   }
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
@@ -210,12 +215,12 @@ export class LabApi {
     });
   }
 
-  listClients(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Client>> {
-    return this.listPage(this.paths.clients(), 'clients', parseClient, query, signal);
+  listClients(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Client>> {
+    return this.listPage(this.paths.clients(), 'clients', parseClient, query, signal, link);
   }
 
   iterateClients(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Client>> {
-    return this.iterate((page, signal) => this.listClients({ ...query, page }, signal), (client) => client.client_id, query, options);
+    return this.iterate((page, signal, link) => this.listClients({ ...query, page }, signal, link), (client) => client.client_id, query, options);
   }
 
   getClient(clientId: string, signal?: AbortSignal): Promise<Client> {
@@ -223,30 +228,36 @@ export class LabApi {
   }
 
   /** Projects, locations, submitters or work orders; `clientId` limits them to one client. */
-  listProjects(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Project>> {
-    return this.listPage(this.paths.projects(), 'projects', parseProject, query, signal);
+  listProjects(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Project>> {
+    return this.listPage(this.paths.projects(), 'projects', parseProject, query, signal, link);
   }
 
   iterateProjects(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Project>> {
-    return this.iterate((page, signal) => this.listProjects({ ...query, page }, signal), (project) => project.project_id, query, options);
+    return this.iterate((page, signal, link) => this.listProjects({ ...query, page }, signal, link), (project) => project.project_id, query, options);
   }
 
-  async listSamples(query: ListQuery = {}, signal?: AbortSignal): Promise<Page<Sample>> {
-    const page = await this.listPage(this.paths.samples(), 'samples', parseSample, query, signal);
+  async listSamples(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Sample>> {
+    const page = await this.listPage(this.paths.samples(), 'samples', parseSample, query, signal, link);
     this.onRecords({ samples: page.items });
     return page;
   }
 
   iterateSamples(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Sample>> {
-    return this.iterate((page, signal) => this.listSamples({ ...query, page }, signal), (sample) => sample.id ?? JSON.stringify(sample.raw), query, options);
+    return this.iterate((page, signal, link) => this.listSamples({ ...query, page }, signal, link), (sample) => sample.id ?? JSON.stringify(sample.raw), query, options);
   }
 
-  private async listPage<T>(path: string, resource: string, parse: Parser<T>, query: ListQuery, signal?: AbortSignal): Promise<Page<T>> {
+  /**
+   * One page of a list: page `query.page`, or the page at `link` (a next-page link the server gave,
+   * already checked to be on the lab's origin). Whether more follow is judged from what came back.
+   */
+  private async listPage<T>(path: string, resource: string, parse: Parser<T>, query: ListQuery, signal?: AbortSignal, link?: string): Promise<Page<T>> {
     const page = query.page ?? 1;
     const pageSize = query.pageSize ?? this.defaultPageSize;
-    const params = buildListQuery({ ...query, page, pageSize });
-    const body = await this.#http.getJson(path, params, signal);
-    const { records, meta } = parseListBody(body, resource, path);
+    const at = link === undefined ? undefined : new URL(link, this.origin);
+    const { body, headers } = at
+      ? await this.#http.getJsonResponse(at.pathname, Object.fromEntries(at.searchParams), signal)
+      : await this.#http.getJsonResponse(path, buildListQuery({ ...query, page, pageSize }), signal);
+    const { records, meta, next: bodyNext } = parseListBody(body, resource, path);
     const items: T[] = [];
     for (const record of records) {
       const item = parse(record);
@@ -254,20 +265,30 @@ export class LabApi {
         items.push(item);
       }
     }
-    return {
-      items,
-      page: meta.page ?? page,
-      pageSize: meta.page_size ?? pageSize,
-      totalPages: meta.total_pages,
-      totalCount: meta.total_count,
-      hasMore: hasMorePages(meta, page, pageSize, records.length),
-      skipped: records.length - items.length,
-    };
+    const next = nextPageLink(bodyNext, headers.link, this.lab.url, at ?? new URL(path, this.origin));
+    if (next.foreign) {
+      this.onPagingAnomaly({ kind: 'foreignLink', page });
+    }
+    const result = { items, page: meta.page ?? page, pageSize: meta.page_size ?? pageSize, totalPages: meta.total_pages, totalCount: meta.total_count, next: next.link, skipped: records.length - items.length };
+    return { ...result, hasMore: morePages(result, NOTHING_SEEN, meta.page_size, pageSize) };
   }
 
-  private iterate<T>(fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>, keyOf: (item: T) => string | undefined, query: ListQuery, options: IterateOptions): AsyncGenerator<Page<T>> {
+  private iterate<T>(fetchPage: (page: number, signal?: AbortSignal, link?: string) => Promise<Page<T>>, keyOf: (item: T) => string | undefined, query: ListQuery, options: IterateOptions): AsyncGenerator<Page<T>> {
     const concurrency = options.concurrency ?? this.concurrency;
-    return iteratePages(fetchPage, { startPage: query.page ?? 1, maxPages: options.maxPages, concurrency, keyOf, onAnomaly: options.onAnomaly, signal: options.signal });
+    // Walking one page after another, the server's own next-page link is followed where it gave one.
+    const links = new Map<number, string>();
+    const fetchFollowing = async (page: number, signal?: AbortSignal): Promise<Page<T>> => {
+      const result = await fetchPage(page, signal, links.get(page - 1));
+      if (typeof result.next === 'string') {
+        links.set(page, result.next);
+      }
+      return result;
+    };
+    const onAnomaly = (anomaly: PagingAnomaly): void => {
+      options.onAnomaly?.(anomaly);
+      this.onPagingAnomaly(anomaly);
+    };
+    return iteratePages(fetchFollowing, { startPage: query.page ?? 1, maxPages: options.maxPages, concurrency, keyOf, onAnomaly, signal: options.signal });
   }
 
   private async getOne<T>(path: string, parse: Parser<T>, what: string, signal?: AbortSignal): Promise<T> {

@@ -12,6 +12,46 @@ export interface PageMeta {
 export interface ListBody {
   readonly records: readonly unknown[];
   readonly meta: PageMeta;
+  /** The body's next-page link: a link, `null` for "no next page", undefined when it gives no links. */
+  readonly next?: string | null;
+}
+
+/** A link value: a string, an object with an `href`, `null`/empty for none. */
+function linkValue(value: unknown): string | null | undefined {
+  if (value === null || value === '') {
+    return null;
+  }
+  if (typeof value === 'string') {
+    return value;
+  }
+  if (isJsonObject(value) && typeof value.href === 'string') {
+    return value.href || null;
+  }
+  return undefined;
+}
+
+/**
+ * The next-page link in the places servers put it: `next` beside the records (Django REST
+ * Framework), `links.next` (JSON:API), `_links.next.href` (HAL), or `next` in a `meta`,
+ * `pagination` or `paging` object. A links object without `next` says this is the last page.
+ */
+function readNext(body: JsonObject): string | null | undefined {
+  if ('next' in body) {
+    return linkValue(body.next);
+  }
+  for (const key of ['links', '_links']) {
+    const links = body[key];
+    if (isJsonObject(links)) {
+      return 'next' in links ? linkValue(links.next) : null;
+    }
+  }
+  for (const key of ['meta', 'pagination', 'paging']) {
+    const holder = body[key];
+    if (isJsonObject(holder) && 'next' in holder) {
+      return linkValue(holder.next);
+    }
+  }
+  return undefined;
 }
 
 const META_FIELDS = ['page', 'page_size', 'total_pages', 'total_count'] as const;
@@ -25,7 +65,8 @@ const PREFERRED_RECORD_KEYS = ['data', 'items', 'results', 'records'];
 
 function nonNegativeInteger(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isInteger(number) && number >= 0 ? number : undefined;
+  // Beyond a safe integer a count means nothing (and would make arithmetic on it wrong): ignored.
+  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
 }
 
 function readMeta(source: JsonObject): PageMeta {
@@ -91,5 +132,6 @@ export function parseListBody(body: unknown, resource: string, path: string): Li
       }
     }
   }
-  return { records, meta };
+  const next = readNext(body);
+  return next === undefined ? { records, meta } : { records, meta, next };
 }

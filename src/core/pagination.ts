@@ -1,38 +1,66 @@
-import type { PageMeta } from './listEnvelope';
-
 /** One page of a list, with what is known of the whole. */
 export interface Page<T> {
   readonly items: readonly T[];
   readonly page: number;
+  /** How many records a full page holds, as far as is known (the server's word, else what was asked for). */
   readonly pageSize: number;
   readonly totalPages?: number;
   readonly totalCount?: number;
-  /** Whether another page should be asked for. */
+  /**
+   * The server's link to the next page (same origin, path and query), `null` when its links say
+   * this is the last page, undefined when it gave no links.
+   */
+  readonly next?: string | null;
+  /** Whether another page should be asked for, judged from this page alone (see {@link morePages}). */
   readonly hasMore: boolean;
   /** Records on this page that could not be read (no id); they are logged, not shown. */
   readonly skipped: number;
 }
 
+/** What a walk has seen before a page: records received and the longest page. */
+export interface PagesSeen {
+  /** Records received on earlier pages (read or not). */
+  readonly received: number;
+  /** The most records an earlier page held (0 before the first page). */
+  readonly longest: number;
+}
+
+export const NOTHING_SEEN: PagesSeen = { received: 0, longest: 0 };
+
 /**
- * Decides whether a page is the last one. Prefers `total_pages`, then `total_count`; without
- * metadata, a short or empty page ends the list.
+ * Whether to ask for the page after this one, from what the server actually sent, never from what
+ * was asked for: its links when it gave any; else its count against the records received so far;
+ * else its page count; else whether the page was as long as a full one. A count or page count
+ * that is reached on a full page is checked with one more page (a server's totals can be wrong);
+ * a first page shorter than asked for, with nothing to say why, may be a server's own cap, so the
+ * next page is asked for too. An empty page always ends the list.
  */
-export function hasMorePages(meta: PageMeta, page: number, requestedPageSize: number, recordCount: number): boolean {
-  if (recordCount === 0) {
+export function morePages(page: Pick<Page<unknown>, 'items' | 'skipped' | 'page' | 'next' | 'totalCount' | 'totalPages'>, seen: PagesSeen, declaredPageSize: number | undefined, requested: number, fresh = page.items.length + page.skipped): boolean {
+  const length = page.items.length + page.skipped;
+  if (length === 0) {
     return false;
   }
-  if (meta.total_pages !== undefined) {
-    return page < meta.total_pages;
+  if (page.next !== undefined) {
+    return page.next !== null;
   }
-  const pageSize = meta.page_size ?? requestedPageSize;
-  if (meta.total_count !== undefined) {
-    return (page - 1) * pageSize + recordCount < meta.total_count;
+  const fullLength = seen.longest > 0 ? seen.longest : (declaredPageSize ?? requested);
+  const full = length >= fullLength;
+  if (page.totalCount !== undefined) {
+    return seen.received + fresh < page.totalCount || full;
   }
-  return recordCount >= pageSize;
+  if (page.totalPages !== undefined) {
+    return page.page < page.totalPages || full;
+  }
+  // Nothing but the records: a full page says "more"; so does a short first page nobody explained.
+  return full || (seen.longest === 0 && declaredPageSize === undefined && length < requested);
 }
 
 export type PagingAnomaly =
   | { readonly kind: 'repeatedPage'; readonly page: number }
+  /** The server counted more records than it sent before its pages ran out. */
+  | { readonly kind: 'fewerThanCounted'; readonly page: number; readonly received: number; readonly counted: number }
+  /** The server's link to the next page pointed elsewhere; pages were asked for by number instead. */
+  | { readonly kind: 'foreignLink'; readonly page: number }
   | { readonly kind: 'pageCap'; readonly page: number }
   | { readonly kind: 'duplicates'; readonly page: number; readonly count: number }
   /** The server's paging did not hold (a different page came back); the rest is walked one page at a time. */
@@ -62,7 +90,7 @@ const READ_AHEAD = 4;
  */
 export function knownLastPage(first: Page<unknown>, requested: number): number | undefined {
   const received = first.items.length + first.skipped;
-  if (!first.hasMore || first.page !== requested || received !== first.pageSize || first.pageSize <= 0) {
+  if (!first.hasMore || first.page !== requested || received !== first.pageSize || first.pageSize <= 0 || first.next === null) {
     return undefined;
   }
   const fromCount = first.totalCount !== undefined ? Math.ceil(first.totalCount / first.pageSize) : undefined;
@@ -146,6 +174,10 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
       pending.set(next++, started);
     }
   };
+  let seen = NOTHING_SEEN;
+  let counted: number | undefined;
+  // Set when the server's pages ran out (not when the caller stopped early).
+  let ranOut = false;
   try {
     for (; ; page++) {
       if (page > lastAllowed) {
@@ -155,13 +187,31 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
       pump();
       const asked = pending.get(page);
       pending.delete(page);
-      const result = await (asked ?? fetchPage(page, options.signal));
+      let result: Page<T>;
+      try {
+        result = await (asked ?? fetchPage(page, options.signal));
+      } catch (error) {
+        // Past the last page, many servers answer 404 ("Invalid page") instead of an empty page.
+        if (page > first && isNotFound(error)) {
+          ranOut = true;
+          return;
+        }
+        throw error;
+      }
+      counted = result.totalCount ?? counted;
       const fresh = dedupe.fresh(result, page);
       if (!fresh) {
+        ranOut = true;
         return;
       }
-      yield fresh;
-      if (!result.hasMore) {
+      // Judged again with what the walk has seen: the records so far and the longest page.
+      // Length decisions use the page as sent; counts use only the records not seen before.
+      const freshCount = fresh.items.length + fresh.skipped;
+      const more = seen.longest === 0 ? result.hasMore : morePages(result, seen, result.pageSize, result.pageSize, freshCount);
+      seen = { received: seen.received + freshCount, longest: Math.max(seen.longest, result.items.length + result.skipped) };
+      ranOut = !more;
+      yield { ...fresh, hasMore: more };
+      if (!more) {
         return;
       }
       if (page === first && concurrency > 1) {
@@ -179,5 +229,12 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
     }
   } finally {
     ahead.abort();
+    if (ranOut && counted !== undefined && seen.received < counted) {
+      options.onAnomaly?.({ kind: 'fewerThanCounted', page, received: seen.received, counted });
+    }
   }
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'notFound';
 }

@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { LabApiError } from './errors';
 import { sanitizeFileName } from './fileNames';
-import { cancelledError, labError } from './messages';
+import { cancelledError, labError, type MessageId } from './messages';
 
 /** What to do when a file of the same name is already there. */
 export type ExistingFilePolicy = 'fail' | 'overwrite' | 'keepBoth';
@@ -64,14 +64,29 @@ async function lstatOrUndefined(file: string): Promise<import('node:fs').Stats |
   }
 }
 
+/** The sentence for each way a write can fail, by system error code; others get the generic one with the code. */
+const WRITE_FAILURES: Readonly<Record<string, MessageId>> = {
+  ENOSPC: 'writeDiskFull',
+  EDQUOT: 'writeQuota',
+  EFBIG: 'writeFileTooBig',
+  EACCES: 'writeNoPermission',
+  EPERM: 'writeNoPermission',
+  EROFS: 'writeReadOnly',
+  ENOTDIR: 'writeNotAFolder',
+  EEXIST: 'writeNotAFolder',
+};
+
+/**
+ * A failed write as the user's message: what happened in plain words and where. Always a failure
+ * (code `fileSystem`), never a cancellation: only the user's own cancel is that.
+ */
 function fileSystemError(error: unknown, folder: string): LabApiError {
   if (error instanceof LabApiError) {
     return error;
   }
   const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'ENOSPC' ? 'the disk is full' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'the disk is read-only' : code === 'EDQUOT' ? 'the disk quota is used up' : (code ?? 'unknown error');
-  return labError('fileSystem', 'writeFailed', { folder, reason }, { detail: code });
+  const id = code === undefined ? undefined : WRITE_FAILURES[code];
+  return id ? labError('fileSystem', id, { folder }, { detail: code }) : labError('fileSystem', 'writeFailed', { folder, reason: code ?? 'unknown error' }, { detail: code });
 }
 
 /** Counts, hashes and checks the bytes on their way to disk, in the same pass. */
@@ -217,18 +232,57 @@ function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], moni
   });
 }
 
-/** Creates `folder` when missing, resolves its links and checks it lies inside `root`. */
+/**
+ * Creates `folder` when missing, resolves its links and checks it lies inside `root`. With a root,
+ * the check comes first and goes one component at a time: each is created only after the one
+ * before it was found inside the root, so a link anywhere along the path can never make us create
+ * a folder elsewhere.
+ */
 export async function prepareFolder(folder: string, root?: string): Promise<PreparedFolder> {
   try {
-    await fs.mkdir(folder, { recursive: true });
-    const resolved = await fs.realpath(folder);
-    if (root !== undefined && !isInside(resolved, await fs.realpath(root))) {
+    if (root === undefined) {
+      await fs.mkdir(folder, { recursive: true });
+      return { requested: folder, resolved: await fs.realpath(folder) };
+    }
+    const realRoot = await fs.realpath(root);
+    const relative = path.relative(path.resolve(root), path.resolve(folder));
+    if (relative.startsWith('..') || path.isAbsolute(relative)) {
       throw labError('fileSystem', 'writeOutsideRoot', { folder, root });
     }
-    return { requested: folder, resolved };
+    let current = realRoot;
+    for (const part of relative.split(path.sep).filter((segment) => segment !== '')) {
+      current = await enterFolder(path.join(current, part), realRoot, folder, root);
+    }
+    return { requested: folder, resolved: current };
   } catch (error) {
     throw fileSystemError(error, folder);
   }
+}
+
+/** Steps into one component of a path under `realRoot`: created when missing, a link followed only when it stays inside. */
+async function enterFolder(next: string, realRoot: string, folder: string, root: string): Promise<string> {
+  let stat = await lstatOrUndefined(next);
+  if (!stat) {
+    await fs.mkdir(next).catch((error: unknown) => {
+      // Someone else made it meanwhile: look at what it is below.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw error;
+      }
+    });
+    stat = await fs.lstat(next);
+  }
+  let resolved = next;
+  if (stat.isSymbolicLink()) {
+    resolved = await fs.realpath(next);
+    if (!isInside(resolved, realRoot)) {
+      throw labError('fileSystem', 'writeOutsideRoot', { folder, root });
+    }
+    stat = await fs.stat(resolved);
+  }
+  if (!stat.isDirectory()) {
+    throw Object.assign(new Error(`${next} is not a folder`), { code: 'ENOTDIR' });
+  }
+  return resolved;
 }
 
 async function linkNoClobber(from: string, to: string): Promise<boolean> {

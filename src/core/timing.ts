@@ -52,6 +52,14 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
  * from `now`. Returns undefined for a missing or unreadable value; a date in the past gives 0.
  */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now(), retryAfterMs?: string): number | undefined {
+  const parsed = parseRetryAfterUnbounded(value, now, retryAfterMs);
+  return parsed === undefined ? undefined : Math.min(parsed, MAX_RETRY_AFTER_MS);
+}
+
+/** The longest wait a `Retry-After` can ask for: a week. Anything longer (or absurd) is read as a week. */
+export const MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+function parseRetryAfterUnbounded(value: string | undefined, now: number, retryAfterMs?: string): number | undefined {
   if (retryAfterMs !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(retryAfterMs)) {
     return Math.ceil(Number(retryAfterMs));
   }

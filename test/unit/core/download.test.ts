@@ -207,7 +207,7 @@ describe('downloading report files', () => {
       await fs.writeFile(file, 'x');
       const error = (await rejection(lab.api().downloadReportFile(reportId, { folder: path.join(file, 'sub'), fileName: 'r.pdf' }))) as LabApiError;
       assert.equal(error.code, 'fileSystem');
-      assert.match(error.message, /Could not write/);
+      assert.match(error.message, /A file stands where a folder should be/);
       return;
     }
     await fs.chmod(folder, 0o500);

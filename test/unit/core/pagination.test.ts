@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { LabApiError } from '../../../src/core/errors';
 import { parseListBody } from '../../../src/core/listEnvelope';
-import { hasMorePages, iteratePages, type PagingAnomaly } from '../../../src/core/pagination';
+import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../src/core/pagination';
 import type { Envelope } from '../../mock/server';
 import { parseReport } from '../../../src/core/records';
 import { FULL, rejection, startMockLab } from '../helpers';
@@ -10,6 +10,10 @@ describe('list envelopes', () => {
   it('finds records and metadata wherever a real server puts them', () => {
     const records = [{ report_id: 'a' }, { report_id: 'b' }];
     assert.deepEqual(parseListBody(records, 'reports', '/x'), { records, meta: {} });
+    assert.deepEqual(parseListBody({ count: 2, next: 'https://lab/r?page=2', previous: null, results: records }, 'reports', '/x'), { records, meta: { total_count: 2 }, next: 'https://lab/r?page=2' });
+    assert.equal(parseListBody({ data: records, links: { self: '/r?page=3' } }, 'reports', '/x').next, null, 'a links object without next: the last page');
+    assert.equal(parseListBody({ data: records, _links: { next: { href: '/r?page=4' } } }, 'reports', '/x').next, '/r?page=4');
+    assert.equal(parseListBody({ data: records, meta: { next: null, total_count: 2 } }, 'reports', '/x').next, null);
     assert.deepEqual(parseListBody({ data: records, meta: { page: 2, page_size: 2, total_pages: 3, total_count: 6 } }, 'reports', '/x').meta, { page: 2, page_size: 2, total_pages: 3, total_count: 6 });
     assert.deepEqual(parseListBody({ reports: records, page: 1, total_count: '2' }, 'reports', '/x'), { records, meta: { page: 1, total_count: 2 } });
     assert.deepEqual(parseListBody({ results: records, pagination: { current_page: 4, per_page: 2 } }, 'reports', '/x'), { records, meta: { page: 4, page_size: 2 } });
@@ -24,15 +28,26 @@ describe('list envelopes', () => {
     }
   });
 
-  it('decides the last page from total_pages, total_count, or a short page', () => {
-    assert.equal(hasMorePages({ total_pages: 3 }, 2, 50, 50), true);
-    assert.equal(hasMorePages({ total_pages: 3 }, 3, 50, 50), false);
-    assert.equal(hasMorePages({ total_count: 120 }, 2, 50, 50), true);
-    assert.equal(hasMorePages({ total_count: 100 }, 2, 50, 50), false);
-    assert.equal(hasMorePages({}, 1, 50, 50), true);
-    assert.equal(hasMorePages({}, 1, 50, 49), false);
-    assert.equal(hasMorePages({ page_size: 20 }, 1, 50, 20), true, 'the server may cap the page size');
-    assert.equal(hasMorePages({ total_pages: 9 }, 1, 50, 0), false, 'an empty page ends the list');
+  it('decides whether more pages follow from what the server sent: links, its count, its page count, or a full page', () => {
+    const page = (length: number, extra: object = {}) => ({ items: Array.from({ length }), skipped: 0, page: 1, ...extra });
+    // Links are the server's own word.
+    assert.equal(morePages(page(50, { next: '/r?page=2' }), NOTHING_SEEN, undefined, 50), true);
+    assert.equal(morePages(page(50, { next: null, totalCount: 500 }), NOTHING_SEEN, undefined, 50), false);
+    // A count against what was received, whatever page size was asked for.
+    assert.equal(morePages(page(20, { totalCount: 130 }), NOTHING_SEEN, 50, 50), true, 'capped at 20 while 50 were asked (and page_size claims 50)');
+    assert.equal(morePages(page(20, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), true, 'past the count on a full page: one more page confirms it');
+    assert.equal(morePages(page(10, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), false);
+    assert.equal(morePages(page(20, { page: 6, totalCount: 120 }), { received: 100, longest: 20 }, undefined, 50), true, 'count reached on a full page: one more page confirms it');
+    assert.equal(morePages(page(50, { page: 2, totalPages: 3 }), { received: 50, longest: 50 }, undefined, 50), true);
+    assert.equal(morePages(page(30, { page: 3, totalPages: 3 }), { received: 100, longest: 50 }, undefined, 50), false);
+    // Nothing but records.
+    assert.equal(morePages(page(50), NOTHING_SEEN, undefined, 50), true);
+    assert.equal(morePages(page(20), NOTHING_SEEN, undefined, 50), true, 'a short first page may be a cap: ask once more');
+    assert.equal(morePages(page(20), NOTHING_SEEN, 20, 50), true, 'the server says its pages hold 20');
+    assert.equal(morePages(page(19), NOTHING_SEEN, 20, 50), false);
+    assert.equal(morePages(page(20, { page: 2 }), { received: 20, longest: 20 }, undefined, 50), true);
+    assert.equal(morePages(page(7, { page: 3 }), { received: 40, longest: 20 }, undefined, 50), false);
+    assert.equal(morePages(page(0, { totalPages: 9 }), NOTHING_SEEN, undefined, 50), false, 'an empty page ends the list');
   });
 
   for (const envelope of ['data-meta', 'array', 'top-level', 'nested-partial', 'no-meta'] as Envelope[]) {
@@ -170,7 +185,7 @@ describe('concurrent listing', () => {
     const { fetchPage, stats } = pagedList(1000, 10);
     const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4 }));
     assert.deepEqual(items, Array.from({ length: 1000 }, (_, i) => i + 1));
-    assert.equal(stats.asked.length, 100, 'each page once');
+    assert.equal(stats.asked.length, 101, 'each page once, and one more: the count ended on a full page');
     assert.equal(stats.peak, 4, 'never more than the concurrency in flight');
   });
 
@@ -186,11 +201,13 @@ describe('concurrent listing', () => {
   it('de-duplicates across pages fetched at once, as a list that shifts while it is read does', async () => {
     const pages = [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8]];
     const anomalies: PagingAnomaly[] = [];
-    const fetchPage = async (n: number) => ({ items: pages[n - 1]!, page: n, pageSize: 3, totalPages: 4, totalCount: 10, hasMore: n < 4, skipped: 0 });
+    const fetchPage = async (n: number) => ({ items: pages[n - 1] ?? [], page: n, pageSize: 3, totalPages: 4, totalCount: 10, hasMore: n < 4, skipped: 0 });
     assert.deepEqual(await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4, onAnomaly: (a) => anomalies.push(a) })), [1, 2, 3, 4, 5, 6, 7, 8]);
     assert.deepEqual(anomalies, [
       { kind: 'duplicates', page: 2, count: 1 },
       { kind: 'duplicates', page: 3, count: 1 },
+      // Counted 10, 8 distinct arrived: the walk says it cannot be sure it has everything.
+      { kind: 'fewerThanCounted', page: 5, received: 8, counted: 10 },
     ]);
   });
 
@@ -199,7 +216,7 @@ describe('concurrent listing', () => {
     // Page 3 comes back labelled as page 7: from there on the walk asks for one page at a time.
     const fetchPage = async (n: number) => {
       await new Promise((resolve) => setTimeout(resolve, 2));
-      return { items: [n * 10 + 1, n * 10 + 2], page: n === 3 ? 7 : n, pageSize: 2, totalPages: 6, totalCount: 12, hasMore: n < 6, skipped: 0 };
+      return { items: n <= 6 ? [n * 10 + 1, n * 10 + 2] : [], page: n === 3 ? 7 : n, pageSize: 2, totalPages: 6, totalCount: 12, hasMore: n < 6, skipped: 0 };
     };
     const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 3, onAnomaly: (a) => anomalies.push(a) }));
     assert.deepEqual(items, [11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62]);
@@ -267,7 +284,8 @@ describe('concurrent listing', () => {
         const started = performance.now();
         const ids = (await walk(lab.api().iterateReports({ pageSize: 25 }, { concurrency }))).map((r) => r.report_id);
         assert.deepEqual(ids, expected);
-        assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 25));
+        // A count that ends on a full page is confirmed with one more (empty) page.
+        assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0));
         return performance.now() - started;
       };
       const sequential = await timed(1);
