@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { generateMockData, HIDDEN_REPORT_STATUSES, VISIBLE_REPORT_STATUSES, type MockData, type MockDataOptions, type MockProject, type MockReport } from './data';
 import { planPdf } from './pdf';
@@ -28,7 +29,11 @@ export const DEMO_TOKENS: Readonly<Record<string, TokenScope>> = {
   'demo-revoked': { label: 'revoked (401)', state: 'revoked' },
 };
 
-export type Envelope = 'data-meta' | 'array' | 'top-level' | 'nested-partial' | 'no-meta';
+export type Envelope = 'data-meta' | 'array' | 'top-level' | 'nested-partial' | 'no-meta'
+  /** Django REST Framework's page-number pagination: `count`, `next`, `previous`, `results` (absolute links). */
+  | 'drf'
+  /** A bare array, with an RFC 8288 `Link` header (`rel="next"`, `rel="prev"`). */
+  | 'link-header';
 
 /** Switches for faults; each counted fault applies to the next `times` matching requests. */
 export interface MockFaults {
@@ -40,7 +45,7 @@ export interface MockFaults {
    */
   requestsPerSecond?: number;
   /** Fail the next `times` requests with `status` (Infinity: every time). */
-  status?: { status: number; times: number; path?: RegExp; retryAfter?: string };
+  status?: { status: number; times: number; path?: RegExp; retryAfter?: string; headers?: Readonly<Record<string, string>> };
   /** Send this fraction of a file's body, then destroy the socket. */
   dropFileAt?: { fraction: number; times: number };
   /** Declare the full Content-Length, send less, and end the response cleanly. */
@@ -67,6 +72,28 @@ export interface MockFaults {
   repeatFirstPage?: boolean;
   /** Pages never run out (distinct records, no metadata). */
   endlessPages?: boolean;
+  /** Serve at most this many records a page whatever `page_size` asks, while the metadata still claims the size asked for. */
+  pageSizeCap?: number;
+  /** Ignore `page_size` and serve this many a page (a server's own default), claiming nothing about it. */
+  ownPageSize?: number;
+  /** Answer a page past the last one with 404 ("Invalid page."), as Django REST Framework does. */
+  notFoundPastEnd?: boolean;
+  /** Add this to the `total_count`/`count` the metadata reports (a stale or wrong count). */
+  totalCountOffset?: number;
+  /** Send files without Content-Length, ending the body by closing the connection. */
+  closeDelimitedFiles?: boolean;
+  /** Label files with this content type ('' for none) instead of application/pdf. */
+  fileContentType?: string;
+  /** Compress JSON and file bodies this way when the client accepts it. */
+  compress?: 'gzip' | 'deflate' | 'deflate-raw' | 'br';
+  /** Start JSON bodies with a UTF-8 byte-order mark. */
+  jsonBom?: boolean;
+  /** Error bodies in another common shape. */
+  errorShape?: 'detail' | 'fields' | 'problem' | 'text';
+  /** Error messages echo the request's Authorization header, with control and bidi characters around it. */
+  echoToken?: boolean;
+  /** The file endpoint refuses any Accept but a wildcard with 406. */
+  refusePdfAccept?: boolean;
 }
 
 /** Path segments a tenant renames (spec §9.2: endpoint names are placeholders confirmed per tenant). */
@@ -384,6 +411,9 @@ export class MockLabServer {
         if (statusFault.retryAfter) {
           response.setHeader('retry-after', statusFault.retryAfter);
         }
+        for (const [name, value] of Object.entries(statusFault.headers ?? {})) {
+          response.setHeader(name, value);
+        }
         throw new HttpProblem(statusFault.status, 'injected', `injected failure ${statusFault.status}`);
       }
       const route = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
@@ -392,7 +422,7 @@ export class MockLabServer {
     } catch (error) {
       const problem = error instanceof HttpProblem ? error : new HttpProblem(500, 'internal', 'service error');
       record(problem.status);
-      this.sendJson(response, problem.status, { error: { code: problem.code, message: problem.message, request_id: requestId } });
+      this.sendProblem(response, problem, requestId, auth);
     }
   }
 
@@ -509,22 +539,36 @@ export class MockLabServer {
     if (!/^\d+$/.test(sizeText) || Number(sizeText) < 1 || Number(sizeText) > maxPageSize) {
       throw new HttpProblem(400, 'invalid_pagination', `page_size must be an integer from 1 to ${maxPageSize}`);
     }
-    const pageSize = Number(sizeText);
+    const faults = this.faults;
+    const asked = Number(sizeText);
+    const pageSize = faults.ownPageSize ?? Math.min(asked, faults.pageSizeCap ?? asked);
     let page = Number(pageText);
     const all = this.listRecords(area, query, scope);
-    if (this.faults.endlessPages) {
+    if (faults.endlessPages) {
       const idField = { reports: 'report_id', clients: 'client_id', projects: 'project_id', samples: 'sample_id' }[area];
       const records = all.slice(0, pageSize).map((record, index) => ({ ...record, [idField]: `endless-${page}-${index}` }));
       return this.sendJsonChecked(response, 200, { data: records });
     }
-    if (this.faults.repeatFirstPage) {
+    if (faults.repeatFirstPage) {
       page = 1;
     }
+    const lastPage = Math.max(1, Math.ceil(all.length / pageSize));
+    if (faults.notFoundPastEnd && page > lastPage) {
+      throw new HttpProblem(404, 'not_found', 'Invalid page.');
+    }
     const records = all.slice((page - 1) * pageSize, page * pageSize);
-    const meta = { page, page_size: pageSize, total_pages: Math.ceil(all.length / pageSize), total_count: all.length };
-    if (this.faults.repeatFirstPage) {
+    const count = all.length + (faults.totalCountOffset ?? 0);
+    // A capped server still echoes the size asked for; one with its own size says nothing of it.
+    const meta = { page, page_size: faults.ownPageSize ? undefined : asked, total_pages: Math.ceil(count / (faults.pageSizeCap ? asked : pageSize)), total_count: count };
+    if (faults.repeatFirstPage) {
       return this.sendJsonChecked(response, 200, { data: records });
     }
+    const link = (to: number): string => {
+      const secure = (response.req.socket as import('node:tls').TLSSocket).encrypted === true;
+      const url = new URL(response.req.url ?? '/', `${secure ? 'https' : 'http'}://${response.req.headers.host ?? 'localhost'}`);
+      url.searchParams.set('page', String(to));
+      return url.toString();
+    };
     switch (this.options.envelope ?? 'data-meta') {
       case 'array':
         return this.sendJsonChecked(response, 200, records);
@@ -534,6 +578,13 @@ export class MockLabServer {
         return this.sendJsonChecked(response, 200, { items: records, pagination: { page, page_size: pageSize } });
       case 'no-meta':
         return this.sendJsonChecked(response, 200, { results: records });
+      case 'drf':
+        return this.sendJsonChecked(response, 200, { count, next: page < lastPage ? link(page + 1) : null, previous: page > 1 ? link(page - 1) : null, results: records });
+      case 'link-header': {
+        const links = [page < lastPage ? `<${link(page + 1)}>; rel="next"` : undefined, page > 1 ? `<${link(page - 1)}>; rel="prev"` : undefined, `<${link(1)}>; rel="first"`].filter(Boolean);
+        response.setHeader('link', links.join(', '));
+        return this.sendJsonChecked(response, 200, records);
+      }
       default:
         return this.sendJsonChecked(response, 200, { data: records, meta });
     }
@@ -559,20 +610,51 @@ export class MockLabServer {
     return status;
   }
 
-  private sendJson(response: http.ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    response.end(text);
+  /** An error body in the shape the faults ask for (the spec's own by default). */
+  private sendProblem(response: http.ServerResponse, problem: HttpProblem, requestId: string, auth: string | undefined): void {
+    const message = this.faults.echoToken ? `${problem.message}\n\u202eforged line\u202c\u0007 for credential ${auth ?? ''}` : problem.message;
+    switch (this.faults.errorShape) {
+      case 'detail':
+        return this.sendJson(response, problem.status, { detail: message });
+      case 'fields':
+        return this.sendJson(response, problem.status, { status: [message], page_size: ['Ensure this value is less than or equal to 200.'] });
+      case 'problem':
+        return this.sendJson(response, problem.status, { type: 'about:blank', title: problem.code, detail: message, status: problem.status }, 'application/problem+json');
+      case 'text':
+        response.writeHead(problem.status, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(`<html><head><title>${problem.status}</title></head><body><h1>Error</h1><p>${message}</p></body></html>`);
+        return;
+      default:
+        return this.sendJson(response, problem.status, { error: { code: problem.code, message, request_id: requestId } });
+    }
+  }
+
+  private sendJson(response: http.ServerResponse, status: number, body: unknown, type = 'application/json; charset=utf-8'): void {
+    const text = Buffer.from(`${this.faults.jsonBom ? '\ufeff' : ''}${JSON.stringify(body)}`);
+    const encoded = this.encode(response, text);
+    response.writeHead(status, { 'content-type': type, 'content-length': encoded.length });
+    response.end(encoded);
+  }
+
+  /** Compresses a body when the `compress` fault asks and the client accepts it (setting Content-Encoding). */
+  private encode(response: http.ServerResponse, body: Buffer): Buffer {
+    const coding = this.faults.compress;
+    const accepted = String(response.req.headers['accept-encoding'] ?? '');
+    if (!coding || !accepted.includes(coding === 'deflate-raw' ? 'deflate' : coding)) {
+      return body;
+    }
+    response.setHeader('content-encoding', coding === 'deflate-raw' ? 'deflate' : coding);
+    return coding === 'gzip' ? zlib.gzipSync(body) : coding === 'br' ? zlib.brotliCompressSync(body) : coding === 'deflate' ? zlib.deflateSync(body) : zlib.deflateRawSync(body);
   }
 
   private async sendFile(report: MockReport, response: http.ServerResponse, accept?: string): Promise<number> {
     if (!report.download_available) {
       throw new HttpProblem(404, 'not_available', 'no file download is available for this report');
     }
-    if (accept && !/application\/pdf|\*\/\*|application\/\*/.test(accept)) {
+    const faults = this.faults;
+    if ((accept && !/application\/pdf|\*\/\*|application\/\*/.test(accept)) || (faults.refusePdfAccept && !accept?.includes('*/*'))) {
       throw new HttpProblem(406, 'not_acceptable', 'this endpoint serves application/pdf');
     }
-    const faults = this.faults;
     if (faults.redirectFileTo) {
       response.writeHead(302, { location: faults.redirectFileTo });
       response.end();
@@ -602,11 +684,37 @@ export class MockLabServer {
     const short = take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
     const stall = take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;
     const cutAt = drop ?? short ?? stall;
-    response.writeHead(200, {
-      'content-type': 'application/pdf',
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': faults.fileContentType ?? 'application/pdf',
       'content-length': plan.size,
       'content-disposition': `attachment; filename="${report.report_id.replace(/[^\x20-\x7e]|["\\]/g, '_')}.pdf"; filename*=UTF-8''${encodeURIComponent(report.report_id)}.pdf`,
-    });
+    };
+    if (faults.fileContentType === '') {
+      delete headers['content-type'];
+    }
+    const accepted = String(response.req.headers['accept-encoding'] ?? '');
+    if (faults.compress && accepted.includes(faults.compress === 'deflate-raw' ? 'deflate' : faults.compress)) {
+      // Compressed files are sent whole (the mock's files are small when this fault is used).
+      const whole = Buffer.concat([...plan.chunks()]);
+      const body = this.encode(response, whole);
+      response.writeHead(200, { ...headers, 'content-length': body.length });
+      response.end(body);
+      return 200;
+    }
+    if (faults.closeDelimitedFiles) {
+      // No length and no chunks: the end of the body is the end of the connection, as many
+      // frameworks send files. The body goes out whole, then the connection closes.
+      response.useChunkedEncodingByDefault = false;
+      response.shouldKeepAlive = false;
+      delete headers['content-length'];
+      response.writeHead(200, { ...headers, connection: 'close' });
+      for (const chunk of plan.chunks()) {
+        response.write(chunk);
+      }
+      response.end();
+      return 200;
+    }
+    response.writeHead(200, headers);
     let sent = 0;
     const limit = cutAt === undefined ? Infinity : Math.floor(plan.size * cutAt);
     for (const chunk of plan.chunks()) {
