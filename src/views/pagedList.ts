@@ -1,4 +1,5 @@
-import type { Page } from '../core/pagination';
+import { LabApiError } from '../core/errors';
+import { NOTHING_SEEN, morePages, type Page, type PagesSeen } from '../core/pagination';
 
 /**
  * The pages of one list loaded so far (a view's root, a client's projects, a project's reports).
@@ -13,6 +14,8 @@ export class PagedList<T> {
   error?: unknown;
   private nextPage = 1;
   private pagesLoaded = 0;
+  /** Records received and the longest page, to judge the next page from what the server sent. */
+  private seen: PagesSeen = NOTHING_SEEN;
   private inFlight?: Promise<void>;
   /** Whether the last failure was a reload, so Retry reloads instead of fetching the next page. */
   private reloadFailed = false;
@@ -66,22 +69,31 @@ export class PagedList<T> {
     this.error = fresh.error;
     this.nextPage = fresh.nextPage;
     this.pagesLoaded = fresh.pagesLoaded;
+    this.seen = fresh.seen;
     this.reloadFailed = false;
   }
 
   private async fetchNext(): Promise<void> {
     try {
       const page = await this.fetchPage(this.nextPage);
-      const seen = new Set(this.items.map(this.keyOf));
-      this.items.push(...page.items.filter((item) => !seen.has(this.keyOf(item))));
+      const known = new Set(this.items.map(this.keyOf));
+      const fresh = page.items.filter((item) => !known.has(this.keyOf(item)));
+      this.items.push(...fresh);
       this.total = page.totalCount;
-      this.hasMore = page.hasMore && page.items.length > 0;
+      // A page of nothing but repeats (a server that ignores `page`) ends the list.
+      this.hasMore = fresh.length > 0 && (this.seen.longest === 0 ? page.hasMore : morePages(page, this.seen, page.pageSize, page.pageSize, fresh.length + page.skipped));
+      this.seen = { received: this.seen.received + fresh.length + page.skipped, longest: Math.max(this.seen.longest, page.items.length + page.skipped) };
       this.nextPage++;
       this.pagesLoaded++;
       this.loaded = true;
       this.error = undefined;
       this.reloadFailed = false;
     } catch (error) {
+      if (this.loaded && error instanceof LabApiError && error.code === 'notFound') {
+        // Past the last page, many servers answer 404 ("Invalid page") instead of an empty page.
+        this.hasMore = false;
+        return;
+      }
       this.error = error;
     }
   }

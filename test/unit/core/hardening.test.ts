@@ -6,6 +6,11 @@ import * as path from 'node:path';
 import { LabApiError } from '../../../src/core/errors';
 import { prepareFolder, writeFileSafely } from '../../../src/core/safeWriter';
 import { Readable } from 'node:stream';
+import type { PagingAnomaly } from '../../../src/core/pagination';
+import { nextPageLink } from '../../../src/core/pageLinks';
+import { PagedList } from '../../../src/views/pagedList';
+import type { MockServerOptions } from '../../mock/server';
+import { FULL, startMockLab } from '../helpers';
 
 /** What writeUnderLimits.ts printed. */
 interface LimitedRun {
@@ -121,5 +126,94 @@ describe('hardening 5: no folder outside the download root, ever', () => {
     const error = (await prepareFolder(path.join(root, '..', 'outside', 'x'), root).catch((e: unknown) => e)) as LabApiError;
     assert.match(error.message, /outside/);
     assert.deepEqual(await fs.readdir(path.join(base, 'outside')), []);
+  });
+});
+
+describe('hardening 2: never trust a server\'s paging', function () {
+  this.timeout(30_000);
+  const cases: Array<{ name: string; options: MockServerOptions }> = [
+    { name: 'caps pages at 20 while 50 are asked for (and its metadata still says 50)', options: { faults: { pageSizeCap: 20 } } },
+    { name: 'ignores page_size and uses its own 30, saying nothing of it', options: { envelope: 'no-meta', faults: { ownPageSize: 30 } } },
+    { name: 'answers as Django REST Framework does (count, next, previous, results), 404 past the end', options: { envelope: 'drf', faults: { notFoundPastEnd: true } } },
+    { name: 'answers DRF-style while capping pages at 20', options: { envelope: 'drf', faults: { pageSizeCap: 20, notFoundPastEnd: true } } },
+    { name: 'sends a bare array with an RFC 8288 Link header', options: { envelope: 'link-header', faults: { pageSizeCap: 20 } } },
+    { name: 'sends no metadata at all and caps pages at 20', options: { envelope: 'array', faults: { pageSizeCap: 20 } } },
+    { name: 'answers a page past the end with 404 and sends no metadata', options: { envelope: 'array', faults: { notFoundPastEnd: true } } },
+    { name: 'reports a total_count 40 too low', options: { faults: { totalCountOffset: -40 } } },
+  ];
+  for (const { name, options } of cases) {
+    it(`every record exactly once when the server ${name}`, async () => {
+      const lab = await startMockLab({ reports: 130, ...options });
+      try {
+        const expected = lab.server.reportsFor(FULL).map((r) => r.report_id);
+        const anomalies: PagingAnomaly[] = [];
+        for (const concurrency of [1, 4]) {
+          const ids: string[] = [];
+          for await (const page of lab.api().iterateReports({ pageSize: 50 }, { concurrency, onAnomaly: (a) => anomalies.push(a) })) {
+            ids.push(...page.items.map((r) => r.report_id));
+          }
+          assert.deepEqual(ids, expected, `concurrency ${concurrency}`);
+        }
+        assert.deepEqual(anomalies.filter((a) => a.kind !== 'sequential'), []);
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+
+  it('says plainly when it cannot be sure: a count higher than what the pages hold, or a server that ignores page', async () => {
+    const lab = await startMockLab({ reports: 130, faults: { totalCountOffset: 25 } });
+    try {
+      const told: PagingAnomaly[] = [];
+      const api = lab.api(FULL, { onPagingAnomaly: (a: PagingAnomaly) => told.push(a) });
+      let count = 0;
+      for await (const page of api.iterateReports({ pageSize: 50 })) {
+        count += page.items.length;
+      }
+      const real = lab.server.reportsFor(FULL).length;
+      assert.equal(count, real);
+      assert.deepEqual(told.filter((a) => a.kind === 'fewerThanCounted'), [{ kind: 'fewerThanCounted', page: 4, received: real, counted: real + 25 }]);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('follows only same-origin next links; a foreign one is reported and pages are asked for by number', async () => {
+    const lab = await startMockLab({ reports: 60, envelope: 'drf' });
+    try {
+      const told: PagingAnomaly[] = [];
+      const api = lab.api(FULL, { onPagingAnomaly: (a: PagingAnomaly) => told.push(a) });
+      const labUrl = api.lab.url;
+      assert.deepEqual(nextPageLink('https://evil.example/api/v1/reports?page=2', undefined, labUrl, new URL(labUrl.baseUrl)), { link: undefined, foreign: true });
+      assert.deepEqual(nextPageLink(`${labUrl.origin}/api/v1/reports?page=2&page_size=50`, undefined, labUrl, new URL(labUrl.baseUrl)), { link: '/api/v1/reports?page=2&page_size=50', foreign: false });
+      assert.deepEqual(nextPageLink(undefined, '</api/v1/reports?page=3>; rel="next", </api/v1/reports?page=1>; rel="prev"', labUrl, new URL(labUrl.baseUrl)), { link: '/api/v1/reports?page=3', foreign: false });
+      assert.deepEqual(nextPageLink(undefined, '</api/v1/reports?page=1>; rel="prev first"', labUrl, new URL(labUrl.baseUrl)), { link: null, foreign: false });
+      const ids: string[] = [];
+      for await (const page of api.iterateReports({ pageSize: 25 }, { concurrency: 1 })) {
+        ids.push(...page.items.map((r) => r.report_id));
+      }
+      assert.equal(ids.length, lab.server.reportsFor(FULL).length);
+      // Walking one page at a time, the server's next links were what was asked for.
+      assert.ok(lab.server.takeRequests().slice(1).every((request) => request.query.page !== undefined));
+      assert.deepEqual(told, []);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('the tree\'s pages end at a 404 past the end or a page of repeats, instead of failing or looping', async () => {
+    const lab = await startMockLab({ reports: 40, envelope: 'array', faults: { notFoundPastEnd: true } });
+    try {
+      const api = lab.api();
+      const list = new PagedList((page: number) => api.listReports({ page, pageSize: 20 }), (r: { report_id: string }) => r.report_id);
+      await list.ensureLoaded();
+      while (list.hasMore) {
+        await list.loadMore();
+      }
+      assert.equal(list.error, undefined);
+      assert.equal(list.items.length, lab.server.reportsFor(FULL).length);
+    } finally {
+      await lab.close();
+    }
   });
 });
