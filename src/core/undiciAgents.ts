@@ -60,6 +60,12 @@ export function guardSocket(socket: Socket): Socket {
   };
   socket.emit = function (this: Socket, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'end' && parserOf()?.paused) {
+      // Node destroys a socket right after its 'end' (autoDestroy), and a destroyed socket's
+      // parser can never resume: keep it until undici has read the rest and closes it itself.
+      const state = (socket as unknown as { _readableState?: { autoDestroy?: boolean } })._readableState;
+      if (state) {
+        state.autoDestroy = false;
+      }
       setTimeout(() => endWhenCaughtUp(args), END_RECHECK_MS);
       return true;
     }

@@ -10,7 +10,15 @@ import type { PagingAnomaly } from '../../../src/core/pagination';
 import { nextPageLink } from '../../../src/core/pageLinks';
 import { PagedList } from '../../../src/views/pagedList';
 import type { MockServerOptions } from '../../mock/server';
-import { FULL, startMockLab } from '../helpers';
+import { FULL, SECRET_TOKEN, rejection, startMockLab } from '../helpers';
+import { registerSecret, serverText } from '../../../src/core/serverText';
+import { buildSupportReport } from '../../../src/core/supportReport';
+import { parseReport } from '../../../src/core/records';
+import { reportLine } from '../../../src/core/chatText';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../src/core/timing';
+import { HttpClient, declaredLength, formatClock } from '../../../src/core/httpClient';
+import { parseListBody } from '../../../src/core/listEnvelope';
+import { parseBaseUrl } from '../../../src/core/baseUrl';
 
 /** What writeUnderLimits.ts printed. */
 interface LimitedRun {
@@ -212,6 +220,241 @@ describe('hardening 2: never trust a server\'s paging', function () {
       }
       assert.equal(list.error, undefined);
       assert.equal(list.items.length, lab.server.reportsFor(FULL).length);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('hardening 3: server text is data', function () {
+  this.timeout(30_000);
+  it('one function makes it one line, without controls or bidi overrides, capped, secrets redacted', () => {
+    registerSecret(SECRET_TOKEN);
+    assert.equal(serverText('a\nb\r\n\tc\u0000d\u0085e'), 'a b c d e');
+    assert.equal(serverText('evil\u202Egnp.exe\u2066x\u2069\u200b'), 'evilgnp.exex');
+    assert.equal(serverText('x'.repeat(300), 10), `${'x'.repeat(9)}…`);
+    assert.equal(serverText(`token ${SECRET_TOKEN.slice(0, 5)}\u200b${SECRET_TOKEN.slice(5)} echoed`), 'token [redacted] echoed', 'a secret split by an invisible character is still found');
+    assert.equal(serverText(`${' '.repeat(5000)}${SECRET_TOKEN}`, 20), '[redacted]');
+    assert.equal(serverText('Authorization: Bearer abc.def'), 'Authorization: Bearer [redacted]');
+    assert.equal(serverText({ an: 'object' }), '');
+  });
+
+  it('an error body that echoes the token, with a forged line and bidi override, reaches message, log line and support report clean', async () => {
+    const lab = await startMockLab({ faults: { echoToken: true, status: { status: 400, times: 1 } } });
+    try {
+      const logged: string[] = [];
+      const error = (await rejection(lab.api(SECRET_TOKEN, { log: (_level: string, line: string) => logged.push(line) }).listReports())) as LabApiError;
+      for (const text of [error.message, error.describe(), JSON.stringify(error), error.reason ?? '', buildSupportReport(error, { tenant: 'lab', integration: 'Lab Data', at: new Date(), timeZone: 'UTC' }), ...logged]) {
+        assert.ok(!text.includes(SECRET_TOKEN), `no token in: ${text}`);
+        assert.ok(!/[\u0000-\u001f\u202a-\u202e]/.test(text.replace(/\n/g, '')), `no controls in: ${JSON.stringify(text)}`);
+      }
+      assert.match(error.reason!, /injected failure 400 forged line for credential Bearer \[redacted\]/);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('request ids from headers and bodies, names and ids in records are sanitised where they are shown', async () => {
+    const line = reportLine(parseReport({ report_id: 'R-1\u202e', report_type: `Type\n${SECRET_TOKEN}`, title: 'x'.repeat(500) })!);
+    assert.ok(!line.includes(SECRET_TOKEN) && !line.includes('\n') && !line.includes('\u202e'), line);
+  });
+});
+
+describe('hardening 4: every number from the server is bounded', () => {
+  it('Retry-After of any magnitude or form gives a bounded wait or none, and a formattable time', () => {
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    for (const value of ['99999999999999999999999999', '1e400', '-5', '3.7', 'Fri, 31 Dec 9999 23:59:59 GMT', 'Thu, 01 Jan 1970 00:00:00 GMT', 'soon', '', ' 12 ']) {
+      const wait = parseRetryAfter(value, now);
+      assert.ok(wait === undefined || (Number.isFinite(wait) && wait >= 0 && wait <= MAX_RETRY_AFTER_MS), `${value} → ${wait}`);
+      if (wait !== undefined) {
+        assert.doesNotMatch(formatClock(new Date(now + wait), now), /NaN|Invalid/);
+      }
+    }
+    assert.equal(parseRetryAfter('3.7', now), 3700);
+    assert.equal(formatClock(new Date(Number.NaN)), 'later');
+  });
+
+  it('absurd Content-Length, counts and page numbers are ignored rather than trusted', () => {
+    for (const value of ['-1', '1.5', '1e9', '99999999999999999999', '12, 12', 'abc']) {
+      assert.equal(declaredLength(value), undefined, value);
+    }
+    assert.equal(declaredLength(' 1024 '), 1024);
+    const { meta } = parseListBody({ data: [], meta: { page: 1e300, total_count: 2 ** 60, total_pages: -3, page_size: 'NaN' } }, 'reports', '/x');
+    assert.deepEqual(meta, {});
+  });
+
+  it('a huge Retry-After on a 429 fails fast with a readable time, never an invalid date', async () => {
+    const lab = await startMockLab({ faults: { rateLimit: { times: 1, retryAfter: '99999999999999999999' } } });
+    try {
+      const error = (await rejection(lab.api().listReports())) as LabApiError;
+      assert.equal(error.code, 'rateLimited');
+      assert.ok(error.retryAt && Number.isFinite(error.retryAt.getTime()));
+      assert.doesNotMatch(error.message, /NaN|Invalid/);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('hardening 6: bodies that end when the connection closes', function () {
+  this.timeout(30_000);
+  for (const kib of [70, 100, 200]) {
+    it(`download completely (${kib} KiB), also when the reader starts late: undici's paused-parser assertion never escapes`, async () => {
+      const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-close-'));
+      const lab = await startMockLab({ reports: 8, pdfBytes: kib * 1024, faults: { closeDelimitedFiles: true } });
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown): void => void uncaught.push(error);
+      process.on('uncaughtException', onUncaught);
+      const http = new HttpClient({ baseUrl: parseBaseUrl(lab.baseUrl), token: FULL, timeouts: { bodyIdleMs: 3000 } });
+      try {
+        const api = lab.api();
+        const report = (await api.listReports()).items.find((r) => r.download_available)!;
+        const whole = await api.fetchReportFile(report.report_id);
+        assert.ok(whole.subarray(0, 5).equals(Buffer.from('%PDF-')));
+        for (let i = 0; i < 3; i++) {
+          const saved = await api.downloadReportFile(report.report_id, { folder, fileName: `r${i}.pdf`, ifExists: 'overwrite' });
+          assert.equal(saved.bytes, whole.length);
+        }
+        // Reading 300 ms late: the server has closed the connection long before, with undici's parser paused.
+        const body = await http.getStream({ path: api.paths.reportFile(report.report_id), accept: 'application/pdf' }, async (response) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const chunks: Buffer[] = [];
+          for await (const chunk of response.body) {
+            chunks.push(chunk as Buffer);
+          }
+          return Buffer.concat(chunks);
+        });
+        assert.ok(body.equals(whole));
+        assert.deepEqual(uncaught, []);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await http.close();
+        await lab.close();
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+describe('hardening 7: content as real servers send it', function () {
+  this.timeout(30_000);
+  for (const type of ['binary/octet-stream', 'application/force-download', 'application/download', '']) {
+    it(`accepts a PDF labelled "${type || 'nothing'}" when it starts with %PDF-`, async () => {
+      const lab = await startMockLab({ faults: { fileContentType: type } });
+      try {
+        const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+        const file = await lab.api().fetchReportFile(report.report_id);
+        assert.ok(file.subarray(0, 5).equals(Buffer.from('%PDF-')));
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+
+  it('still refuses HTML and JSON, and an octet-stream that is not a PDF', async () => {
+    for (const faults of [{ fileContentType: 'text/html' }, { fileContentType: 'application/json' }, { fileContentType: 'application/octet-stream', notPdf: { times: 1 } }]) {
+      const lab = await startMockLab({ faults });
+      try {
+        const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+        const error = (await rejection(lab.api().fetchReportFile(report.report_id))) as LabApiError;
+        assert.equal(error.code, 'invalidResponse');
+      } finally {
+        await lab.close();
+      }
+    }
+  });
+
+  for (const coding of ['gzip', 'deflate', 'deflate-raw', 'br'] as const) {
+    it(`decodes ${coding} lists and files, with the size cap on the decoded bytes`, async () => {
+      const lab = await startMockLab({ faults: { compress: coding } });
+      const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-enc-'));
+      try {
+        const api = lab.api();
+        const page = await api.listReports({ pageSize: 10 });
+        assert.equal(page.items.length, 10);
+        const report = page.items.find((r) => r.download_available)!;
+        const saved = await api.downloadReportFile(report.report_id, { folder, fileName: 'r.pdf' });
+        const plain = await startMockLab();
+        try {
+          assert.equal(saved.sha256, (await plain.api().downloadReportFile(report.report_id, { folder, fileName: 'plain.pdf' })).sha256);
+        } finally {
+          await plain.close();
+        }
+        assert.ok(lab.server.takeRequests().every((request) => request.status === 200));
+        const capped = (await rejection(lab.api(FULL, { maxJsonBytes: 2000 }).listReports({ pageSize: 50 }))) as LabApiError;
+        assert.match(capped.message, /larger than/);
+      } finally {
+        await lab.close();
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('reads JSON that starts with a byte-order mark', async () => {
+    const lab = await startMockLab({ faults: { jsonBom: true } });
+    try {
+      assert.ok((await lab.api().listReports()).items.length > 0);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  for (const [shape, expected] of [
+    ['detail', /The lab said: “injected failure 400”/],
+    ['fields', /The lab said: “status: injected failure 400; page_size: Ensure this value is less than or equal to 200\.”/],
+    ['problem', /The lab said: “injected: injected failure 400”/],
+    ['text', /The lab said: “400 Error injected failure 400”/],
+  ] as const) {
+    it(`gives the server's reason from a "${shape}" error body`, async () => {
+      const lab = await startMockLab({ faults: { errorShape: shape, status: { status: 400, times: 1 } } });
+      try {
+        const error = (await rejection(lab.api().listReports())) as LabApiError;
+        assert.match(error.message, expected);
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+
+  it('asks a file endpoint that refuses Accept: application/pdf (406) again with a broader Accept', async () => {
+    const lab = await startMockLab({ faults: { refusePdfAccept: true } });
+    try {
+      const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+      lab.server.takeRequests();
+      const file = await lab.api().fetchReportFile(report.report_id);
+      assert.ok(file.subarray(0, 5).equals(Buffer.from('%PDF-')));
+      assert.deepEqual(lab.server.takeRequests().map((r) => [r.status, r.accept]), [
+        [406, 'application/pdf'],
+        [200, '*/*'],
+      ]);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('hardening 8: only the lab signs you out', () => {
+  it('a 401 that carries a proxy challenge is not the lab\'s verdict on the token', async () => {
+    const lab = await startMockLab({ faults: { status: { status: 401, times: 1, headers: { 'proxy-authenticate': 'Basic realm="corp"' } } } });
+    try {
+      const events: string[] = [];
+      const error = (await rejection(lab.api(FULL, { onConnection: (event: { kind: string }) => events.push(event.kind) }).listReports())) as LabApiError;
+      assert.notEqual(error.code, 'unauthorized');
+      assert.match(error.message, /proxy/);
+      assert.ok(!events.includes('unauthorized'));
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('the lab\'s own 401 is', async () => {
+    const lab = await startMockLab();
+    try {
+      const events: string[] = [];
+      const error = (await rejection(lab.api('no-such-token', { onConnection: (event: { kind: string }) => events.push(event.kind) }).listReports())) as LabApiError;
+      assert.equal(error.code, 'unauthorized');
+      assert.ok(events.includes('unauthorized'));
+      assert.match(error.message, /The lab said: “invalid credential”/);
     } finally {
       await lab.close();
     }
