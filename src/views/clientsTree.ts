@@ -5,7 +5,7 @@ import type { Client, Project } from '../core/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { LabNode, MessageNode, ReportNode, pagedChildren, recordTooltip } from './nodes';
+import { LabNode, MessageNode, ReportNode, pagedChildren, recordTooltip, shownItem } from './nodes';
 import type { PagedList } from './pagedList';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
@@ -35,7 +35,7 @@ export class ClientNode extends LabNode {
     item.iconPath = new vscode.ThemeIcon('organization', client.status && client.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
     item.tooltip = recordTooltip(vscode.l10n.t('Client {0}', client.name ?? client.client_id), client.raw);
     item.contextValue = 'labData.client';
-    return item;
+    return shownItem(item);
   }
 
   override getChildren(): Promise<LabNode[]> {
@@ -69,7 +69,7 @@ export class ProjectNode extends LabNode {
     item.iconPath = new vscode.ThemeIcon(PROJECT_ICONS[kind ?? ''] ?? 'project', project.status && project.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
     item.tooltip = recordTooltip(vscode.l10n.t('Project {0}', project.name ?? project.project_id), project.raw);
     item.contextValue = 'labData.project';
-    return item;
+    return shownItem(item);
   }
 
   override getChildren(): Promise<LabNode[]> {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
 import type { JsonObject, Report, Sample } from '../core/records';
 import { Commands } from '../constants';
+import { serverText } from '../core/serverText';
 import type { RecordRef } from '../commands/targets';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState } from '../labs/labs';
@@ -84,17 +85,35 @@ export function localTime(value: string | undefined): string | undefined {
   return Number.isNaN(at.getTime()) ? value : dateFormat.format(at);
 }
 
+/**
+ * A tree item built from server records, made safe to show: its label, description and
+ * accessibility label pass through `serverText` (one line, no control or bidi characters, no
+ * secret, bounded).
+ */
+export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
+  if (typeof item.label === 'string') {
+    item.label = serverText(item.label, 120);
+  }
+  if (typeof item.description === 'string') {
+    item.description = serverText(item.description, 200);
+  }
+  if (item.accessibilityInformation) {
+    item.accessibilityInformation = { ...item.accessibilityInformation, label: serverText(item.accessibilityInformation.label, 300) };
+  }
+  return item;
+}
+
 export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 
-/** A Markdown tooltip listing every field the server sent, unknown ones included. */
+/** A Markdown tooltip listing every field the server sent, unknown ones included, each value passed through `serverText`. */
 export function recordTooltip(title: string, record: JsonObject): vscode.MarkdownString {
   const rows = Object.entries(record).map(([key, value]) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return `| ${escapeMarkdown(key)} | ${escapeMarkdown(text ?? '').replace(/\n/g, ' ')} |`;
+    const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+    return `| ${escapeMarkdown(serverText(key, 60))} | ${escapeMarkdown(serverText(text, 300))} |`;
   });
-  const markdown = new vscode.MarkdownString(`**${escapeMarkdown(title)}**\n\n| Field | Value |\n|---|---|\n${rows.join('\n')}`);
+  const markdown = new vscode.MarkdownString(`**${escapeMarkdown(serverText(title))}**\n\n| Field | Value |\n|---|---|\n${rows.join('\n')}`);
   markdown.supportHtml = false;
   markdown.isTrusted = false;
   return markdown;
@@ -132,7 +151,7 @@ export class ReportNode extends LabNode {
     // A click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
     item.command = this.downloadable ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] } : { command: Commands.openReportMetadata, title: vscode.l10n.t('Open Metadata'), arguments: [this] };
     item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, String(item.description)) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, String(item.description)) };
-    return item;
+    return shownItem(item);
   }
 }
 
@@ -163,7 +182,7 @@ export class SampleNode extends LabNode {
     item.iconPath = new vscode.ThemeIcon('beaker');
     item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw);
     item.contextValue = 'labData.sample';
-    return item;
+    return shownItem(item);
   }
 }
 
