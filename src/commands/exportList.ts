@@ -26,8 +26,9 @@ export interface ExportSummary {
 
 const LISTS: readonly ExportListName[] = ['reports', 'samples', 'clients'];
 
-function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: AbortSignal, log: Logger): AsyncIterable<Page<{ raw: JsonObject }>> {
-  const options = { signal, onAnomaly: (anomaly: { kind: string; page: number }) => log.warn('Export', `${api.lab.name}: paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`) };
+function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: AbortSignal): AsyncIterable<Page<{ raw: JsonObject }>> {
+  // A list whose paging cannot be trusted is reported for every walk, by the lab's connection.
+  const options = { signal };
   return list === 'reports' ? api.iterateReports(query, options) : list === 'samples' ? api.iterateSamples(query, options) : api.iterateClients(query, options);
 }
 
@@ -84,7 +85,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   const started = Date.now();
   const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), cancellable: true }, (progress, token) => {
     const signal = toAbortSignal(token);
-    return exportRecords(records(pagesOf(api, list, query, signal, log)), {
+    return exportRecords(records(pagesOf(api, list, query, signal)), {
       folder: path.dirname(resolved),
       fileName: path.basename(resolved),
       root,

@@ -26,11 +26,10 @@ export interface BulkSummary {
 }
 
 /** Lists every report matching `query`, page by page, under a cancellable progress notification. */
-export async function listAllReports(api: LabApi, query: ListQuery, title: string, log: Logger): Promise<Report[]> {
+export async function listAllReports(api: LabApi, query: ListQuery, title: string): Promise<Report[]> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
     listAll(api, query, {
       signal: toAbortSignal(token),
-      onAnomaly: (anomaly) => log.warn('List', `${api.lab.name}: ${anomaly.kind === 'sequential' ? `the lab's paging did not hold at page ${anomaly.page}; listing the rest one page at a time.` : `paging stopped early: ${anomaly.kind} at page ${anomaly.page}.`}`),
       onPage: (listed, total) => progress.report({ message: total !== undefined ? vscode.l10n.t('{0} of {1} reports', listed, total) : vscode.l10n.t('{0} reports', listed) }),
     }),
   );
@@ -64,7 +63,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
   }
   const ref = targets.refs.find((candidate) => candidate.kind === 'client' || candidate.kind === 'project');
   const scope = targets.search ? { query: searchFilters(targets.search, new Date()), label: targets.search.name } : scopeOf(ref, api.lab.name, reportsTree);
-  const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label), log);
+  const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label));
   const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
   await recordInManifest(api, target, run);
   const summary = vscode.l10n.t('Reports of {0}: {1}', scope.label, summarize(run));

@@ -35,7 +35,7 @@ export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logge
   }
   const lab = { name: api.lab.name, origin: api.origin };
   const { since, listed, run, watermark, manifestWritten } = await syncFolder(api, target, {
-    list: (query, from) => listAllReports(api, query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name), log),
+    list: (query, from) => listAllReports(api, query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name)),
     save: (reports, decide) => saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, { api, target, prompts: prompts.current, log, decide }),
   });
   const summary = since ? vscode.l10n.t('Sync of {0}: {1} report(s) listed since {2}; {3}', lab.name, listed.length, since, summarize(run)) : vscode.l10n.t('Sync of {0}: {1} report(s) listed; {2}', lab.name, listed.length, summarize(run));

@@ -4,6 +4,7 @@ import { LabApi } from '../core/labApi';
 import type { LabApiOptions } from '../core/labApi';
 import type { LabDefinition } from '../core/labDefinition';
 import type { NetworkOptions } from '../core/network';
+import type { PagingAnomaly } from '../core/pagination';
 
 /** What a connection is built from besides its lab and token. */
 export interface ConnectionFactory {
@@ -13,6 +14,8 @@ export interface ConnectionFactory {
   readonly log: (level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Every report and sample this lab sent. */
   readonly onRecords: (lab: LabDefinition, records: Parameters<NonNullable<LabApiOptions['onRecords']>>[0]) => void;
+  /** A list of this lab whose paging could not be trusted. */
+  readonly onPagingAnomaly: (lab: LabDefinition, anomaly: PagingAnomaly) => void;
 }
 
 /** The last request of a lab that failed, for "Copy Support Report". */
@@ -67,6 +70,7 @@ export class LabConnection {
       ...this.factory.defaults(),
       onConnection: (event) => this.setConnection(event),
       onRecords: (records) => this.factory.onRecords(this.lab, records),
+      onPagingAnomaly: (anomaly) => this.factory.onPagingAnomaly(this.lab, anomaly),
       onFailure: (error) => {
         this.lastFailure = { error, at: new Date(), lab: this.lab };
         this.listener.onFailure(this);

@@ -6,6 +6,7 @@ import type { InvalidLab, LabDefinition } from '../core/labDefinition';
 import { labError } from '../core/messages';
 import type { TokenStore } from '../auth/tokenStore';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
+import { PagingNotices } from './pagingNotices';
 import type { Logger } from '../log';
 import { LabConnection, type FailedRequest } from './labConnection';
 import type { LabRegistry } from './labRegistry';
@@ -47,6 +48,7 @@ export class Labs implements vscode.Disposable {
   /** A lab sent reports or samples (a list page, a single report), whoever asked. */
   readonly onDidSeeRecords = this.seen.event;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly pagingNotices: PagingNotices;
   private lastFailed?: FailedRequest;
   private refreshing: Promise<void> = Promise.resolve();
   private loggedProblems = '';
@@ -58,6 +60,7 @@ export class Labs implements vscode.Disposable {
     private readonly log: Logger,
     private readonly userAgent: string,
   ) {
+    this.pagingNotices = new PagingNotices(log);
     this.disposables.push(
       this.changed,
       this.connectionChanged,
@@ -238,6 +241,7 @@ export class Labs implements vscode.Disposable {
         userAgent: this.userAgent,
         log: this.log.sink,
         onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),
+        onPagingAnomaly: (anomalyLab, anomaly) => this.pagingNotices.report(anomalyLab.name, anomaly),
         defaults: () => {
           const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
           return {
