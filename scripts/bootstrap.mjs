@@ -13,7 +13,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CODE_SERVER_VERSION = '4.100.3';
 export const codeServerDir = join(root, '.cache', 'test-host', `code-server-${CODE_SERVER_VERSION}`);
 export const codeServerEntry = join(codeServerDir, 'package', 'out', 'node', 'entry.js');
-const TEST_HOST_DEBIAN_PACKAGES = ['ripgrep', 'libkrb5-dev', 'pkg-config', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'chromium'];
+// python3-djangorestframework: the second test lab (test/drf), a real server framework with its defaults.
+const TEST_HOST_DEBIAN_PACKAGES = ['ripgrep', 'libkrb5-dev', 'pkg-config', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'chromium', 'python3-djangorestframework'];
 
 function say(message) {
   process.stderr.write(`[bootstrap] ${message}\n`);
