@@ -1,3 +1,5 @@
+import { serverText } from './serverText';
+
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 // Control characters, bidirectional overrides/isolates and other invisible format characters.
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
@@ -50,4 +52,9 @@ export function renderFileName(template: string, fields: Readonly<Record<string,
     return value === undefined ? '' : sanitizeFileName(value, '').replace(/\.+$/, '');
   });
   return sanitizeFileName(filled, fallback);
+}
+
+/** A record's id as a document or tab name: made shown text first ({@link serverText}), then a safe file name. */
+export function documentName(id: string, fallback = 'record'): string {
+  return sanitizeFileName(serverText(id, 120), fallback);
 }

@@ -26,6 +26,8 @@ const { kParser }: { kParser: symbol } = require('undici/lib/core/symbols.js');
 type Connector = BuildConnector.connector;
 /** How long a held-back end of a connection waits before it looks again whether the reader has caught up. */
 const END_RECHECK_MS = 5;
+/** The longest a connection's end is held for a reader that does not read. */
+const MAX_END_HOLD_MS = 120_000;
 
 /**
  * Makes one of undici's sockets safe for the extension host:
@@ -47,13 +49,14 @@ export function guardSocket(socket: Socket): Socket {
       return true;
     }
   };
-  const endWhenCaughtUp = (args: unknown[]): void => {
+  const endWhenCaughtUp = (args: unknown[], since: number): void => {
     const parser = parserOf();
     if (socket.destroyed && !parser) {
       return;
     }
-    if (parser?.paused) {
-      setTimeout(() => endWhenCaughtUp(args), END_RECHECK_MS);
+    // A reader that never comes back: after a while the end goes through (and fails only this request).
+    if (parser?.paused && Date.now() - since < MAX_END_HOLD_MS) {
+      setTimeout(() => endWhenCaughtUp(args, since), END_RECHECK_MS);
       return;
     }
     deliver('end', args);
@@ -66,7 +69,8 @@ export function guardSocket(socket: Socket): Socket {
       if (state) {
         state.autoDestroy = false;
       }
-      setTimeout(() => endWhenCaughtUp(args), END_RECHECK_MS);
+      const since = Date.now();
+      setTimeout(() => endWhenCaughtUp(args, since), END_RECHECK_MS);
       return true;
     }
     return deliver(event, args);

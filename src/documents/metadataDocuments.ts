@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { sanitizeFileName } from '../core/fileNames';
+import { documentName } from '../core/fileNames';
 import type { JsonObject } from '../core/records';
 import type { RecordKind, RecordRef } from '../commands/targets';
 import type { Labs } from '../labs/labs';
@@ -22,7 +22,7 @@ export class MetadataDocumentProvider implements vscode.TextDocumentContentProvi
 
   /** The document address of a record; the listed record is kept for kinds the API cannot fetch one by one. */
   uriFor(ref: RecordRef, host: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: METADATA_SCHEME, authority: host, path: `/${FOLDERS[ref.kind]}/${sanitizeFileName(ref.id, 'record')}.json`, query: new URLSearchParams({ lab: ref.lab, id: ref.id }).toString() });
+    const uri = vscode.Uri.from({ scheme: METADATA_SCHEME, authority: host, path: `/${FOLDERS[ref.kind]}/${documentName(ref.id)}.json`, query: new URLSearchParams({ lab: ref.lab, id: ref.id }).toString() });
     if (ref.record && (ref.kind === 'project' || ref.kind === 'sample')) {
       this.records.set(uri.toString(), ref.record);
     }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
+import { documentName } from '../core/fileNames';
 import { MAX_PREVIEW_BYTES } from '../core/labApi';
 import { Commands } from '../constants';
 import type { Logger } from '../log';
@@ -98,7 +99,7 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
 
   /** The URI a report's preview opens under; its name is the tab title, `<id> (preview)`. */
   static reportUri(lab: string, id: string): vscode.Uri {
-    return vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${id} (preview)`, query: new URLSearchParams({ lab }).toString() });
+    return vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${documentName(id, 'report')} (preview)`, query: new URLSearchParams({ lab }).toString() });
   }
 
   /** Keeps a report's bytes for the preview about to open. */

@@ -74,6 +74,10 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
         assert.doesNotMatch(text.replace(/\n/g, ' '), HOSTILE);
       }
       assert.ok(!String(row.item.description).includes('\n'));
+      // Tab titles made from ids the server sent.
+      const labName = (await api.getState()).labs[0]!.name;
+      const title = path.posix.basename(api.previews.uriOf(labName, `R-1\u202e\n${LEAK_CHECK_TOKEN}`).path);
+      assert.ok(!title.includes(LEAK_CHECK_TOKEN) && !HOSTILE.test(title) && !title.includes('\n'), title);
       // An error body that echoes the credential, with a forged line and a bidi override.
       lab.setFaults({ echoToken: true, status: { status: 400, times: 5 } });
       await vscode.commands.executeCommand('labData.openReportMetadata', report.report_id);
