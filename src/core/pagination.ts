@@ -55,6 +55,17 @@ export function morePages(page: Pick<Page<unknown>, 'items' | 'skipped' | 'page'
   return full || (seen.longest === 0 && declaredPageSize === undefined && length < requested);
 }
 
+/**
+ * A page judged again with what its walk (or a tree's list) has seen: whether more follow, and
+ * what has been seen including it. Length decisions use the page as sent (`sent`); counts use only
+ * the records not seen before (`fresh`). The first page keeps its own verdict.
+ */
+export function judgeAfter(sent: Page<unknown>, fresh: Pick<Page<unknown>, 'items' | 'skipped'>, seen: PagesSeen): { readonly more: boolean; readonly seen: PagesSeen } {
+  const freshCount = fresh.items.length + fresh.skipped;
+  const more = seen.longest === 0 ? sent.hasMore : morePages(sent, seen, sent.pageSize, sent.pageSize, freshCount);
+  return { more, seen: { received: seen.received + freshCount, longest: Math.max(seen.longest, sent.items.length + sent.skipped) } };
+}
+
 export type PagingAnomaly =
   | { readonly kind: 'repeatedPage'; readonly page: number }
   /** The server counted more records than it sent before its pages ran out. */
@@ -204,11 +215,9 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
         ranOut = true;
         return;
       }
-      // Judged again with what the walk has seen: the records so far and the longest page.
-      // Length decisions use the page as sent; counts use only the records not seen before.
-      const freshCount = fresh.items.length + fresh.skipped;
-      const more = seen.longest === 0 ? result.hasMore : morePages(result, seen, result.pageSize, result.pageSize, freshCount);
-      seen = { received: seen.received + freshCount, longest: Math.max(seen.longest, result.items.length + result.skipped) };
+      const next = judgeAfter(result, fresh, seen);
+      const more = next.more;
+      seen = next.seen;
       ranOut = !more;
       yield { ...fresh, hasMore: more };
       if (!more) {

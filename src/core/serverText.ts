@@ -4,28 +4,34 @@
  * report or a chat answer. Every such path goes through {@link serverText}.
  */
 
-/** Secrets the extension holds (lab tokens, proxy credentials): no text a server sent may show them. */
-const knownSecrets = new Set<string>();
+/**
+ * Secrets the extension holds (lab tokens, proxy credentials), longest first so a secret that
+ * contains another is removed whole: no text a server sent may show them. Kept sorted as they are
+ * added, since every shown text is redacted and secrets are added rarely.
+ */
+const knownSecrets: string[] = [];
+
+function longestFirst(a: string, b: string): number {
+  return b.length - a.length;
+}
 
 /** Adds a secret that {@link serverText} and {@link redactSecrets} remove from every text from now on. */
 export function registerSecret(secret: string | undefined): void {
   // Very short values would redact ordinary words; no real token or credential is this short.
-  if (secret && secret.length >= 6) {
-    knownSecrets.add(secret);
+  if (secret && secret.length >= 6 && !knownSecrets.includes(secret)) {
+    knownSecrets.push(secret);
+    knownSecrets.sort(longestFirst);
   }
-}
-
-/** The secrets registered so far (for a caller that redacts a whole document, e.g. a support report). */
-export function registeredSecrets(): readonly string[] {
-  return [...knownSecrets];
 }
 
 /** Replaces every occurrence of the given and the registered secrets, and anything shaped like a bearer credential. */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let result = text;
-  // Longest first, so a secret that contains another is removed whole.
-  const all = [...new Set([...secrets, ...knownSecrets])].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length);
+  const all = secrets.length === 0 ? knownSecrets : [...new Set([...secrets, ...knownSecrets])].sort(longestFirst);
   for (const secret of all) {
+    if (secret.length === 0) {
+      continue;
+    }
     if (result.includes(secret)) {
       result = result.split(secret).join('[redacted]');
     }
@@ -37,7 +43,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
 const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u0085]+/g;
 /** Bidirectional overrides and isolates, marks, zero-width characters and the byte-order mark: removed. */
 const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-export const DEFAULT_SERVER_TEXT_LENGTH = 200;
+const DEFAULT_SERVER_TEXT_LENGTH = 200;
 
 /**
  * Makes a value a server sent safe to show or log: a single line, without control,

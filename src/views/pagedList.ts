@@ -1,5 +1,5 @@
 import { LabApiError } from '../core/errors';
-import { NOTHING_SEEN, morePages, type Page, type PagesSeen } from '../core/pagination';
+import { NOTHING_SEEN, judgeAfter, type Page, type PagesSeen } from '../core/pagination';
 
 /**
  * The pages of one list loaded so far (a view's root, a client's projects, a project's reports).
@@ -80,9 +80,10 @@ export class PagedList<T> {
       const fresh = page.items.filter((item) => !known.has(this.keyOf(item)));
       this.items.push(...fresh);
       this.total = page.totalCount;
+      const next = judgeAfter(page, { items: fresh, skipped: page.skipped }, this.seen);
       // A page of nothing but repeats (a server that ignores `page`) ends the list.
-      this.hasMore = fresh.length > 0 && (this.seen.longest === 0 ? page.hasMore : morePages(page, this.seen, page.pageSize, page.pageSize, fresh.length + page.skipped));
-      this.seen = { received: this.seen.received + fresh.length + page.skipped, longest: Math.max(this.seen.longest, page.items.length + page.skipped) };
+      this.hasMore = fresh.length > 0 && next.more;
+      this.seen = next.seen;
       this.nextPage++;
       this.pagesLoaded++;
       this.loaded = true;
