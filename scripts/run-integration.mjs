@@ -101,7 +101,7 @@ async function runInCodeServer() {
 
     say('phase: UI checks');
     const ui = await import(join(root, 'out', 'test', 'ui', 'runUi.js'));
-    addCounts(await ui.runUiSuite({ page, workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }), screenshotsDir: join(resultsDir, 'screenshots'), workspace: dirs.workspace }));
+    addCounts(await ui.runUiSuite({ page, workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }), screenshotsDir: join(resultsDir, 'screenshots'), workspace: dirs.workspace, userDataDir: dirs.userData }));
 
     say('phase: the packaged .vsix, installed into a fresh code-server');
     addCounts(await checkPackagedExtension(browser, join(resultsDir, 'screenshots')));

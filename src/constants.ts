@@ -39,6 +39,8 @@ export const Commands = {
   loadMore: 'labData.loadMore',
   /** Tree-only: try a failed list again. */
   retry: 'labData.retry',
+  /** The status bar item's menu. */
+  statusMenu: 'labData.statusMenu',
 } as const;
 
 export const Views = {

@@ -5,6 +5,8 @@ import { signInForDemo } from './auth/demoSignIn';
 import { TokenStore } from './auth/tokenStore';
 import { LabTools } from './chat/labTools';
 import { commandTable } from './commands';
+import { RecentReports } from './commands/reportSuggestions';
+import { Activity } from './ui/activity';
 import { registerCommands } from './commands/commandRunner';
 import { LOG_CHANNEL_NAME } from './constants';
 import { METADATA_SCHEME, MetadataDocumentProvider } from './documents/metadataDocuments';
@@ -46,7 +48,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
   const overviews = new OverviewPanels(context.extensionUri, news, log);
-  const statusBar = new ConnectionStatusBar(labs);
+  const activity = new Activity();
+  const statusBar = new ConnectionStatusBar(labs, news, activity);
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
   const prompts = new PromptsHolder();
@@ -73,6 +76,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     previews,
     overviews,
     vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, { supportsMultipleEditorsPerDocument: false }),
+    activity,
     statusBar,
     authProvider,
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
@@ -87,7 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
   );
   const activationMs = performance.now() - started;
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`);

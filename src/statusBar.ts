@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
-import { Commands, Views } from './constants';
+import { Commands } from './constants';
 import type { LabConnection } from './labs/labConnection';
 import type { Labs } from './labs/labs';
+import type { NewReports } from './news/newReports';
+import type { Activity } from './ui/activity';
 
-/** One lab's state in a few words, for the status bar and its tooltip. */
+/** One lab's state in a few words, for the status bar's tooltip and menu. */
 function describe(connection: LabConnection): string {
   const state = connection.connection;
   if (!connection.signedIn) {
@@ -19,17 +21,28 @@ function describe(connection: LabConnection): string {
 }
 
 /**
- * Summarises the labs: with one, its host and whether it is signed in, offline or rate-limited
- * (with the time left); with several, "N labs", and each lab's state in the tooltip.
+ * Says what matters about the labs in a few words (signed out, unreachable, rate-limited until
+ * when, syncing, how many new reports) and opens the Lab Data menu on click.
  */
 export class ConnectionStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('labData.connection', vscode.StatusBarAlignment.Left, 10);
   private readonly subscriptions: vscode.Disposable[];
-  private countdown?: ReturnType<typeof setInterval>;
+  private limitEnds?: ReturnType<typeof setTimeout>;
 
-  constructor(private readonly labs: Labs) {
-    this.item.name = 'Lab Data Connection';
+  constructor(
+    private readonly labs: Labs,
+    private readonly news?: NewReports,
+    private readonly activity?: Activity,
+  ) {
+    this.item.name = 'Lab Data';
+    this.item.command = Commands.statusMenu;
     this.subscriptions = [labs.onDidChange(() => this.update()), labs.onDidChangeConnection(() => this.update())];
+    if (news) {
+      this.subscriptions.push(news.onDidChange(() => this.update()));
+    }
+    if (activity) {
+      this.subscriptions.push(activity.onDidChange(() => this.update()));
+    }
     this.update();
   }
 
@@ -44,70 +57,65 @@ export class ConnectionStatusBar implements vscode.Disposable {
   }
 
   update(): void {
-    this.stopCountdown();
+    this.clearTimer();
+    const click = vscode.l10n.t('Click for the Lab Data menu.');
     const entries = this.labs.entries;
+    const busy = this.activity?.current;
+    const fresh = this.news?.total ?? 0;
+    const newText = fresh > 0 ? ` · ${vscode.l10n.t('{0} new', fresh)}` : '';
     if (entries.length === 0) {
-      this.item.hide();
+      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, `${vscode.l10n.t('No lab is set up yet.')}\n${click}`);
       return;
     }
-    const showView = `workbench.view.extension.${Views.container}`;
+    if (busy) {
+      this.set(`$(sync~spin) ${vscode.l10n.t('{0}…', busy)}`, `${busy}\n${click}`);
+      return;
+    }
     if (entries.length > 1) {
       const lines = entries.map((entry) => (entry.kind === 'invalid' ? `${entry.lab.name}: ${vscode.l10n.t('misconfigured')}` : `${entry.connection.lab.name} (${entry.connection.lab.url.host}): ${describe(entry.connection)}`));
       const signedIn = this.labs.signedIn.length;
-      this.set(`$(beaker) ${vscode.l10n.t('{0} labs', entries.length)}`, `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}`, signedIn > 0 ? showView : Commands.signIn);
-      this.item.show();
+      const text = signedIn === 0 ? `$(account) ${vscode.l10n.t('Lab Data: signed out')}` : `$(beaker) ${vscode.l10n.t('{0} of {1} labs', signedIn, entries.length)}${newText}`;
+      this.set(text, `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}\n${click}`);
       return;
     }
     const [entry] = entries;
     if (entry!.kind === 'invalid') {
-      this.set(`$(warning) ${vscode.l10n.t('Lab Data: misconfigured')}`, entry!.lab.error.message, 'workbench.action.openSettings');
-      this.item.show();
+      this.set(`$(warning) ${vscode.l10n.t('Lab Data: misconfigured')}`, `${entry!.lab.error.message}\n${click}`);
       return;
     }
     const connection = entry!.connection;
     const { host, origin } = connection.lab.url;
     const state = connection.connection;
     if (!connection.signedIn) {
-      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, vscode.l10n.t('Not signed in to {0}. Click to sign in.', origin), Commands.signIn);
+      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, `${vscode.l10n.t('Not signed in to {0}.', origin)}\n${click}`);
     } else if (state.kind === 'offline') {
-      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason), showView);
+      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, `${vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason)}\n${click}`);
     } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
-      const render = (): void => {
-        const seconds = Math.max(0, Math.ceil((state.until - Date.now()) / 1000));
-        this.set(
-          `$(watch) ${vscode.l10n.t('{0}: rate-limited {1}', host, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`)}`,
-          vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', new Date(state.until).toLocaleTimeString()),
-          undefined,
-        );
-        if (seconds === 0) {
-          this.update();
-        }
-      };
-      render();
-      this.countdown = setInterval(render, 1000);
+      const until = new Date(state.until).toLocaleTimeString();
+      this.set(`$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', host, until)}`, `${vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', until)}\n${click}`);
+      this.limitEnds = setTimeout(() => this.update(), state.until - Date.now() + 50);
     } else {
-      this.set(`$(beaker) ${host}`, vscode.l10n.t('Lab Data: signed in to {0}', origin), showView);
+      this.set(`$(beaker) ${host}${newText}`, `${vscode.l10n.t('Lab Data: signed in to {0}', origin)}${fresh > 0 ? `\n${vscode.l10n.t('{0} new reports since you last looked', fresh)}` : ''}\n${click}`);
     }
-    this.item.show();
   }
 
   dispose(): void {
-    this.stopCountdown();
+    this.clearTimer();
     this.subscriptions.forEach((subscription) => subscription.dispose());
     this.item.dispose();
   }
 
-  private set(text: string, tooltip: string, command: string | undefined): void {
+  private set(text: string, tooltip: string): void {
     this.item.text = text;
     this.item.tooltip = tooltip;
-    this.item.command = command;
     this.item.accessibilityInformation = { label: text.replace(/\$\([^)]+\)\s*/g, '') };
+    this.item.show();
   }
 
-  private stopCountdown(): void {
-    if (this.countdown) {
-      clearInterval(this.countdown);
-      this.countdown = undefined;
+  private clearTimer(): void {
+    if (this.limitEnds) {
+      clearTimeout(this.limitEnds);
+      this.limitEnds = undefined;
     }
   }
 }

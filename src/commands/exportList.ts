@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { LabApiError } from '../core/errors';
@@ -60,7 +61,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     throw new LabApiError('invalidInput', vscode.l10n.t('"format" must be "csv" or "jsonl".'));
   }
   if (!format) {
-    format = targets.fromUi || Object.keys(options).length === 0 ? ((await prompts.current.pickOne(vscode.l10n.t('Lab Data: Export List'), vscode.l10n.t('Which format?'), [{ id: 'csv', label: 'CSV' }, { id: 'jsonl', label: 'JSON Lines' }], false)) as ExportFormat | undefined) : 'csv';
+    format = !targets.automated || Object.keys(options).length === 0 ? ((await prompts.current.pickOne(vscode.l10n.t('Lab Data: Export List'), vscode.l10n.t('Which format?'), [{ id: 'csv', label: 'CSV' }, { id: 'jsonl', label: 'JSON Lines' }], false)) as ExportFormat | undefined) : 'csv';
   }
   if (!format) {
     return undefined;
@@ -83,7 +84,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     throw new LabApiError('invalidInput', vscode.l10n.t('The export target must be inside the workspace folder.'));
   }
   const started = Date.now();
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), cancellable: true }, (progress, token) => {
+  const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), (progress, token) => {
     const signal = toAbortSignal(token);
     return exportRecords(records(pagesOf(api, list, query, signal)), {
       folder: path.dirname(resolved),

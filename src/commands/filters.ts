@@ -9,6 +9,7 @@ import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from './targets';
+import { knownNames, statusWord } from '../views/recordText';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {
@@ -16,18 +17,20 @@ export interface ReportFilterArgs {
   readonly status?: string;
   readonly clientId?: string;
   readonly projectId?: string;
+  /** Applied by Lab Data to the reports the lab sends (no lab offers a report-type filter). */
+  readonly reportType?: string;
 }
 
-const FILTER_OF: Readonly<Record<keyof ReportFilterArgs, FilterName>> = { publishedSince: 'published_since', status: 'status', clientId: 'client_id', projectId: 'project_id' };
+const FILTER_OF: Readonly<Record<Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName>> = { publishedSince: 'published_since', status: 'status', clientId: 'client_id', projectId: 'project_id' };
 
 /** Whether an arguments object sets any report filter (an automation call rather than "ask me"). */
 export function hasReportFilter(options: Readonly<Record<string, unknown>>): boolean {
-  return Object.keys(FILTER_OF).some((key) => key in options);
+  return [...Object.keys(FILTER_OF), 'reportType'].some((key) => key in options);
 }
 
 /** A filter from command arguments, with its date validated and in UTC, using only filters the lab offers. */
 export function filterFromArgs(given: ReportFilterArgs, api: LabApi): ReportFilter {
-  for (const [key, filter] of Object.entries(FILTER_OF) as Array<[keyof ReportFilterArgs, FilterName]>) {
+  for (const [key, filter] of Object.entries(FILTER_OF) as Array<[Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName]>) {
     if (given[key] !== undefined && !api.lab.filters.includes(filter)) {
       throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', api.lab.name, filter));
     }
@@ -37,6 +40,7 @@ export function filterFromArgs(given: ReportFilterArgs, api: LabApi): ReportFilt
     status: given.status,
     clientId: given.clientId,
     projectId: given.projectId,
+    reportType: typeof given.reportType === 'string' && given.reportType.trim() ? given.reportType.trim() : undefined,
   };
 }
 
@@ -52,11 +56,24 @@ async function optionalItems<T>(load: () => Promise<readonly T[]>): Promise<read
   }
 }
 
-/** Asks, step by step, for the filters the lab offers: published-since, status, client and project (pickers filled from the API). */
+/** The report types among a first page of reports (the lab has no list of types). */
+async function reportTypes(api: LabApi): Promise<string[]> {
+  const reports = await optionalItems(async () => (await api.listReports({ pageSize: 100 })).items);
+  return [...new Set(reports.map((report) => report.report_type).filter((type): type is string => typeof type === 'string' && type.trim() !== ''))].sort((a, b) => a.localeCompare(b));
+}
+
+const STATUSES = ['published', 'amended'];
+
+/**
+ * Asks, step by step, for the filters the lab offers (published-since, status, client and project,
+ * pickers filled from the API, clients and projects by name) and the report type, which Lab Data
+ * applies itself and says so.
+ */
 export async function askReportFilter(api: LabApi, prompts: Prompts, title: string): Promise<ReportFilter | undefined> {
   const offered = api.lab.filters;
-  const steps = (['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter));
-  const step = (filter: FilterName): string => `${title} (${steps.indexOf(filter as (typeof steps)[number]) + 1}/${steps.length})`;
+  const steps = [...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter)), 'report_type' as const];
+  const step = (filter: (typeof steps)[number]): string => `${title} (${steps.indexOf(filter) + 1}/${steps.length})`;
+  const names = knownNames;
   let publishedSince: string | null = null;
   if (offered.includes('published_since')) {
     const answer = await prompts.since(step('published_since'), 'published');
@@ -67,7 +84,7 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   }
   let status: string | null = null;
   if (offered.includes('status')) {
-    const answer = await prompts.pickOne(step('status'), vscode.l10n.t('Status'), [{ id: 'published', label: 'published' }, { id: 'amended', label: 'amended' }], true);
+    const answer = await prompts.pickOne(step('status'), vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), true);
     if (answer === undefined) {
       return undefined;
     }
@@ -76,7 +93,8 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   let clientId: string | null = null;
   if (offered.includes('client_id')) {
     const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
-    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: c.client_id, description: c.name })), true);
+    clients.forEach((client) => names.remember(api.lab.name, 'client', client.client_id, client.name));
+    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: c.name ?? c.client_id, description: c.name ? c.client_id : undefined })), true);
     if (answer === undefined) {
       return undefined;
     }
@@ -85,13 +103,19 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   let projectId: string | null = null;
   if (offered.includes('project_id')) {
     const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
-    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: p.project_id, description: p.name })), true);
+    projects.forEach((project) => names.remember(api.lab.name, 'project', project.project_id, project.name));
+    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: p.name ?? p.project_id, description: p.name ? p.project_id : undefined })), true);
     if (answer === undefined) {
       return undefined;
     }
     projectId = answer;
   }
-  return { publishedSince: publishedSince ?? undefined, status: status ?? undefined, clientId: clientId ?? undefined, projectId: projectId ?? undefined };
+  const types = await reportTypes(api);
+  const reportType = types.length === 0 ? null : await prompts.pickOne(step('report_type'), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: type })), true);
+  if (reportType === undefined) {
+    return undefined;
+  }
+  return { publishedSince: publishedSince ?? undefined, status: status ?? undefined, clientId: clientId ?? undefined, projectId: projectId ?? undefined, reportType: reportType ?? undefined };
 }
 
 /**
@@ -106,7 +130,7 @@ export async function filterReports(labs: Labs, tree: ReportsTreeProvider, promp
   if (!connection || !api) {
     return undefined;
   }
-  const filter = !targets.fromUi && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'));
+  const filter = targets.automated && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'));
   if (!filter) {
     return undefined;
   }
@@ -131,7 +155,7 @@ export async function filterSamples(labs: Labs, tree: SamplesTreeProvider, promp
   if (!connection.lab.filters.includes('received_since')) {
     throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', name, 'received_since'));
   }
-  if (!targets.fromUi && 'receivedSince' in targets.options) {
+  if (targets.automated && 'receivedSince' in targets.options) {
     const value = targets.options.receivedSince;
     await tree.setReceivedSince(name, typeof value === 'string' && value ? toUtcTimestamp(value, 'received-since date') : undefined);
     return tree.receivedSinceOf(name);

@@ -16,6 +16,8 @@ import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
 import { copyId } from './copyId';
+import type { RecentReports } from './reportSuggestions';
+import type { Activity } from '../ui/activity';
 import { previewReport } from './previewReport';
 import type { OverviewPanels } from '../overview/overviewPanels';
 import { showOverview } from './showOverview';
@@ -30,6 +32,7 @@ import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
+import { statusMenu } from './statusMenu';
 
 export interface Trees {
   readonly reports: ReportsTreeProvider;
@@ -54,14 +57,18 @@ export interface CommandServices {
   readonly news: NewReports;
   /** The user's saved searches (labData.savedSearches). */
   readonly searches: SavedSearchSettings;
+  /** Long work under way, for the status bar. */
+  readonly activity: Activity;
+  /** Report ids used recently, for Find Report's suggestions. */
+  readonly recent: RecentReports;
   /** "Lab Data for VS Code <version> (VS Code <version>)", for support reports. */
   readonly integration: string;
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, integration }: CommandServices): Record<string, CommandHandler> {
   const all = [trees.reports, trees.clients, trees.samples];
-  const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView };
+  const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView, recent };
   const redrawAll = (): void => all.forEach((tree) => tree.redraw());
   return {
     [Commands.signIn]: (...args) => signIn(labs, ...args),
@@ -78,7 +85,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) => saveAllReports(labs, trees.reports, prompts, log, ...args),
-    [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, ...args),
+    [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, activity, ...args),
     [Commands.findReport]: (...args) => findReport(palette, ...args),
     [Commands.searchReports]: (...args) => searchReports(palette, ...args),
     [Commands.listSamples]: (...args) => listSamples(palette, ...args),
@@ -92,9 +99,20 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, ...args),
     [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),
     [Commands.saveFilterAsSearch]: (...args) => saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
+    [Commands.statusMenu]: () => statusMenu(labs, log, news),
     [Commands.loadMore]: async (node?: unknown) => {
-      await (node as LoadMoreNode | undefined)?.list.loadMore();
+      const more = node as LoadMoreNode | undefined;
+      if (!more) {
+        return;
+      }
+      const before = more.list.items.length;
+      await more.list.loadMore();
       redrawAll();
+      // Focus moves to the first row just loaded, where "Load more…" was, not to the new "Load more…" at the end.
+      const first = await trees.reports.firstLoadedAfter(more, before);
+      if (first && trees.reportsView.visible) {
+        await trees.reportsView.reveal(first, { select: true, focus: true }).then(undefined, () => undefined);
+      }
     },
     [Commands.retry]: async (list?: unknown) => {
       await (list as PagedList<unknown> | undefined)?.retry();

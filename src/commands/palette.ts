@@ -7,11 +7,14 @@ import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Prompts, PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
-import type { ReportsTreeProvider } from '../views/reportsTree';
+import { matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
+import type { Page } from '../core/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand } from './labTarget';
 import { commandTargets } from './targets';
+import { reportSuggestions, type RecentReports } from './reportSuggestions';
+import { serverText } from '../core/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [
@@ -26,10 +29,28 @@ export interface PaletteServices {
   readonly prompts: PromptsHolder;
   readonly reportsTree: ReportsTreeProvider;
   readonly reportsView: vscode.TreeView<LabNode>;
+  readonly recent: RecentReports;
 }
 
 function summaryOf(report: Report): string {
   return [report.report_type, localTime(report.published_at), report.status, report.download_available === false ? 'no file' : undefined].filter(Boolean).join(' · ');
+}
+
+/** "Not found" with what a report id looks like, so a partial or mistyped id gets a hint, not a dead end. */
+function notFoundHint(error: unknown, id: string, lab: string, example: string | undefined): unknown {
+  if (!(error instanceof LabApiError) || error.code !== 'notFound') {
+    return error;
+  }
+  const sentence = vscode.l10n.t('{0} has no report "{1}".', lab, serverText(id, 80));
+  const hint = example ? vscode.l10n.t('Report ids look like {0}; in Find Report, type part of one to choose from the reports already loaded.', serverText(example, 80)) : vscode.l10n.t('Report ids are given whole, as the lab prints them on the report (for example RPT-2024-000123).');
+  return new LabApiError('notFound', `${sentence} ${hint}`, { path: error.path, status: error.status, requestId: error.requestId });
+}
+
+/** The pages with only the reports that pass the filter's local part (the report type); the lab's count no longer applies then. */
+async function* locallyFiltered(pages: AsyncIterable<Page<Report>>, filter: ReportFilter): AsyncIterable<Page<Report>> {
+  for await (const page of pages) {
+    yield filter.reportType === undefined ? page : { ...page, items: page.items.filter((report) => matchesLocally(report, filter)), totalCount: undefined };
+  }
 }
 
 /** Runs one action on one or several reports of one lab. */
@@ -88,16 +109,21 @@ function parseAction(value: unknown): ReportAction | undefined {
  */
 export async function findReport(services: PaletteServices, ...args: unknown[]): Promise<{ report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined> {
   const targets = commandTargets(args);
-  const given = targets.fromUi ? {} : (targets.options as { action?: unknown });
+  const given = targets.automated ? (targets.options as { action?: unknown }) : {};
   const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
     return undefined;
   }
-  const id = targets.refs[0]?.id ?? targets.ids[0] ?? (await services.prompts.current.reportId());
+  const lab = api.lab.name;
+  const suggestions = reportSuggestions(services.recent.ids(lab), services.reportsTree.loadedReports(lab), vscode.l10n.t('recent'));
+  const id = targets.refs[0]?.id ?? targets.ids[0] ?? (await services.prompts.current.reportId(suggestions));
   if (!id) {
     return undefined;
   }
-  const report = await api.getReport(id);
+  const report = await api.getReport(id).catch((error: unknown) => {
+    throw notFoundHint(error, id, lab, suggestions[0]?.id);
+  });
+  await services.recent.remember(lab, report.report_id);
   const action = parseAction(given.action) ?? (await chooseAction(services.prompts.current, `${report.report_id}: ${summaryOf(report)}`, false));
   if (!action) {
     return { report: report.raw };
@@ -120,12 +146,12 @@ export async function searchReports(services: PaletteServices, ...args: unknown[
     return undefined;
   }
   const prompts = services.prompts.current;
-  if (!targets.fromUi && args.some((arg) => typeof arg === 'object' && arg !== null)) {
+  if (targets.automated) {
     const given = targets.options as ReportFilterArgs & { action?: unknown };
     const filter = filterFromArgs(given, api);
     const action = parseAction(given.action);
     const reports: Report[] = [];
-    for await (const page of api.iterateReports(filter)) {
+    for await (const page of locallyFiltered(api.iterateReports(serverPart(filter)), filter)) {
       reports.push(...page.items);
     }
     const ids = reports.map((report) => report.report_id);
@@ -140,7 +166,7 @@ export async function searchReports(services: PaletteServices, ...args: unknown[
   if (!filter) {
     return undefined;
   }
-  const chosen = await prompts.pickFromPages(title, api.iterateReports(filter), (report) => ({ id: report.report_id, label: report.report_id, description: summaryOf(report), detail: typeof report.raw.title === 'string' ? report.raw.title : undefined }), true);
+  const chosen = await prompts.pickFromPages(filter.reportType !== undefined ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType) : title, locallyFiltered(api.iterateReports(serverPart(filter)), filter), (report) => ({ id: report.report_id, label: report.report_id, description: summaryOf(report), detail: typeof report.raw.title === 'string' ? report.raw.title : undefined }), true);
   if (!chosen || chosen.length === 0) {
     return undefined;
   }
@@ -167,7 +193,7 @@ export async function listSamples(services: PaletteServices, ...rawArgs: unknown
   if (!api) {
     return undefined;
   }
-  if (!targets.fromUi && rawArgs.some((arg) => typeof arg === 'object' && arg !== null)) {
+  if (targets.automated) {
     const args = targets.options as { receivedSince?: string; pageSize?: number };
     const receivedSince = args.receivedSince ? toUtcTimestamp(args.receivedSince, 'received-since date') : undefined;
     const ids: string[] = [];

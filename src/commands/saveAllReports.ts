@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import type { LabApi } from '../core/labApi';
 import type { ListQuery } from '../core/query';
@@ -10,7 +11,7 @@ import { recordInManifest, saveWithProgress, summarize } from '../downloads/save
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
-import type { ReportsTreeProvider } from '../views/reportsTree';
+import { matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import { labForCommand } from './labTarget';
 import { commandTargets, type RecordRef } from './targets';
 
@@ -18,6 +19,8 @@ export interface BulkSummary {
   readonly folder: string;
   readonly listed: number;
   readonly saved: number;
+  /** Of the skipped, the files already identical to the lab's (left alone without a question). */
+  readonly upToDate: number;
   readonly skipped: number;
   readonly failed: number;
   readonly bytes: number;
@@ -27,7 +30,7 @@ export interface BulkSummary {
 
 /** Lists every report matching `query`, page by page, under a cancellable progress notification. */
 export async function listAllReports(api: LabApi, query: ListQuery, title: string): Promise<Report[]> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
+  return withNotificationProgress(title, (progress, token) =>
     listAll(api, query, {
       signal: toAbortSignal(token),
       onPage: (listed, total) => progress.report({ message: total !== undefined ? vscode.l10n.t('{0} of {1} reports', listed, total) : vscode.l10n.t('{0} reports', listed) }),
@@ -36,7 +39,7 @@ export async function listAllReports(api: LabApi, query: ListQuery, title: strin
 }
 
 /** The report scope of a row: a client, a project, or (no row) the lab's part of the Reports view with its filter. */
-function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string } {
+function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string; keep?: (report: Report) => boolean } {
   const label = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
   if (ref?.kind === 'client') {
     return { query: { clientId: ref.id }, label: label! };
@@ -45,7 +48,7 @@ function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTr
     return { query: { projectId: ref.id }, label: label! };
   }
   const filter = reportsTree.filterOf(lab);
-  return { query: { ...filter }, label: Object.keys(filter).length > 0 ? vscode.l10n.t('the filtered reports of {0}', lab) : vscode.l10n.t('all reports of {0}', lab) };
+  return { query: serverPart(filter), keep: (report) => matchesLocally(report, filter), label: Object.keys(filter).length > 0 ? vscode.l10n.t('the filtered reports of {0}', lab) : vscode.l10n.t('all reports of {0}', lab) };
 }
 
 /**
@@ -63,7 +66,8 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
   }
   const ref = targets.refs.find((candidate) => candidate.kind === 'client' || candidate.kind === 'project');
   const scope = targets.search ? { query: searchFilters(targets.search, new Date()), label: targets.search.name } : scopeOf(ref, api.lab.name, reportsTree);
-  const reports = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label));
+  const listed = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label));
+  const reports = 'keep' in scope && scope.keep ? listed.filter(scope.keep) : listed;
   const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
   await recordInManifest(api, target, run);
   const summary = vscode.l10n.t('Reports of {0}: {1}', scope.label, summarize(run));
@@ -74,6 +78,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
     folder: target.folder,
     listed: reports.length,
     saved: run.saved.length,
+    upToDate: run.skipped.filter((skip) => skip.upToDate).length,
     skipped: run.skipped.length,
     failed: run.failed.length,
     bytes: run.bytes,

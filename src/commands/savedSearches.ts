@@ -32,7 +32,7 @@ export async function saveFilterAsSearch(labs: Labs, tree: ReportsTreeProvider, 
     return undefined;
   }
   const lab = connection.lab.name;
-  const automated = !targets.fromUi && (hasReportFilter(targets.options) || typeof targets.options.name === 'string');
+  const automated = targets.automated && (hasReportFilter(targets.options) || typeof targets.options.name === 'string');
   const title = vscode.l10n.t('Lab Data: Save Current Filter as Search');
   let filter: ReportFilterArgs | undefined = automated && hasReportFilter(targets.options) ? pickFilter(targets.options) : tree.filterOf(lab);
   if (Object.keys(filter).length === 0 && !automated) {

@@ -19,6 +19,6 @@ export async function showOverview(labs: Labs, panels: OverviewPanels, tree: Rep
     return undefined;
   }
   const given = targets.options.filter;
-  const filter = !targets.fromUi && typeof given === 'object' && given !== null ? filterFromArgs(given as ReportFilterArgs, api) : tree.filterOf(connection.lab.name);
+  const filter = targets.automated && typeof given === 'object' && given !== null ? filterFromArgs(given as ReportFilterArgs, api) : tree.filterOf(connection.lab.name);
   return panels.show(connection, Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)));
 }

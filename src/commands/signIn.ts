@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../core/baseUrl';
+import { LabApiError } from '../core/errors';
+import { labError } from '../core/messages';
+import { serverText } from '../core/serverText';
 import { toAbortSignal } from '../cancellation';
+import { withNotificationProgress } from '../ui/progress';
 import type { Labs } from '../labs/labs';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from './targets';
@@ -69,15 +73,30 @@ export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResu
   if (token === undefined) {
     return undefined;
   }
-  const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking access to {0}…', name ?? lab.host), cancellable: true },
-    (_progress, cancellation) => labs.signIn(baseUrl, token, name, toAbortSignal(cancellation)),
-  );
+  // The lab this token was meant for, if it is signed in already: a rejected token leaves that sign-in as it was.
+  const previous = defined ?? labs.all.find((connection) => connection.lab.url.origin === lab.origin);
+  const outcome = await withNotificationProgress(vscode.l10n.t('Checking access to {0}…', name ?? lab.host), (_progress, cancellation) => labs.signIn(baseUrl, token, name, toAbortSignal(cancellation))).catch((error: unknown) => {
+    throw rejectedToken(error, previous?.signedIn ? previous.lab.name : undefined);
+  });
   const signedIn = outcome.lab;
   if (outcome.reportsForbidden) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', signedIn.name));
   } else {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}.', signedIn.name));
+    // A passing note, not a notification that stays on screen after it stopped being true.
+    vscode.window.setStatusBarMessage(`$(check) ${vscode.l10n.t('Signed in to {0}.', signedIn.name)}`, 8000);
   }
   return { name: signedIn.name, baseUrl: signedIn.url.baseUrl, host: signedIn.url.host };
+}
+
+/**
+ * A token the lab refused while signing in: what happened, with the lab's own reason (expired,
+ * revoked), and whether an earlier sign-in to that lab still stands; other failures pass unchanged.
+ */
+function rejectedToken(error: unknown, stillSignedIn: string | undefined): unknown {
+  if (!(error instanceof LabApiError) || error.code !== 'unauthorized' || error.text?.id !== 'unauthorized') {
+    return error;
+  }
+  const reason = serverText(error.reason ?? '', 120) || `HTTP ${error.status ?? 401}`;
+  const details = { path: error.path, status: error.status, requestId: error.requestId };
+  return stillSignedIn !== undefined ? labError('invalidInput', 'tokenRejectedKept', { reason, name: stillSignedIn }, details) : labError('unauthorized', 'tokenRejected', { reason }, details);
 }

@@ -1,9 +1,13 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { SaveRun } from '../core/bulkSave';
 import { SKIP_REASONS, syncFolder } from '../core/folderSync';
-import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import type { Report } from '../core/records';
+import { formatBytes, saveWithProgress, skipReasons } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
+import type { Activity } from '../ui/activity';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { listAllReports } from './saveAllReports';
@@ -15,43 +19,105 @@ export interface SyncSummary {
   readonly since?: string;
   readonly listed: number;
   readonly saved: number;
+  /** Files left alone because they are the lab's files already. */
+  readonly upToDate: number;
   readonly skipped: number;
   readonly failed: number;
   readonly bytes: number;
   readonly watermark?: string;
   readonly manifestWritten: boolean;
+  /** Reports the folder holds for this lab after the sync. */
+  readonly files: number;
+  /** The sentence shown. */
+  readonly message: string;
+}
+
+/** A folder as a person finds it: relative to the workspace where it is inside one. */
+function shownFolder(folder: string): string {
+  return vscode.workspace.asRelativePath(folder, false) || path.basename(folder);
+}
+
+/** The sync's outcome in plain words: "Up to date (380 reports in lab-reports)." or what was saved, kept, skipped (why) and failed. */
+export function syncSentence(lab: string, folder: string, run: SaveRun, files: number): string {
+  const upToDate = run.skipped.filter((skip) => skip.upToDate).length;
+  const others = run.skipped.filter((skip) => !skip.upToDate);
+  if (run.saved.length === 0 && others.length === 0 && run.failed.length === 0 && !run.cancelled) {
+    return vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
+  }
+  const parts = [
+    run.saved.length > 0 ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes)) : vscode.l10n.t('nothing new saved'),
+    upToDate > 0 ? vscode.l10n.t('{0} already up to date', upToDate) : undefined,
+    others.length > 0 ? vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)) : undefined,
+    run.failed.length > 0 ? vscode.l10n.t('{0} failed (see the log)', run.failed.length) : undefined,
+  ].filter(Boolean);
+  return `${vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, parts.join(', '))}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
 }
 
 /**
  * `labData.syncReports` (`{ lab? }`): keeps the download folder up to date with one lab, through the
- * core's {@link syncFolder}; this layer adds the progress notifications, the questions and the summary.
+ * core's {@link syncFolder}; this layer adds the first sync's question (how many files, where), the
+ * progress notifications, the status bar's "syncing" and a plain summary with a Reveal button.
  */
-export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<SyncSummary | undefined> {
-  const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);
+export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logger, activity: Activity, ...args: unknown[]): Promise<SyncSummary | undefined> {
+  const targets = commandTargets(args);
+  const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
   const target = api && (await resolveDownloadTarget(prompts.current));
   if (!api || !target) {
     return undefined;
   }
   const lab = { name: api.lab.name, origin: api.origin };
-  const { since, listed, run, watermark, manifestWritten } = await syncFolder(api, target, {
-    list: (query, from) => listAllReports(api, query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name)),
-    save: (reports, decide) => saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, { api, target, prompts: prompts.current, log, decide }),
-  });
-  const summary = since ? vscode.l10n.t('Sync of {0}: {1} report(s) listed since {2}; {3}', lab.name, listed.length, since, summarize(run)) : vscode.l10n.t('Sync of {0}: {1} report(s) listed; {2}', lab.name, listed.length, summarize(run));
-  log.info('Sync', `${summary} Folder: ${target.folder}`);
+  const folder = shownFolder(target.folder);
+  const confirmFirst = async (reports: readonly Report[]): Promise<boolean> => {
+    const withFile = reports.filter((report) => report.download_available !== false).length;
+    return prompts.current.confirm(
+      vscode.l10n.t('Save {0} reports of {1} into {2}?', withFile, lab.name, folder),
+      vscode.l10n.t('This is the first sync of {0} with {1}: {2} of its {3} reports have a file, and each is saved there. Later syncs fetch only what is new or changed.', folder, lab.name, withFile, reports.length),
+      vscode.l10n.t('Sync'),
+    );
+  };
+  const result = await activity.run(vscode.l10n.t('Syncing {0}', lab.name), () =>
+    syncFolder(api, target, {
+      list: (query, from) => listAllReports(api, query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name)),
+      save: (reports, decide) => saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, { api, target, prompts: prompts.current, log, decide }),
+      // Automation (`{ lab }` from a task or another extension) asked for the sync already.
+      confirmFirst: targets.automated ? undefined : confirmFirst,
+    }),
+  );
+  const { since, listed, run, watermark, manifestWritten, files } = result;
+  if (result.declined) {
+    log.info('Sync', `The first sync of ${target.folder} with ${lab.name} was not started.`);
+    return undefined;
+  }
+  const message = syncSentence(lab.name, folder, run, files);
+  log.info('Sync', `${message} Listed ${listed.length}${since ? ` published since ${since}` : ''}. Folder: ${target.folder}`);
   run.skipped.filter((skip) => skip.reason !== SKIP_REASONS.upToDate).forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
-  void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));
+  void showOutcome(message, run, vscode.Uri.file(target.folder), log);
   return {
     lab: lab.name,
     folder: target.folder,
     since,
     listed: listed.length,
     saved: run.saved.length,
+    upToDate: run.skipped.filter((skip) => skip.upToDate).length,
     skipped: run.skipped.length,
     failed: run.failed.length,
     bytes: run.bytes,
     watermark,
     manifestWritten,
+    files,
+    message,
   };
+}
+
+/** The summary with Reveal in Explorer (and Show Log after a failure); never awaited by the command. */
+async function showOutcome(message: string, run: SaveRun, folder: vscode.Uri, log: Logger): Promise<void> {
+  const reveal = vscode.l10n.t('Reveal in Explorer');
+  const showLog = vscode.l10n.t('Show Log');
+  const choice = run.failed.length > 0 ? await vscode.window.showWarningMessage(message, reveal, showLog) : await vscode.window.showInformationMessage(message, reveal);
+  if (choice === reveal) {
+    await vscode.commands.executeCommand('revealInExplorer', run.saved[0] ? vscode.Uri.file(run.saved[0].file.path) : folder);
+  } else if (choice === showLog) {
+    log.show();
+  }
 }

@@ -54,6 +54,12 @@ export interface CommandTargets {
    * Code passes even to title-bar buttons: they never mean "use these options and ask nothing".
    */
   readonly fromUi: boolean;
+  /**
+   * True when automation gave an options object (`{ lab?, id?, … }`) and no UI argument came with
+   * it: "do this, ask nothing". False for UI arguments (a title-bar button passes the focused and
+   * selected rows) and for no arguments at all, which both mean "ask what is missing".
+   */
+  readonly automated: boolean;
 }
 
 /**
@@ -69,6 +75,7 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   let several = false;
   let fromUi = false;
   let search: SavedSearch | undefined;
+  let optionsGiven = false;
   const add = (value: unknown): void => {
     if (isRefCarrier(value)) {
       fromUi = true;
@@ -98,6 +105,7 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
         many.filter((item): item is string => typeof item === 'string' && item.trim() !== '').forEach((item) => ids.push(item.trim()));
       }
       options = { ...options, ...rest };
+      optionsGiven = true;
     }
   };
   // A context-menu click passes (clicked item, selected items); the selection wins when it has the item.
@@ -110,5 +118,5 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   }
   rest.forEach(add);
   const unique = [...new Set(ids)];
-  return { lab, refs, ...(search ? { search } : {}), ids: unique, options, several: several || refs.length + unique.length > 1, fromUi };
+  return { lab, refs, ...(search ? { search } : {}), ids: unique, options, several: several || refs.length + unique.length > 1, fromUi, automated: optionsGiven && !fromUi };
 }

@@ -4,7 +4,8 @@ import { LabApiError, isCancellation } from './errors';
 import type { LabApi } from './labApi';
 import { cancelledError } from './messages';
 import type { Report } from './records';
-import { pathExists, reportFileName } from './reportFiles';
+import { fileSha256, pathExists, reportFileName } from './reportFiles';
+import { readManifest, sectionFor, type LabSection } from './syncPlan';
 import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from './safeWriter';
 import { Throttle } from './timing';
 
@@ -25,16 +26,26 @@ export interface SaveTarget {
 }
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
-export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string };
+export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean };
+
+/** Why a file was left alone because it is already the lab's file (the folder's manifest holds its SHA-256). */
+export const UP_TO_DATE = 'up to date';
 
 export interface SavedReport {
   readonly report: Report;
   readonly file: SavedFile;
 }
 
+/** A report left alone, and why; `upToDate` when the file on disk is the lab's file already. */
+export interface SkippedReport {
+  readonly reportId: string;
+  readonly reason: string;
+  readonly upToDate?: boolean;
+}
+
 export interface SaveRun {
   readonly saved: SavedReport[];
-  readonly skipped: Array<{ readonly reportId: string; readonly reason: string }>;
+  readonly skipped: SkippedReport[];
   readonly failed: Array<{ readonly reportId: string; readonly error: unknown }>;
   /** Bytes of the files saved so far. */
   bytes: number;
@@ -84,13 +95,24 @@ export const PROGRESS_INTERVAL_MS = 100;
  * `exists` answers from one listing of the folder in a bulk run; the final hard link still refuses
  * a file that appears after it was read, so nothing is ever replaced unasked.
  */
-export async function decideByExistingFile(report: Report, target: SaveTarget, lab: string, ask: ExistingFileQuestion, exists: (fileName: string) => Promise<boolean> = (name) => pathExists(path.join(target.folder, name))): Promise<SaveDecision> {
+export async function decideByExistingFile(
+  report: Report,
+  target: SaveTarget,
+  lab: string,
+  ask: ExistingFileQuestion,
+  exists: (fileName: string) => Promise<boolean> = (name) => pathExists(path.join(target.folder, name)),
+  identical: (report: Report, fileName: string) => Promise<boolean> = () => Promise.resolve(false),
+): Promise<SaveDecision> {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'no file is available for this report' };
   }
   const fileName = reportFileName(report, target.template, lab);
   if (!(await exists(fileName))) {
     return { action: 'download', fileName, ifExists: 'fail' };
+  }
+  if (await identical(report, fileName)) {
+    // Byte-identical to what the lab published (the manifest's SHA-256 of this revision): nothing to ask.
+    return { action: 'skip', reason: UP_TO_DATE, upToDate: true };
   }
   const choice = await ask(fileName, 'exists');
   return choice === 'skip' ? { action: 'skip', reason: `${fileName} already exists` } : { action: 'download', fileName, ifExists: POLICY[choice] };
@@ -132,36 +154,64 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     dialog = next.catch(() => undefined);
     return next;
   };
-  // One listing of the folder per run instead of a look per file.
-  let listing: Promise<Set<string>> | undefined;
+  // One listing per folder per run instead of a look per file (a template may put files in subfolders).
+  const listings = new Map<string, Promise<Set<string>>>();
   const exists = async (fileName: string): Promise<boolean> => {
-    listing ??= fs.readdir(options.target.folder).then(
-      (names) => new Set(names.map(foldCase)),
-      () => new Set<string>(),
-    );
-    return (await listing).has(foldCase(fileName));
+    const folder = path.join(options.target.folder, path.dirname(fileName));
+    let listing = listings.get(folder);
+    if (!listing) {
+      listing = fs.readdir(folder).then(
+        (names) => new Set(names.map(foldCase)),
+        () => new Set<string>(),
+      );
+      listings.set(folder, listing);
+    }
+    return (await listing).has(foldCase(path.basename(fileName)));
   };
-  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists));
+  // The folder's manifest, read once, tells a file already saved from this revision by its SHA-256.
+  let section: Promise<LabSection> | undefined;
+  const identical = async (report: Report, fileName: string): Promise<boolean> => {
+    section ??= readManifest(options.target.folder).then(
+      (manifest) => sectionFor(manifest, { name: options.api.lab.name, origin: options.api.origin }),
+      () => ({ origin: options.api.origin, files: {} }),
+    );
+    const entry = (await section).files[report.report_id];
+    if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
+      return false;
+    }
+    return (await fileSha256(path.join(options.target.folder, fileName)).catch(() => undefined)) === entry.sha256;
+  };
+  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists, identical));
   // Bytes of files still arriving, kept as one running sum.
   let arriving = 0;
   let done = 0;
   const onProgress = options.onProgress;
   const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
 
-  // The folder is created, resolved and checked against its root once per run, not once per file.
-  let folder: Promise<PreparedFolder> | undefined;
+  // Each folder is created, resolved and checked against its root once per run, not once per file.
+  const folders = new Map<string, Promise<PreparedFolder>>();
+  const folderFor = (subfolder: string): Promise<PreparedFolder> => {
+    let prepared = folders.get(subfolder);
+    if (!prepared) {
+      prepared = subfolder === '.' ? prepareFolder(options.target.folder, options.target.root) : prepareFolder(path.join(options.target.folder, subfolder), options.target.root ?? options.target.folder);
+      folders.set(subfolder, prepared);
+    }
+    return prepared;
+  };
 
   const saveOne = async (item: Report): Promise<void> => {
     let received = 0;
     try {
       const decision = await decide(item, ask);
       if (decision.action === 'skip') {
-        run.skipped.push({ reportId: item.report_id, reason: decision.reason });
+        run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...(decision.upToDate ? { upToDate: true } : {}) });
         return;
       }
-      const file = await options.api.downloadReportFile(item.report_id, {
-        folder: await (folder ??= prepareFolder(options.target.folder, options.target.root)),
-        fileName: decision.fileName,
+      // A template with subfolders (`${client_id}/${report_id}.pdf`) writes below the folder, each made inside the root.
+      const subfolder = path.dirname(decision.fileName);
+      const saved = await options.api.downloadReportFile(item.report_id, {
+        folder: await folderFor(subfolder),
+        fileName: path.basename(decision.fileName),
         ifExists: decision.ifExists,
         signal,
         onProgress: onProgress
@@ -172,6 +222,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
             }
           : undefined,
       });
+      const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
       run.saved.push({ report: item, file });
       run.bytes += file.bytes;
     } catch (error) {

@@ -41,17 +41,31 @@ export function sanitizeFileName(name: string, fallback = 'report'): string {
   return result.length === 0 ? fallback : result;
 }
 
-/**
- * Fills a file-name template such as `${report_id}_${published_date}.pdf` from a record's fields.
- * Each value is sanitised before it is inserted, and the whole name again after, so no field
- * can add a path separator. Unknown placeholders become empty.
- */
-export function renderFileName(template: string, fields: Readonly<Record<string, string | undefined>>, fallback = 'report.pdf'): string {
-  const filled = template.replace(/\$\{([A-Za-z0-9_]+)\}/g, (_match, key: string) => {
+/** Folders a file-name template may put a file in, at most this deep. */
+export const MAX_TEMPLATE_FOLDERS = 5;
+
+/** Fills one segment of a template: each value sanitised before it goes in, the whole segment after. */
+function fillSegment(segment: string, fields: Readonly<Record<string, string | undefined>>, fallback: string): string {
+  const filled = segment.replace(/\$\{([A-Za-z0-9_]+)\}/g, (_match, key: string) => {
     const value = fields[key];
     return value === undefined ? '' : sanitizeFileName(value, '').replace(/\.+$/, '');
   });
   return sanitizeFileName(filled, fallback);
+}
+
+/**
+ * Fills a file-name template such as `${report_id}_${published_date}.pdf` from a record's fields.
+ * A template may name subfolders (`${client_id}/${report_type}/${report_id}.pdf`): it is split at
+ * `/` or `\` first and each segment is filled and sanitised on its own, so no field can add a
+ * separator, `..` or a drive; a folder segment left empty (a missing field) is dropped. The result
+ * is a relative path with `/` between at most {@link MAX_TEMPLATE_FOLDERS} folders and the name.
+ * Unknown placeholders become empty.
+ */
+export function renderFileName(template: string, fields: Readonly<Record<string, string | undefined>>, fallback = 'report.pdf'): string {
+  const segments = template.split(/[\\/]+/).filter((segment) => segment.trim() !== '');
+  const name = fillSegment(segments.pop() ?? '', fields, fallback);
+  const folders = segments.map((segment) => fillSegment(segment, fields, '')).filter((folder) => folder !== '' && /[^_]/.test(folder));
+  return [...folders.slice(0, MAX_TEMPLATE_FOLDERS), name].join('/');
 }
 
 /** A record's id as a document or tab name: made shown text first ({@link serverText}), then a safe file name. */

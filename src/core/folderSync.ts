@@ -27,7 +27,7 @@ export const SKIP_REASONS: Readonly<Record<Extract<SyncDecision, { action: 'skip
 async function toSaveDecision(decision: SyncDecision, ask: ExistingFileQuestion): Promise<SaveDecision> {
   switch (decision.action) {
     case 'skip':
-      return { action: 'skip', reason: SKIP_REASONS[decision.reason] };
+      return { action: 'skip', reason: SKIP_REASONS[decision.reason], ...(decision.reason === 'upToDate' ? { upToDate: true } : {}) };
     case 'download':
       return decision;
     case 'ask': {
@@ -42,6 +42,8 @@ export interface FolderSyncSteps {
   readonly list: (query: ListQuery, since: string | undefined) => Promise<Report[]>;
   /** Saves reports as `decide` says (the command runs {@link saveReports} under a progress notification). */
   readonly save: (reports: readonly Report[], decide: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>) => PromiseLike<SaveRun>;
+  /** Asked once before the first sync of this folder with this lab writes anything; false stops it. */
+  readonly confirmFirst?: (reports: readonly Report[]) => Promise<boolean>;
 }
 
 export interface FolderSyncResult {
@@ -50,6 +52,10 @@ export interface FolderSyncResult {
   readonly run: SaveRun;
   readonly watermark?: string;
   readonly manifestWritten: boolean;
+  /** Files the folder's manifest holds for this lab after the sync. */
+  readonly files: number;
+  /** True when the first sync was not confirmed: nothing was saved or written. */
+  readonly declined?: boolean;
 }
 
 /**
@@ -65,6 +71,9 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
   const section = sectionFor(manifest, lab);
   const since = section.watermark;
   const listed = await steps.list(since ? { publishedSince: since } : {}, since);
+  if (!since && steps.confirmFirst && !(await steps.confirmFirst(listed))) {
+    return { since, listed, run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true }, watermark: since, manifestWritten: false, files: Object.keys(section.files).length, declined: true };
+  }
   const missing = await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
   const fileNameOf = (report: Report): string => plannedFileName(report, section, (candidate) => reportFileName(candidate, target.template, lab.name));
   const run = await steps.save([...listed, ...missing], async (report, ask) => {
@@ -73,10 +82,12 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
     return toSaveDecision(decideSync(report, section.files[report.report_id], fileName, sha), ask);
   });
   let watermark = section.watermark;
+  let files = Object.keys(section.files).length;
   const manifestWritten = await updateManifest(target.folder, lab, (current) => {
     const next = afterSync(current, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
     watermark = next.section.watermark;
+    files = Object.keys(next.section.files).length;
     return next.changed ? next.section : undefined;
   });
-  return { since, listed, run, watermark, manifestWritten };
+  return { since, listed, run, watermark, manifestWritten, files };
 }

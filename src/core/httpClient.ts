@@ -101,6 +101,14 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Response headers for a debug line: names and shown values, never a cookie. */
+function describeHeaders(headers: IncomingHttpHeaders): string {
+  return Object.entries(headers)
+    .filter(([name]) => name !== 'set-cookie')
+    .map(([name, value]) => `${name}: ${serverText(Array.isArray(value) ? value.join(', ') : String(value ?? ''), 120)}`)
+    .join('; ');
+}
+
 function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const value = header(headers, name);
@@ -258,7 +266,9 @@ export class HttpClient {
           const context: AttemptContext = { path, params: query, signal: spec.signal };
           const { response, url } = await this.dispatch(target, { ...spec, accept }, context);
           const requestId = requestIdOf(response.headers);
-          this.log('debug', `[http] ${describe} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+          // One line per request at the default level; headers only at debug (bodies are never logged).
+          this.log('info', `[http] ${describe} → ${response.statusCode} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+          this.log('debug', `[http] ${describe} response headers: ${describeHeaders(response.headers)}`);
           if (response.statusCode < 200 || response.statusCode >= 300) {
             throw await this.statusFailure(response, path, query, requestId, url);
           }

@@ -84,6 +84,9 @@ export const MESSAGES = {
   writeInTheWay: 'Refusing to write {name}: a link or folder of that name is in the way.',
   writeExists: '{name} already exists in {folder}.',
   serverReason: 'The lab said: “{reason}”',
+  // Signing in
+  tokenRejectedKept: 'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',
+  tokenRejected: 'That token was rejected ({reason}); nothing was stored. Check the token and sign in again.',
 } as const;
 
 export type MessageId = keyof typeof MESSAGES;

@@ -36,7 +36,11 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
       result = result.split(secret).join('[redacted]');
     }
   }
-  return result.replace(/((?:bearer|basic|token)\s+)[^\s"',;]+/gi, '$1[redacted]');
+  // A credential after "Bearer" or "Basic" whatever it looks like; after "token" only what looks like
+  // one (a digit, or 12 characters or more), so a lab's reason "token expired" stays readable.
+  return result
+    .replace(/((?:bearer|basic)\s+)[^\s"',;]+/gi, '$1[redacted]')
+    .replace(/(token\s+)([^\s"',;]+)/gi, (match, prefix: string, value: string) => (/\d/.test(value) || value.length >= 12 ? `${prefix}[redacted]` : match));
 }
 
 /** Controls (C0, DEL, C1), line and paragraph separators: each run becomes one space. */

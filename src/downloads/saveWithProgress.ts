@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import type { Report } from '../core/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabApi } from '../core/labApi';
 import { recordSaved, updateManifest } from '../core/syncPlan';
-import { saveReports, type SaveOptions, type SaveRun } from '../core/bulkSave';
+import { saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
@@ -32,7 +33,7 @@ export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'o
 export function saveWithProgress(title: string, reports: readonly Report[], options: SaveWithProgressOptions): Thenable<SaveRun> {
   const { prompts, log, ...rest } = options;
   const concurrency = options.api.lab.maxConcurrentRequests ?? vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+  return withNotificationProgress(title, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {
       ...rest,
@@ -49,11 +50,26 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
   });
 }
 
-/** One sentence that sums a run up: saved, skipped, failed. */
+/** Why reports were skipped, counted by reason: "2 without a file, 1 changed locally, kept". */
+export function skipReasons(skipped: readonly SkippedReport[]): string {
+  const counts = new Map<string, number>();
+  for (const skip of skipped) {
+    const reason = / already exists$/.test(skip.reason) ? vscode.l10n.t('already there, kept') : skip.reason === 'no file is available for this report' ? vscode.l10n.t('without a file') : skip.reason;
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
+}
+
+/** One sentence that sums a run up: saved, already up to date, skipped (why), failed. */
 export function summarize(run: SaveRun): string {
+  const upToDate = run.skipped.filter((skip) => skip.upToDate);
+  const others = run.skipped.filter((skip) => !skip.upToDate);
   const parts = [vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes))];
-  if (run.skipped.length > 0) {
-    parts.push(vscode.l10n.t('{0} skipped', run.skipped.length));
+  if (upToDate.length > 0) {
+    parts.push(vscode.l10n.t('{0} already up to date', upToDate.length));
+  }
+  if (others.length > 0) {
+    parts.push(vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)));
   }
   if (run.failed.length > 0) {
     parts.push(vscode.l10n.t('{0} failed (see the log)', run.failed.length));

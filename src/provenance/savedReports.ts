@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { verifyFolder, type VerifiedFile, type VerifyResult } from '../core/provenance';
@@ -135,7 +136,7 @@ export async function verifySavedReports(labs: Labs, findings: SavedReportFindin
   const folders = foldersToVerify(args);
   const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
   const total: VerifySummary = { folders, checked: [], ok: [], changedLocally: [], changedAtLab: [], missing: [], unavailable: [] };
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Verifying saved reports…'), cancellable: true }, async (progress, token) => {
+  await withNotificationProgress(vscode.l10n.t('Verifying saved reports…'), async (progress, token) => {
     for (const folder of folders) {
       let reported = 0;
       const result = await verifyFolder(folder, {

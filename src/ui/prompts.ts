@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { toUtcTimestamp } from '../core/query';
 import type { Page } from '../core/pagination';
 
-import type { ExistingFileAnswer } from '../core/bulkSave';
+import type { ExistingFileAnswer, ExistingFileChoice } from '../core/bulkSave';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../core/bulkSave';
 
@@ -41,7 +41,13 @@ export interface Prompts {
   pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined>;
   /** No folder is open: offer to choose one on disk. */
   pickFolderOnDisk(): Promise<vscode.Uri | undefined>;
-  reportId(): Promise<string | undefined>;
+  /**
+   * A report id: typed, or chosen from `suggestions` (ids loaded or recently used) that narrow
+   * while typing; a typed part of one suggestion (and of no other) means that one.
+   */
+  reportId(suggestions?: readonly Choice[]): Promise<string | undefined>;
+  /** A yes-or-no question before something big starts (a first sync); false means do not start. */
+  confirm(message: string, detail: string, action: string): Promise<boolean>;
   /** A "since" date: a preset or a typed ISO 8601 date, in UTC. `null` means any date; undefined, cancel. */
   since(title: string, verb: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`); undefined means cancel. */
@@ -54,24 +60,48 @@ export interface Prompts {
   pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
 }
 
+/** The one suggestion whose id holds `typed` (ignoring case), if exactly one does. */
+export function uniquePartialMatch(typed: string, suggestions: readonly Choice[]): Choice | undefined {
+  const wanted = typed.trim().toLowerCase();
+  if (!wanted) {
+    return undefined;
+  }
+  const exact = suggestions.find((choice) => choice.id.toLowerCase() === wanted);
+  if (exact) {
+    return exact;
+  }
+  const matches = suggestions.filter((choice) => choice.id.toLowerCase().includes(wanted));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
 export class VsCodePrompts implements Prompts {
+  /**
+   * A short modal: the safe choice (Skip) first, so Enter keeps what is on disk; Overwrite and Keep
+   * Both; in a bulk run one more button applies a choice to every later existing file. Identical
+   * files never get here (the save skips them as up to date).
+   */
   async existingFile(fileName: string, reason: 'exists' | 'changedLocally', more: boolean): Promise<ExistingFileAnswer | undefined> {
-    const detail = reason === 'changedLocally' ? vscode.l10n.t("{0} was changed since Lab Data saved it. Overwrite your changes with the lab's file?", fileName) : vscode.l10n.t('{0} already exists in the download folder.', fileName);
-    const answers: Array<[string, ExistingFileAnswer]> = [
-      [vscode.l10n.t('Overwrite'), { choice: 'overwrite', forAll: false }],
-      [vscode.l10n.t('Keep Both'), { choice: 'keepBoth', forAll: false }],
-      [vscode.l10n.t('Skip'), { choice: 'skip', forAll: false }],
-      ...(more
-        ? ([
-            [vscode.l10n.t('Overwrite All'), { choice: 'overwrite', forAll: true }],
-            [vscode.l10n.t('Keep Both for All'), { choice: 'keepBoth', forAll: true }],
-            [vscode.l10n.t('Skip All'), { choice: 'skip', forAll: true }],
-          ] as Array<[string, ExistingFileAnswer]>)
-        : []),
+    const title = reason === 'changedLocally' ? vscode.l10n.t('{0} was changed since Lab Data saved it', fileName) : vscode.l10n.t('{0} already exists', fileName);
+    const detail = reason === 'changedLocally' ? vscode.l10n.t("Skip keeps your changes; Overwrite replaces them with the lab's file; Keep Both saves the lab's file under a new name.") : vscode.l10n.t("It differs from the lab's file. Skip keeps it; Overwrite replaces it; Keep Both saves the lab's file under a new name.");
+    const choices: Array<[string, ExistingFileChoice]> = [
+      [vscode.l10n.t('Skip'), 'skip'],
+      [vscode.l10n.t('Overwrite'), 'overwrite'],
+      [vscode.l10n.t('Keep Both'), 'keepBoth'],
     ];
-    const title = reason === 'changedLocally' ? vscode.l10n.t('A saved report was changed locally') : vscode.l10n.t('The file already exists');
-    const answer = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...answers.map(([label]) => label));
-    return answers.find(([label]) => label === answer)?.[1];
+    const forAll = vscode.l10n.t('Apply to All…');
+    const answer = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...choices.map(([label]) => label), ...(more ? [forAll] : []));
+    if (answer === forAll) {
+      const all: Array<[string, ExistingFileChoice]> = [
+        [vscode.l10n.t('Skip All'), 'skip'],
+        [vscode.l10n.t('Overwrite All'), 'overwrite'],
+        [vscode.l10n.t('Keep Both for All'), 'keepBoth'],
+      ];
+      const chosen = await vscode.window.showWarningMessage(vscode.l10n.t('What to do with every file of this run that already exists?'), { modal: true, detail: vscode.l10n.t('Identical files are always left as they are.') }, ...all.map(([label]) => label));
+      const choice = all.find(([label]) => label === chosen)?.[1];
+      return choice && { choice, forAll: true };
+    }
+    const choice = choices.find(([label]) => label === answer)?.[1];
+    return choice && { choice, forAll: false };
   }
 
   async pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined> {
@@ -88,9 +118,33 @@ export class VsCodePrompts implements Prompts {
     return picked?.[0];
   }
 
-  async reportId(): Promise<string | undefined> {
-    const id = await vscode.window.showInputBox({ title: 'Lab Data', prompt: vscode.l10n.t('Report id'), placeHolder: 'RPT-2024-000123', ignoreFocusOut: true, validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Enter a report id.')) });
-    return id?.trim();
+  async reportId(suggestions: readonly Choice[] = []): Promise<string | undefined> {
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
+    pick.title = vscode.l10n.t('Lab Data: Find Report');
+    const example = suggestions[0]?.id ?? 'RPT-2024-000123';
+    pick.placeholder = suggestions.length > 0 ? vscode.l10n.t('Type a report id or part of one (such as {0}), or choose one', example) : vscode.l10n.t('Type a report id, such as {0}', example);
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    pick.ignoreFocusOut = true;
+    pick.items = suggestions.map((choice) => ({ id: choice.id, label: choice.label, description: choice.description, detail: choice.detail }));
+    return new Promise<string | undefined>((resolve) => {
+      pick.onDidAccept(() => {
+        const typed = pick.value.trim();
+        // The highlighted suggestion (what typing narrowed the list to), else the text as typed.
+        const chosen = pick.activeItems[0]?.id ?? uniquePartialMatch(typed, suggestions)?.id ?? typed;
+        resolve(chosen || undefined);
+        pick.hide();
+      });
+      pick.onDidHide(() => {
+        resolve(undefined);
+        pick.dispose();
+      });
+      pick.show();
+    });
+  }
+
+  async confirm(message: string, detail: string, action: string): Promise<boolean> {
+    return (await vscode.window.showInformationMessage(message, { modal: true, detail }, action)) === action;
   }
 
   async since(title: string, verb: string): Promise<string | null | undefined> {
@@ -133,19 +187,44 @@ export class VsCodePrompts implements Prompts {
     return picked === undefined ? undefined : picked.id;
   }
 
+  /**
+   * Streams pages into a quick pick. Lab Data filters the list itself (a case-insensitive part of
+   * the label, description or detail), so the count in the title ("3 of 11 match") is exactly what
+   * is on screen; selections hidden by the filter are kept.
+   */
   pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined> {
-    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { item: T }>();
+    type Entry = vscode.QuickPickItem & { item: T };
+    const pick = vscode.window.createQuickPick<Entry>();
     pick.title = title;
     pick.canSelectMany = canPickMany;
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
     pick.ignoreFocusOut = true;
     pick.busy = true;
-    pick.placeholder = 'Loading… type to filter';
+    pick.placeholder = vscode.l10n.t('Loading… type to filter');
     const stop = new AbortController();
+    const all: Entry[] = [];
+    const selected = new Set<Entry>();
+    let total: number | undefined;
+    let shown: Entry[] = [];
+    const matches = (entry: Entry, typed: string): boolean => [entry.label, entry.description, entry.detail].some((text) => text?.toLowerCase().includes(typed));
+    const render = (): void => {
+      const typed = pick.value.trim().toLowerCase();
+      shown = typed ? all.filter((entry) => matches(entry, typed)) : [...all];
+      pick.items = shown;
+      if (canPickMany) {
+        pick.selectedItems = shown.filter((entry) => selected.has(entry));
+      }
+      pick.title = typed ? `${title} (${vscode.l10n.t('{0} of {1} match', shown.length, all.length)})` : `${title} (${total !== undefined && total !== all.length ? vscode.l10n.t('{0} of {1}', all.length, total) : all.length})`;
+    };
+    pick.onDidChangeSelection((chosen) => {
+      // Only the rows on screen can change; a choice hidden by the filter stays chosen.
+      shown.forEach((entry) => (chosen.includes(entry) ? selected.add(entry) : selected.delete(entry)));
+    });
+    pick.onDidChangeValue(render);
     const done = new Promise<T[] | undefined>((resolve) => {
       pick.onDidAccept(() => {
-        const chosen = canPickMany ? pick.selectedItems : pick.activeItems.slice(0, 1);
+        const chosen = canPickMany ? all.filter((entry) => selected.has(entry)) : pick.activeItems.slice(0, 1);
         resolve(chosen.map((entry) => entry.item));
         pick.hide();
       });
@@ -162,12 +241,13 @@ export class VsCodePrompts implements Prompts {
           if (stop.signal.aborted) {
             return;
           }
-          pick.items = [...pick.items, ...page.items.map((item) => ({ ...toChoice(item), item }))];
-          pick.title = `${title} (${pick.items.length}${page.totalCount !== undefined ? ` of ${page.totalCount}` : ''})`;
+          all.push(...page.items.map((item) => ({ ...toChoice(item), item })));
+          total = page.totalCount;
+          render();
         }
-        pick.placeholder = pick.items.length === 0 ? 'Nothing found' : canPickMany ? 'Type to filter; select with Space, confirm with Enter' : 'Type to filter';
+        pick.placeholder = all.length === 0 ? vscode.l10n.t('Nothing found') : canPickMany ? vscode.l10n.t('Type to filter; select with Space, confirm with Enter') : vscode.l10n.t('Type to filter');
       } catch (error) {
-        pick.placeholder = `Stopped: ${error instanceof Error ? error.message : String(error)}`;
+        pick.placeholder = vscode.l10n.t('Stopped: {0}', error instanceof Error ? error.message : String(error));
       } finally {
         pick.busy = false;
       }

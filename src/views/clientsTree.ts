@@ -6,6 +6,7 @@ import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import { LabNode, MessageNode, ReportNode, pagedChildren, recordTooltip, shownItem } from './nodes';
+import { knownNames, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
@@ -25,13 +26,14 @@ export class ClientNode extends LabNode {
     super();
     this.id = `${scope.idPrefix}clients/client:${client.client_id}`;
     this.ref = { lab: scope.name, kind: 'client', id: client.client_id, record: client.raw };
+    knownNames.remember(scope.name, 'client', client.client_id, client.name);
   }
 
   getTreeItem(): vscode.TreeItem {
     const { client } = this;
     const item = new vscode.TreeItem(client.name ?? client.client_id, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
-    item.description = [client.name ? client.client_id : undefined, client.status && client.status !== 'active' ? client.status : undefined].filter(Boolean).join(' · ');
+    item.description = [client.name ? client.client_id : undefined, client.status && client.status !== 'active' ? statusWord(client.status) : undefined].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon('organization', client.status && client.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
     item.tooltip = recordTooltip(vscode.l10n.t('Client {0}', client.name ?? client.client_id), client.raw);
     item.contextValue = 'labData.client';
@@ -58,6 +60,7 @@ export class ProjectNode extends LabNode {
     super();
     this.id = `${parentId}/project:${project.project_id}`;
     this.ref = { lab: scope.name, kind: 'project', id: project.project_id, record: project.raw };
+    knownNames.remember(scope.name, 'project', project.project_id, project.name);
   }
 
   getTreeItem(): vscode.TreeItem {
@@ -65,7 +68,7 @@ export class ProjectNode extends LabNode {
     const item = new vscode.TreeItem(project.name ?? project.project_id, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
     const kind = typeof project.raw.kind === 'string' ? project.raw.kind : undefined;
-    item.description = [project.name ? project.project_id : undefined, kind?.replace('_', ' '), project.status && project.status !== 'active' ? project.status : undefined].filter(Boolean).join(' · ');
+    item.description = [project.name ? project.project_id : undefined, kind && statusWord(kind), project.status && project.status !== 'active' ? statusWord(project.status) : undefined].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon(PROJECT_ICONS[kind ?? ''] ?? 'project', project.status && project.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
     item.tooltip = recordTooltip(vscode.l10n.t('Project {0}', project.name ?? project.project_id), project.raw);
     item.contextValue = 'labData.project';

@@ -133,6 +133,11 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     return kept.list as PagedList<T>;
   }
 
+  /** The items of a list already loaded (none when it was never shown). */
+  protected loadedItems<T>(lab: string, id: string): T[] {
+    return [...((this.lists.get(`${lab}\u0000${id}`)?.list.items as T[] | undefined) ?? [])];
+  }
+
   /** Forgets the lists of `lab` (or of every lab) whose id starts with `prefix` (a filter changed). */
   protected forgetLists(prefix: string, lab?: string): void {
     for (const key of [...this.lists.keys()]) {

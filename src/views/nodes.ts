@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors';
-import type { JsonObject, Report, Sample } from '../core/records';
+import type { Report, Sample } from '../core/records';
 import { Commands } from '../constants';
 import { serverText } from '../core/serverText';
 import type { RecordRef } from '../commands/targets';
@@ -9,6 +9,7 @@ import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
 import type { SavedSearch } from '../core/savedSearches';
 import { phrase } from '../ui/phrase';
+import { distinctParts, escapeMarkdown, knownNames, localDate, localDateTime, recordTooltip, statusWord } from './recordText';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -74,15 +75,9 @@ export class LabRowNode extends LabNode {
   }
 }
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
 /** A server timestamp in the user's local time; unreadable values are shown as sent. */
 export function localTime(value: string | undefined): string | undefined {
-  if (!value) {
-    return undefined;
-  }
-  const at = new Date(value);
-  return Number.isNaN(at.getTime()) ? value : dateFormat.format(at);
+  return value ? localDateTime(value) : undefined;
 }
 
 /**
@@ -103,21 +98,7 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
   return item;
 }
 
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
-}
-
-/** A Markdown tooltip listing every field the server sent, unknown ones included, each value passed through `serverText`. */
-export function recordTooltip(title: string, record: JsonObject): vscode.MarkdownString {
-  const rows = Object.entries(record).map(([key, value]) => {
-    const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
-    return `| ${escapeMarkdown(serverText(key, 60))} | ${escapeMarkdown(serverText(text, 300))} |`;
-  });
-  const markdown = new vscode.MarkdownString(`**${escapeMarkdown(serverText(title))}**\n\n| Field | Value |\n|---|---|\n${rows.join('\n')}`);
-  markdown.supportHtml = false;
-  markdown.isTrusted = false;
-  return markdown;
-}
+export { escapeMarkdown, recordTooltip };
 
 export class ReportNode extends LabNode {
   readonly id: string;
@@ -141,16 +122,22 @@ export class ReportNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const { report } = this;
-    const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
+    // What a person recognises first (type or title, and the day), the id after it.
+    const what = report.report_type ?? (typeof report.raw.title === 'string' ? report.raw.title : undefined);
+    const day = localDate(report.published_at);
+    const status = report.status && report.status.toLowerCase() !== 'published' ? statusWord(report.status) : undefined;
+    const item = new vscode.TreeItem(what ?? report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    item.description = [this.isNew ? vscode.l10n.t('new') : undefined, report.report_type, localTime(report.published_at), report.status].filter(Boolean).join(' · ');
+    // The day right after the label, so it stays visible at the default width; the id follows.
+    item.description = [this.isNew ? vscode.l10n.t('new') : undefined, day, what ? report.report_id : undefined, status].filter(Boolean).join(' · ');
     const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
     item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf', color) : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
-    item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw);
+    item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw, knownNames.of(this.ref.lab));
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
-    // A click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
+    // A click, Enter or a double-click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
     item.command = this.downloadable ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] } : { command: Commands.openReportMetadata, title: vscode.l10n.t('Open Metadata'), arguments: [this] };
-    item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, String(item.description)) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, String(item.description)) };
+    const spoken = [this.isNew ? vscode.l10n.t('new') : undefined, what, localTime(report.published_at), status].filter(Boolean).join(', ');
+    item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, spoken) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, spoken) };
     return shownItem(item);
   }
 }
@@ -177,10 +164,11 @@ export class SampleNode extends LabNode {
     const label = this.sample.id ?? name ?? 'Sample';
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    const received = localTime(text('received_at') ?? text('received') ?? text('collected_at'));
-    item.description = [this.sample.id ? name : undefined, text('matrix'), received, text('status')].filter(Boolean).join(' · ');
+    const received = localDate(text('received_at') ?? text('received') ?? text('collected_at'));
+    const status = text('status');
+    item.description = distinctParts([this.sample.id ? name : undefined, text('matrix'), received, status && statusWord(status)]).join(' · ');
     item.iconPath = new vscode.ThemeIcon('beaker');
-    item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw);
+    item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw, knownNames.of(this.ref.lab));
     item.contextValue = 'labData.sample';
     return shownItem(item);
   }
@@ -242,6 +230,40 @@ export class MessageNode extends LabNode {
   }
 }
 
+/**
+ * The "Filtered by …" row at the top of a filtered list. Hovering shows the whole filter; it is
+ * cleared only by its explicit Clear Filter action (inline and in its context menu), never by a click.
+ */
+export class FilterNode extends LabNode {
+  constructor(
+    readonly id: string,
+    /** The lab whose list is filtered (commands read it as the row's lab). */
+    readonly labName: string,
+    private readonly description: string,
+    private readonly list: 'reports' | 'samples',
+    /** A note on the filter, such as which parts Lab Data applies itself. */
+    private readonly note?: string,
+  ) {
+    super();
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(vscode.l10n.t('Filtered by: {0}', this.description), vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.iconPath = new vscode.ThemeIcon('filter');
+    const tooltip = new vscode.MarkdownString(
+      [`**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(this.description)}`, this.note ? escapeMarkdown(this.note) : undefined, escapeMarkdown(vscode.l10n.t('Clear it with the Clear Filter button on this row or in the view’s toolbar.'))]
+        .filter(Boolean)
+        .join('\n\n'),
+    );
+    tooltip.isTrusted = false;
+    item.tooltip = tooltip;
+    item.contextValue = `labData.filter.${this.list}`;
+    item.accessibilityInformation = { label: vscode.l10n.t('Filtered by: {0}', this.description) };
+    return shownItem(item);
+  }
+}
+
 /** "Load more…", with how many are loaded of how many. */
 export class LoadMoreNode extends LabNode {
   constructor(
@@ -276,9 +298,10 @@ export function failureText(error: unknown): string {
 }
 
 /** The children of a paged list: its items, then "Load more…", or an empty or failure node. */
-export async function pagedChildren<T>(parentId: string, list: PagedList<T>, toNode: (item: T, index: number) => LabNode, empty: string, noun: string): Promise<LabNode[]> {
+export async function pagedChildren<T>(parentId: string, list: PagedList<T>, toNode: (item: T, index: number) => LabNode, empty: string, noun: string, keep: (item: T) => boolean = () => true): Promise<LabNode[]> {
   await list.ensureLoaded();
-  const nodes: LabNode[] = list.items.map(toNode);
+  const nodes: LabNode[] = list.items.map((item, index) => (keep(item) ? toNode(item, index) : undefined)).filter((node): node is LabNode => node !== undefined);
+  const shown = nodes.length;
   if (list.error !== undefined) {
     nodes.push(
       new MessageNode(`${parentId}/error`, failureText(list.error), list.error instanceof LabApiError && list.error.code === 'forbidden' ? 'lock' : 'error', {
@@ -287,7 +310,7 @@ export async function pagedChildren<T>(parentId: string, list: PagedList<T>, toN
         arguments: [list],
       }, list.error instanceof LabApiError ? `${list.error.describe()}\n\nClick to retry.` : undefined),
     );
-  } else if (list.items.length === 0) {
+  } else if (shown === 0 && !list.hasMore) {
     nodes.push(new MessageNode(`${parentId}/empty`, empty, 'info'));
   } else if (list.hasMore) {
     nodes.push(new LoadMoreNode(`${parentId}/more`, list as PagedList<unknown>, noun));

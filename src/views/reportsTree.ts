@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
 import type { ListFilters } from '../core/query';
 import type { Report } from '../core/records';
-import { Commands, ContextKeys, Views } from '../constants';
+import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import { filtersNeeded, isRelativeSince, searchFilters, searchesForLab, type SavedSearch } from '../core/savedSearches';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { phrase } from '../ui/phrase';
-import { LoadMoreNode, MessageNode, ReportNode, SavedSearchNode, localTime, pagedChildren, type LabNode } from './nodes';
+import { knownNames, statusWord, type NameOf } from './recordText';
+import { FilterNode, LoadMoreNode, MessageNode, ReportNode, SavedSearchNode, localTime, pagedChildren, type LabNode } from './nodes';
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
@@ -16,14 +17,32 @@ export interface ReportFilter {
   readonly status?: string;
   readonly clientId?: string;
   readonly projectId?: string;
+  /** A report type; no lab offers this filter, so Lab Data applies it to the reports it loads. */
+  readonly reportType?: string;
 }
 
-export function describeReportFilter(filter: ReportFilter): string {
+/** Whether a report passes the parts of a filter Lab Data applies itself (the report type). */
+export function matchesLocally(report: Report, filter: ReportFilter): boolean {
+  return filter.reportType === undefined || report.report_type === filter.reportType;
+}
+
+/** A filter without the parts Lab Data applies itself: what is sent to the lab. */
+export function serverPart(filter: ReportFilter): ListFilters {
+  return { publishedSince: filter.publishedSince, status: filter.status, clientId: filter.clientId, projectId: filter.projectId };
+}
+
+/** A filter in words, clients and projects by name where the lab gave one ("client Riverside Water Authority (CL-0001)"). */
+export function describeReportFilter(filter: ReportFilter, nameOf?: NameOf): string {
+  const named = (kind: 'client' | 'project', id: string): string => {
+    const name = nameOf?.(kind, id);
+    return name ? `${name} (${id})` : id;
+  };
   return [
     filter.publishedSince && vscode.l10n.t('published since {0}', localTime(filter.publishedSince) ?? filter.publishedSince),
-    filter.status && vscode.l10n.t('status {0}', filter.status),
-    filter.clientId && vscode.l10n.t('client {0}', filter.clientId),
-    filter.projectId && vscode.l10n.t('project {0}', filter.projectId),
+    filter.status && vscode.l10n.t('status {0}', statusWord(filter.status)),
+    filter.clientId && vscode.l10n.t('client {0}', named('client', filter.clientId)),
+    filter.projectId && vscode.l10n.t('project {0}', named('project', filter.projectId)),
+    filter.reportType && vscode.l10n.t('type {0}', filter.reportType),
   ]
     .filter(Boolean)
     .join(', ');
@@ -93,19 +112,41 @@ export class ReportsTreeProvider extends LabTreeProvider {
 
   protected async roots(scope: LabScope): Promise<LabNode[]> {
     const filter = this.filterOf(scope.name);
-    const query: ListFilters = { ...filter };
-    const list = this.list(scope, `reports:${JSON.stringify(filter)}`, (api, page) => api.listReports({ ...query, page }), (report) => report.report_id);
+    const query: ListFilters = serverPart(filter);
+    const list = this.list(scope, `reports:${JSON.stringify(query)}`, (api, page) => api.listReports({ ...query, page }), (report) => report.report_id);
     const nodes: LabNode[] = [];
-    const description = describeReportFilter(filter);
+    const description = describeReportFilter(filter, knownNames.of(scope.name));
     if (description) {
-      nodes.push(
-        new MessageNode(`${scope.idPrefix}reports/filter`, vscode.l10n.t('Filtered by: {0}', description), 'filter', { command: Commands.clearReportsFilter, title: vscode.l10n.t('Clear Filter'), arguments: [{ lab: scope.name }] }, vscode.l10n.t('Click to clear the filter.')),
-      );
+      const note = filter.reportType !== undefined ? vscode.l10n.t('The lab has no report-type filter: Lab Data shows only reports of type {0} among those it loads.', filter.reportType) : undefined;
+      nodes.push(new FilterNode(`${scope.idPrefix}reports/filter`, scope.name, description, 'reports', note));
     }
     nodes.push(...this.searchRows(scope));
     const empty = filter.publishedSince ? vscode.l10n.t('No reports published since {0}', localTime(filter.publishedSince) ?? filter.publishedSince) : description ? vscode.l10n.t('No reports match the filter') : vscode.l10n.t('No published reports');
-    nodes.push(...(await pagedChildren(`${scope.idPrefix}reports`, list, (report) => this.nodeOf(scope, report), empty, 'reports')));
+    nodes.push(...(await pagedChildren(`${scope.idPrefix}reports`, list, (report) => this.nodeOf(scope, report), empty, 'reports', (report) => matchesLocally(report, filter))));
     return nodes;
+  }
+
+  /** The reports loaded so far in one lab's list (with its filter), for suggestions. */
+  loadedReports(lab: string): Report[] {
+    const filter = this.filterOf(lab);
+    return this.loadedItems<Report>(lab, `reports:${JSON.stringify(serverPart(filter))}`).filter((report) => matchesLocally(report, filter));
+  }
+
+  /**
+   * The row of the first report a "Load more" added to the lab's main list, for moving focus onto
+   * it; undefined for other lists (a saved search's folder) or when nothing was added.
+   */
+  async firstLoadedAfter(more: LoadMoreNode, before: number): Promise<ReportNode | undefined> {
+    const report = more.list.items[before] as Report | undefined;
+    const parentId = more.id.replace(/\/more$/, '');
+    const main = /^(?:lab:(.+)\/)?reports$/.exec(parentId);
+    if (!report || !main) {
+      return undefined;
+    }
+    const id = `${parentId}/report:${report.report_id}`;
+    // The rows as VS Code will ask for them; the nodes are kept, so reveal finds the same one.
+    const rows = await this.rowsOf(main[1] ?? '');
+    return rows.find((row): row is ReportNode => row instanceof ReportNode && row.id === id);
   }
 
   /** With one lab every report sits at the top level; with several, under its lab's row. */

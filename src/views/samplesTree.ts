@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { Commands, ContextKeys, Views } from '../constants';
+import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { MessageNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
+import { FilterNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
 
 /** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */
 export class SamplesTreeProvider extends LabTreeProvider {
@@ -38,7 +38,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
     const since = receivedSince ? (localTime(receivedSince) ?? receivedSince) : undefined;
     if (since) {
       nodes.push(
-        new MessageNode(`${scope.idPrefix}samples/filter`, vscode.l10n.t('Filtered by: received since {0}', since), 'filter', { command: Commands.clearSamplesFilter, title: vscode.l10n.t('Clear Filter'), arguments: [{ lab: scope.name }] }, vscode.l10n.t('Click to clear the filter.')),
+        new FilterNode(`${scope.idPrefix}samples/filter`, scope.name, vscode.l10n.t('received since {0}', since), 'samples'),
       );
     }
     const empty = since ? vscode.l10n.t('No samples received since {0}', since) : vscode.l10n.t('No samples in your access scope');

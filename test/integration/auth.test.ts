@@ -126,7 +126,7 @@ describe('sign-in, the token and SecretStorage', () => {
       const found = await labDataLogFiles();
       assert.ok(found.length > 0, 'the host wrote a "Lab Data" log file');
       const text = (await Promise.all(found.map((file) => fs.readFile(file, 'utf8')))).join('\n');
-      assert.match(text, /did not accept the access token/, 'the 401 was logged');
+      assert.match(text, /That token was rejected \(token revoked\)/, 'the 401 was logged, with the lab\'s reason');
       assert.match(text, /Signed in to/);
       assert.match(text, /Not signed in to/);
       return found;

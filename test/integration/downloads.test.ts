@@ -92,7 +92,9 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', '../../${client_id}/../${report_id}_${published_date}.pdf', vscode.ConfigurationTarget.WorkspaceFolder);
       const plain = downloadable().find((id) => !hostile.includes(id))!;
       const templated = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', plain);
-      assert.equal(path.dirname(templated.fsPath), folder);
+      // A template may name subfolders: each ".." segment is dropped, the client's folder stays inside.
+      const clientId = lab.data.reports.find((report) => report.report_id === plain)!.client_id;
+      assert.equal(path.dirname(templated.fsPath), path.join(folder, clientId));
       assert.match(path.basename(templated.fsPath), new RegExp(`${plain}_\\d{4}-\\d{2}-\\d{2}\\.pdf$`));
       const outside = await listing(path.dirname(workspaceFolder()));
       assert.ok(!outside.some((name) => name.includes('escape')), 'nothing was written outside the workspace');

@@ -64,7 +64,7 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
     try {
       await vscode.commands.executeCommand('labData.refresh');
       const row = await eventually(async () => {
-        const found = (await rows(api, 'reports')).find((candidate) => String(candidate.item.description ?? '').includes('Assay'));
+        const found = (await rows(api, 'reports')).find((candidate) => candidate.label.includes('Assay'));
         assert.ok(found, 'the report row is shown');
         return found;
       });

@@ -110,8 +110,19 @@ export class FakePrompts implements Prompts {
     return undefined;
   }
 
-  async reportId(): Promise<string | undefined> {
+  readonly reportIdSuggested: Array<readonly Choice[]> = [];
+
+  async reportId(suggestions: readonly Choice[] = []): Promise<string | undefined> {
+    this.reportIdSuggested.push(suggestions);
     return this.reportIdAnswer;
+  }
+
+  confirmAnswer = true;
+  readonly confirmAsked: Array<{ message: string; detail: string }> = [];
+
+  async confirm(message: string, detail: string): Promise<boolean> {
+    this.confirmAsked.push({ message, detail });
+    return this.confirmAnswer;
   }
 
   sinceAnswers: Array<string | null | undefined> = [];
@@ -168,6 +179,8 @@ export interface Row {
   readonly node: LabNode;
   readonly item: vscode.TreeItem;
   readonly label: string;
+  /** The id of the record the row stands for (a report row's label is its type), else its label. */
+  readonly id: string;
 }
 
 /** The rows of a view (or of one row's children), asked of the view's data as VS Code asks it. */
@@ -177,7 +190,8 @@ export async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensio
   return Promise.all(
     nodes.map(async (node) => {
       const item = await provider.getTreeItem(node);
-      return { node, item, label: typeof item.label === 'string' ? item.label : (item.label?.label ?? '') };
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      return { node, item, label, id: node.ref?.id ?? label };
     }),
   );
 }

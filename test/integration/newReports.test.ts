@@ -54,9 +54,9 @@ describe('new since you last looked, and checking for new reports', () => {
     await vscode.commands.executeCommand('labData.refresh');
     await eventually(() => assert.equal(api.newReports.badge(), 1));
     const after = reportRows(await rows(api));
-    assert.equal(after[0]!.label, published.report_id);
+    assert.equal(after[0]!.id, published.report_id);
     assert.ok(isNewRow(after[0]!), `the new report's row is marked: ${String(after[0]!.item.description)}`);
-    assert.deepEqual(after.filter(isNewRow).map((row) => row.label), [published.report_id], 'only that row');
+    assert.deepEqual(after.filter(isNewRow).map((row) => row.id), [published.report_id], 'only that row');
     assert.match(String(after[0]!.item.accessibilityInformation?.label), /new/);
     assert.equal(api.newReports.count(name), 1);
 
@@ -214,11 +214,11 @@ describe('saved searches', () => {
     assert.ok(Math.abs(Date.parse(request.query.published_since!) - expected) <= 5000, `published_since ${request.query.published_since} is about seven days ago`);
     const since = Date.parse(request.query.published_since!);
     const inWeek = lab.reportsFor('demo-full-access').filter((report) => Date.parse(report.published_at) >= since);
-    assert.deepEqual(lastWeek.map((row) => row.label), inWeek.slice(0, 50).map((report) => report.report_id));
+    assert.deepEqual(lastWeek.map((row) => row.id), inWeek.slice(0, 50).map((report) => report.report_id));
 
     const amended = reportRows(await rows(api, folders[1]!.node));
     assert.ok(amended.length > 0);
-    assert.ok(amended.every((row) => String(row.item.description).includes('amended')));
+    assert.ok(amended.every((row) => String(row.item.description).includes('Amended')));
 
     // Save All from the folder's row saves exactly what the search lists.
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });

@@ -45,7 +45,7 @@ describe('command palette queries', () => {
       assert.ok(contributes.commands.find((c) => c.command === id)!.title.endsWith('…'), id);
     }
     const hidden = contributes.menus.commandPalette.filter((entry) => entry.when === 'false').map((entry) => entry.command).sort();
-    assert.deepEqual(hidden, ['labData.compareSavedReport', 'labData.copyId', 'labData.copyLink', 'labData.copyMarkdownLink', 'labData.loadMore', 'labData.redownloadSavedReport', 'labData.retry']);
+    assert.deepEqual(hidden, ['labData.compareSavedReport', 'labData.copyId', 'labData.copyLink', 'labData.copyMarkdownLink', 'labData.loadMore', 'labData.redownloadSavedReport', 'labData.retry', 'labData.statusMenu']);
   });
 
   it('findReport with an id and an action needs no prompt', async () => {
@@ -79,13 +79,17 @@ describe('command palette queries', () => {
 
   it('searchReports step by step streams the results page by page, then acts on the chosen ones in bulk', async () => {
     prompts.sinceAnswers = ['2025-06-01T00:00:00Z'];
-    prompts.pickOneAnswers = [null, 'C-1001', null, 'copyId'];
+    // Status: any; client C-1001; project: any; report type: any (the step Lab Data filters itself); then the action.
+    prompts.pickOneAnswers = [null, 'C-1001', null, null, 'copyId'];
     prompts.choose = (choices) => choices.map((_, index) => index).slice(0, 3);
     const result = await vscode.commands.executeCommand<{ ids: string[]; action: string }>('labData.searchReports');
     const expected = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.client_id === 'C-1001');
     assert.deepEqual(prompts.streamedChoices.map((c) => c.id), expected.map((r) => r.report_id));
     assert.equal(prompts.streamedPages.reduce((a, b) => a + b, 0), expected.length);
     assert.deepEqual(prompts.pickOneOffered[1]!.choices.map((c) => c.id), lab.data.clients.map((c) => c.client_id), 'clients come from the API');
+    assert.deepEqual(prompts.pickOneOffered[1]!.choices.map((c) => c.label), lab.data.clients.map((c) => c.name), 'and are shown by name');
+    assert.match(prompts.pickOneOffered[3]!.title, /\(5\/5\)$/);
+    assert.ok(prompts.pickOneOffered[3]!.choices.some((c) => c.id === 'Certificate of Analysis'), 'report types seen at the lab are offered');
     assert.deepEqual(result.ids, expected.slice(0, 3).map((r) => r.report_id));
     assert.equal(await vscode.env.clipboard.readText(), result.ids.join('\n'));
   });

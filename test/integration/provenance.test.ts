@@ -173,11 +173,13 @@ describe('report ids in code, deep links, verified provenance and list export', 
     }
 
     // The mock's whole report set: save everything, then verify it all.
-    const all = await vscode.commands.executeCommand<{ saved: number }>('labData.saveAllReports', { ifExists: 'overwrite' });
+    const all = await vscode.commands.executeCommand<{ saved: number; upToDate: number }>('labData.saveAllReports', { ifExists: 'overwrite' });
     const started = Date.now();
     const whole = await vscode.commands.executeCommand<{ ok: string[]; checked: string[] }>('labData.verifySavedReports');
     console.log(`      verify the whole report set: ${whole.checked.length} files in ${Date.now() - started} ms`);
-    assert.equal(whole.checked.length, all.saved);
+    // Files identical to the lab's (the manifest's SHA-256) are left alone, even with ifExists: overwrite.
+    assert.ok(all.upToDate > 0, 'the files saved before and untouched were up to date');
+    assert.equal(whole.checked.length, all.saved + all.upToDate);
     assert.equal(whole.ok.length, whole.checked.length, 'everything saved again is unchanged');
     assert.deepEqual(vscode.languages.getDiagnostics(manifestUri), [], 'no problems left');
   });

@@ -56,19 +56,24 @@ describe('browsing the lab in the views', () => {
     const expected = lab.reportsFor('demo-full-access');
     const first = await rows(api, 'reports');
     const reports = reportRows(first);
-    assert.deepEqual(reports.map((r) => r.label), expected.slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(reports.map((r) => r.id), expected.slice(0, 50).map((r) => r.report_id));
     const more = find(first, 'Load more…');
     assert.equal(more.item.description, `50 of ${expected.length.toLocaleString()}`);
     const top = reports[0]!;
     const source = expected[0]!;
-    assert.match(String(top.item.description), new RegExp(`${source.report_type} · .+ · ${source.status}`));
+    // A person's words first: the type as the label, then the day and the id (and a status other than published).
+    assert.equal(top.label, source.report_type);
+    assert.match(String(top.item.description), new RegExp(`^[^·]+\\d{4} · ${source.report_id}${source.status === 'published' ? '$' : ' · '}`));
     const tooltip = (top.item.tooltip as vscode.MarkdownString).value;
-    for (const field of Object.keys(source)) {
-      assert.ok(tooltip.includes(field.replace(/_/g, '\\_')), `tooltip lists ${field}`);
+    // Every field the lab sent, labelled (the metadata document keeps the exact JSON).
+    for (const label of ['Report', 'Type', 'Samples', 'Published', 'Status', 'PDF', 'Client', 'Project', 'Title', 'Revision', 'Updated', 'Lab']) {
+      assert.ok(tooltip.includes(`**${label}**`), `tooltip labels ${label}: ${tooltip}`);
     }
+    assert.equal(Object.keys(source).length, 12, 'the mock sends the twelve fields labelled above');
+    assert.ok(!/published\\_at|download\\_available|\[\s*"/.test(tooltip), 'no field names or JSON arrays');
     const noFile = expected.slice(0, 50).find((r) => !r.download_available);
     if (noFile) {
-      const row = find(reports, noFile.report_id);
+      const row = reports.find((r) => r.id === noFile.report_id)!;
       assert.equal(row.item.contextValue, 'labData.report');
       assert.equal((row.item.iconPath as vscode.ThemeIcon).id, 'file');
     }
@@ -77,7 +82,7 @@ describe('browsing the lab in the views', () => {
 
     await vscode.commands.executeCommand('labData.loadMore', more.node);
     const second = await rows(api, 'reports');
-    assert.deepEqual(reportRows(second).map((r) => r.label), expected.slice(0, 100).map((r) => r.report_id));
+    assert.deepEqual(reportRows(second).map((r) => r.id), expected.slice(0, 100).map((r) => r.report_id));
     assert.equal(find(second, 'Load more…').item.description, `100 of ${expected.length.toLocaleString()}`);
     assert.deepEqual(lab.takeRequests().map((r) => r.query.page), ['2'], 'Load more fetched exactly the next page');
   });
@@ -102,7 +107,7 @@ describe('browsing the lab in the views', () => {
     assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.name));
     const project = find(projects, 'Former Fuel Depot Remediation');
     const reports = reportRows(await rows(api, 'clients', project.node));
-    assert.deepEqual(reports.map((r) => r.label), lab.reportsFor('demo-full-access').filter((r) => r.project_id === 'P-2006').slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(reports.map((r) => r.id), lab.reportsFor('demo-full-access').filter((r) => r.project_id === 'P-2006').slice(0, 50).map((r) => r.report_id));
   });
 
   it('a client-scoped token sees its client only, a project-scoped token its project only', async () => {
@@ -111,7 +116,7 @@ describe('browsing the lab in the views', () => {
     assert.deepEqual(clients.map((r) => r.label), ['Riverside Water Authority']);
     const projects = await rows(api, 'clients', clients[0]!.node);
     assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1001').map((p) => p.name));
-    assert.ok(reportRows(await rows(api, 'reports')).every((r) => lab.reportsFor('demo-client-c1001').some((x) => x.report_id === r.label)));
+    assert.ok(reportRows(await rows(api, 'reports')).every((r) => lab.reportsFor('demo-client-c1001').some((x) => x.report_id === r.id)));
 
     await as('demo-project-p2006');
     const scopedClients = await rows(api, 'clients');
@@ -119,7 +124,7 @@ describe('browsing the lab in the views', () => {
     const scopedProjects = await rows(api, 'clients', scopedClients[0]!.node);
     assert.deepEqual(scopedProjects.map((r) => r.label), ['Former Fuel Depot Remediation']);
     const reports = reportRows(await rows(api, 'reports'));
-    assert.deepEqual(reports.map((r) => r.label), lab.reportsFor('demo-project-p2006').slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(reports.map((r) => r.id), lab.reportsFor('demo-project-p2006').slice(0, 50).map((r) => r.report_id));
   });
 
   it('a tenant without client records shows projects at the top with a note; without projects, a note and the client’s reports', async () => {
@@ -137,7 +142,7 @@ describe('browsing the lab in the views', () => {
       const clients = await rows(api, 'clients');
       const children = await rows(api, 'clients', find(clients, 'Riverside Water Authority').node);
       assert.match(children[0]!.label, /Projects are not enabled for this lab/);
-      assert.deepEqual(reportRows(children).map((r) => r.label), noProjects.reportsFor('demo-full-access').filter((r) => r.client_id === 'C-1001').slice(0, 50).map((r) => r.report_id));
+      assert.deepEqual(reportRows(children).map((r) => r.id), noProjects.reportsFor('demo-full-access').filter((r) => r.client_id === 'C-1001').slice(0, 50).map((r) => r.report_id));
     } finally {
       await as('demo-full-access');
       await noClients.stop();
@@ -149,16 +154,19 @@ describe('browsing the lab in the views', () => {
     await as('demo-full-access');
     await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2025-06-01', status: 'published', clientId: 'C-1001' });
     const filtered = await rows(api, 'reports');
-    assert.match(filtered[0]!.label, /^Filtered by: published since .+, status published, client C-1001$/);
+    assert.match(filtered[0]!.label, /^Filtered by: published since .+, status Published, client (Riverside Water Authority \(C-1001\)|C-1001)$/);
     const expected = lab.reportsFor('demo-full-access').filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.status === 'published' && r.client_id === 'C-1001');
-    assert.deepEqual(reportRows(filtered).map((r) => r.label), expected.slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(reportRows(filtered).map((r) => r.id), expected.slice(0, 50).map((r) => r.report_id));
     assert.deepEqual(lab.takeRequests().at(-1)!.query, { published_since: '2025-06-01T00:00:00Z', status: 'published', client_id: 'C-1001', page: '1', page_size: '50' });
 
     await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2099-01-01' });
     const empty = await rows(api, 'reports');
     assert.match(empty.at(-1)!.label, /^No reports published since /);
 
-    await vscode.commands.executeCommand(filtered[0]!.item.command!.command);
+    // Reading the row never clears it: it has no click command, only its Clear Filter action.
+    assert.equal(filtered[0]!.item.command, undefined);
+    assert.equal(filtered[0]!.item.contextValue, 'labData.filter.reports');
+    await vscode.commands.executeCommand('labData.clearReportsFilter', filtered[0]!.node);
     const cleared = await rows(api, 'reports');
     assert.equal(reportRows(cleared).length, 50);
     assert.ok(!cleared.some((r) => r.label.startsWith('Filtered by')));
@@ -174,8 +182,8 @@ describe('browsing the lab in the views', () => {
   it('"Copy Id" on any row copies the id it stands for', async () => {
     await as('demo-full-access');
     const report = reportRows(await rows(api, 'reports'))[3]!;
-    assert.equal(await vscode.commands.executeCommand('labData.copyId', report.node), report.label);
-    assert.equal(await vscode.env.clipboard.readText(), report.label);
+    assert.equal(await vscode.commands.executeCommand('labData.copyId', report.node), report.id);
+    assert.equal(await vscode.env.clipboard.readText(), report.id);
     const client = (await rows(api, 'clients'))[1]!;
     await vscode.commands.executeCommand('labData.copyId', client.node);
     assert.equal(await vscode.env.clipboard.readText(), lab.data.clients[1]!.client_id);
@@ -185,9 +193,12 @@ describe('browsing the lab in the views', () => {
     const samples = (await rows(api, 'samples')).filter((r) => r.item.contextValue === 'labData.sample');
     const source = lab.data.samples[0]!;
     assert.equal(samples[0]!.label, source.sample_id);
-    assert.match(String(samples[0]!.item.description), new RegExp(`${source.sample_name} · ${source.matrix}`));
+    // The name holds the matrix ("OUT-35 Grain"), so the matrix is not said twice; the status is a word.
+    assert.match(String(samples[0]!.item.description), new RegExp(`^${source.sample_name} · `));
+    assert.equal(String(samples[0]!.item.description).split(' · ').filter((part) => part === source.matrix).length, 0);
     const tooltip = (samples[0]!.item.tooltip as vscode.MarkdownString).value;
-    assert.ok(tooltip.includes('temperature\\_c') && tooltip.includes('container'));
+    assert.ok(tooltip.includes('Temperature') && tooltip.includes('Container') && tooltip.includes('Analyses'), tooltip);
+    assert.ok(!tooltip.includes('temperature\\_c') && !tooltip.includes('received\\_at'), 'labelled fields, not field names');
     assert.equal(find(await rows(api, 'samples'), 'Load more…').item.description, `50 of ${lab.data.samples.length.toLocaleString()}`);
   });
 
@@ -230,7 +241,7 @@ describe('browsing the lab in the views', () => {
       await rows(api, 'reports');
       flaky.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
       const refreshing = vscode.commands.executeCommand('labData.refresh');
-      await eventually(() => assert.match(api.statusText(), new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited 0:0[1-3]$`)));
+      await eventually(() => assert.match(api.statusText(), new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited until \\d`)));
       await refreshing;
       await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
       await flaky.stop();

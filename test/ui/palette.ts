@@ -24,6 +24,11 @@ async function focusWorkbench(page: Page): Promise<void> {
 /** Opens the command palette (F1), giving focus back to the workbench first when a webview holds it. */
 async function openPalette(page: Page): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input');
+  // A quick input still closing would take the keys meant for the palette.
+  for (let i = 0; i < 3 && (await input.isVisible().catch(() => false)); i++) {
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(200);
+  }
   for (let attempt = 1; ; attempt++) {
     await focusWorkbench(page);
     await page.keyboard.press('F1');

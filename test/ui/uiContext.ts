@@ -6,6 +6,8 @@ export interface UiContext {
   workbenchUrl: string;
   screenshotsDir: string;
   workspace: string;
+  /** code-server's user-data folder (its logs hold the "Lab Data" log). */
+  userDataDir: string;
 }
 
 /** Filled by runUi before the tests run. */

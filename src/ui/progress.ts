@@ -1,0 +1,45 @@
+import * as vscode from 'vscode';
+
+type Report = { message?: string; increment?: number };
+
+/** How long work runs before its progress notification appears: quick work shows none. */
+export const PROGRESS_DELAY_MS = 400;
+
+/**
+ * `vscode.window.withProgress` in a notification with a Cancel button, shown only when the work
+ * lasts longer than {@link PROGRESS_DELAY_MS}: a save of one small file or a sync with nothing new
+ * flashes nothing, and never leaves a "0 of 1 files" notification beside its result. The task gets
+ * the same progress and cancellation token either way; what it reported before the notification
+ * appeared is shown at once.
+ */
+export function withNotificationProgress<T>(title: string, task: (progress: vscode.Progress<Report>, token: vscode.CancellationToken) => Thenable<T>, delayMs = PROGRESS_DELAY_MS): Promise<T> {
+  const cancellation = new vscode.CancellationTokenSource();
+  let shown: vscode.Progress<Report> | undefined;
+  let message: string | undefined;
+  let increment = 0;
+  const progress: vscode.Progress<Report> = {
+    report: (value) => {
+      message = value.message ?? message;
+      increment += value.increment ?? 0;
+      shown?.report(value);
+    },
+  };
+  const running = Promise.resolve(task(progress, cancellation.token));
+  const timer = setTimeout(() => {
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (notification, token) => {
+      token.onCancellationRequested(() => cancellation.cancel());
+      shown = notification;
+      if (message !== undefined || increment > 0) {
+        notification.report({ message, increment });
+      }
+      return running.then(
+        () => undefined,
+        () => undefined,
+      );
+    });
+  }, delayMs);
+  return running.finally(() => {
+    clearTimeout(timer);
+    cancellation.dispose();
+  });
+}

@@ -1,0 +1,420 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import type { MockReport } from '../mock/data';
+import { MockLabServer } from '../mock/server';
+import { runFromPalette, signInFromPalette } from './palette';
+import { uiContext } from './uiContext';
+import {
+  clearToasts,
+  clickMoreAction,
+  clickRowAction,
+  clickToastButton,
+  clickToolbar,
+  closeTabs,
+  expandPane,
+  scrollTo,
+  scrollToLoadMore,
+  scrollToTop,
+  dialog,
+  dialogButtons,
+  labDataLog,
+  pane,
+  quickInput,
+  row,
+  showLabData,
+  statusItem,
+  toast,
+  toasts,
+  waitUntil,
+  workspaceSettings,
+} from './workbench';
+
+const TOKEN = 'demo-full-access';
+/** A token the lab knows but that has expired (its name must not hold the reason, or redaction would hide it). */
+const OLD_TOKEN = 'lab-ui-old-token-4242';
+
+/**
+ * Issue 17: what a first-time analyst trips over, each fixed behaviour shown in the real VS Code
+ * through the mouse, the keyboard and the palette only.
+ */
+describe('a first-time analyst in the real VS Code', function () {
+  this.timeout(180_000);
+  let page: Page;
+  let lab: MockLabServer;
+  let baseUrl: string;
+  let host: string;
+  let reports: MockReport[];
+  const folder = `ui-reports-${process.pid}`;
+
+  const sha = async (file: string): Promise<string> => createHash('sha256').update(await fs.readFile(file)).digest('hex');
+  const downloadable = (): MockReport[] => reports.filter((report) => report.download_available);
+  /** Requests the lab saw since the last call, as "path?page=N". */
+  const requestsSince = (): string[] => lab.takeRequests().map((request) => `${request.path}${request.query.page ? `?page=${request.query.page}` : ''}`);
+  /** Closes the editors this suite opened (reports, their metadata, the overview); earlier editors stay. */
+  const closeEditors = (): Promise<void> => closeTabs(page, /RPT-|Overview:/);
+
+  before(async () => {
+    page = uiContext.page;
+    lab = new MockLabServer({ reports: 120, tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } } });
+    baseUrl = await lab.start();
+    host = new URL(baseUrl).host;
+    reports = lab.reportsFor(TOKEN);
+    await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
+    if (page.url() !== uiContext.workbenchUrl) {
+      await page.goto(uiContext.workbenchUrl, { waitUntil: 'domcontentloaded' });
+    }
+    await showLabData(page);
+    await signInFromPalette(page, baseUrl, TOKEN);
+    await row(page, `Report ${reports[0]!.report_id}`).waitFor({ state: 'visible', timeout: 30_000 });
+    await clearToasts(page);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      const file = path.join(uiContext.screenshotsDir, `failed-${this.currentTest.title.slice(0, 12).replace(/[^a-z0-9]+/gi, '-')}.png`);
+      await page.screenshot({ path: file }).catch(() => undefined);
+      console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
+      await page.keyboard.press('Escape').catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    await clearToasts(page).catch(() => undefined);
+    await runFromPalette(page, 'Lab Data: Sign Out').catch(() => undefined);
+    await page.locator('.welcome-view-content', { hasText: 'signed out' }).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
+    await workspaceSettings(uiContext.workspace, undefined);
+    await lab.stop();
+  });
+
+  it('1: every toolbar button of the Reports view asks, with no row selected and with a report selected; loaded pages stay', async () => {
+    // Two pages loaded, so a fall-back to the first page would show.
+    await (await scrollToLoadMore(page, 'Reports')).click();
+    await waitUntil(() => requestsSince().some((request) => request.endsWith('?page=2')), 'page 2 to load');
+    const noFile = reports.slice(0, 50).find((report) => !report.download_available)!;
+    for (const selected of [false, true]) {
+      const when = selected ? 'with a report selected' : 'with no row selected';
+      if (selected) {
+        // A click on a report without a file opens its metadata and leaves the row selected.
+        await scrollTo(page, 'Reports', row(page, `Report ${noFile.report_id}`));
+        await row(page, `Report ${noFile.report_id}`).click();
+        await page.locator('.tab', { hasText: noFile.report_id }).first().waitFor({ state: 'visible', timeout: 15_000 });
+        assert.equal(await row(page, `Report ${noFile.report_id}`).getAttribute('aria-selected'), 'true');
+      }
+      requestsSince();
+      await clickToolbar(page, 'Reports', 'Search Reports');
+      assert.match(await quickInput.waitForTitle(page, 'Search Reports'), /\(1\/5\)/, `Search asks its first question ${when}`);
+      await quickInput.close(page);
+      await clickToolbar(page, 'Reports', 'Filter Reports');
+      assert.match(await quickInput.waitForTitle(page, 'Filter Reports'), /\(1\/5\)/, `Filter asks its first question ${when}`);
+      await quickInput.close(page);
+      assert.deepEqual(requestsSince(), [], `opening and closing Search and Filter ${when} asks the lab nothing (the list keeps its pages)`);
+      await clickToolbar(page, 'Reports', 'Refresh');
+      const refreshed = await waitUntil(() => {
+        const seen = lab.requests.slice(-2).map((request) => request.query.page);
+        return seen.includes('2') ? seen : undefined;
+      }, `Refresh ${when} to reload both pages`);
+      assert.ok(refreshed.includes('1') && refreshed.includes('2'), `Refresh ${when} reloads the two pages shown`);
+      await clickToolbar(page, 'Reports', 'Show Overview');
+      await page.locator('.tab', { hasText: 'Overview' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await closeEditors();
+      await clickMoreAction(page, 'Reports', 'Export List');
+      await quickInput.waitForTitle(page, 'Export List');
+      assert.ok((await quickInput.rows(page).allInnerTexts()).some((text) => text.includes('reports')), `Export asks which list ${when}`);
+      await quickInput.close(page);
+      await clickMoreAction(page, 'Reports', 'Verify Saved Reports');
+      await toast(page, /Verif|saved report|manifest|nothing/i);
+      await clearToasts(page);
+    }
+    // The Samples toolbar, with a row of its own selected too.
+    await expandPane(page, 'Samples');
+    await clickToolbar(page, 'Samples', 'Filter Samples');
+    await quickInput.waitForTitle(page, 'Filter Samples');
+    await quickInput.close(page);
+    await pane(page, 'Samples').locator('.monaco-list-row').first().click();
+    await clickToolbar(page, 'Samples', 'Filter Samples');
+    await quickInput.waitForTitle(page, 'Filter Samples');
+    await quickInput.close(page);
+    await closeEditors();
+  });
+
+  it('2: saving a report that is already saved and unchanged makes no dialog; a changed one gets a short dialog whose default keeps the file', async () => {
+    const report = downloadable()[0]!;
+    const file = path.join(uiContext.workspace, folder, `${report.report_id}.pdf`);
+    const target = await scrollTo(page, 'Reports', row(page, `Report ${report.report_id}`));
+    await clickRowAction(target, 'Save Report PDF');
+    await toast(page, new RegExp(`Saved ${report.report_id}\\.pdf`));
+    const first = await sha(file);
+    const { mtimeMs } = await fs.stat(file);
+    await clearToasts(page);
+
+    await clickRowAction(target, 'Save Report PDF');
+    const again = await toast(page, /already up to date/);
+    assert.match(again, /0 saved \(0 B\), 1 already up to date/);
+    assert.equal(await dialog(page).isVisible(), false, 'no dialog for a byte-identical file');
+    assert.equal((await fs.stat(file)).mtimeMs, mtimeMs, 'the file was not written again');
+    await clearToasts(page);
+
+    await fs.appendFile(file, '\n% an analyst annotated this copy\n');
+    const changed = await sha(file);
+    await clickRowAction(target, 'Save Report PDF');
+    await dialog(page).waitFor({ state: 'visible', timeout: 15_000 });
+    const buttons = await dialogButtons(page);
+    assert.deepEqual([...buttons.labels].sort(), ['Cancel', 'Keep Both', 'Overwrite', 'Skip'], `a short dialog: three choices and Cancel (${buttons.labels.join(', ')})`);
+    assert.equal(buttons.primary, 'Skip', 'the safe choice is the default');
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'overwrite-dialog.png') });
+    await page.keyboard.press('Enter');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
+    await toast(page, /skipped/);
+    assert.equal(await sha(file), changed, 'Enter kept the analyst’s file');
+    assert.notEqual(changed, first);
+    // No progress notification outlives its operation.
+    await waitUntil(async () => !(await toasts(page)).some((message) => /^Saving/.test(message)), 'no "Saving …" notification left');
+    await clearToasts(page);
+  });
+
+  it('2: Save All with a report selected saves the whole list, and asks about a changed file once with "Apply to All…"', async () => {
+    const selected = downloadable()[1]!;
+    await scrollTo(page, 'Reports', row(page, `Report ${selected.report_id}`));
+    await row(page, `Report ${selected.report_id}`).click({ button: 'right' });
+    await page.keyboard.press('Escape');
+    await clickMoreAction(page, 'Reports', 'Save All Reports');
+    // One file (saved and then changed in the test before) differs: the bulk dialog offers Apply to All.
+    await dialog(page).waitFor({ state: 'visible', timeout: 60_000 });
+    const buttons = await dialogButtons(page);
+    assert.deepEqual([...buttons.labels].sort(), ['Apply to All…', 'Cancel', 'Keep Both', 'Overwrite', 'Skip'], `three choices, "Apply to All…" and Cancel (${buttons.labels.join(', ')})`);
+    assert.equal(buttons.primary, 'Skip', 'the safe choice is the default');
+    await page.keyboard.press('Enter');
+    const summary = await toast(page, /Reports of .*: \d+ saved/, 60_000);
+    const files = (await fs.readdir(path.join(uiContext.workspace, folder))).filter((name) => name.endsWith('.pdf'));
+    assert.equal(files.length, downloadable().length, `every report with a file was saved, not only the selected one (${summary})`);
+    assert.match(summary, /skipped \(.*1 already there, kept/, 'the changed file was skipped (Enter)');
+    await waitUntil(async () => !(await toasts(page)).some((message) => /^Saving|^Listing/.test(message)), 'no progress notification left');
+    await clearToasts(page);
+  });
+
+  it('3: a token the lab rejects while signed in says so, with the lab’s reason, and keeps the session', async () => {
+    await signInFromPalette(page, baseUrl, OLD_TOKEN);
+    const message = await toast(page, /That token was rejected/);
+    assert.match(message, new RegExp(`That token was rejected \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`));
+    assert.ok(!(await toasts(page)).some((text) => /^Signed in/.test(text)), 'no stale "Signed in" notice');
+    await scrollTo(page, 'Reports', row(page, `Report ${reports[0]!.report_id}`));
+    assert.ok(await row(page, `Report ${reports[0]!.report_id}`).isVisible(), 'the previous session still lists reports');
+    await clearToasts(page);
+  });
+
+  it('4 and 5: rows say what a person looks for first; the tooltip has labelled fields, local dates and words; samples say a value once', async () => {
+    await scrollToTop(page, 'Reports');
+    const first = reports[0]!;
+    const target = row(page, `Report ${first.report_id}`);
+    await target.waitFor({ state: 'visible' });
+    const label = (await target.locator('.label-name').innerText()).trim();
+    const description = (await target.locator('.label-description').innerText()).trim();
+    assert.equal(label, first.report_type, 'the report type is the label');
+    assert.ok(description.includes(first.report_id), `the id is in the description: ${description}`);
+    const day = new Date(first.published_at).getUTCFullYear().toString();
+    assert.ok(description.startsWith(description.split(' · ')[0]!) && description.split(' · ')[0]!.includes(day), `the day comes first in the description: ${description}`);
+    // Every visible report row shows its whole label at the default width.
+    for (const visible of await pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]').all()) {
+      const [name, box] = await Promise.all([visible.locator('.label-name').boundingBox(), visible.boundingBox()]);
+      assert.ok(name && box && name.x + name.width <= box.x + box.width, `the label of "${await visible.getAttribute('aria-label')}" is not cut off`);
+    }
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'reports-view-default-width.png') });
+
+    await target.hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: `Report ${first.report_id}` }).first();
+    await hover.waitFor({ state: 'visible', timeout: 15_000 });
+    const tooltip = await hover.innerText();
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'report-tooltip.png') });
+    for (const field of ['Type', 'Published', 'Status', 'Client', 'Samples', 'PDF']) {
+      assert.match(tooltip, new RegExp(`(^|\\n)${field}\\b`), `a labelled "${field}" field in:\n${tooltip}`);
+    }
+    for (const raw of ['published_at', 'download_available', 'sample_ids', first.published_at, '["']) {
+      assert.ok(!tooltip.includes(raw), `no raw "${raw}" in the tooltip:\n${tooltip}`);
+    }
+    assert.match(tooltip, new RegExp(`Status\\s+${first.status[0]!.toUpperCase()}${first.status.slice(1)}`));
+    await page.mouse.move(0, 0);
+
+    await expandPane(page, 'Samples');
+    const sampleRows = pane(page, 'Samples').locator('.monaco-list-row');
+    for (const sample of (await sampleRows.locator('.label-description').allInnerTexts()).slice(0, 15)) {
+      const parts = sample.split(' · ');
+      parts.forEach((part, index) => {
+        assert.ok(!parts.slice(0, index).some((earlier) => new RegExp(`(^|\\W)${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|\\W)`, 'i').test(earlier)), `"${part}" is said once in "${sample}"`);
+      });
+      assert.ok(!sample.includes('_'), `statuses are words in "${sample}"`);
+    }
+  });
+
+  it('4 and 6: the filter picks clients by name and a report type (filtered here, and said so); its row shows the whole filter and clears only by its action', async () => {
+    const client = lab.data.clients[0]!;
+    await clickToolbar(page, 'Reports', 'Filter Reports');
+    await quickInput.waitForTitle(page, '(1/5)');
+    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
+    await quickInput.waitForTitle(page, '(2/5)');
+    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
+    await quickInput.waitForTitle(page, '(3/5)');
+    const clientRow = quickInput.rows(page).filter({ hasText: client.name }).first();
+    await clientRow.waitFor({ state: 'visible' });
+    assert.equal((await clientRow.locator('.label-name').innerText()).trim(), client.name, 'clients are listed by name');
+    await clientRow.click();
+    await quickInput.waitForTitle(page, '(4/5)');
+    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
+    const typeTitle = await quickInput.waitForTitle(page, '(5/5)');
+    assert.ok(typeTitle.includes('Filter Reports'));
+    assert.match(await quickInput.box(page).getAttribute('placeholder') ?? '', /no such filter/);
+    const type = 'Certificate of Analysis';
+    await quickInput.rows(page).filter({ hasText: type }).first().click();
+
+    const filterRow = pane(page, 'Reports').locator('.monaco-list-row', { hasText: 'Filtered by' }).first();
+    await scrollToTop(page, 'Reports');
+    await filterRow.waitFor({ state: 'visible', timeout: 15_000 });
+    const expected = reports.filter((report) => report.client_id === client.client_id && report.report_type === type);
+    const shown = pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]');
+    await waitUntil(async () => (await shown.count()) > 0, 'filtered rows');
+    for (const text of await shown.locator('.label-name').allInnerTexts()) {
+      assert.equal(text.trim(), type);
+    }
+    assert.ok(expected.length > 0);
+    await filterRow.hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Filtered by' }).first();
+    await hover.waitFor({ state: 'visible', timeout: 15_000 });
+    const tooltip = await hover.innerText();
+    assert.ok(tooltip.includes(client.name) && tooltip.includes(client.client_id) && tooltip.includes(type), `the whole filter in the tooltip:\n${tooltip}`);
+    assert.match(tooltip, /no report-type filter/);
+    // Reading or clicking the row does not clear it.
+    await filterRow.click();
+    await page.waitForTimeout(500);
+    assert.ok(await filterRow.isVisible(), 'a click does not clear the filter');
+    await clickRowAction(filterRow, 'Clear Reports Filter');
+    await filterRow.waitFor({ state: 'hidden', timeout: 15_000 });
+  });
+
+  it('6: Find Report suggests the loaded ids, narrows while typing, takes a unique part, and says what an id looks like', async () => {
+    const wanted = reports[7]!;
+    const part = wanted.report_id.slice(-3);
+    assert.equal(reports.slice(0, 100).filter((report) => report.report_id.includes(part)).length, 1, 'the part is unique among the loaded');
+    await runFromPalette(page, 'Lab Data: Find Report');
+    await quickInput.waitForTitle(page, 'Find Report');
+    await waitUntil(async () => (await quickInput.rows(page).count()) > 5, 'suggestions');
+    const before = await quickInput.rows(page).count();
+    await quickInput.box(page).fill(part);
+    await waitUntil(async () => (await quickInput.rows(page).count()) < before && (await quickInput.rows(page).first().innerText()).includes(wanted.report_id), 'the list to narrow, the wanted id first');
+    await page.keyboard.press('Enter');
+    // The report was found: its actions are offered under a title naming it.
+    await quickInput.waitForTitle(page, `${wanted.report_id}:`);
+    await quickInput.close(page);
+
+    await runFromPalette(page, 'Lab Data: Find Report');
+    await quickInput.waitForTitle(page, 'Find Report');
+    await quickInput.box(page).fill('no-such-id');
+    await page.keyboard.press('Enter');
+    const message = await toast(page, /has no report "no-such-id"/);
+    assert.match(message, /Report ids look like RPT-\d{4}-\d{6}/);
+    await clearToasts(page);
+
+    await runFromPalette(page, 'Lab Data: Search Reports');
+    for (let step = 1; step <= 5; step++) {
+      await quickInput.waitForTitle(page, `(${step}/5)`);
+      await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
+    }
+    await quickInput.waitForTitle(page, `(${reports.length})`);
+    await quickInput.box(page).fill(part);
+    assert.match(await quickInput.waitForTitle(page, /match/), new RegExp(`1 of ${reports.length} match`));
+    await quickInput.close(page);
+  });
+
+  it('7: the first sync asks once (how many, where), files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
+    const syncFolder = `${folder}-sync`;
+    await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': syncFolder, 'labData.fileNameTemplate': '${client_id}/${report_type}/${report_id}.pdf' });
+    await runFromPalette(page, 'Lab Data: Sync Reports to Workspace');
+    await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
+    const question = await dialog(page).innerText();
+    assert.ok(question.includes(`Save ${downloadable().length} reports of ${host} into ${syncFolder}?`), question);
+    await dialog(page).locator('.monaco-button', { hasText: 'Sync' }).first().click();
+    const syncing = waitUntil(async () => /Syncing/.test(await statusItem(page).innerText()), 'the status bar to say syncing', 30_000);
+    const done = await toast(page, /Sync of .* into .*: \d+ new or changed saved/, 60_000);
+    await syncing.catch(() => undefined);
+    assert.match(done, new RegExp(`${downloadable().length} new or changed saved .*${reports.length - downloadable().length} skipped \\(${reports.length - downloadable().length} without a file\\)`));
+    const sample = downloadable()[0]!;
+    assert.ok(existsSync(path.join(uiContext.workspace, syncFolder, sample.client_id, sample.report_type, `${sample.report_id}.pdf`)), 'saved under client and report type');
+    await clearToasts(page);
+
+    await runFromPalette(page, 'Lab Data: Sync Reports to Workspace');
+    const upToDate = await toast(page, /is up to date/);
+    assert.equal(upToDate, `${host} is up to date (${downloadable().length} reports in ${syncFolder}).`);
+    assert.equal(await dialog(page).isVisible(), false, 'a later sync asks nothing');
+    await clickToastButton(page, /is up to date/, 'Reveal in Explorer');
+    await page.locator('.explorer-folders-view .monaco-list-row.selected, .explorer-folders-view .monaco-list-row.focused', { hasText: syncFolder }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
+    await showLabData(page);
+    await clearToasts(page);
+  });
+
+  it('8: Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
+    await closeEditors();
+    const [a, b] = [reports[2]!, reports[3]!];
+    const tabOf = (report: MockReport) => page.locator('.tab', { hasText: report.report_id }).first();
+    await scrollTo(page, 'Reports', row(page, `Report ${a.report_id}`));
+    await row(page, `Report ${a.report_id}`).click({ button: 'right' });
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    await tabOf(a).waitFor({ state: 'visible', timeout: 30_000 });
+    await closeEditors();
+    await row(page, `Report ${b.report_id}`).dblclick();
+    await tabOf(b).waitFor({ state: 'visible', timeout: 30_000 });
+    await closeEditors();
+
+    // The filter was cleared, so the list starts again at one page; "Load more…" adds the second.
+    await (await scrollToLoadMore(page, 'Reports')).click();
+    const next = reports[50]!;
+    await waitUntil(async () => (await pane(page, 'Reports').locator('.monaco-list-row.focused').getAttribute('aria-label'))?.startsWith(`Report ${next.report_id}`), `focus on ${next.report_id}`);
+  });
+
+  it('9: the log has an info line per request (method, path, status, milliseconds, request id)', async () => {
+    const requests = lab.requests.slice(-20);
+    const log = await waitUntil(async () => {
+      const lines = await labDataLog(uiContext.userDataDir);
+      return requests.every((request) => lines.some((line) => line.includes(request.requestId))) ? lines : undefined;
+    }, 'a log line for each request');
+    for (const request of requests) {
+      const line = log.find((candidate) => candidate.includes(request.requestId))!;
+      assert.match(line, new RegExp(`\\[info\\] \\[http\\] ${request.method} ${request.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\S* → ${request.status} in \\d+ ms \\(request id ${request.requestId}\\)`), line);
+      assert.ok(!line.includes(TOKEN));
+    }
+  });
+
+  it('10: the status bar says what matters and opens a menu: Sign Out, Refresh, Sync, Show Log', async () => {
+    const item = statusItem(page);
+    await waitUntil(async () => (await item.innerText()).includes(host), 'the lab in the status bar');
+    lab.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
+    await clickToolbar(page, 'Reports', 'Refresh');
+    await waitUntil(async () => /rate-limited until \d/.test(await item.innerText()), 'rate-limited until …');
+    await waitUntil(async () => !/rate-limited/.test(await item.innerText()), 'the limit to end', 20_000);
+    lab.setFaults({});
+    await item.click();
+    await quickInput.waitForTitle(page, 'Lab Data');
+    const entries = (await quickInput.rows(page).allInnerTexts()).map((text) => text.trim());
+    for (const wanted of ['Refresh', 'Sync Reports to Folder', 'Show Log', 'Sign Out']) {
+      assert.ok(entries.some((entry) => entry.includes(wanted)), `"${wanted}" in the menu: ${entries.join(' | ')}`);
+    }
+    await quickInput.box(page).fill('Show Log');
+    await page.keyboard.press('Enter');
+    await page.locator('.panel .monaco-editor, .panel .output-view', { hasText: '[http]' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await item.click();
+    await quickInput.waitForTitle(page, 'Lab Data');
+    await quickInput.box(page).fill('Sign Out');
+    await page.keyboard.press('Enter');
+    const confirm = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' }).first();
+    if (await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+      await confirm.click();
+    }
+    await waitUntil(async () => /signed out/.test(await item.innerText()), 'the status bar to say signed out');
+    await item.click();
+    await quickInput.waitForTitle(page, 'Lab Data');
+    assert.ok((await quickInput.rows(page).allInnerTexts()).some((text) => text.includes('Sign In')), 'signed out, the menu offers Sign In');
+    await quickInput.close(page);
+  });
+});

@@ -1,0 +1,228 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+/**
+ * What a person points at in the workbench, as DOM locators: a view's pane and its toolbar, rows
+ * and their inline actions, context menus, quick inputs, dialogs, notifications, the status bar.
+ */
+
+export async function waitUntil<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) {
+        return value;
+      }
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/** The pane of a view of the Lab Data container ("Reports", "Clients", "Samples"). */
+export function pane(page: Page, title: string): Locator {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}\\b`) }) }).first();
+}
+
+/** Opens the Lab Data container unless it is already showing (a click on its activity-bar item would close it). */
+export async function showLabData(page: Page): Promise<void> {
+  const header = page.locator('.pane-header', { hasText: /^\s*Reports\b/ }).first();
+  if (!(await header.isVisible().catch(() => false))) {
+    await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+  }
+  await header.waitFor({ state: 'visible', timeout: 30_000 });
+}
+
+/** Expands a view's pane unless it is expanded (a click on an expanded header would collapse it). */
+export async function expandPane(page: Page, title: string): Promise<void> {
+  const header = pane(page, title).locator('.pane-header');
+  if ((await header.getAttribute('aria-expanded')) !== 'true') {
+    await header.click();
+  }
+  await pane(page, title).locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
+}
+
+/** Points the mouse at the middle of a view's list, where the wheel scrolls it. */
+async function pointAtList(page: Page, title: string): Promise<void> {
+  const box = await pane(page, title).locator('.pane-body').boundingBox();
+  if (!box) {
+    throw new Error(`the ${title} view is not on screen`);
+  }
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/** Scrolls a view's list with the mouse wheel until `target` is on screen (from the top, then down). */
+export async function scrollTo(page: Page, title: string, target: Locator): Promise<Locator> {
+  if (await target.isVisible().catch(() => false)) {
+    return target;
+  }
+  await pointAtList(page, title);
+  for (let i = 0; i < 30; i++) {
+    await page.mouse.wheel(0, -3000);
+  }
+  await waitUntil(async () => {
+    if (await target.isVisible().catch(() => false)) {
+      return true;
+    }
+    await page.mouse.wheel(0, 300);
+    await page.waitForTimeout(50);
+    return false;
+  }, `a row of ${title} to scroll into view`, 30_000);
+  await target.scrollIntoViewIfNeeded();
+  return target;
+}
+
+/** Scrolls a view's list until its "Load more…" row is on screen, and gives that row. */
+export function scrollToLoadMore(page: Page, title: string): Promise<Locator> {
+  return scrollTo(page, title, pane(page, title).locator('.monaco-list-row', { hasText: 'Load more' }).first());
+}
+
+/** Scrolls a view's list back to its top. */
+export async function scrollToTop(page: Page, title: string): Promise<void> {
+  await pointAtList(page, title);
+  for (let i = 0; i < 30; i++) {
+    await page.mouse.wheel(0, -3000);
+  }
+  await page.waitForTimeout(200);
+}
+
+/** Clicks a button of a view's title bar, hovering its header first as a person's pointer does. */
+export async function clickToolbar(page: Page, view: string, label: string): Promise<void> {
+  const header = pane(page, view).locator('.pane-header');
+  await header.hover();
+  await header.locator(`.actions .action-label[aria-label^="${label}"]`).first().click({ timeout: 10_000 });
+}
+
+/** Runs an entry of a view's "More Actions..." menu. */
+export async function clickMoreAction(page: Page, view: string, label: string): Promise<void> {
+  const header = pane(page, view).locator('.pane-header');
+  await header.hover();
+  await header.locator('.actions .action-label[aria-label^="More Actions"]').first().click({ timeout: 10_000 });
+  // As a person does with the workbench's menus: point at the entry, then Enter (a click can land before the menu listens).
+  await menuEntry(page, label).hover({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** An entry of the open context or overflow menu. */
+export function menuEntry(page: Page, label: string): Locator {
+  // The menu lives in a context view at the page's top level.
+  return page.locator('.monaco-menu .action-item:not(.disabled) .action-label', { hasText: label }).first();
+}
+
+/** A row of a tree whose accessibility label starts with `label` (reports: "Report RPT-…"). */
+export function row(page: Page, label: string): Locator {
+  return page.locator(`.monaco-list-row[aria-label^="${label}"]`).first();
+}
+
+/** Clicks an inline action of a row, hovering the row first. */
+export async function clickRowAction(target: Locator, label: string): Promise<void> {
+  await target.hover();
+  await target.locator(`.actions .action-label[aria-label^="${label}"]`).first().click({ timeout: 10_000 });
+}
+
+export const quickInput = {
+  title: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-title'),
+  box: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-box input'),
+  rows: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-list .monaco-list-row'),
+  async waitForTitle(page: Page, text: string | RegExp): Promise<string> {
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: text }).first();
+    await title.waitFor({ state: 'visible', timeout: 15_000 });
+    return title.innerText();
+  },
+  async close(page: Page): Promise<void> {
+    await page.keyboard.press('Escape');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+  },
+};
+
+/** Closes every editor tab whose label holds `text` with the tab's own close button (other editors, dirty ones included, stay). */
+export async function closeTabs(page: Page, text: string | RegExp): Promise<void> {
+  const tabs = page.locator('.tabs-container .tab:not(.dirty)', { hasText: text });
+  for (let i = 0; i < 20 && (await tabs.count()) > 0; i++) {
+    const tab = tabs.first();
+    await tab.hover();
+    await tab.locator('.tab-actions .action-label').first().click({ timeout: 5_000 });
+    await page.waitForTimeout(200);
+  }
+}
+
+/** The modal dialog box, if one is up. */
+export function dialog(page: Page): Locator {
+  return page.locator('.monaco-dialog-box').first();
+}
+
+/** Its buttons' labels (in the platform's order), and the default one, which Enter presses. */
+export async function dialogButtons(page: Page): Promise<{ labels: string[]; primary: string }> {
+  const labels = (await dialog(page).locator('.dialog-buttons .monaco-button').allInnerTexts()).map((text) => text.trim());
+  const primary = (await dialog(page).locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()).trim();
+  return { labels, primary };
+}
+
+/** Notification toasts on screen, as their messages. */
+export async function toasts(page: Page): Promise<string[]> {
+  return (await page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts()).map((text) => text.trim());
+}
+
+/** Waits for a toast matching `text` and gives its message. */
+export async function toast(page: Page, text: RegExp, timeoutMs = 30_000): Promise<string> {
+  try {
+    return await waitUntil(async () => (await toasts(page)).find((message) => text.test(message)), `a notification matching ${text}`, timeoutMs);
+  } catch (error) {
+    const center = await page.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; toasts: ${JSON.stringify(await toasts(page))}; notification center: ${JSON.stringify(center)}`, { cause: error });
+  }
+}
+
+/** Clicks a button of the toast matching `text`. */
+export async function clickToastButton(page: Page, text: RegExp, button: string): Promise<void> {
+  const item = page.locator('.notifications-toasts .notification-toast', { has: page.locator('.notification-list-item-message', { hasText: text }) }).first();
+  await item.hover();
+  await item.locator('.monaco-button', { hasText: button }).first().click({ timeout: 10_000 });
+}
+
+/** Dismisses every toast (the bell's "Clear All Notifications"), so later checks see only new ones. */
+export async function clearToasts(page: Page): Promise<void> {
+  for (const close of await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').all()) {
+    await close.click({ force: true }).catch(() => undefined);
+  }
+  await page.keyboard.press('Escape');
+}
+
+/** The Lab Data status bar item. */
+export function statusItem(page: Page): Locator {
+  return page.locator('.statusbar-item[id$="labData.connection"]').first();
+}
+
+/** The lines of the "Lab Data" log written so far in this code-server's logs. */
+export async function labDataLog(userDataDir: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await walk(full);
+      } else if (entry.name === 'Lab Data.log') {
+        found.push(...(await fs.readFile(full, 'utf8')).split('\n'));
+      }
+    }
+  };
+  await walk(path.join(userDataDir, 'logs'));
+  return found;
+}
+
+/** Writes the workspace's `.vscode/settings.json` (undefined removes it) and waits for VS Code to read it. */
+export async function workspaceSettings(workspace: string, settings: Record<string, unknown> | undefined): Promise<void> {
+  const file = path.join(workspace, '.vscode', 'settings.json');
+  if (settings === undefined) {
+    await fs.rm(file, { force: true });
+  } else {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, JSON.stringify(settings, null, 2));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+}
