@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
@@ -84,7 +84,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.showOverview]: (...args) => showOverview(labs, overviews, trees.reports, prompts, ...args),
     [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
-    [Commands.saveAllReports]: (...args) => saveAllReports(labs, trees.reports, prompts, log, ...args),
+    [Commands.saveAllReports]: (...args) => activity.run(vscode.l10n.t('Saving reports'), () => saveAllReports(labs, trees.reports, prompts, log, ...args)),
     [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, activity, ...args),
     [Commands.findReport]: (...args) => findReport(palette, ...args),
     [Commands.searchReports]: (...args) => searchReports(palette, ...args),

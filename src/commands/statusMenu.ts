@@ -5,6 +5,8 @@ import type { Logger } from '../log';
 import type { NewReports } from '../news/newReports';
 
 interface MenuItem extends vscode.QuickPickItem {
+  /** What the menu resolves with (for tests and automation). */
+  readonly id: string;
   readonly run: () => Thenable<unknown> | void;
 }
 
@@ -29,11 +31,11 @@ export async function statusMenu(labs: Labs, log: Logger, news: NewReports): Pro
     { id: 'view', label: `$(beaker) ${vscode.l10n.t('Show Lab Data')}`, run: run(`workbench.view.extension.${Views.container}`) },
     { id: 'log', label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => log.show() },
     ...(signedIn.length > 0 ? [{ id: 'signOut', label: `$(sign-out) ${vscode.l10n.t('Sign Out…')}`, description: signedIn.length === 1 ? signedIn[0]!.lab.name : undefined, run: run(Commands.signOut) }] : []),
-  ].map(({ id, ...item }) => ({ ...item, id }));
+  ];
   const picked = await vscode.window.showQuickPick(items, { title: 'Lab Data', placeHolder: vscode.l10n.t('What would you like to do?') });
   if (!picked) {
     return undefined;
   }
   await picked.run();
-  return (picked as MenuItem & { id: string }).id;
+  return picked.id;
 }

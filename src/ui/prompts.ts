@@ -126,7 +126,14 @@ export class VsCodePrompts implements Prompts {
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
     pick.ignoreFocusOut = true;
-    pick.items = suggestions.map((choice) => ({ id: choice.id, label: choice.label, description: choice.description, detail: choice.detail }));
+    const offered = suggestions.map((choice) => ({ id: choice.id, label: choice.label, description: choice.description, detail: choice.detail }));
+    pick.items = offered;
+    // Text that is part of no suggestion is offered as itself, first, so Enter never takes a loose (fuzzy) match instead.
+    pick.onDidChangeValue((value) => {
+      const typed = value.trim();
+      const partOfOne = typed !== '' && offered.some((choice) => choice.id.toLowerCase().includes(typed.toLowerCase()));
+      pick.items = typed === '' || partOfOne ? offered : [{ id: typed, label: typed, description: vscode.l10n.t('find this id') }, ...offered];
+    });
     return new Promise<string | undefined>((resolve) => {
       pick.onDidAccept(() => {
         const typed = pick.value.trim();

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
+import { labDataLogFilesIn } from '../support/logFiles';
 import type { Page } from '../../src/core/pagination';
 import type { Choice, ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
@@ -70,19 +70,7 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_
 export async function labDataLogFiles(): Promise<string[]> {
   const userData = process.env.LABDATA_TEST_USER_DATA_DIR;
   assert.ok(userData, 'the runner passes LABDATA_TEST_USER_DATA_DIR');
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        await walk(full);
-      } else if (entry.name === 'Lab Data.log') {
-        found.push(full);
-      }
-    }
-  };
-  await walk(path.join(userData, 'logs'));
-  return found;
+  return labDataLogFilesIn(userData);
 }
 
 export function workspaceFolder(): string {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { labDataLogFilesIn } from '../support/logFiles';
 
 /**
  * What a person points at in the workbench, as DOM locators: a view's pane and its toolbar, rows
@@ -200,19 +201,8 @@ export function statusItem(page: Page): Locator {
 
 /** The lines of the "Lab Data" log written so far in this code-server's logs. */
 export async function labDataLog(userDataDir: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        await walk(full);
-      } else if (entry.name === 'Lab Data.log') {
-        found.push(...(await fs.readFile(full, 'utf8')).split('\n'));
-      }
-    }
-  };
-  await walk(path.join(userDataDir, 'logs'));
-  return found;
+  const files = await labDataLogFilesIn(userDataDir);
+  return (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).flatMap((text) => text.split('\n'));
 }
 
 /** Writes the workspace's `.vscode/settings.json` (undefined removes it) and waits for VS Code to read it. */
