@@ -13,7 +13,7 @@ import { isInside } from '../core/safeWriter';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
-import type { ReportsTreeProvider } from '../views/reportsTree';
+import { serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from './targets';
@@ -33,9 +33,10 @@ function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: Ab
   return list === 'reports' ? api.iterateReports(query, options) : list === 'samples' ? api.iterateSamples(query, options) : api.iterateClients(query, options);
 }
 
-async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>): AsyncGenerator<JsonObject[]> {
+/** The records of each page; `reportType` keeps only reports of that type (the Reports view's filter that Lab Data applies itself). */
+async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, reportType?: string): AsyncGenerator<JsonObject[]> {
   for await (const page of pages) {
-    yield page.items.map((item) => item.raw);
+    yield page.items.filter((item) => reportType === undefined || item.raw.report_type === reportType).map((item) => item.raw);
   }
 }
 
@@ -76,7 +77,8 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     throw new LabApiError('invalidInput', vscode.l10n.t('Open a folder first: exports are written into the workspace.'));
   }
   const given = isObject(options.filter) ? filterOf(options.filter) : targets.search ? searchFilters(targets.search, new Date()) : undefined;
-  const query: ListQuery = given ?? (list === 'reports' ? trees.reports.filterOf(api.lab.name) : list === 'samples' ? withReceivedSince(trees.samples.receivedSinceOf(api.lab.name)) : {});
+  const viewFilter = !given && list === 'reports' ? trees.reports.filterOf(api.lab.name) : undefined;
+  const query: ListQuery = given ?? (viewFilter ? serverPart(viewFilter) : list === 'samples' ? withReceivedSince(trees.samples.receivedSinceOf(api.lab.name)) : {});
   const date = new Date().toISOString().slice(0, 10);
   const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);
   const resolved = path.resolve(root, target);
@@ -86,7 +88,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   const started = Date.now();
   const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), (progress, token) => {
     const signal = toAbortSignal(token);
-    return exportRecords(records(pagesOf(api, list, query, signal)), {
+    return exportRecords(records(pagesOf(api, list, query, signal), viewFilter?.reportType), {
       folder: path.dirname(resolved),
       fileName: path.basename(resolved),
       root,

@@ -203,6 +203,18 @@ describe('report ids in code, deep links, verified provenance and list export', 
     const lines = (await fs.readFile(jsonl.uri.fsPath, 'utf8')).trim().split('\n');
     assert.equal(lines.length, jsonl.rows);
     assert.ok(JSON.parse(lines[0]!).sample_id);
+    // The Reports view's report-type filter (applied by Lab Data, not the lab) holds for its export too.
+    await vscode.commands.executeCommand('labData.filterReports', { reportType: 'QC Summary' });
+    try {
+      const typed = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'reports', format: 'jsonl', target: 'lab-exports/qc.jsonl' });
+      const qc = visible.filter((r) => r.report_type === 'QC Summary');
+      assert.ok(qc.length > 0);
+      assert.equal(typed.rows, qc.length);
+      const exported = (await fs.readFile(typed.uri.fsPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { report_id: string; report_type: string });
+      assert.deepEqual(exported.map((r) => r.report_id), qc.map((r) => r.report_id));
+    } finally {
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
+    }
     const leftovers = (await fs.readdir(path.join(workspaceFolder(), 'lab-exports'))).filter((name) => name.endsWith('.part'));
     assert.deepEqual(leftovers, []);
   });
