@@ -10,6 +10,7 @@ import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from './targets';
 import { knownNames, statusWord } from '../views/recordText';
+import { serverText } from '../core/serverText';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {
@@ -94,7 +95,7 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   if (offered.includes('client_id')) {
     const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
     clients.forEach((client) => names.remember(api.lab.name, 'client', client.client_id, client.name));
-    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: c.name ?? c.client_id, description: c.name ? c.client_id : undefined })), true);
+    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), true);
     if (answer === undefined) {
       return undefined;
     }
@@ -104,14 +105,14 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   if (offered.includes('project_id')) {
     const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
     projects.forEach((project) => names.remember(api.lab.name, 'project', project.project_id, project.name));
-    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: p.name ?? p.project_id, description: p.name ? p.project_id : undefined })), true);
+    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: serverText(p.name ?? p.project_id, 120), description: p.name ? serverText(p.project_id, 80) : undefined })), true);
     if (answer === undefined) {
       return undefined;
     }
     projectId = answer;
   }
   const types = await reportTypes(api);
-  const reportType = types.length === 0 ? null : await prompts.pickOne(step('report_type'), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: type })), true);
+  const reportType = types.length === 0 ? null : await prompts.pickOne(step('report_type'), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), true);
   if (reportType === undefined) {
     return undefined;
   }

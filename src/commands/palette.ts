@@ -166,7 +166,7 @@ export async function searchReports(services: PaletteServices, ...args: unknown[
   if (!filter) {
     return undefined;
   }
-  const chosen = await prompts.pickFromPages(filter.reportType !== undefined ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType) : title, locallyFiltered(api.iterateReports(serverPart(filter)), filter), (report) => ({ id: report.report_id, label: report.report_id, description: summaryOf(report), detail: typeof report.raw.title === 'string' ? report.raw.title : undefined }), true);
+  const chosen = await prompts.pickFromPages(filter.reportType !== undefined ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType) : title, locallyFiltered(api.iterateReports(serverPart(filter)), filter), (report) => ({ id: report.report_id, label: serverText(report.report_id, 120), description: serverText(summaryOf(report), 200), detail: typeof report.raw.title === 'string' ? serverText(report.raw.title, 200) : undefined }), true);
   if (!chosen || chosen.length === 0) {
     return undefined;
   }

@@ -252,7 +252,7 @@ export class FilterNode extends LabNode {
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('filter');
     const tooltip = new vscode.MarkdownString(
-      [`**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(this.description)}`, this.note ? escapeMarkdown(this.note) : undefined, escapeMarkdown(vscode.l10n.t('Clear it with the Clear Filter button on this row or in the view’s toolbar.'))]
+      [`**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(serverText(this.description, 600))}`, this.note ? escapeMarkdown(serverText(this.note, 300)) : undefined, escapeMarkdown(vscode.l10n.t('Clear it with the Clear Filter button on this row or in the view’s toolbar.'))]
         .filter(Boolean)
         .join('\n\n'),
     );
