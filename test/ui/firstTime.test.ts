@@ -222,8 +222,9 @@ describe('a first-time analyst in the real VS Code', function () {
       assert.ok(name && box && name.x + name.width <= box.x + box.width, `the label of "${await visible.getAttribute('aria-label')}" is not cut off`);
     }
     // The view alone, as it rests: no pointer over a row, so no tooltip covers it.
-    await page.mouse.move(900, 700);
-    await page.locator('.monaco-hover, .workbench-hover').first().waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+    await page.mouse.move(900, 700, { steps: 20 });
+    await page.keyboard.press('Escape');
+    await waitUntil(async () => (await page.locator('.monaco-hover:visible, .workbench-hover:visible').count()) === 0, 'no tooltip on screen', 10_000).catch(() => undefined);
     await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'reports-view-default-width.png') });
 
     await target.hover();
