@@ -74,7 +74,6 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   const offered = api.lab.filters;
   const steps = [...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter)), 'report_type' as const];
   const step = (filter: (typeof steps)[number]): string => `${title} (${steps.indexOf(filter) + 1}/${steps.length})`;
-  const names = knownNames;
   let publishedSince: string | null = null;
   if (offered.includes('published_since')) {
     const answer = await prompts.since(step('published_since'), 'published');
@@ -94,7 +93,7 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   let clientId: string | null = null;
   if (offered.includes('client_id')) {
     const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
-    clients.forEach((client) => names.remember(api.lab.name, 'client', client.client_id, client.name));
+    clients.forEach((client) => knownNames.remember(api.lab.name, 'client', client.client_id, client.name));
     const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), true);
     if (answer === undefined) {
       return undefined;
@@ -104,7 +103,7 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   let projectId: string | null = null;
   if (offered.includes('project_id')) {
     const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
-    projects.forEach((project) => names.remember(api.lab.name, 'project', project.project_id, project.name));
+    projects.forEach((project) => knownNames.remember(api.lab.name, 'project', project.project_id, project.name));
     const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: serverText(p.name ?? p.project_id, 120), description: p.name ? serverText(p.project_id, 80) : undefined })), true);
     if (answer === undefined) {
       return undefined;

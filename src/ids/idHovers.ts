@@ -4,7 +4,8 @@ import type { JsonObject, Report } from '../core/records';
 import { Commands } from '../constants';
 import { serverText } from '../core/serverText';
 import type { LabConnection } from '../labs/labConnection';
-import { escapeMarkdown, localTime } from '../views/nodes';
+import { localTime } from '../views/nodes';
+import { escapeMarkdown } from '../views/recordText';
 import { recordLink, type LinkKind } from './deepLinks';
 import type { LabIds, LabIdMatch } from './labIds';
 

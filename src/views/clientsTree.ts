@@ -5,8 +5,8 @@ import type { Client, Project } from '../core/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { LabNode, MessageNode, ReportNode, pagedChildren, recordTooltip, shownItem } from './nodes';
-import { knownNames, statusWord } from './recordText';
+import { LabNode, MessageNode, ReportNode, pagedChildren, shownItem } from './nodes';
+import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */

@@ -98,8 +98,6 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
   return item;
 }
 
-export { escapeMarkdown, recordTooltip };
-
 export class ReportNode extends LabNode {
   readonly id: string;
   override readonly ref: RecordRef;

@@ -36,14 +36,19 @@ export function localDate(value: string | undefined): string | undefined {
   return at ? dateOnly.format(at) : undefined;
 }
 
-/** A status as a word: "in_analysis" → "In analysis", "PUBLISHED" → "Published". */
-export function statusWord(status: string): string {
-  const words = serverText(status, 60)
+/** Server text written as code (snake_case, kebab-case, camelCase, CAPITALS) as words in sentence case; empty stays empty. */
+function inWords(text: string): string {
+  const words = serverText(text, 60)
     .replace(/[_-]+/g, ' ')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .trim()
     .toLowerCase();
   return words ? `${words[0]!.toUpperCase()}${words.slice(1)}` : '';
+}
+
+/** A status as a word: "in_analysis" → "In analysis", "PUBLISHED" → "Published". */
+export function statusWord(status: string): string {
+  return inWords(status);
 }
 
 const LABELS: Readonly<Record<string, () => string>> = {
@@ -76,11 +81,7 @@ export function fieldLabel(key: string): string {
   if (known) {
     return known();
   }
-  const words = serverText(key, 60)
-    .replace(/[_-]+/g, ' ')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .trim();
-  return words ? `${words[0]!.toUpperCase()}${words.slice(1).toLowerCase()}` : key;
+  return inWords(key) || key;
 }
 
 /** Names the lab gave for ids, from the record itself or from lists already loaded. */
@@ -156,16 +157,19 @@ export function escapeMarkdown(text: string): string {
 /** The fields a person looks for first, in this order; the rest follow as the server sent them. */
 const FIRST = ['title', 'report_type', 'name', 'sample_name', 'status', 'published_at', 'received_at', 'collected_at', 'client_id', 'project_id'];
 
+/** Fields shown beside the id they name (Client, Project) rather than on lines of their own. */
+const NAMES_OF_IDS = new Set(['client_name', 'project_name']);
+
 /**
  * A record as labelled lines ("**Published** 20 Nov 2026, 13:50"), every field the server sent,
- * known ones first; names beside ids where known; a field repeated by the title is left out.
+ * known ones first; names beside ids where known (the record's `client_name` on the Client line).
  */
 export function recordTooltip(title: string, record: JsonObject, nameOf?: NameOf): vscode.MarkdownString {
   const keys = Object.keys(record);
   const ordered = [...FIRST.filter((key) => keys.includes(key)), ...keys.filter((key) => !FIRST.includes(key))];
   const names: NameOf = (kind, id) => nameOf?.(kind, id) ?? nameInRecord(record, kind);
   const lines = ordered
-    .filter((key) => !(key.endsWith('_name') && (key === 'client_name' || key === 'project_name')))
+    .filter((key) => !NAMES_OF_IDS.has(key))
     .map((key) => `**${escapeMarkdown(fieldLabel(key))}** ${escapeMarkdown(fieldValue(key, record[key], names))}`);
   const markdown = new vscode.MarkdownString(`**${escapeMarkdown(serverText(title))}**\n\n${lines.join('  \n')}`);
   markdown.supportHtml = false;
