@@ -7,7 +7,7 @@ import type { Report } from '../core/records';
 import { listAllReports as listAll } from '../core/folderSync';
 import { searchFilters } from '../core/savedSearches';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
-import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import { recordInManifest, saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
@@ -78,7 +78,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
     folder: target.folder,
     listed: reports.length,
     saved: run.saved.length,
-    upToDate: run.skipped.filter((skip) => skip.upToDate).length,
+    upToDate: upToDateCount(run),
     skipped: run.skipped.length,
     failed: run.failed.length,
     bytes: run.bytes,

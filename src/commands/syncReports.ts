@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { SaveRun } from '../core/bulkSave';
 import { SKIP_REASONS, syncFolder } from '../core/folderSync';
 import type { Report } from '../core/records';
-import { formatBytes, saveWithProgress, skipReasons } from '../downloads/saveWithProgress';
+import { formatBytes, outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -39,18 +39,11 @@ function shownFolder(folder: string): string {
 
 /** The sync's outcome in plain words: "Up to date (380 reports in lab-reports)." or what was saved, kept, skipped (why) and failed. */
 export function syncSentence(lab: string, folder: string, run: SaveRun, files: number): string {
-  const upToDate = run.skipped.filter((skip) => skip.upToDate).length;
-  const others = run.skipped.filter((skip) => !skip.upToDate);
-  if (run.saved.length === 0 && others.length === 0 && run.failed.length === 0 && !run.cancelled) {
+  if (run.saved.length === 0 && run.skipped.every((skip) => skip.upToDate) && run.failed.length === 0 && !run.cancelled) {
     return vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
   }
-  const parts = [
-    run.saved.length > 0 ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes)) : vscode.l10n.t('nothing new saved'),
-    upToDate > 0 ? vscode.l10n.t('{0} already up to date', upToDate) : undefined,
-    others.length > 0 ? vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)) : undefined,
-    run.failed.length > 0 ? vscode.l10n.t('{0} failed (see the log)', run.failed.length) : undefined,
-  ].filter(Boolean);
-  return `${vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, parts.join(', '))}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
+  const saved = run.saved.length > 0 ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes)) : vscode.l10n.t('nothing new saved');
+  return vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, outcome(saved, run));
 }
 
 /**
@@ -99,7 +92,7 @@ export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logge
     since,
     listed: listed.length,
     saved: run.saved.length,
-    upToDate: run.skipped.filter((skip) => skip.upToDate).length,
+    upToDate: upToDateCount(run),
     skipped: run.skipped.length,
     failed: run.failed.length,
     bytes: run.bytes,

@@ -5,7 +5,7 @@ import type { LabApi } from './labApi';
 import { cancelledError } from './messages';
 import type { Report } from './records';
 import { fileSha256, pathExists, reportFileName } from './reportFiles';
-import { readManifest, sectionFor, type LabSection } from './syncPlan';
+import { isUpToDate, readManifest, sectionFor, type LabSection } from './syncPlan';
 import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from './safeWriter';
 import { Throttle } from './timing';
 
@@ -27,6 +27,9 @@ export interface SaveTarget {
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
 export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean };
+
+/** Why a report without a file is left out. */
+export const NO_FILE = 'no file is available for this report';
 
 /** Why a file was left alone because it is already the lab's file (the folder's manifest holds its SHA-256). */
 export const UP_TO_DATE = 'up to date';
@@ -84,6 +87,17 @@ function foldCase(name: string): string {
   return process.platform === 'win32' || process.platform === 'darwin' ? name.toLowerCase() : name;
 }
 
+/** `make` called once per key; later calls with the key get the first result (a promise is shared, not repeated). */
+function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    if (!made.has(key)) {
+      made.set(key, make(key));
+    }
+    return made.get(key)!;
+  };
+}
+
 /** The safe writer's policy for each answer that writes. */
 export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
 
@@ -104,7 +118,7 @@ export async function decideByExistingFile(
   identical: (report: Report, fileName: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<SaveDecision> {
   if (report.download_available === false) {
-    return { action: 'skip', reason: 'no file is available for this report' };
+    return { action: 'skip', reason: NO_FILE };
   }
   const fileName = reportFileName(report, target.template, lab);
   if (!(await exists(fileName))) {
@@ -155,19 +169,13 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     return next;
   };
   // One listing per folder per run instead of a look per file (a template may put files in subfolders).
-  const listings = new Map<string, Promise<Set<string>>>();
-  const exists = async (fileName: string): Promise<boolean> => {
-    const folder = path.join(options.target.folder, path.dirname(fileName));
-    let listing = listings.get(folder);
-    if (!listing) {
-      listing = fs.readdir(folder).then(
-        (names) => new Set(names.map(foldCase)),
-        () => new Set<string>(),
-      );
-      listings.set(folder, listing);
-    }
-    return (await listing).has(foldCase(path.basename(fileName)));
-  };
+  const listing = oncePerKey((folder: string) =>
+    fs.readdir(folder).then(
+      (names) => new Set(names.map(foldCase)),
+      () => new Set<string>(),
+    ),
+  );
+  const exists = async (fileName: string): Promise<boolean> => (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(foldCase(path.basename(fileName)));
   // The folder's manifest, read once, tells a file already saved from this revision by its SHA-256.
   let section: Promise<LabSection> | undefined;
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
@@ -177,9 +185,9 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     );
     const entry = (await section).files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
-      return false;
+      return false; // not worth reading the file
     }
-    return (await fileSha256(path.join(options.target.folder, fileName)).catch(() => undefined)) === entry.sha256;
+    return isUpToDate(report, entry, await fileSha256(path.join(options.target.folder, fileName)).catch(() => undefined));
   };
   const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists, identical));
   // Bytes of files still arriving, kept as one running sum.
@@ -189,15 +197,9 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
   const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
 
   // Each folder is created, resolved and checked against its root once per run, not once per file.
-  const folders = new Map<string, Promise<PreparedFolder>>();
-  const folderFor = (subfolder: string): Promise<PreparedFolder> => {
-    let prepared = folders.get(subfolder);
-    if (!prepared) {
-      prepared = subfolder === '.' ? prepareFolder(options.target.folder, options.target.root) : prepareFolder(path.join(options.target.folder, subfolder), options.target.root ?? options.target.folder);
-      folders.set(subfolder, prepared);
-    }
-    return prepared;
-  };
+  const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
+    subfolder === '.' ? prepareFolder(options.target.folder, options.target.root) : prepareFolder(path.join(options.target.folder, subfolder), options.target.root ?? options.target.folder),
+  );
 
   const saveOne = async (item: Report): Promise<void> => {
     let received = 0;

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { ExistingFileQuestion, SaveDecision, SaveRun, SaveTarget } from './bulkSave';
-import { POLICY } from './bulkSave';
+import { NO_FILE, POLICY } from './bulkSave';
 import type { LabApi, IterateOptions } from './labApi';
 import type { ListQuery } from './query';
 import type { Report } from './records';
@@ -18,7 +18,7 @@ export async function listAllReports(api: LabApi, query: ListQuery, options: Ite
 }
 
 export const SKIP_REASONS: Readonly<Record<Extract<SyncDecision, { action: 'skip' }>['reason'], string>> = {
-  noFile: 'no file is available for this report',
+  noFile: NO_FILE,
   upToDate: 'up to date',
   changedLocallyKept: 'changed locally; the lab has no newer version, so the local file is kept',
 };

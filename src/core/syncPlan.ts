@@ -213,6 +213,11 @@ export type SyncDecision =
  * newer publication; a locally changed file is never overwritten without asking, and kept when
  * the lab has nothing newer.
  */
+/** Whether a local file is the lab's file of this report as published: the manifest's SHA-256 of the same revision. */
+export function isUpToDate(report: Report, entry: ManifestEntry | undefined, localSha256: string | undefined): boolean {
+  return entry !== undefined && localSha256 !== undefined && localSha256 === entry.sha256 && entry.published_at === report.published_at;
+}
+
 export function decideSync(report: Report, entry: ManifestEntry | undefined, fileName: string, localSha256: string | undefined): SyncDecision {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'noFile' };
@@ -220,8 +225,12 @@ export function decideSync(report: Report, entry: ManifestEntry | undefined, fil
   if (localSha256 === undefined) {
     return { action: 'download', fileName, ifExists: 'fail' };
   }
+  if (isUpToDate(report, entry, localSha256)) {
+    return { action: 'skip', reason: 'upToDate' };
+  }
   if (entry && localSha256 === entry.sha256) {
-    return entry.published_at === report.published_at ? { action: 'skip', reason: 'upToDate' } : { action: 'download', fileName, ifExists: 'overwrite' };
+    // The file is what Lab Data saved, and the lab has published a newer revision since.
+    return { action: 'download', fileName, ifExists: 'overwrite' };
   }
   if (entry && entry.published_at === report.published_at) {
     return { action: 'skip', reason: 'changedLocallyKept' };

@@ -5,7 +5,7 @@ import type { Report } from '../core/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabApi } from '../core/labApi';
 import { recordSaved, updateManifest } from '../core/syncPlan';
-import { saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/bulkSave';
+import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
@@ -54,27 +54,36 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
 export function skipReasons(skipped: readonly SkippedReport[]): string {
   const counts = new Map<string, number>();
   for (const skip of skipped) {
-    const reason = / already exists$/.test(skip.reason) ? vscode.l10n.t('already there, kept') : skip.reason === 'no file is available for this report' ? vscode.l10n.t('without a file') : skip.reason;
+    const reason = / already exists$/.test(skip.reason) ? vscode.l10n.t('already there, kept') : skip.reason === NO_FILE ? vscode.l10n.t('without a file') : skip.reason;
     counts.set(reason, (counts.get(reason) ?? 0) + 1);
   }
   return [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
 }
 
+/** Files of a run left alone because they are the lab's files already. */
+export function upToDateCount(run: SaveRun): number {
+  return run.skipped.filter((skip) => skip.upToDate).length;
+}
+
+/**
+ * A run's outcome after its first part (what was saved, in the caller's words): already up to
+ * date, skipped (why), failed, cancelled, as one sentence ending in a full stop.
+ */
+export function outcome(first: string, run: SaveRun): string {
+  const upToDate = upToDateCount(run);
+  const others = run.skipped.filter((skip) => !skip.upToDate);
+  const parts = [
+    first,
+    upToDate > 0 ? vscode.l10n.t('{0} already up to date', upToDate) : undefined,
+    others.length > 0 ? vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)) : undefined,
+    run.failed.length > 0 ? vscode.l10n.t('{0} failed (see the log)', run.failed.length) : undefined,
+  ].filter(Boolean);
+  return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
+}
+
 /** One sentence that sums a run up: saved, already up to date, skipped (why), failed. */
 export function summarize(run: SaveRun): string {
-  const upToDate = run.skipped.filter((skip) => skip.upToDate);
-  const others = run.skipped.filter((skip) => !skip.upToDate);
-  const parts = [vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes))];
-  if (upToDate.length > 0) {
-    parts.push(vscode.l10n.t('{0} already up to date', upToDate.length));
-  }
-  if (others.length > 0) {
-    parts.push(vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)));
-  }
-  if (run.failed.length > 0) {
-    parts.push(vscode.l10n.t('{0} failed (see the log)', run.failed.length));
-  }
-  return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
+  return outcome(vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes)), run);
 }
 
 /**
