@@ -7,13 +7,13 @@ import { exportRecords, type ExportFormat } from '../core/exportList';
 import type { LabApi } from '../core/labApi';
 import type { Page } from '../core/pagination';
 import type { ListQuery } from '../core/query';
-import type { JsonObject } from '../core/records';
+import type { JsonObject, Report } from '../core/records';
 import { searchFilters } from '../core/savedSearches';
 import { isInside } from '../core/safeWriter';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
-import { serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import { matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from './targets';
@@ -33,10 +33,10 @@ function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: Ab
   return list === 'reports' ? api.iterateReports(query, options) : list === 'samples' ? api.iterateSamples(query, options) : api.iterateClients(query, options);
 }
 
-/** The records of each page; `reportType` keeps only reports of that type (the Reports view's filter that Lab Data applies itself). */
-async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, reportType?: string): AsyncGenerator<JsonObject[]> {
+/** The records of each page that `keep` keeps (the part of the Reports view's filter that Lab Data applies itself). */
+async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, keep: (item: { raw: JsonObject }) => boolean = () => true): AsyncGenerator<JsonObject[]> {
   for await (const page of pages) {
-    yield page.items.filter((item) => reportType === undefined || item.raw.report_type === reportType).map((item) => item.raw);
+    yield page.items.filter(keep).map((item) => item.raw);
   }
 }
 
@@ -88,7 +88,7 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   const started = Date.now();
   const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), (progress, token) => {
     const signal = toAbortSignal(token);
-    return exportRecords(records(pagesOf(api, list, query, signal), viewFilter?.reportType), {
+    return exportRecords(records(pagesOf(api, list, query, signal), viewFilter && ((item) => matchesLocally(item as Report, viewFilter))), {
       folder: path.dirname(resolved),
       fileName: path.basename(resolved),
       root,
