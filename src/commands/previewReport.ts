@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import { LabApiError } from '../core/errors';
 import { MAX_PREVIEW_BYTES } from '../core/labApi';
@@ -35,7 +36,7 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
     throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to preview.', id));
   }
   const started = Date.now();
-  const bytes = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Opening {0}…', id), cancellable: true }, (progress, token) => {
+  const bytes = await withNotificationProgress(vscode.l10n.t('Opening {0}…', id), (progress, token) => {
     let reported = 0;
     return api.fetchReportFile(id, {
       maxBytes: Math.min(api.maxFileBytes, MAX_PREVIEW_BYTES),

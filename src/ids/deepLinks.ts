@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import type { JsonObject } from '../core/records';
 import { Commands, EXTENSION_ID } from '../constants';
@@ -108,7 +109,7 @@ export class DeepLinkHandler implements vscode.UriHandler {
     if (!api) {
       return undefined;
     }
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Looking for sample {0} in {1}…', id, lab), cancellable: true }, async (progress, token) => {
+    return withNotificationProgress(vscode.l10n.t('Looking for sample {0} in {1}…', id, lab), async (progress, token) => {
       let seen = 0;
       for await (const page of api.iterateSamples({}, { signal: toAbortSignal(token) })) {
         const found = page.items.find((sample) => sample.id === id);

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withNotificationProgress } from '../ui/progress';
 import { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
@@ -130,8 +131,8 @@ export class OverviewPanels implements vscode.Disposable {
     const limit = Math.max(100, vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.overviewMaxReports, DEFAULT_OVERVIEW_LIMIT));
     const query: ListFilters = { ...entry.filter };
     await entry.panel.webview.postMessage({ type: 'loading', text: vscode.l10n.t('Listing the reports of {0}…', connection.lab.name) });
-    const { reports, total, more } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Loading the overview of {0}…', connection.lab.name), cancellable: true },
+    const { reports, total, more } = await withNotificationProgress(
+      vscode.l10n.t('Loading the overview of {0}…', connection.lab.name),
       async (progress, token) => {
         const signal = toAbortSignal(token);
         const found: Report[] = [];
