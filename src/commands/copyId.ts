@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import { commandTargets } from './targets';
+import { LabApiError } from '../core/errors/errors';
+import { commandTargets } from '../ui/commandTargets';
 
 /** `labData.copyId` (tree context menu): copies the id of a report, client, project or sample. */
 export async function copyId(...args: unknown[]): Promise<string> {

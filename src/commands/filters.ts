@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import type { LabApi } from '../core/labApi';
-import type { FilterName } from '../core/labDefinition';
-import { toUtcTimestamp } from '../core/query';
+import { LabApiError } from '../core/errors/errors';
+import type { LabApi } from '../core/api/labApi';
+import type { FilterName } from '../core/api/labDefinition';
+import { toUtcTimestamp } from '../core/api/query';
 import type { Labs } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 import { knownNames, statusWord } from '../views/recordText';
-import { serverText } from '../core/serverText';
+import { serverText } from '../core/errors/serverText';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {

@@ -4,11 +4,7 @@ import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
-import type { ClientsTreeProvider } from '../views/clientsTree';
-import type { LabNode, LoadMoreNode } from '../views/nodes';
-import type { PagedList } from '../views/pagedList';
-import type { ReportsTreeProvider } from '../views/reportsTree';
-import type { SamplesTreeProvider } from '../views/samplesTree';
+import type { Trees } from '../views/registerViews';
 import type { CommandHandler } from './commandRunner';
 import { copyLink } from '../ids/deepLinks';
 import { compareSavedReport, redownloadSavedReport, verifySavedReports, type SavedReportFindings } from '../provenance/savedReports';
@@ -33,13 +29,7 @@ import { signIn } from './signIn';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
-
-export interface Trees {
-  readonly reports: ReportsTreeProvider;
-  readonly clients: ClientsTreeProvider;
-  readonly samples: SamplesTreeProvider;
-  readonly reportsView: vscode.TreeView<LabNode>;
-}
+import { loadMore, refreshAll, retryPage } from './treePaging';
 
 export interface CommandServices {
   readonly labs: Labs;
@@ -67,15 +57,11 @@ export interface CommandServices {
 
 /** The table of every command id and its handler. */
 export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, integration }: CommandServices): Record<string, CommandHandler> {
-  const all = [trees.reports, trees.clients, trees.samples];
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView, recent };
-  const redrawAll = (): void => all.forEach((tree) => tree.redraw());
   return {
     [Commands.signIn]: (...args) => signIn(labs, ...args),
     [Commands.signOut]: (...args) => signOut(labs, prompts.current, ...args),
-    [Commands.refresh]: async () => {
-      await Promise.all(all.map((tree) => tree.refresh()));
-    },
+    [Commands.refresh]: () => refreshAll(trees),
     [Commands.filterReports]: (...args) => filterReports(labs, trees.reports, prompts.current, ...args),
     [Commands.clearReportsFilter]: (...args) => clearReportsFilter(trees.reports, ...args),
     [Commands.filterSamples]: (...args) => filterSamples(labs, trees.samples, prompts.current, ...args),
@@ -100,23 +86,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),
     [Commands.saveFilterAsSearch]: (...args) => saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
     [Commands.statusMenu]: () => statusMenu(labs, log, news),
-    [Commands.loadMore]: async (node?: unknown) => {
-      const more = node as LoadMoreNode | undefined;
-      if (!more) {
-        return;
-      }
-      const before = more.list.items.length;
-      await more.list.loadMore();
-      redrawAll();
-      // Focus moves to the first row just loaded, where "Load more…" was, not to the new "Load more…" at the end.
-      const first = await trees.reports.firstLoadedAfter(more, before);
-      if (first && trees.reportsView.visible) {
-        await trees.reportsView.reveal(first, { select: true, focus: true }).then(undefined, () => undefined);
-      }
-    },
-    [Commands.retry]: async (list?: unknown) => {
-      await (list as PagedList<unknown> | undefined)?.retry();
-      redrawAll();
-    },
+    [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
+    [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };
 }

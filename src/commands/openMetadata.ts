@@ -3,7 +3,7 @@ import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
-import { commandTargets, type RecordRef } from './targets';
+import { commandTargets, type RecordRef } from '../ui/commandTargets';
 
 /**
  * `labData.openReportMetadata`: opens a read-only JSON document of a report (a tree item, an id or

@@ -1,20 +1,20 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import type { LabApi } from '../core/labApi';
-import { toUtcTimestamp } from '../core/query';
-import type { Report, Sample } from '../core/records';
+import { LabApiError } from '../core/errors/errors';
+import type { LabApi } from '../core/api/labApi';
+import { toUtcTimestamp } from '../core/api/query';
+import type { Report, Sample } from '../core/api/records';
 import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Prompts, PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
 import { matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
-import type { Page } from '../core/pagination';
+import type { Page } from '../core/api/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 import { reportSuggestions, type RecentReports } from './reportSuggestions';
-import { serverText } from '../core/serverText';
+import { serverText } from '../core/errors/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [

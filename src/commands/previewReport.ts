@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import { LabApiError } from '../core/errors';
-import { MAX_PREVIEW_BYTES } from '../core/labApi';
+import { LabApiError } from '../core/errors/errors';
+import { MAX_PREVIEW_BYTES } from '../core/api/labApi';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 /** How long the viewer may take to draw page 1 once the file is in hand. */
 const FIRST_PAGE_TIMEOUT_MS = 60_000;

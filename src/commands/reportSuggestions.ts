@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import type { Report } from '../core/records';
-import { serverText } from '../core/serverText';
+import type { Report } from '../core/api/records';
+import { serverText } from '../core/errors/serverText';
 import type { Choice } from '../ui/prompts';
 import { localDate } from '../views/recordText';
 

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { LabApi } from '../core/labApi';
-import type { ListQuery } from '../core/query';
-import type { Report } from '../core/records';
-import { listAllReports as listAll } from '../core/folderSync';
-import { searchFilters } from '../core/savedSearches';
+import type { LabApi } from '../core/api/labApi';
+import type { ListQuery } from '../core/api/query';
+import type { Report } from '../core/api/records';
+import { listAllReports as listAll } from '../core/sync/folderSync';
+import { searchFilters } from '../core/derived/savedSearches';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
@@ -13,7 +13,7 @@ import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import { labForCommand } from './labTarget';
-import { commandTargets, type RecordRef } from './targets';
+import { commandTargets, type RecordRef } from '../ui/commandTargets';
 
 export interface BulkSummary {
   readonly folder: string;

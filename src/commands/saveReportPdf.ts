@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import type { LabApi } from '../core/labApi';
-import { parseReport, type Report } from '../core/records';
+import { LabApiError } from '../core/errors/errors';
+import type { LabApi } from '../core/api/labApi';
+import { parseReport, type Report } from '../core/api/records';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import type { SaveRun } from '../core/bulkSave';
+import type { SaveRun } from '../core/sync/bulkSave';
 import type { Labs } from '../labs/labs';
 import { PDF_PREVIEW_VIEW_TYPE } from '../preview/pdfPreview';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 /** Options that may come with the reports: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
 export interface SaveArgs {

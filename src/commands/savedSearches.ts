@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import { isRelativeSince, resolveSince, type SavedSearch } from '../core/savedSearches';
+import { LabApiError } from '../core/errors/errors';
+import { isRelativeSince, resolveSince, type SavedSearch } from '../core/derived/savedSearches';
 import type { Labs } from '../labs/labs';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
@@ -8,7 +8,7 @@ import type { Prompts } from '../ui/prompts';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import { askReportFilter, hasReportFilter, type ReportFilterArgs } from './filters';
 import { labForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 const DAY_MS = 86_400_000;
 

@@ -4,7 +4,7 @@ import type { PromptsHolder } from '../ui/prompts';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import { filterFromArgs, type ReportFilterArgs } from './filters';
 import { labForCommand } from './labTarget';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 /**
  * `labData.showOverview` (`{ lab?, filter?: { publishedSince?, status?, clientId?, projectId? } }`;

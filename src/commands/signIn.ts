@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import { parseBaseUrl } from '../core/baseUrl';
-import { LabApiError } from '../core/errors';
-import { labError } from '../core/messages';
-import { serverText } from '../core/serverText';
+import { parseBaseUrl } from '../core/connection/baseUrl';
+import { LabApiError } from '../core/errors/errors';
+import { labError } from '../core/errors/messages';
+import { serverText } from '../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
 import type { Labs } from '../labs/labs';
 import { phrase } from '../ui/phrase';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 /** Arguments for a sign-in without prompts, from tests, tasks or other extensions. */
 export interface SignInArgs {

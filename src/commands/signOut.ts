@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Labs } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 /** `labData.signOut`: forgets one lab's token (`{ name }`, a lab row, the only signed-in lab, or the one chosen). */
 export async function signOut(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<boolean> {

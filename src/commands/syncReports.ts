@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SaveRun } from '../core/bulkSave';
-import { SKIP_REASONS, syncFolder } from '../core/folderSync';
-import type { Report } from '../core/records';
+import type { SaveRun } from '../core/sync/bulkSave';
+import { SKIP_REASONS, syncFolder } from '../core/sync/folderSync';
+import type { Report } from '../core/api/records';
 import { formatBytes, outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
@@ -11,7 +11,7 @@ import type { Activity } from '../ui/activity';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { listAllReports } from './saveAllReports';
-import { commandTargets } from './targets';
+import { commandTargets } from '../ui/commandTargets';
 
 export interface SyncSummary {
   readonly lab: string;

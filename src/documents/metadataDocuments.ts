@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { documentName } from '../core/fileNames';
-import type { JsonObject } from '../core/records';
-import type { RecordKind, RecordRef } from '../commands/targets';
+import { documentName } from '../core/files/fileNames';
+import type { JsonObject } from '../core/api/records';
+import type { RecordKind, RecordRef } from '../ui/commandTargets';
 import type { Labs } from '../labs/labs';
 
 export const METADATA_SCHEME = 'labdata';

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { Report } from '../core/records';
+import type { Report } from '../core/api/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
-import type { LabApi } from '../core/labApi';
-import { recordSaved, updateManifest } from '../core/syncPlan';
-import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/bulkSave';
+import type { LabApi } from '../core/api/labApi';
+import { recordSaved, updateManifest } from '../core/sync/manifest';
+import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/sync/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';

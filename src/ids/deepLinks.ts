@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { JsonObject } from '../core/records';
+import type { JsonObject } from '../core/api/records';
 import { Commands, EXTENSION_ID } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
-import { commandTargets } from '../commands/targets';
+import { commandTargets } from '../ui/commandTargets';
 import type { LabIds } from './labIds';
 
 export type LinkKind = 'report' | 'sample';

@@ -1,10 +1,10 @@
-import type { LabApiError } from '../core/errors';
-import type { ConnectionEvent } from '../core/httpClient';
-import { LabApi } from '../core/labApi';
-import type { LabApiOptions } from '../core/labApi';
-import type { LabDefinition } from '../core/labDefinition';
-import type { NetworkOptions } from '../core/network';
-import type { PagingAnomaly } from '../core/pagination';
+import type { LabApiError } from '../core/errors/errors';
+import type { ConnectionEvent } from '../core/connection/httpClient';
+import { LabApi } from '../core/api/labApi';
+import type { LabApiOptions } from '../core/api/labApi';
+import type { LabDefinition } from '../core/api/labDefinition';
+import type { NetworkOptions } from '../core/connection/network';
+import type { PagingAnomaly } from '../core/api/pagination';
 
 /** What a connection is built from besides its lab and token. */
 export interface ConnectionFactory {

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors';
-import type { ConnectionEvent } from '../core/httpClient';
-import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../core/labApi';
-import type { InvalidLab, LabDefinition } from '../core/labDefinition';
-import { labError } from '../core/messages';
-import type { TokenStore } from '../auth/tokenStore';
+import { LabApiError } from '../core/errors/errors';
+import type { ConnectionEvent } from '../core/connection/httpClient';
+import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../core/api/labApi';
+import type { InvalidLab, LabDefinition } from '../core/api/labDefinition';
+import { labError } from '../core/errors/messages';
+import type { TokenStore } from './tokenStore';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
 import { PagingNotices } from './pagingNotices';
 import type { Logger } from '../log';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { LabApiError } from '../core/errors';
-import { loadCertificateAuthorities, proxyProblem, resolveProxySettings, type NetworkOptions } from '../core/network';
+import type { LabApiError } from '../core/errors/errors';
+import { loadCertificateAuthorities, proxyProblem, resolveProxySettings, type NetworkOptions } from '../core/connection/network';
 import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 

@@ -2,14 +2,14 @@ import * as path from 'node:path';
 import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { verifyFolder, type VerifiedFile, type VerifyResult } from '../core/provenance';
-import { MANIFEST_FILE_NAME, readManifest } from '../core/syncPlan';
+import { verifyFolder, type VerifiedFile, type VerifyResult } from '../core/sync/provenance';
+import { MANIFEST_FILE_NAME, readManifest } from '../core/sync/manifest';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
-import { commandTargets } from '../commands/targets';
+import { commandTargets } from '../ui/commandTargets';
 
 export const SAVED_METADATA_SCHEME = 'labdata-saved';
 const DIAGNOSTIC_SOURCE = 'Lab Data';

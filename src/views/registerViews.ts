@@ -8,11 +8,15 @@ import type { LabNode } from './nodes';
 import { ReportsTreeProvider } from './reportsTree';
 import { SamplesTreeProvider } from './samplesTree';
 
-export interface LabViews {
+/** The three trees, and the Reports view (for focus and selection). */
+export interface Trees {
   readonly reports: ReportsTreeProvider;
   readonly clients: ClientsTreeProvider;
   readonly samples: SamplesTreeProvider;
   readonly reportsView: vscode.TreeView<LabNode>;
+}
+
+export interface LabViews extends Trees {
   readonly disposables: vscode.Disposable[];
 }
 

@@ -5,7 +5,7 @@
  * tag before this module; colours come from the VS Code theme and follow it when it changes.
  */
 import type { Chart as ChartInstance, ChartConfiguration, ChartEvent } from 'chart.js';
-import type { ReportOverview } from '../core/overview';
+import type { ReportOverview } from '../core/derived/overview';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

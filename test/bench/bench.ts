@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
-import { saveReports } from '../../src/core/bulkSave';
-import { listAllReports, syncFolder } from '../../src/core/folderSync';
-import { LabApi } from '../../src/core/labApi';
-import { RateLimitGate } from '../../src/core/timing';
+import { saveReports } from '../../src/core/sync/bulkSave';
+import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
+import { LabApi } from '../../src/core/api/labApi';
+import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 

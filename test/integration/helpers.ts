@@ -5,7 +5,7 @@ import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
-import type { Page } from '../../src/core/pagination';
+import type { Page } from '../../src/core/api/pagination';
 import type { Choice, ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
 

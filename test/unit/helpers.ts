@@ -1,5 +1,5 @@
-import { LabApi, type LabApiOptions } from '../../src/core/labApi';
-import { RateLimitGate } from '../../src/core/timing';
+import { LabApi, type LabApiOptions } from '../../src/core/api/labApi';
+import { RateLimitGate } from '../../src/core/connection/timing';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 
 /** The demo data is anchored to a fixed day in unit tests, so counts never depend on the clock. */

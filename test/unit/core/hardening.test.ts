@@ -3,22 +3,22 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LabApiError } from '../../../src/core/errors';
-import { prepareFolder, writeFileSafely } from '../../../src/core/safeWriter';
+import { LabApiError } from '../../../src/core/errors/errors';
+import { prepareFolder, writeFileSafely } from '../../../src/core/files/safeWriter';
 import { Readable } from 'node:stream';
-import type { PagingAnomaly } from '../../../src/core/pagination';
-import { nextPageLink } from '../../../src/core/pageLinks';
+import type { PagingAnomaly } from '../../../src/core/api/pagination';
+import { nextPageLink } from '../../../src/core/api/pageLinks';
 import { PagedList } from '../../../src/views/pagedList';
 import type { MockServerOptions } from '../../mock/server';
 import { FULL, SECRET_TOKEN, rejection, startMockLab } from '../helpers';
-import { registerSecret, serverText } from '../../../src/core/serverText';
-import { buildSupportReport } from '../../../src/core/supportReport';
-import { parseReport } from '../../../src/core/records';
-import { reportLine } from '../../../src/core/chatText';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../src/core/timing';
-import { HttpClient, declaredLength, formatClock } from '../../../src/core/httpClient';
-import { parseListBody } from '../../../src/core/listEnvelope';
-import { parseBaseUrl } from '../../../src/core/baseUrl';
+import { registerSecret, serverText } from '../../../src/core/errors/serverText';
+import { buildSupportReport } from '../../../src/core/derived/supportReport';
+import { parseReport } from '../../../src/core/api/records';
+import { reportLine } from '../../../src/core/derived/chatText';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../src/core/connection/timing';
+import { HttpClient, declaredLength, formatClock } from '../../../src/core/connection/httpClient';
+import { parseListBody } from '../../../src/core/api/listEnvelope';
+import { parseBaseUrl } from '../../../src/core/connection/baseUrl';
 
 /** What writeUnderLimits.ts printed. */
 interface LimitedRun {

@@ -1,0 +1,586 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { LabBaseUrl } from './baseUrl';
+import { isLoopbackHost } from './baseUrl';
+import { ACCEPT_ENCODING, contentCodings, decodeBody } from './contentEncoding';
+import { readErrorBody, type ErrorBody } from './errorBody';
+import { LabApiError, type LabErrorCode } from '../errors/errors';
+import { cancelledError, labError, type MessageId } from '../errors/messages';
+import { registerSecret, serverText } from '../errors/serverText';
+import { DIRECT, describeProxy, type NetworkOptions } from './network';
+import { TransportError, type Transport, type TransportResponse } from './transport';
+import { UndiciTransport } from './undiciTransport';
+import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+/** Where the core writes what it does; the VS Code layer points it at the "Lab Data" log. */
+export type LogSink = (level: LogLevel, message: string) => void;
+
+export interface HttpTimeouts {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  /** Longest silence between two chunks of a body. */
+  readonly bodyIdleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyIdleMs: 60_000 };
+export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_REQUEST_ID_LENGTH = 120;
+/** What a request asks for after the server refused the narrower `Accept` (406); the answer is still checked. */
+const ACCEPT_ANYTHING = '*/*';
+const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id', 'request-id', 'correlation-id', 'x-ms-request-id', 'x-amzn-requestid'];
+
+/** What the connection to the lab looks like after a request, for a status display. */
+export type ConnectionEvent =
+  | { readonly kind: 'online' }
+  | { readonly kind: 'offline'; readonly reason: string }
+  | { readonly kind: 'rateLimited'; readonly until: number }
+  | { readonly kind: 'unauthorized' };
+
+export interface HttpClientOptions {
+  readonly baseUrl: LabBaseUrl;
+  readonly token: string;
+  /** Requests in flight to the lab at once (`labData.maxConcurrentRequests`). */
+  readonly maxConcurrentRequests?: number;
+  readonly timeouts?: Partial<HttpTimeouts>;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly maxJsonBytes?: number;
+  readonly userAgent?: string;
+  readonly log?: LogSink;
+  /** Jitter source, replaceable in tests. */
+  readonly random?: () => number;
+  /** Rate-limit state shared by every client of this origin; defaults to the process-wide one. */
+  readonly rateLimitGate?: RateLimitGate;
+  /** Proxies and trusted certificate authorities; direct, with Node's roots, by default. */
+  readonly network?: NetworkOptions;
+  /**
+   * Where requests leave the process; undici's own pools with `network` by default. The client
+   * owns it: closing the client closes the transport.
+   */
+  readonly transport?: Transport;
+  /** Told after every attempt whether the lab answered, could not be reached, or limits requests. */
+  readonly onConnection?: (event: ConnectionEvent) => void;
+  /** Told of every request that finally failed (not cancelled), for support reports. */
+  readonly onFailure?: (error: LabApiError) => void;
+}
+
+/** What a caller sees of a successful response while it consumes the body. */
+export interface LabResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Readable;
+  readonly requestId?: string;
+  readonly contentType: string;
+  /** Declared `Content-Length`, when the server sent one. */
+  readonly contentLength?: number;
+  readonly path: string;
+}
+
+export interface RequestSpec {
+  /** Path on the lab's origin, e.g. `/api/v1/reports/R-1/file` (from the lab's endpoint templates). */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly accept: string;
+  readonly signal?: AbortSignal;
+  /** How much of the body may wait in memory for the reader (files: large, so the socket keeps flowing). */
+  readonly highWaterMark?: number;
+}
+
+const gatesByOrigin = new Map<string, RateLimitGate>();
+
+/** The process-wide rate-limit state of an origin, so that every client of it pauses together. */
+export function rateLimitGateFor(origin: string): RateLimitGate {
+  let gate = gatesByOrigin.get(origin);
+  if (!gate) {
+    gate = new RateLimitGate();
+    gatesByOrigin.set(origin, gate);
+  }
+  return gate;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Response headers for a debug line: names and shown values, never a cookie. */
+function describeHeaders(headers: IncomingHttpHeaders): string {
+  return Object.entries(headers)
+    .filter(([name]) => name !== 'set-cookie')
+    .map(([name, value]) => `${name}: ${serverText(Array.isArray(value) ? value.join(', ') : String(value ?? ''), 120)}`)
+    .join('; ');
+}
+
+function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = header(headers, name);
+    const id = serverText(value, MAX_REQUEST_ID_LENGTH);
+    if (id) {
+      return id;
+    }
+  }
+  return undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const withCode = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = withCode?.code ?? withCode?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
+function certificateMessage(code: string): MessageId {
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN') {
+    return 'certSelfSigned';
+  }
+  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY') {
+    return 'certUnknownIssuer';
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return 'certExpired';
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return 'certWrongHost';
+  }
+  return 'certOther';
+}
+
+/** The code and sentence for an HTTP status the API documents (spec section 7). */
+function statusMessage(status: number): { code: LabErrorCode; id: MessageId } {
+  switch (status) {
+    case 400:
+      return { code: 'badRequest', id: 'badRequest' };
+    case 401:
+      return { code: 'unauthorized', id: 'unauthorized' };
+    case 403:
+      return { code: 'forbidden', id: 'forbidden' };
+    case 404:
+      return { code: 'notFound', id: 'notFound' };
+    case 429:
+      return { code: 'rateLimited', id: 'rateLimited' };
+    default:
+      return status >= 500 ? { code: 'server', id: 'serverFailed' } : { code: 'unexpectedStatus', id: 'unexpectedStatus' };
+  }
+}
+
+/** Where a failed attempt was going: the request, and the proxy it went through. */
+interface AttemptContext {
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+  requestId?: string;
+  proxy?: string;
+  target?: URL;
+}
+
+/**
+ * The one HTTP layer every caller shares. It adds the bearer token and `Accept`, bounds
+ * concurrency, applies timeouts and cancellation, retries transient failures with jittered back-off,
+ * honours `Retry-After` through one rate-limit state per origin, follows redirects without ever
+ * sending the token to another origin, and turns every failure into a {@link LabApiError}.
+ */
+export class HttpClient {
+  private readonly baseUrl: LabBaseUrl;
+  readonly #token: string;
+  private readonly timeouts: HttpTimeouts;
+  private readonly retry: RetryPolicy;
+  private readonly maxJsonBytes: number;
+  private readonly userAgent: string;
+  private readonly log: LogSink;
+  private readonly random: () => number;
+  private readonly gate: RateLimitGate;
+  private readonly slots: Semaphore;
+  private readonly transport: Transport;
+  private readonly onConnection: (event: ConnectionEvent) => void;
+  private readonly onFailure: (error: LabApiError) => void;
+
+  constructor(options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl;
+    this.#token = options.token;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.maxJsonBytes = options.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+    this.userAgent = options.userAgent ?? 'lab-data';
+    this.log = options.log ?? (() => undefined);
+    this.random = options.random ?? Math.random;
+    this.gate = options.rateLimitGate ?? rateLimitGateFor(options.baseUrl.origin);
+    const concurrency = options.maxConcurrentRequests ?? 4;
+    this.slots = new Semaphore(concurrency);
+    this.onConnection = options.onConnection ?? (() => undefined);
+    this.onFailure = options.onFailure ?? (() => undefined);
+    this.transport = options.transport ?? new UndiciTransport({ network: options.network ?? DIRECT, connections: concurrency, timeouts: this.timeouts });
+    // Whatever a server sends back (an echoed token included) is redacted before anyone sees it.
+    registerSecret(options.token);
+    registerSecret(options.network?.proxyAuthorization);
+  }
+
+  /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
+  async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
+    return (await this.getJsonResponse(path, query, signal)).body;
+  }
+
+  /** {@link getJson}, with the response's headers (a list's `Link` header, say). */
+  async getJsonResponse(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<{ readonly body: unknown; readonly headers: IncomingHttpHeaders }> {
+    return this.send({ path, query, accept: 'application/json', signal }, async (response) => ({ body: await this.readJson(response, signal), headers: response.headers }), true);
+  }
+
+  /**
+   * GETs a resource and hands the streaming body to `consume`. The body is always destroyed
+   * afterwards; failures inside `consume` are not retried (the consumer may have side effects).
+   */
+  async getStream<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>): Promise<T> {
+    return this.send(spec, consume, false);
+  }
+
+  /** Closes pooled connections. */
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  private async send<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>, retryBodyFailures: boolean): Promise<T> {
+    const path = spec.path;
+    const query = spec.query ?? {};
+    const search = new URLSearchParams(query).toString();
+    const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
+    const describe = `GET ${path}${search ? `?${search}` : ''}`;
+    let accept = spec.accept;
+    for (let attempt = 0; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        return await this.slots.run(async () => {
+          await this.gate.wait(spec.signal);
+          const started = Date.now();
+          const context: AttemptContext = { path, params: query, signal: spec.signal };
+          const { response, url } = await this.dispatch(target, { ...spec, accept }, context);
+          const requestId = requestIdOf(response.headers);
+          // One line per request at the default level; headers only at debug (bodies are never logged).
+          this.log('info', `[http] ${describe} → ${response.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
+          this.log('debug', `[http] ${describe} response headers: ${describeHeaders(response.headers)}`);
+          if (response.status < 200 || response.status >= 300) {
+            throw await this.statusFailure(response, path, query, requestId, url);
+          }
+          this.onConnection({ kind: 'online' });
+          let body: Readable = response.body;
+          try {
+            body = decodedBody(response);
+            return await consume({
+              status: response.status,
+              headers: response.headers,
+              body,
+              requestId,
+              contentType: header(response.headers, 'content-type') ?? '',
+              // The declared length is of the encoded bytes; a decoded body is counted as it is read.
+              contentLength: body === response.body ? declaredLength(header(response.headers, 'content-length')) : undefined,
+              path,
+            });
+          } catch (error) {
+            const mapped = this.toLabError(error, { ...context, requestId });
+            throw retryBodyFailures ? new AttemptFailure(mapped, this.isTransient(mapped, error)) : new AttemptFailure(mapped, false);
+          } finally {
+            discard(body);
+            discard(response.body);
+          }
+        }, spec.signal);
+      } catch (error) {
+        if (error instanceof AttemptFailure) {
+          failure = error;
+        } else {
+          const mapped = this.toLabError(error, { path, params: query, signal: spec.signal });
+          failure = new AttemptFailure(mapped, this.isTransient(mapped, error));
+        }
+      }
+      const { error } = failure;
+      if (error.status === 406 && accept !== ACCEPT_ANYTHING) {
+        // The server cannot label its answer as we asked: ask again for whatever it has, and check what comes.
+        this.log('info', `[http] ${describe} refused Accept: ${accept} (HTTP 406); asking again with Accept: ${ACCEPT_ANYTHING}`);
+        accept = ACCEPT_ANYTHING;
+        attempt--;
+        continue;
+      }
+      const givingUp = !failure.retryable || attempt >= this.retry.retries;
+      const delay = givingUp ? 0 : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
+      this.reportConnection(error, delay);
+      if (givingUp) {
+        const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
+        if (final.code !== 'cancelled') {
+          this.onFailure(final);
+        }
+        throw final;
+      }
+      this.log('warn', `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`);
+      if (error.code === 'rateLimited') {
+        // Every caller of this origin waits for the same moment before its next request.
+        this.gate.pauseUntil(Date.now() + delay);
+      } else {
+        try {
+          await sleep(delay, spec.signal);
+        } catch (cancel) {
+          throw this.toLabError(cancel, { path, params: query, signal: spec.signal });
+        }
+      }
+    }
+  }
+
+  private reportConnection(error: LabApiError, retryInMs: number): void {
+    if (error.code === 'rateLimited') {
+      this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + retryInMs });
+    } else if (error.code === 'unauthorized') {
+      // Only the lab's own 401 means its token is no longer good; see statusFailure.
+      this.onConnection({ kind: 'unauthorized' });
+    } else if ((error.code === 'network' || error.code === 'timeout') && error.status === undefined) {
+      this.onConnection({ kind: 'offline', reason: error.message });
+    } else if (error.status !== undefined) {
+      this.onConnection({ kind: 'online' });
+    }
+  }
+
+  /** Whether a failure without an HTTP status is worth another attempt. */
+  private isTransient(error: LabApiError, raw: unknown): boolean {
+    return error.code === 'timeout' || (error.code === 'network' && error.text?.id !== 'proxyAuth' && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
+  }
+
+  /**
+   * Sends one GET, following redirects itself: the token goes only to the lab's own origin, never
+   * over plain http except to loopback, and each hop takes its own route (proxy or direct).
+   */
+  private async dispatch(target: URL, spec: RequestSpec, context: AttemptContext): Promise<{ response: TransportResponse; url: URL }> {
+    let url = target;
+    for (let hop = 0; ; hop++) {
+      const sameOrigin = url.origin === this.baseUrl.origin;
+      const headers: Record<string, string> = { accept: spec.accept, 'accept-encoding': ACCEPT_ENCODING, 'user-agent': this.userAgent };
+      if (sameOrigin) {
+        headers.authorization = `Bearer ${this.#token}`;
+      }
+      context.proxy = this.transport.proxyFor(url);
+      context.target = url;
+      let response: TransportResponse;
+      try {
+        response = await this.transport.send({ method: 'GET', url, headers, signal: spec.signal, highWaterMark: spec.highWaterMark });
+      } catch (error) {
+        const mapped = this.toLabError(error, context);
+        throw new AttemptFailure(mapped, this.isTransient(mapped, error));
+      }
+      const location = header(response.headers, 'location');
+      if (![301, 302, 303, 307, 308].includes(response.status) || !location) {
+        return { response, url };
+      }
+      await drain(response.body, MAX_ERROR_BODY_BYTES);
+      const next = new URL(location, url);
+      const insecure = next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
+      if (hop >= MAX_REDIRECTS || insecure) {
+        throw labError('insecureRedirect', insecure ? 'redirectInsecure' : 'redirectTooMany', {}, {
+          status: response.status,
+          path: context.path,
+          params: context.params,
+          requestId: requestIdOf(response.headers),
+        });
+      }
+      if (next.origin !== this.baseUrl.origin) {
+        this.log('info', `[http] following a redirect to ${next.origin} without the access token`);
+      }
+      url = next;
+    }
+  }
+
+  private async statusFailure(response: TransportResponse, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined, from: URL): Promise<AttemptFailure> {
+    const status = response.status;
+    const { reason, requestId: bodyRequestId } = await this.readErrorBody(response);
+    const requestId = headerRequestId ?? bodyRequestId;
+    const details = { status, path, params, requestId, reason };
+    if ((status === 401 || status === 403) && (from.origin !== this.baseUrl.origin || header(response.headers, 'proxy-authenticate') !== undefined)) {
+      // A login page or another service after a redirect, or a proxy asking for its own credentials
+      // with a 401: not the lab's verdict on the token, which is kept.
+      return from.origin !== this.baseUrl.origin
+        ? new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false)
+        : new AttemptFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status }, details), false);
+    }
+    const { code, id } = statusMessage(status);
+    const args = { origin: this.baseUrl.origin, status };
+    const retryable = RETRYABLE_STATUSES.has(status);
+    if (status === 429 || status === 503) {
+      const waitMs = parseRetryAfter(header(response.headers, 'retry-after'), Date.now(), header(response.headers, 'retry-after-ms'));
+      const retryAt = waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined;
+      if (waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs) {
+        // Too long to wait inside a request: fail fast and say when to come back.
+        return new AttemptFailure(labError(code, status === 429 ? 'rateLimitedUntil' : 'unavailableUntil', { time: formatClock(retryAt!) }, { ...details, retryAt }), false);
+      }
+      return new AttemptFailure(labError(code, id, args, { ...details, retryAt }), retryable, waitMs);
+    }
+    return new AttemptFailure(labError(code, id, args, details), retryable);
+  }
+
+  /** Reads a small error body: the server's own reason and request id, sanitised. */
+  private async readErrorBody(response: TransportResponse): Promise<ErrorBody> {
+    let body: Readable = response.body;
+    try {
+      body = decodedBody(response);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_ERROR_BODY_BYTES) {
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return readErrorBody(Buffer.concat(chunks).toString('utf8'), header(response.headers, 'content-type') ?? '');
+    } catch {
+      return {};
+    } finally {
+      discard(body);
+      discard(response.body);
+    }
+  }
+
+  private async readJson(response: LabResponse, signal?: AbortSignal): Promise<unknown> {
+    if (!/[/+]json\b/i.test(response.contentType)) {
+      throw labError('invalidResponse', 'notJson', { type: response.contentType.split(';')[0] || 'no content type' }, {
+        status: response.status,
+        path: response.path,
+        requestId: response.requestId,
+      });
+    }
+    if (response.contentLength !== undefined && response.contentLength > this.maxJsonBytes) {
+      throw this.tooLarge(response);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      if (signal?.aborted) {
+        throw cancelledError(response.path);
+      }
+      size += (chunk as Buffer).length;
+      if (size > this.maxJsonBytes) {
+        throw this.tooLarge(response);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    try {
+      // A byte-order mark is not JSON, but some servers (and Windows tools behind them) send one.
+      return JSON.parse(Buffer.concat(chunks).toString('utf8').replace(/^\ufeff/, ''));
+    } catch {
+      throw labError('invalidResponse', 'badJson', {}, { status: response.status, path: response.path, requestId: response.requestId });
+    }
+  }
+
+  private tooLarge(response: LabResponse): LabApiError {
+    return labError('invalidResponse', 'jsonTooLarge', { mib: Math.round(this.maxJsonBytes / 1024 / 1024) }, {
+      status: response.status,
+      path: response.path,
+      requestId: response.requestId,
+    });
+  }
+
+  /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
+  private toLabError(error: unknown, context: AttemptContext): LabApiError {
+    if (error instanceof LabApiError) {
+      return error;
+    }
+    if (error instanceof AttemptFailure) {
+      return error.error;
+    }
+    const { path, params, requestId, proxy } = context;
+    const details = { path, params, requestId };
+    const code = errorCode(error);
+    const raw = error instanceof Error ? serverText(error.message) : undefined;
+    const origin = context.target?.origin ?? this.baseUrl.origin;
+    if (proxy !== undefined && error instanceof TransportError && error.code === 'ERR_PROXY_TUNNEL' && error.proxyStatus !== undefined) {
+      // The proxy refused the CONNECT tunnel.
+      const status = error.proxyStatus;
+      return status === 407
+        ? labError('network', 'proxyAuth', { proxy: describeProxy(proxy) }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` })
+        : labError('network', 'proxyRefused', { proxy: describeProxy(proxy), origin, status }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` });
+    }
+    if (context.signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
+      return labError('cancelled', 'cancelled', {}, details);
+    }
+    if (code && TIMEOUT_CODES.has(code)) {
+      const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for an answer' : 'receiving data';
+      return labError('timeout', 'timeout', { origin, what }, { ...details, detail: code });
+    }
+    if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/.test(code)) {
+      return labError('network', certificateMessage(code), { origin, code }, { ...details, detail: code });
+    }
+    const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code === 'ENOTFOUND' ? 'host name not found' : (code ?? raw ?? 'network error');
+    if (proxy !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')) {
+      // Through a proxy, this machine only ever connects to the proxy: the failure is the proxy's.
+      return labError('network', 'proxyUnreachable', { proxy: describeProxy(proxy), reason }, { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` });
+    }
+    if (code === 'ENOTFOUND') {
+      return labError('network', 'hostNotFound', { origin }, { ...details, detail: code });
+    }
+    return labError('network', 'unreachable', { origin, reason }, { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
+  }
+}
+
+/**
+ * A `Content-Length` we can rely on: digits only, and no more than a safe integer. Anything else
+ * (negative, fractional, a list, absurdly large) is treated as absent, so the body is counted as
+ * it arrives instead.
+ */
+export function declaredLength(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d{1,16}\s*$/.test(value)) {
+    return undefined;
+  }
+  const length = Number(value);
+  return Number.isSafeInteger(length) ? length : undefined;
+}
+
+/** The response body with its content codings undone; a coding we cannot decode is refused. */
+function decodedBody(response: TransportResponse): Readable {
+  const encoding = header(response.headers, 'content-encoding');
+  const codings = contentCodings(encoding);
+  if (codings === undefined) {
+    throw labError('invalidResponse', 'unknownEncoding', { encoding: serverText(encoding, 40) });
+  }
+  return decodeBody(response.body, codings);
+}
+
+/** Reads a body we do not need (a redirect's), so the connection can be reused; gives up past `limit` bytes. */
+async function drain(body: Readable, limit: number): Promise<void> {
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        break;
+      }
+    }
+  } catch {
+    // Nothing of it was wanted.
+  } finally {
+    discard(body);
+  }
+}
+
+/** Releases a response body whatever state it is in; undici reports the abort as an error nobody needs. */
+function discard(body: Readable): void {
+  if (!body.destroyed) {
+    body.on('error', () => undefined);
+    body.destroy();
+  }
+}
+
+/** One failed attempt, and whether (and when) another is worth making. */
+class AttemptFailure {
+  constructor(
+    readonly error: LabApiError,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {}
+}
+
+/** When to come back: the time of day, with the date when it is not within the next 20 hours. */
+export function formatClock(at: Date, now: number = Date.now()): string {
+  if (Number.isNaN(at.getTime())) {
+    return 'later';
+  }
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  return at.getTime() - now < 20 * 60 * 60 * 1000 ? time : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
+}

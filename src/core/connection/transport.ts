@@ -1,0 +1,83 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/**
+ * The one place a request leaves the process. A transport sends exactly the request it is given
+ * and returns what came back: it follows no redirect, retries nothing, decodes nothing and decides
+ * nothing about tokens. Everything else (retries and the shared rate-limit state, redirects and the
+ * token's origin rule, size limits, content decoding, error mapping, logging) is the
+ * {@link HttpClient}'s, above this seam, the same whichever transport runs.
+ */
+export interface Transport {
+  /** A short name for the log ("undici"). */
+  readonly name: string;
+  /**
+   * The proxy a request to `url` goes through, for messages and the log (scheme, host and port
+   * are shown; credentials never), or undefined when it goes direct or the transport cannot say.
+   */
+  proxyFor(url: URL): string | undefined;
+  /**
+   * Sends one request. Resolves once the status and headers have arrived, whatever the status
+   * (a 3xx is returned, not followed); the body streams afterwards and must be consumed or
+   * destroyed by the caller. Rejects with a {@link TransportError} code where one applies, else
+   * with the platform's error (a Node system error such as `ECONNREFUSED`, or a TLS verification
+   * code such as `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, as `code` or `cause.code`).
+   */
+  send(request: TransportRequest): Promise<TransportResponse>;
+  /** Closes pooled connections; requests after this fail. */
+  close(): Promise<void>;
+}
+
+export interface TransportRequest {
+  readonly method: 'GET';
+  readonly url: URL;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Cancels the request and, after the headers, its body. */
+  readonly signal?: AbortSignal;
+  /** How much of the body may wait in memory for a slow reader (files: large, so the socket keeps flowing). */
+  readonly highWaterMark?: number;
+}
+
+export interface TransportResponse {
+  readonly status: number;
+  /** Header names in lower case; a repeated header as an array. */
+  readonly headers: IncomingHttpHeaders;
+  /** The body as sent (still content-encoded). An error while it streams is emitted on it. */
+  readonly body: Readable;
+}
+
+/**
+ * How long a transport waits, set when it is built: connecting (TCP and TLS, or the proxy's
+ * tunnel), the status and headers after the request went out, and silence between two chunks of
+ * a body. Exceeding one fails the request with the matching {@link TransportErrorCode}.
+ */
+export interface TransportTimeouts {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly bodyIdleMs: number;
+}
+
+/**
+ * The failures every transport reports in the same words, whatever its platform calls them. The
+ * timeout codes are undici's own names, so errors of the undici transport pass through unchanged.
+ */
+export type TransportErrorCode =
+  | 'UND_ERR_CONNECT_TIMEOUT'
+  | 'UND_ERR_HEADERS_TIMEOUT'
+  | 'UND_ERR_BODY_TIMEOUT'
+  /** The proxy answered the CONNECT of a tunnel with something other than 200 (`proxyStatus`). */
+  | 'ERR_PROXY_TUNNEL';
+
+/** A failure a transport names in the shared words of {@link TransportErrorCode}. */
+export class TransportError extends Error {
+  constructor(
+    readonly code: TransportErrorCode,
+    message: string,
+    readonly proxyStatus?: number,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TransportError';
+  }
+}

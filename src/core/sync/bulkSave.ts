@@ -1,0 +1,265 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { LabApiError, isCancellation } from '../errors/errors';
+import type { LabApi } from '../api/labApi';
+import { cancelledError } from '../errors/messages';
+import type { Report } from '../api/records';
+import { fileSha256, pathExists, reportFileName } from './reportFiles';
+import { isUpToDate, readManifest, sectionFor, type LabSection } from './manifest';
+import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from '../files/safeWriter';
+import { Throttle } from '../connection/timing';
+
+/** What to do with a file that is already there. */
+export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
+
+export interface ExistingFileAnswer {
+  readonly choice: ExistingFileChoice;
+  /** Apply the same answer to every later file of this run. */
+  readonly forAll: boolean;
+}
+
+/** Where a run saves: a folder inside a root, and the file-name template. */
+export interface SaveTarget {
+  readonly root?: string;
+  readonly folder: string;
+  readonly template: string;
+}
+
+/** What to do with one report: download it (into this name, with this policy) or leave it. */
+export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean };
+
+/** Why a report without a file is left out. */
+export const NO_FILE = 'no file is available for this report';
+
+/** Why a file was left alone because it is already the lab's file (the folder's manifest holds its SHA-256). */
+export const UP_TO_DATE = 'up to date';
+
+export interface SavedReport {
+  readonly report: Report;
+  readonly file: SavedFile;
+}
+
+/** A report left alone, and why; `upToDate` when the file on disk is the lab's file already. */
+export interface SkippedReport {
+  readonly reportId: string;
+  readonly reason: string;
+  readonly upToDate?: boolean;
+}
+
+export interface SaveRun {
+  readonly saved: SavedReport[];
+  readonly skipped: SkippedReport[];
+  readonly failed: Array<{ readonly reportId: string; readonly error: unknown }>;
+  /** Bytes of the files saved so far. */
+  bytes: number;
+  cancelled: boolean;
+}
+
+/** How far a run is: files finished, and bytes written including files still arriving. */
+export interface SaveProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly bytes: number;
+}
+
+/** Asks "overwrite, keep both or skip?" one dialog at a time, remembering "for all" answers. */
+export type ExistingFileQuestion = (fileName: string, reason: 'exists' | 'changedLocally') => Promise<ExistingFileChoice>;
+
+export interface SaveOptions {
+  readonly api: LabApi;
+  readonly target: SaveTarget;
+  readonly signal: AbortSignal;
+  readonly concurrency: number;
+  /** Asks a person about one existing file (`more`: other files follow); undefined cancels the run. */
+  readonly ask?: (fileName: string, reason: 'exists' | 'changedLocally', more: boolean) => Promise<ExistingFileAnswer | undefined>;
+  /** Told of each report that could not be saved. */
+  readonly warn?: (message: string) => void;
+  /** A standing answer for files that already exist (from command arguments). */
+  readonly ifExists?: ExistingFileChoice;
+  /** Decides per report; the default asks before touching an existing file. */
+  readonly decide?: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>;
+  /** Told at most ten times a second, and once at the end. */
+  readonly onProgress?: (progress: SaveProgress) => void;
+}
+
+/** File names as the file system compares them: without case on Windows and macOS. */
+function foldCase(name: string): string {
+  return process.platform === 'win32' || process.platform === 'darwin' ? name.toLowerCase() : name;
+}
+
+/** `make` called once per key; later calls with the key get the first result (a promise is shared, not repeated). */
+function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    if (!made.has(key)) {
+      made.set(key, make(key));
+    }
+    return made.get(key)!;
+  };
+}
+
+/** The safe writer's policy for each answer that writes. */
+export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
+
+/** How often a run tells its display how far it is. */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * The default decision: files without a download are skipped; an existing file is asked about.
+ * `exists` answers from one listing of the folder in a bulk run; the final hard link still refuses
+ * a file that appears after it was read, so nothing is ever replaced unasked.
+ */
+export async function decideByExistingFile(
+  report: Report,
+  target: SaveTarget,
+  lab: string,
+  ask: ExistingFileQuestion,
+  exists: (fileName: string) => Promise<boolean> = (name) => pathExists(path.join(target.folder, name)),
+  identical: (report: Report, fileName: string) => Promise<boolean> = () => Promise.resolve(false),
+): Promise<SaveDecision> {
+  if (report.download_available === false) {
+    return { action: 'skip', reason: NO_FILE };
+  }
+  const fileName = reportFileName(report, target.template, lab);
+  if (!(await exists(fileName))) {
+    return { action: 'download', fileName, ifExists: 'fail' };
+  }
+  if (await identical(report, fileName)) {
+    // Byte-identical to what the lab published (the manifest's SHA-256 of this revision): nothing to ask.
+    return { action: 'skip', reason: UP_TO_DATE, upToDate: true };
+  }
+  const choice = await ask(fileName, 'exists');
+  return choice === 'skip' ? { action: 'skip', reason: `${fileName} already exists` } : { action: 'download', fileName, ifExists: POLICY[choice] };
+}
+
+/**
+ * Saves report files into the target folder, at most `concurrency` at a time (the HTTP layer
+ * shares one back-off for 429s). One failure never stops the others; cancelling stops them all
+ * and leaves no partial file. Per chunk it only adds to a counter; the display hears of it
+ * through a {@link Throttle}.
+ */
+/** Write failures that no other file in the same folder can escape; the run stops asking for files after one. */
+const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST']);
+
+export async function saveReports(reports: readonly Report[], options: SaveOptions): Promise<SaveRun> {
+  const run: SaveRun = { saved: [], skipped: [], failed: [], bytes: 0, cancelled: false };
+  const cancel = new AbortController();
+  const signal = AbortSignal.any([options.signal, cancel.signal]);
+  let standing = options.ifExists;
+  let dialog: Promise<unknown> = Promise.resolve();
+  const ask: ExistingFileQuestion = (fileName, reason) => {
+    const next = dialog.then(async () => {
+      if (standing !== undefined && reason === 'exists') {
+        return standing;
+      }
+      if (signal.aborted) {
+        throw cancelledError();
+      }
+      const answer = options.ask ? await options.ask(fileName, reason, reports.length > 1) : undefined;
+      if (!answer) {
+        cancel.abort();
+        throw cancelledError();
+      }
+      if (answer.forAll && reason === 'exists') {
+        standing = answer.choice;
+      }
+      return answer.choice;
+    });
+    dialog = next.catch(() => undefined);
+    return next;
+  };
+  // One listing per folder per run instead of a look per file (a template may put files in subfolders).
+  const listing = oncePerKey((folder: string) =>
+    fs.readdir(folder).then(
+      (names) => new Set(names.map(foldCase)),
+      () => new Set<string>(),
+    ),
+  );
+  const exists = async (fileName: string): Promise<boolean> => (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(foldCase(path.basename(fileName)));
+  // The folder's manifest, read once, tells a file already saved from this revision by its SHA-256.
+  let section: Promise<LabSection> | undefined;
+  const identical = async (report: Report, fileName: string): Promise<boolean> => {
+    section ??= readManifest(options.target.folder).then(
+      (manifest) => sectionFor(manifest, { name: options.api.lab.name, origin: options.api.origin }),
+      () => ({ origin: options.api.origin, files: {} }),
+    );
+    const entry = (await section).files[report.report_id];
+    if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
+      return false; // not worth reading the file
+    }
+    return isUpToDate(report, entry, await fileSha256(path.join(options.target.folder, fileName)).catch(() => undefined));
+  };
+  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists, identical));
+  // Bytes of files still arriving, kept as one running sum.
+  let arriving = 0;
+  let done = 0;
+  const onProgress = options.onProgress;
+  const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
+
+  // Each folder is created, resolved and checked against its root once per run, not once per file.
+  const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
+    subfolder === '.' ? prepareFolder(options.target.folder, options.target.root) : prepareFolder(path.join(options.target.folder, subfolder), options.target.root ?? options.target.folder),
+  );
+
+  const saveOne = async (item: Report): Promise<void> => {
+    let received = 0;
+    try {
+      const decision = await decide(item, ask);
+      if (decision.action === 'skip') {
+        run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...(decision.upToDate ? { upToDate: true } : {}) });
+        return;
+      }
+      // A template with subfolders (`${client_id}/${report_id}.pdf`) writes below the folder, each made inside the root.
+      const subfolder = path.dirname(decision.fileName);
+      const saved = await options.api.downloadReportFile(item.report_id, {
+        folder: await folderFor(subfolder),
+        fileName: path.basename(decision.fileName),
+        ifExists: decision.ifExists,
+        signal,
+        onProgress: onProgress
+          ? (bytes) => {
+              arriving += bytes - received;
+              received = bytes;
+              display.poke();
+            }
+          : undefined,
+      });
+      const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
+      run.saved.push({ report: item, file });
+      run.bytes += file.bytes;
+    } catch (error) {
+      if (isCancellation(error) || signal.aborted) {
+        run.cancelled = true;
+        return;
+      }
+      run.failed.push({ reportId: item.report_id, error });
+      if (error instanceof LabApiError && error.code === 'fileSystem' && FOLDER_WIDE_FAILURES.has(error.detail ?? '')) {
+        // The disk is full, read-only or closed to us: every other file would fail the same way.
+        folderFailure ??= error;
+      }
+      options.warn?.(`Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`);
+    } finally {
+      arriving -= received;
+      done++;
+      display.poke();
+    }
+  };
+
+  let folderFailure: LabApiError | undefined;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < reports.length && !signal.aborted) {
+      const item = reports[next++]!;
+      if (folderFailure) {
+        run.failed.push({ reportId: item.report_id, error: folderFailure });
+        done++;
+        continue;
+      }
+      await saveOne(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker));
+  display.flush();
+  run.cancelled ||= signal.aborted;
+  return run;
+}

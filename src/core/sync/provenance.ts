@@ -1,0 +1,118 @@
+import * as path from 'node:path';
+import { LabApiError } from '../errors/errors';
+import type { LabApi } from '../api/labApi';
+import type { Report } from '../api/records';
+import { fileSha256 } from './reportFiles';
+import { isInside } from '../files/safeWriter';
+import { readManifest, revisionOf, type ManifestEntry } from './manifest';
+
+/** Why a saved report no longer matches the lab, each a short phrase. */
+export function changesAtLab(entry: ManifestEntry, current: Report): string[] {
+  const reasons: string[] = [];
+  const revision = revisionOf(current.raw);
+  if (revision !== undefined && entry.revision !== undefined && revision !== entry.revision) {
+    reasons.push(`revision ${entry.revision} → ${revision}`);
+  }
+  const updatedAt = typeof current.raw.updated_at === 'string' ? current.raw.updated_at : undefined;
+  if (updatedAt !== undefined && entry.updated_at !== undefined && Date.parse(updatedAt) > Date.parse(entry.updated_at)) {
+    reasons.push(`updated ${updatedAt}`);
+  }
+  if (current.published_at !== undefined && entry.published_at !== undefined && Date.parse(current.published_at) > Date.parse(entry.published_at)) {
+    reasons.push(`published again ${current.published_at}`);
+  }
+  if (current.status !== undefined && entry.status !== undefined && current.status !== entry.status) {
+    reasons.push(`status ${entry.status} → ${current.status}`);
+  }
+  if (current.download_available === false) {
+    reasons.push('no file available any more');
+  }
+  return reasons;
+}
+
+/** What verification found for one saved file. */
+export interface VerifiedFile {
+  readonly lab: string;
+  readonly reportId: string;
+  /** The file's path relative to the folder, as the manifest records it. */
+  readonly file: string;
+  readonly entry: ManifestEntry;
+  readonly local: 'same' | 'changed' | 'missing';
+  /** Empty when the lab's metadata matches what was saved. */
+  readonly atLab: readonly string[];
+  /** Set when the lab could not be asked (signed out, unreachable, forbidden). */
+  readonly unavailable?: string;
+}
+
+export interface VerifyResult {
+  readonly checked: string[];
+  readonly ok: string[];
+  readonly changedLocally: string[];
+  readonly changedAtLab: string[];
+  readonly missing: string[];
+  readonly unavailable: string[];
+  readonly files: VerifiedFile[];
+}
+
+export interface VerifyOptions {
+  /** The signed-in lab of that name and origin, or undefined when it cannot be asked. */
+  readonly apiFor: (lab: string, origin: string) => LabApi | undefined;
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Re-hashes every file a folder's manifest records and asks each file's lab for the report's
+ * current metadata, a few at a time (the lab's own rate limits apply on top): a file is `ok` when
+ * its bytes and the lab's metadata are what was saved.
+ */
+export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
+  const manifest = await readManifest(folder);
+  const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
+  const files: VerifiedFile[] = new Array(work.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < work.length) {
+      options.signal?.throwIfAborted();
+      const index = next++;
+      files[index] = await verifyOne(folder, work[index]!, options);
+      options.onProgress?.(++done, work.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, work.length)) }, worker));
+  const ids = (keep: (file: VerifiedFile) => boolean): string[] => files.filter(keep).map((file) => file.reportId);
+  return {
+    checked: ids(() => true),
+    ok: ids((file) => file.local === 'same' && file.atLab.length === 0 && file.unavailable === undefined),
+    changedLocally: ids((file) => file.local === 'changed'),
+    changedAtLab: ids((file) => file.atLab.length > 0),
+    missing: ids((file) => file.local === 'missing'),
+    unavailable: ids((file) => file.unavailable !== undefined),
+    files,
+  };
+}
+
+async function verifyOne(folder: string, item: { lab: string; origin: string; entry: ManifestEntry }, options: VerifyOptions): Promise<VerifiedFile> {
+  const { lab, origin, entry } = item;
+  const resolved = path.resolve(folder, entry.file);
+  // The manifest is a file in the workspace: a recorded name that leaves the folder is never read.
+  const sha = isInside(resolved, path.resolve(folder)) ? await fileSha256(resolved) : undefined;
+  const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'same' : 'changed';
+  const base = { lab, reportId: entry.report_id, file: entry.file, entry, local } as const;
+  const api = options.apiFor(lab, origin);
+  if (!api) {
+    return { ...base, atLab: [], unavailable: `not signed in to ${lab} at ${origin}` };
+  }
+  try {
+    return { ...base, atLab: changesAtLab(entry, await api.getReport(entry.report_id, options.signal)) };
+  } catch (error) {
+    if (error instanceof LabApiError && error.code === 'notFound') {
+      return { ...base, atLab: ['no longer available at the lab'] };
+    }
+    if (options.signal?.aborted) {
+      throw error;
+    }
+    return { ...base, atLab: [], unavailable: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,298 @@
+import * as assert from 'node:assert/strict';
+import { LabApiError } from '../../../../src/core/errors/errors';
+import { parseListBody } from '../../../../src/core/api/listEnvelope';
+import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../../src/core/api/pagination';
+import type { Envelope } from '../../../mock/server';
+import { parseReport } from '../../../../src/core/api/records';
+import { FULL, rejection, startMockLab } from '../../helpers';
+
+describe('list envelopes', () => {
+  it('finds records and metadata wherever a real server puts them', () => {
+    const records = [{ report_id: 'a' }, { report_id: 'b' }];
+    assert.deepEqual(parseListBody(records, 'reports', '/x'), { records, meta: {} });
+    assert.deepEqual(parseListBody({ count: 2, next: 'https://lab/r?page=2', previous: null, results: records }, 'reports', '/x'), { records, meta: { total_count: 2 }, next: 'https://lab/r?page=2' });
+    assert.equal(parseListBody({ data: records, links: { self: '/r?page=3' } }, 'reports', '/x').next, null, 'a links object without next: the last page');
+    assert.equal(parseListBody({ data: records, _links: { next: { href: '/r?page=4' } } }, 'reports', '/x').next, '/r?page=4');
+    assert.equal(parseListBody({ data: records, meta: { next: null, total_count: 2 } }, 'reports', '/x').next, null);
+    assert.deepEqual(parseListBody({ data: records, meta: { page: 2, page_size: 2, total_pages: 3, total_count: 6 } }, 'reports', '/x').meta, { page: 2, page_size: 2, total_pages: 3, total_count: 6 });
+    assert.deepEqual(parseListBody({ reports: records, page: 1, total_count: '2' }, 'reports', '/x'), { records, meta: { page: 1, total_count: 2 } });
+    assert.deepEqual(parseListBody({ results: records, pagination: { current_page: 4, per_page: 2 } }, 'reports', '/x'), { records, meta: { page: 4, page_size: 2 } });
+    assert.deepEqual(parseListBody({ entries: records, links: ['x'] }, 'reports', '/x').records, records);
+    assert.deepEqual(parseListBody({ data: { items: records }, total: 2 }, 'reports', '/x'), { records, meta: { total_count: 2 } });
+    assert.deepEqual(parseListBody({ data: [], meta: { page: 'x', total_pages: -1 } }, 'reports', '/x').meta, {});
+  });
+
+  it('says clearly when a body is no list at all', () => {
+    for (const body of [null, 'text', 42, { message: 'hello' }]) {
+      assert.throws(() => parseListBody(body, 'reports', '/api/v1/reports'), (error: LabApiError) => error.code === 'invalidResponse' && error.path === '/api/v1/reports');
+    }
+  });
+
+  it('decides whether more pages follow from what the server sent: links, its count, its page count, or a full page', () => {
+    const page = (length: number, extra: object = {}) => ({ items: Array.from({ length }), skipped: 0, page: 1, ...extra });
+    // Links are the server's own word.
+    assert.equal(morePages(page(50, { next: '/r?page=2' }), NOTHING_SEEN, undefined, 50), true);
+    assert.equal(morePages(page(50, { next: null, totalCount: 500 }), NOTHING_SEEN, undefined, 50), false);
+    // A count against what was received, whatever page size was asked for.
+    assert.equal(morePages(page(20, { totalCount: 130 }), NOTHING_SEEN, 50, 50), true, 'capped at 20 while 50 were asked (and page_size claims 50)');
+    assert.equal(morePages(page(20, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), true, 'past the count on a full page: one more page confirms it');
+    assert.equal(morePages(page(10, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), false);
+    assert.equal(morePages(page(20, { page: 6, totalCount: 120 }), { received: 100, longest: 20 }, undefined, 50), true, 'count reached on a full page: one more page confirms it');
+    assert.equal(morePages(page(50, { page: 2, totalPages: 3 }), { received: 50, longest: 50 }, undefined, 50), true);
+    assert.equal(morePages(page(30, { page: 3, totalPages: 3 }), { received: 100, longest: 50 }, undefined, 50), false);
+    // Nothing but records.
+    assert.equal(morePages(page(50), NOTHING_SEEN, undefined, 50), true);
+    assert.equal(morePages(page(20), NOTHING_SEEN, undefined, 50), true, 'a short first page may be a cap: ask once more');
+    assert.equal(morePages(page(20), NOTHING_SEEN, 20, 50), true, 'the server says its pages hold 20');
+    assert.equal(morePages(page(19), NOTHING_SEEN, 20, 50), false);
+    assert.equal(morePages(page(20, { page: 2 }), { received: 20, longest: 20 }, undefined, 50), true);
+    assert.equal(morePages(page(7, { page: 3 }), { received: 40, longest: 20 }, undefined, 50), false);
+    assert.equal(morePages(page(0, { totalPages: 9 }), NOTHING_SEEN, undefined, 50), false, 'an empty page ends the list');
+  });
+
+  for (const envelope of ['data-meta', 'array', 'top-level', 'nested-partial', 'no-meta'] as Envelope[]) {
+    it(`walks every report exactly once with the "${envelope}" envelope`, async () => {
+      const lab = await startMockLab({ envelope, reports: 130 });
+      try {
+        const ids: string[] = [];
+        for await (const page of lab.api().iterateReports({ pageSize: 25 })) {
+          ids.push(...page.items.map((r) => r.report_id));
+        }
+        const expected = lab.server.reportsFor(FULL).map((r) => r.report_id);
+        assert.deepEqual(ids, expected);
+        const requests = lab.server.takeRequests().length;
+        // Without metadata, a list that ends on a full page costs one extra (empty) request.
+        assert.ok(requests === Math.ceil(expected.length / 25) || requests === Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0), `${requests} requests`);
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+});
+
+describe('pagination edge cases', () => {
+  it('stops at a repeated page and reports it', async () => {
+    const lab = await startMockLab({ faults: { repeatFirstPage: true } });
+    try {
+      const anomalies: PagingAnomaly[] = [];
+      const ids: string[] = [];
+      for await (const page of lab.api().iterateReports({ pageSize: 10 }, { onAnomaly: (a) => anomalies.push(a) })) {
+        ids.push(...page.items.map((r) => r.report_id));
+      }
+      assert.equal(ids.length, 10);
+      assert.deepEqual(anomalies, [{ kind: 'repeatedPage', page: 2 }]);
+      assert.equal(lab.server.takeRequests().length, 2);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('stops pagination that never ends at the page cap', async () => {
+    const lab = await startMockLab({ faults: { endlessPages: true } });
+    try {
+      const anomalies: PagingAnomaly[] = [];
+      let pages = 0;
+      for await (const page of lab.api().iterateReports({ pageSize: 5 }, { maxPages: 7, onAnomaly: (a) => anomalies.push(a) })) {
+        pages++;
+        assert.equal(page.items.length, 5);
+      }
+      assert.equal(pages, 7);
+      assert.deepEqual(anomalies, [{ kind: 'pageCap', page: 8 }]);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('drops items already seen on an earlier page and reports how many', async () => {
+    const pages = [[1, 2, 3], [3, 4, 5], [6]];
+    const anomalies: PagingAnomaly[] = [];
+    const seen: number[] = [];
+    const fetchPage = async (n: number) => ({ items: pages[n - 1]!, page: n, pageSize: 3, hasMore: n < 3, skipped: 0 });
+    for await (const page of iteratePages(fetchPage, { keyOf: String, onAnomaly: (a) => anomalies.push(a) })) {
+      seen.push(...page.items);
+    }
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(anomalies, [{ kind: 'duplicates', page: 2, count: 1 }]);
+  });
+
+  it('rejects malformed JSON, an HTML login page and oversized JSON with clear messages', async () => {
+    const lab = await startMockLab();
+    try {
+      lab.server.setFaults({ malformedJson: { times: 1 } });
+      let error = (await rejection(lab.api().listReports())) as LabApiError;
+      assert.equal(error.code, 'invalidResponse');
+      assert.match(error.message, /not valid JSON/);
+      lab.server.setFaults({ htmlInsteadOfJson: { times: 1 } });
+      error = (await rejection(lab.api().listReports())) as LabApiError;
+      assert.match(error.message, /text\/html instead of JSON/);
+      lab.server.setFaults({ oversizedJsonBytes: 2 * 1024 * 1024 });
+      error = (await rejection(lab.api('demo-full-access', { maxJsonBytes: 1024 * 1024 }).listReports())) as LabApiError;
+      assert.match(error.message, /larger than 1 MiB/);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('keeps records with wrong field types, leaving the bad fields out of the typed view', async () => {
+    const report = parseReport({ report_id: 42, sample_ids: 'S-1', download_available: 'yes', published_at: 17, extra: { nested: true } })!;
+    assert.equal(report.report_id, '42');
+    assert.equal(report.sample_ids, undefined);
+    assert.equal(report.download_available, undefined);
+    assert.equal(report.published_at, undefined);
+    assert.deepEqual(report.raw.extra, { nested: true });
+    assert.equal(parseReport({ title: 'no id' }), undefined);
+  });
+});
+
+describe('concurrent listing', () => {
+  /** A list of `count` numbered items served `pageSize` at a time, recording which pages are in flight at once. */
+  function pagedList(count: number, pageSize: number, meta: { totalPages?: boolean; totalCount?: boolean } = { totalPages: true, totalCount: true }) {
+    const totalPages = Math.ceil(count / pageSize);
+    let inFlight = 0;
+    const stats = { peak: 0, asked: [] as number[], cancelled: 0 };
+    const fetchPage = async (page: number, signal?: AbortSignal) => {
+      stats.asked.push(page);
+      inFlight++;
+      stats.peak = Math.max(stats.peak, inFlight);
+      try {
+        // Later pages answer sooner, so order must come from the walk, not from arrival.
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 2 + ((totalPages - page) % 5) * 3);
+          signal?.addEventListener('abort', () => {
+            clearTimeout(timer);
+            stats.cancelled++;
+            reject(new Error('cancelled'));
+          });
+        });
+      } finally {
+        inFlight--;
+      }
+      const items = Array.from({ length: Math.max(0, Math.min(pageSize, count - (page - 1) * pageSize)) }, (_, i) => (page - 1) * pageSize + i + 1);
+      return { items, page, pageSize, totalPages: meta.totalPages ? totalPages : undefined, totalCount: meta.totalCount ? count : undefined, hasMore: page < totalPages, skipped: 0 };
+    };
+    return { fetchPage, stats };
+  }
+
+  async function walk<T>(pages: AsyncGenerator<{ items: readonly T[] }>): Promise<T[]> {
+    const all: T[] = [];
+    for await (const page of pages) {
+      all.push(...page.items);
+    }
+    return all;
+  }
+
+  it('asks for the remaining pages at once, bounded, and yields them in server order', async () => {
+    const { fetchPage, stats } = pagedList(1000, 10);
+    const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4 }));
+    assert.deepEqual(items, Array.from({ length: 1000 }, (_, i) => i + 1));
+    assert.equal(stats.asked.length, 101, 'each page once, and one more: the count ended on a full page');
+    assert.equal(stats.peak, 4, 'never more than the concurrency in flight');
+  });
+
+  it('knows the page count from total_count alone, and stays sequential without totals', async () => {
+    const counted = pagedList(95, 10, { totalCount: true });
+    assert.equal((await walk(iteratePages(counted.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(counted.stats.peak, 4);
+    const bare = pagedList(95, 10, {});
+    assert.equal((await walk(iteratePages(bare.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(bare.stats.peak, 1, 'without a total there is nothing to ask ahead for');
+  });
+
+  it('de-duplicates across pages fetched at once, as a list that shifts while it is read does', async () => {
+    const pages = [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8]];
+    const anomalies: PagingAnomaly[] = [];
+    const fetchPage = async (n: number) => ({ items: pages[n - 1] ?? [], page: n, pageSize: 3, totalPages: 4, totalCount: 10, hasMore: n < 4, skipped: 0 });
+    assert.deepEqual(await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4, onAnomaly: (a) => anomalies.push(a) })), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(anomalies, [
+      { kind: 'duplicates', page: 2, count: 1 },
+      { kind: 'duplicates', page: 3, count: 1 },
+      // Counted 10, 8 distinct arrived: the walk says it cannot be sure it has everything.
+      { kind: 'fewerThanCounted', page: 5, received: 8, counted: 10 },
+    ]);
+  });
+
+  it('falls back to one page at a time when the server answers with another page than asked', async () => {
+    const anomalies: PagingAnomaly[] = [];
+    // Page 3 comes back labelled as page 7: from there on the walk asks for one page at a time.
+    const fetchPage = async (n: number) => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return { items: n <= 6 ? [n * 10 + 1, n * 10 + 2] : [], page: n === 3 ? 7 : n, pageSize: 2, totalPages: 6, totalCount: 12, hasMore: n < 6, skipped: 0 };
+    };
+    const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 3, onAnomaly: (a) => anomalies.push(a) }));
+    assert.deepEqual(items, [11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62]);
+    assert.deepEqual(anomalies, [{ kind: 'sequential', page: 3 }]);
+    // A server that counts pages from 0 is never asked ahead at all.
+    const zeroBased = pagedList(50, 10);
+    const shifted = async (n: number, signal?: AbortSignal) => ({ ...(await zeroBased.fetchPage(n, signal)), page: n - 1 });
+    assert.equal((await walk(iteratePages(shifted, { keyOf: String, concurrency: 4 }))).length, 50);
+    assert.equal(zeroBased.stats.peak, 1);
+  });
+
+  it('does not trust totals that disagree, or a first page shorter than its size', async () => {
+    const disagree = pagedList(100, 10);
+    const lying = async (n: number, signal?: AbortSignal) => ({ ...(await disagree.fetchPage(n, signal)), totalPages: 50 });
+    assert.equal((await walk(iteratePages(lying, { keyOf: String, concurrency: 4 }))).length, 100);
+    assert.equal(disagree.stats.peak, 1, 'total_pages 50 with total_count 100 at 10 a page: sequential');
+    const capped = async (n: number) => ({ items: n === 1 ? [1, 2, 3] : n === 2 ? [4, 5, 6] : [], page: n, pageSize: 5, totalCount: 6, hasMore: n < 2, skipped: 0 });
+    assert.deepEqual(await walk(iteratePages(capped, { keyOf: String, concurrency: 4 })), [1, 2, 3, 4, 5, 6]);
+  });
+
+  it('cancels the pages in flight when the caller stops early, and stops at the page cap', async () => {
+    const { fetchPage, stats } = pagedList(1000, 10);
+    const seen: number[] = [];
+    for await (const page of iteratePages(fetchPage, { keyOf: String, concurrency: 4 })) {
+      seen.push(...page.items);
+      if (seen.length >= 20) {
+        break;
+      }
+    }
+    assert.equal(seen.length, 20);
+    // Read-ahead is bounded: at most four times the concurrency beyond the page being read.
+    assert.ok(stats.asked.length <= 2 + 4 * 4, `${stats.asked.length} pages asked for`);
+    assert.ok(stats.cancelled >= 1, 'pages asked ahead are cancelled, not left running');
+    const anomalies: PagingAnomaly[] = [];
+    const capped = pagedList(1000, 10);
+    assert.equal((await walk(iteratePages(capped.fetchPage, { keyOf: String, concurrency: 4, maxPages: 7, onAnomaly: (a) => anomalies.push(a) }))).length, 70);
+    assert.deepEqual(anomalies, [{ kind: 'pageCap', page: 8 }]);
+    assert.equal(capped.stats.asked.length, 7);
+  });
+
+  it('passes a failure of any page on, in order, and cancels the rest', async () => {
+    const { fetchPage, stats } = pagedList(200, 10);
+    const failing = async (n: number, signal?: AbortSignal) => {
+      if (n === 5) {
+        throw new Error('page 5 failed');
+      }
+      return fetchPage(n, signal);
+    };
+    const seen: number[] = [];
+    await assert.rejects(async () => {
+      for await (const page of iteratePages(failing, { keyOf: String, concurrency: 4 })) {
+        seen.push(...page.items);
+      }
+    }, /page 5 failed/);
+    assert.deepEqual(seen, Array.from({ length: 40 }, (_, i) => i + 1), 'pages 1–4 arrive before the failure');
+    assert.ok(stats.asked.length <= 5 + 4 * 4, `${stats.asked.length} pages asked for`);
+  });
+
+  it('lists the mock lab concurrently against real HTTP: every report once, in order, in as many requests as pages', async () => {
+    const lab = await startMockLab({ reports: 600, faults: { latencyMs: 20 } });
+    try {
+      const expected = lab.server.reportsFor(FULL).map((r) => r.report_id);
+      const timed = async (concurrency: number): Promise<number> => {
+        lab.server.takeRequests();
+        const started = performance.now();
+        const ids = (await walk(lab.api().iterateReports({ pageSize: 25 }, { concurrency }))).map((r) => r.report_id);
+        assert.deepEqual(ids, expected);
+        // A count that ends on a full page is confirmed with one more (empty) page.
+        assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0));
+        return performance.now() - started;
+      };
+      const sequential = await timed(1);
+      const concurrent = await timed(4);
+      assert.ok(concurrent < sequential, `concurrent ${concurrent.toFixed(0)} ms, sequential ${sequential.toFixed(0)} ms`);
+    } finally {
+      await lab.close();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import { DEFAULT_RETRY_POLICY, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep } from '../../../../src/core/connection/timing';
+import { isCancellation } from '../../../../src/core/errors/errors';
+import { rejection } from '../../helpers';
+
+describe('retry timing', () => {
+  it('backs off 1 s × 2 with 50–100 % jitter, capped at 30 s', () => {
+    assert.equal(backoffDelay(0, DEFAULT_RETRY_POLICY, () => 1), 1000);
+    assert.equal(backoffDelay(0, DEFAULT_RETRY_POLICY, () => 0), 500);
+    assert.equal(backoffDelay(2, DEFAULT_RETRY_POLICY, () => 1), 4000);
+    assert.equal(backoffDelay(10, DEFAULT_RETRY_POLICY, () => 1), 30_000);
+    assert.equal(backoffDelay(10, DEFAULT_RETRY_POLICY, () => 0), 15_000);
+  });
+
+  it('reads Retry-After as seconds, an HTTP-date, a past date, retry-after-ms, or ignores garbage', () => {
+    const now = Date.parse('2026-11-01T12:00:00Z');
+    assert.equal(parseRetryAfter('2', now), 2000);
+    assert.equal(parseRetryAfter(' 0 ', now), 0);
+    assert.equal(parseRetryAfter('1.5', now), 1500);
+    assert.equal(parseRetryAfter('Sun, 01 Nov 2026 12:00:30 GMT', now), 30_000);
+    assert.equal(parseRetryAfter('Sun, 01 Nov 2026 11:00:00 GMT', now), 0);
+    assert.equal(parseRetryAfter('soon', now), undefined);
+    assert.equal(parseRetryAfter('-5', now), undefined);
+    assert.equal(parseRetryAfter('2026-11-01T12:00:30Z', now), undefined);
+    assert.equal(parseRetryAfter(undefined, now), undefined);
+    assert.equal(parseRetryAfter('10', now, '250'), 250);
+  });
+
+  it('sleep stops promptly when cancelled', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 20);
+    const error = await rejection(sleep(10_000, controller.signal));
+    assert.ok(isCancellation(error));
+    assert.ok(Date.now() - started < 1000);
+  });
+
+  it('a rate-limit gate holds every waiter until the same moment', async () => {
+    const gate = new RateLimitGate();
+    gate.pauseUntil(Date.now() + 80);
+    gate.pauseUntil(Date.now() + 10); // an earlier pause never shortens a later one
+    assert.ok(gate.pausedUntil() !== undefined);
+    const started = Date.now();
+    await Promise.all([gate.wait(), gate.wait(), gate.wait()]);
+    assert.ok(Date.now() - started >= 70, `waited ${Date.now() - started} ms`);
+    assert.equal(gate.pausedUntil(), undefined);
+  });
+
+  it('a semaphore bounds concurrency and lets cancelled waiters go', async () => {
+    const semaphore = new Semaphore(2);
+    let active = 0;
+    let peak = 0;
+    const task = async (): Promise<void> => {
+      active++;
+      peak = Math.max(peak, active);
+      await sleep(15);
+      active--;
+    };
+    const controller = new AbortController();
+    const cancelled = semaphore.run(task, controller.signal);
+    const others = [semaphore.run(task), semaphore.run(task), semaphore.run(task)];
+    const late = semaphore.run(task, controller.signal);
+    controller.abort();
+    assert.ok(isCancellation(await rejection(late)));
+    await Promise.all([cancelled.catch(() => undefined), ...others]);
+    assert.equal(peak, 2);
+    assert.throws(() => new Semaphore(0), RangeError);
+  });
+});
