@@ -1,5 +1,47 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+/**
+ * The layers of src/, lowest first; ARCHITECTURE.md draws the same table. A file may import from
+ * its own layer's folders and from layers below it, never from a layer above. Within a layer,
+ * folders do not import each other (one arrow each way would make them one layer).
+ */
+const LAYERS = [
+  // The lab API as plain TypeScript (no vscode), its folders in their own order, lowest first.
+  ['src/core/errors'],
+  ['src/core/connection'],
+  ['src/core/files'],
+  ['src/core/api'],
+  ['src/core/sync'],
+  ['src/core/derived'],
+  // The VS Code layer.
+  ['src/ui', 'src/log.ts', 'src/constants.ts', 'src/cancellation.ts'],
+  ['src/labs'],
+  ['src/news'],
+  ['src/views', 'src/preview', 'src/documents', 'src/downloads', 'src/auth'],
+  ['src/ids', 'src/chat', 'src/overview', 'src/provenance', 'src/statusBar.ts'],
+  ['src/commands', 'src/api.ts'],
+  ['src/extension.ts'],
+];
+
+/** One zone per layer: nothing in it imports from any layer above it; nor one of its folders from another of its folders. */
+const layerZones = LAYERS.flatMap((layer, index) => {
+  const above = LAYERS.slice(index + 1).flat();
+  const upward = above.length === 0 ? [] : [{ target: layer.map((place) => `./${place}`), from: above.map((place) => `./${place}`), message: 'Imports run downward only: this layer may not import from a layer above it (see ARCHITECTURE.md).' }];
+  const sideways = layer.length < 2 ? [] : layer.map((place) => ({ target: `./${place}`, from: layer.filter((other) => other !== place).map((other) => `./${other}`), message: 'Folders of one layer do not import each other (see ARCHITECTURE.md).' }));
+  return [...upward, ...sideways];
+});
+
+/** Imports run downward only, layer by layer (type-only imports too); test/unit/architecture.test.ts lints a scratch file with it. */
+export const layersConfig = {
+  files: ['src/**/*.ts'],
+  plugins: { 'import-x': importX },
+  settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
+  rules: {
+    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'scripts/**', 'esbuild.js'] },
@@ -21,11 +63,12 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  layersConfig,
   {
     // The lab API core runs under plain Node; it must never depend on the editor.
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not import vscode.' }], patterns: [{ group: ['../*', '!../core/*'], message: 'src/core may only import from src/core.' }] }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not import vscode.' }], patterns: [{ group: ['../../*', '!../../core/*'], message: 'src/core may only import from src/core.' }] }],
     },
   },
 );

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
@@ -12,17 +13,55 @@ function sourceFiles(folder: string): string[] {
 
 describe('architecture', () => {
   it('src/core never imports vscode, nor anything outside src/core', () => {
-    const files = sourceFiles(path.join(root, 'src', 'core'));
-    assert.ok(files.length >= 8, 'found the core sources');
+    const core = path.join(root, 'src', 'core');
+    const files = sourceFiles(core);
+    assert.ok(files.length >= 30, 'found the core sources');
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       const imports = [...text.matchAll(/(?:import|export)\s[^;]*?from\s+'([^']+)'|require\('([^']+)'\)|import\('([^']+)'\)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
       for (const specifier of imports) {
         assert.notEqual(specifier, 'vscode', `${path.relative(root, file)} imports vscode`);
-        assert.ok(!specifier.startsWith('..'), `${path.relative(root, file)} imports ${specifier} from outside src/core`);
+        if (specifier.startsWith('.')) {
+          const target = path.resolve(path.dirname(file), specifier);
+          assert.ok(!path.relative(core, target).startsWith('..'), `${path.relative(root, file)} imports ${specifier} from outside src/core`);
+        }
         assert.ok(specifier.startsWith('.') || specifier.startsWith('node:') || specifier === 'undici' || /^undici\/lib\/(dispatcher|api|core)\/[a-z-]+\.js$/.test(specifier), `${path.relative(root, file)} imports ${specifier}; the core may use only Node and undici`);
       }
     }
+  });
+
+  it('one file of the core talks to undici: the transport behind the seam (every request leaves through connection/transport.ts)', () => {
+    const files = sourceFiles(path.join(root, 'src', 'core'));
+    const undiciUsers = files.filter((file) => /(?:from|require\()\s*'undici(?:\/[^']*)?'/.test(readFileSync(file, 'utf8'))).map((file) => path.relative(root, file).split(path.sep).join('/'));
+    assert.deepEqual(undiciUsers, ['src/core/connection/undiciTransport.ts']);
+    const client = readFileSync(path.join(root, 'src', 'core', 'connection', 'httpClient.ts'), 'utf8');
+    assert.match(client, /this\.transport\.send\(/, 'the HTTP client sends through its transport');
+  });
+
+  describe('imports run downward only (ESLint, import-x/no-restricted-paths, the layers of eslint.config.mjs)', () => {
+    /** The rule ids ESLint reports for `text` as if it were the file `file` of src/. */
+    async function lintAs(file: string, text: string): Promise<string[]> {
+      const { ESLint } = await import('eslint');
+      const tseslint = await import('typescript-eslint');
+      const { layersConfig } = (await import(pathToFileURL(path.join(root, 'eslint.config.mjs')).href)) as { layersConfig: object };
+      const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, layersConfig] });
+      const [result] = await eslint.lintText(text, { filePath: path.join(root, file) });
+      return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+    }
+
+    it('refuses an import from a layer above: a view reaching into commands, the API reaching into sync, labs into views', async function () {
+      this.timeout(20_000);
+      assert.deepEqual(await lintAs('src/views/probe.ts', "import type { CommandServices } from '../commands/index';\nexport type Probe = CommandServices;\n"), ['import-x/no-restricted-paths']);
+      assert.deepEqual(await lintAs('src/core/api/probe.ts', "import { MANIFEST_FILE_NAME } from '../sync/manifest';\nexport const probe = MANIFEST_FILE_NAME;\n"), ['import-x/no-restricted-paths']);
+      assert.deepEqual(await lintAs('src/labs/probe.ts', "import type { ReportsTreeProvider } from '../views/reportsTree';\nexport type Probe = ReportsTreeProvider;\n"), ['import-x/no-restricted-paths']);
+      assert.deepEqual(await lintAs('src/chat/probe.ts', "import type { OverviewPanels } from '../overview/overviewPanels';\nexport type Probe = OverviewPanels;\n"), ['import-x/no-restricted-paths'], 'nor sideways within a layer');
+    });
+
+    it('allows imports from below', async function () {
+      this.timeout(20_000);
+      assert.deepEqual(await lintAs('src/views/probe.ts', "import type { Labs } from '../labs/labs';\nimport type { LabApi } from '../core/api/labApi';\nexport type Probe = [Labs, LabApi];\n"), []);
+      assert.deepEqual(await lintAs('src/core/sync/probe.ts', "import type { LabApi } from '../api/labApi';\nimport { LabApiError } from '../errors/errors';\nexport type Probe = [LabApi, LabApiError];\n"), []);
+    });
   });
 
   it('only webviews load pdf.js and Chart.js: no extension-host source imports them', () => {
