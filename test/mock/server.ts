@@ -352,7 +352,21 @@ export class MockLabServer {
   }
 
   /** Serves one request (the listener calls this). */
+  /** Requests being answered now, and the most there were at once since the last {@link takeMaxInFlight}. */
+  private inFlight = 0;
+  private maxInFlight = 0;
+
+  /** The most requests that were in flight at once since the last call (for concurrency bounds). */
+  takeMaxInFlight(): number {
+    const most = this.maxInFlight;
+    this.maxInFlight = this.inFlight;
+    return most;
+  }
+
   async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    response.once('close', () => this.inFlight--);
     const requestId = `req-${++this.sequence}-${randomBytes(4).toString('hex')}`;
     const url = new URL(request.url ?? '/', 'http://mock.invalid');
     const query = Object.fromEntries(url.searchParams);

@@ -8,7 +8,7 @@ import { LabApiError, type LabErrorCode } from '../errors/errors';
 import { cancelledError, labError, type MessageId } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
 import { DIRECT, describeProxy, type NetworkOptions } from './network';
-import { TransportError, type Transport, type TransportResponse } from './transport';
+import { TransportError, type Transport, type TransportFactory, type TransportResponse, type TransportTimeouts } from './transport';
 import { UndiciTransport } from './undiciTransport';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
 
@@ -16,12 +16,8 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 /** Where the core writes what it does; the VS Code layer points it at the "Lab Data" log. */
 export type LogSink = (level: LogLevel, message: string) => void;
 
-export interface HttpTimeouts {
-  readonly connectMs: number;
-  readonly headersMs: number;
-  /** Longest silence between two chunks of a body. */
-  readonly bodyIdleMs: number;
-}
+/** Connect, headers and body-idle timeouts (the transport's; see {@link TransportTimeouts}). */
+export type HttpTimeouts = TransportTimeouts;
 
 export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyIdleMs: 60_000 };
 export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
@@ -56,10 +52,10 @@ export interface HttpClientOptions {
   /** Proxies and trusted certificate authorities; direct, with Node's roots, by default. */
   readonly network?: NetworkOptions;
   /**
-   * Where requests leave the process; undici's own pools with `network` by default. The client
-   * owns it: closing the client closes the transport.
+   * Builds the transport requests leave the process through; undici's own pools with `network`
+   * by default. The client owns what it builds: closing the client closes the transport.
    */
-  readonly transport?: Transport;
+  readonly transport?: TransportFactory;
   /** Told after every attempt whether the lab answered, could not be reached, or limits requests. */
   readonly onConnection?: (event: ConnectionEvent) => void;
   /** Told of every request that finally failed (not cancelled), for support reports. */
@@ -213,7 +209,8 @@ export class HttpClient {
     this.slots = new Semaphore(concurrency);
     this.onConnection = options.onConnection ?? (() => undefined);
     this.onFailure = options.onFailure ?? (() => undefined);
-    this.transport = options.transport ?? new UndiciTransport({ network: options.network ?? DIRECT, connections: concurrency, timeouts: this.timeouts });
+    const settings = { connections: concurrency, timeouts: this.timeouts };
+    this.transport = options.transport ? options.transport(settings) : new UndiciTransport({ ...settings, network: options.network ?? DIRECT });
     // Whatever a server sends back (an echoed token included) is redacted before anyone sees it.
     registerSecret(options.token);
     registerSecret(options.network?.proxyAuthorization);

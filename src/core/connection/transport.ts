@@ -58,6 +58,16 @@ export interface TransportTimeouts {
   readonly bodyIdleMs: number;
 }
 
+/** What a client tells the transport it builds: how many connections per origin, and how long to wait. */
+export interface TransportSettings {
+  /** Connections per origin; the client never has more requests in flight than this. */
+  readonly connections: number;
+  readonly timeouts: TransportTimeouts;
+}
+
+/** Builds a client's transport from the client's settings (the seam a second transport plugs into). */
+export type TransportFactory = (settings: TransportSettings) => Transport;
+
 /**
  * The failures every transport reports in the same words, whatever its platform calls them. The
  * timeout codes are undici's own names, so errors of the undici transport pass through unchanged.

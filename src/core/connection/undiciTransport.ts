@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Dispatcher as UndiciDispatcher, Agent as UndiciAgent, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent, buildConnector as BuildConnector } from 'undici';
 
-import type { Transport, TransportRequest, TransportResponse, TransportTimeouts } from './transport';
+import type { Transport, TransportRequest, TransportResponse, TransportSettings } from './transport';
 import { TransportError } from './transport';
 import { proxyFor, type NetworkOptions } from './network';
 
@@ -117,12 +117,9 @@ export class ProxyAgent extends BaseProxyAgent {
   }
 }
 
-export interface UndiciTransportOptions {
-  /** Proxies and trusted certificate authorities; direct, with Node's roots, by default. */
+export interface UndiciTransportOptions extends TransportSettings {
+  /** Proxies and trusted certificate authorities. */
   readonly network: NetworkOptions;
-  /** Connections per origin (the lab's request limit). */
-  readonly connections: number;
-  readonly timeouts: TransportTimeouts;
 }
 
 /** undici's words for a proxy that refused the CONNECT of a tunnel. */

@@ -156,6 +156,8 @@ function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], moni
       if (!failed) {
         failed = true;
         cleanup();
+        // Destroying a response body makes it emit its abort as an error: heard here, not thrown at the process.
+        stream.on('error', () => undefined);
         stream.destroy();
         // Settle only once no write is in flight, so the caller may close and remove the file.
         void (writing ?? Promise.resolve()).catch(() => undefined).then(() => reject(error));

@@ -1,0 +1,233 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { inspect } from 'node:util';
+import { LabApi, type LabApiOptions } from '../../../../src/core/api/labApi';
+import { RateLimitGate } from '../../../../src/core/connection/timing';
+import type { TransportFactory } from '../../../../src/core/connection/transport';
+import { LabApiError, isCancellation } from '../../../../src/core/errors/errors';
+import { FULL, SECRET_TOKEN, rejection, startMockLab, type MockLab } from '../../helpers';
+
+/** Every way an error could reach a user, a log or a support ticket. */
+function renderings(error: unknown): string {
+  const e = error as LabApiError;
+  return [String(e), e.message, e.stack, JSON.stringify(e), inspect(e, { depth: 5, showHidden: true }), e.describe?.(), e.detail].join('\n');
+}
+
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * The core's promises about every request, held over the transport `factory` builds: the same
+ * suite runs over each transport behind the seam (connection/transport.ts), so a second transport
+ * keeps every promise the first one does. Each test drives the core (LabApi, HttpClient) against
+ * the mock lab on 127.0.0.1, as the extension and the command-line tool do.
+ */
+export function transportContract(name: string, factory: TransportFactory): void {
+  describe(`the core's promises over the ${name} transport`, () => {
+    let lab: MockLab;
+    let root: string;
+    let reportId: string;
+    let folderCount = 0;
+    /** Errors the tests saw, checked at the end for the token. */
+    const seen: unknown[] = [];
+
+    const api = (options: Partial<Omit<LabApiOptions, 'lab'>> = {}, token = FULL): LabApi => lab.api(token, { transport: factory, ...options });
+    const folder = async (): Promise<string> => {
+      const made = path.join(root, `f${++folderCount}`);
+      await fs.mkdir(made);
+      return made;
+    };
+    const failure = async (promise: Promise<unknown>): Promise<LabApiError> => {
+      const error = await rejection(promise);
+      seen.push(error);
+      assert.ok(error instanceof LabApiError, String(error));
+      return error;
+    };
+
+    before(async () => {
+      lab = await startMockLab({ reports: 40 });
+      root = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-contract-'));
+      reportId = lab.server.reportsFor(FULL).find((report) => report.download_available)!.report_id;
+    });
+    after(async () => {
+      await lab.close();
+      await fs.rm(root, { recursive: true, force: true });
+    });
+    beforeEach(() => {
+      lab.server.setFaults({});
+      lab.server.takeRequests();
+      lab.server.takeMaxInFlight();
+    });
+
+    it('sends the token and Accept to the lab, and reads its JSON', async () => {
+      const page = await api().listReports({ pageSize: 5 });
+      assert.equal(page.items.length, 5);
+      const [request] = lab.server.takeRequests();
+      assert.equal(request!.hadAuthorization, true);
+      assert.equal(request!.scope, 'full scope: every client, project and data area');
+      assert.equal(request!.accept, 'application/json');
+    });
+
+    it('streams a PDF to disk whole, with its SHA-256, and reports progress', async () => {
+      const into = await folder();
+      const progress: number[] = [];
+      const saved = await api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', onProgress: (bytes) => progress.push(bytes) });
+      const expected = lab.server.pdfFor(reportId);
+      assert.ok((await fs.readFile(path.join(into, 'r.pdf'))).equals(expected));
+      assert.equal(saved.bytes, expected.length);
+      assert.equal(progress.at(-1), expected.length);
+    });
+
+    it('undoes gzip, deflate and br on JSON and PDF bodies alike', async () => {
+      const expected = lab.server.pdfFor(reportId);
+      for (const compress of ['gzip', 'deflate', 'br'] as const) {
+        lab.server.setFaults({ compress });
+        const page = await api().listReports({ pageSize: 3 });
+        assert.equal(page.items.length, 3, compress);
+        const into = await folder();
+        await api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' });
+        assert.ok((await fs.readFile(path.join(into, 'r.pdf'))).equals(expected), compress);
+      }
+    });
+
+    it('refuses a file over the size cap, declared or found while streaming, leaving nothing', async () => {
+      const size = lab.server.pdfFor(reportId).length;
+      for (const faults of [{}, { closeDelimitedFiles: true }]) {
+        lab.server.setFaults(faults);
+        const into = await folder();
+        const error = await failure(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', maxBytes: size - 1 }));
+        assert.match(error.text?.id ?? '', /^fileTooLarge/, JSON.stringify(faults));
+        assert.deepEqual(await fs.readdir(into), []);
+      }
+      const within = await api({ maxFileBytes: size }).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' });
+      assert.equal(within.bytes, size);
+    });
+
+    it('fails a body shorter than its Content-Length, and a connection dropped halfway, leaving nothing', async () => {
+      for (const faults of [{ shortFile: { fraction: 0.5, times: 1 } }, { dropFileAt: { fraction: 0.5, times: 1 } }]) {
+        lab.server.setFaults(faults);
+        const into = await folder();
+        const error = await failure(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' }));
+        assert.match(error.message, /broke off|ended early|Cannot reach/, JSON.stringify(faults));
+        assert.ok(!isCancellation(error));
+        assert.deepEqual(await fs.readdir(into), []);
+      }
+    });
+
+    it('stops promptly when cancelled mid-download, leaving nothing', async () => {
+      lab.server.setFaults({ stallFileAt: { fraction: 0.5, times: 1 } });
+      const into = await folder();
+      const controller = new AbortController();
+      const started = Date.now();
+      const error = await rejection(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', signal: controller.signal, onProgress: () => controller.abort() }));
+      assert.ok(isCancellation(error), String(error));
+      assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+      assert.deepEqual(await fs.readdir(into), []);
+    });
+
+    it('stops promptly when cancelled while waiting to retry', async () => {
+      lab.server.setFaults({ status: { status: 503, times: Infinity } });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 150);
+      const started = Date.now();
+      const error = await rejection(api({ retry: { baseDelayMs: 5000, maxDelayMs: 5000 } }).listReports({}, controller.signal));
+      assert.ok(isCancellation(error), String(error));
+      assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    });
+
+    it('times out a lab that never answers, and a body that stalls, leaving nothing', async () => {
+      lab.server.setFaults({ hangHeaders: { times: 10 } });
+      const waiting = await failure(api({ timeouts: { headersMs: 200 }, retry: { retries: 0 } }).listReports());
+      assert.equal(waiting.code, 'timeout');
+      assert.match(waiting.message, /waiting for an answer/);
+      lab.server.setFaults({ stallFileAt: { fraction: 0.5, times: 1 } });
+      const into = await folder();
+      const stalled = await failure(api({ timeouts: { bodyIdleMs: 200 } }).downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' }));
+      assert.equal(stalled.code, 'timeout');
+      assert.deepEqual(await fs.readdir(into), []);
+    });
+
+    it('retries a 500 once and then succeeds; never retries a 404', async () => {
+      lab.server.setFaults({ status: { status: 500, times: 1 } });
+      assert.equal((await api().listReports({ pageSize: 2 })).items.length, 2);
+      assert.deepEqual(lab.server.takeRequests().map((request) => request.status), [500, 200]);
+      lab.server.setFaults({ status: { status: 404, times: Infinity } });
+      const error = await failure(api().getReport(reportId));
+      assert.equal(error.code, 'notFound');
+      assert.equal(lab.server.takeRequests().length, 1);
+    });
+
+    it('pauses every caller of the lab once after a 429', async () => {
+      const shared = api({ rateLimitGate: new RateLimitGate(), maxConcurrentRequests: 4 });
+      lab.server.setFaults({ rateLimit: { times: 1, retryAfter: '1' }, latencyMs: 30 });
+      const started = Date.now();
+      const pages = await Promise.all([1, 2, 3, 4].map((page) => shared.listReports({ page, pageSize: 5 })));
+      assert.ok(pages.every((page) => page.items.length === 5));
+      const requests = lab.server.takeRequests();
+      assert.equal(requests.filter((request) => request.status === 429).length, 1);
+      assert.equal(requests.length, 5, 'one retry for the limited request, no storm');
+      assert.ok(Date.now() - started >= 900, `resumed after ${Date.now() - started} ms`);
+    });
+
+    it('keeps to the request limit', async () => {
+      lab.server.setFaults({ latencyMs: 40 });
+      const limited = api({ maxConcurrentRequests: 2 });
+      await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((page) => limited.listReports({ page, pageSize: 5 })));
+      assert.equal(lab.server.takeMaxInFlight(), 2, 'two at a time, no more, and not one after another');
+    });
+
+    it('follows a redirect to another origin without the token, and refuses one to plain http elsewhere', async () => {
+      const authorizations: Array<string | undefined> = [];
+      const other = http.createServer((request, response) => {
+        authorizations.push(request.headers.authorization);
+        response.writeHead(200, { 'content-type': 'application/pdf' });
+        response.end('%PDF-1.4\n%%EOF\n');
+      });
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = other.address() as net.AddressInfo;
+        lab.server.setFaults({ redirectFileTo: `http://127.0.0.1:${port}/files/r.pdf` });
+        const saved = await api({}, SECRET_TOKEN).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' });
+        assert.equal(saved.bytes, 15);
+        assert.deepEqual(authorizations, [undefined], 'the other origin never saw the token');
+        lab.server.setFaults({ redirectFileTo: 'http://files.lab.example/r.pdf' });
+        const error = await failure(api({}, SECRET_TOKEN).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' }));
+        assert.equal(error.code, 'insecureRedirect');
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    });
+
+    it('says it cannot reach a lab that refuses the connection', async () => {
+      const port = await closedPort();
+      const unreachable = LabApi.forBaseUrl(`http://127.0.0.1:${port}`, { token: SECRET_TOKEN, transport: factory, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      try {
+        const error = await failure(unreachable.listReports());
+        assert.equal(error.code, 'network');
+        assert.match(error.message, new RegExp(`Cannot reach the lab at http://127.0.0.1:${port} \\(connection refused\\)`));
+        assert.equal(error.attempts, 4);
+      } finally {
+        await unreachable.close();
+      }
+    });
+
+    it('puts the token in no error, even one whose body echoes it', async () => {
+      lab.server.setFaults({ status: { status: 401, times: 1 }, echoToken: true });
+      const error = await failure(api({}, SECRET_TOKEN).listReports());
+      assert.equal(error.code, 'unauthorized');
+      assert.ok(seen.length >= 10, `errors seen: ${seen.length}`);
+      for (const each of seen) {
+        assert.ok(!renderings(each).includes(SECRET_TOKEN), renderings(each));
+      }
+    });
+  });
+}
