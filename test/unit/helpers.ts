@@ -1,4 +1,6 @@
+import { inspect } from 'node:util';
 import { LabApi, type LabApiOptions } from '../../src/core/api/labApi';
+import type { LabApiError } from '../../src/core/errors/errors';
 import { RateLimitGate } from '../../src/core/connection/timing';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 
@@ -51,4 +53,10 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject, but it resolved');
+}
+
+/** Every way an error could reach a user, a log or a support ticket (for leak checks). */
+export function renderings(error: unknown): string {
+  const e = error as LabApiError;
+  return [String(e), e.message, e.stack, JSON.stringify(e), inspect(e, { depth: 5, showHidden: true }), e.describe?.(), e.detail].join('\n');
 }

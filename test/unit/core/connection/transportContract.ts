@@ -4,18 +4,11 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { inspect } from 'node:util';
 import { LabApi, type LabApiOptions } from '../../../../src/core/api/labApi';
 import { RateLimitGate } from '../../../../src/core/connection/timing';
 import type { TransportFactory } from '../../../../src/core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../src/core/errors/errors';
-import { FULL, SECRET_TOKEN, rejection, startMockLab, type MockLab } from '../../helpers';
-
-/** Every way an error could reach a user, a log or a support ticket. */
-function renderings(error: unknown): string {
-  const e = error as LabApiError;
-  return [String(e), e.message, e.stack, JSON.stringify(e), inspect(e, { depth: 5, showHidden: true }), e.describe?.(), e.detail].join('\n');
-}
+import { FULL, SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
 
 async function closedPort(): Promise<number> {
   const probe = net.createServer();
