@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { buildSync } from 'esbuild';
 import { LabApiError } from '../../../src/core/errors/errors';
 import { prepareFolder, writeFileSafely } from '../../../src/core/files/safeWriter';
 import { Readable } from 'node:stream';
@@ -91,9 +92,20 @@ describe('hardening 1: a failed write is a failure', function () {
     await fs.writeFile(path.join(folder, 'earlier.pdf'), 'earlier');
     await fs.chmod(folder, 0o555);
     await fs.chmod(path.dirname(folder), 0o1777).catch(() => undefined);
-    const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CHILD, folder], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(run.status, 0, run.stderr);
-    assertFailedCleanly(JSON.parse(run.stdout) as LimitedRun, /No permission to write in/);
+    // The checkout may sit where `nobody` cannot enter (a private temporary folder, a home folder):
+    // the child runs from one bundled file in a folder every user can read.
+    const child = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-child-'));
+    try {
+      await fs.chmod(child, 0o755);
+      const bundled = path.join(child, 'writeUnderLimits.js');
+      buildSync({ entryPoints: [CHILD], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: bundled, logLevel: 'silent' });
+      await fs.chmod(bundled, 0o644);
+      const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bundled, folder], { encoding: 'utf8', timeout: 60_000, cwd: child });
+      assert.equal(run.status, 0, run.stderr);
+      assertFailedCleanly(JSON.parse(run.stdout) as LimitedRun, /No permission to write in/);
+    } finally {
+      await fs.rm(child, { recursive: true, force: true });
+    }
   });
 
   it('a file where a folder should be says so, before anything is written', async () => {
