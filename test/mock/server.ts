@@ -308,6 +308,19 @@ export class MockLabServer {
     return scope ? this.visibleReports.filter((report) => this.inScope(scope, report.client_id, report.project_id)) : [];
   }
 
+  /** Amends a report as a lab does: the next revision, status `amended`, updated now; its file changes with it. */
+  amendReport(reportId: string): MockReport {
+    const report = this.data.reports.find((candidate) => candidate.report_id === reportId);
+    if (!report) {
+      throw new Error(`no report ${reportId}`);
+    }
+    report.revision += 1;
+    report.status = 'amended';
+    report.updated_at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.dataChanged();
+    return report;
+  }
+
   /** The exact bytes served for a report's file. */
   pdfFor(reportId: string): Buffer {
     const report = this.data.reports.find((candidate) => candidate.report_id === reportId);

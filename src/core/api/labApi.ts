@@ -39,6 +39,8 @@ export interface DownloadOptions {
   readonly maxBytes?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (bytesWritten: number, totalBytes?: number) => void;
+  /** Refuses the file before it takes its name unless its SHA-256 is right (see `writeFileSafely`). */
+  readonly checkSha256?: (sha256: string) => LabApiError | undefined;
 }
 
 export interface IterateOptions {
@@ -132,8 +134,13 @@ export class LabApi {
     return this.iterate((page, signal, link) => this.listReports({ ...query, page }, signal, link), (report) => report.report_id, query, options);
   }
 
-  async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
-    const report = await this.getOne(this.paths.report(reportId), parseReport, 'report', signal);
+  getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
+    return this.getReportAt(this.paths.report(reportId), signal);
+  }
+
+  /** A report's metadata from a path on the lab's origin recorded earlier (derived from a manifest's `source`). */
+  async getReportAt(path: string, signal?: AbortSignal): Promise<Report> {
+    const report = await this.getOne(path, parseReport, 'report', signal);
     this.onRecords({ reports: [report] });
     return report;
   }
@@ -188,8 +195,15 @@ export class LabApi {
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */
-  async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
-    const path = this.paths.reportFile(reportId);
+  downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
+    return this.downloadFileAt(this.paths.reportFile(reportId), options);
+  }
+
+  /**
+   * {@link downloadReportFile} from a path on the lab's origin recorded earlier (a manifest's
+   * `source`), with the same checks; the token goes nowhere but the lab's origin whatever the path.
+   */
+  async downloadFileAt(path: string, options: DownloadOptions): Promise<SavedFile> {
     return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal, highWaterMark: FILE_HIGH_WATER_MARK }, async (response) => {
       const maxBytes = options.maxBytes ?? this.maxFileBytes;
       LabApi.checkPdfResponse(response, maxBytes);
@@ -203,6 +217,7 @@ export class LabApi {
           expectedBytes: response.contentLength,
           maxBytes,
           checkHead: pdfHeadProblem,
+          checkSha256: options.checkSha256,
           signal: options.signal,
           onProgress: options.onProgress,
         });

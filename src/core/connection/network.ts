@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import * as tls from 'node:tls';
 import { rootCertificates } from 'node:tls';
 import { isLoopbackHost } from './baseUrl';
 import type { LabApiError } from '../errors/errors';
@@ -163,7 +164,13 @@ export function pemCertificates(text: string): string[] {
  * otherwise drop those), then each file's certificates. Added to, never instead of, Node's roots.
  * Without files, `ca` is undefined and Node's defaults (with `NODE_EXTRA_CA_CERTS`) apply.
  */
-export function loadCertificateAuthorities(files: readonly string[], env: NodeJS.ProcessEnv = process.env, read: (file: string) => string = (file) => readFileSync(file, 'utf8')): { ca?: string[]; problems: LabApiError[] } {
+export function loadCertificateAuthorities(
+  files: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+  /** The operating system's trust store ({@link systemCertificates}), added to Node's roots. */
+  system: readonly string[] = [],
+): { ca?: string[]; problems: LabApiError[] } {
   const problems: LabApiError[] = [];
   const extra: string[] = [];
   for (const file of files) {
@@ -180,7 +187,7 @@ export function loadCertificateAuthorities(files: readonly string[], env: NodeJS
     }
     extra.push(...certificates);
   }
-  if (extra.length === 0) {
+  if (extra.length === 0 && system.length === 0) {
     return { problems };
   }
   const fromEnv: string[] = [];
@@ -192,5 +199,46 @@ export function loadCertificateAuthorities(files: readonly string[], env: NodeJS
       // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS; nothing to add here.
     }
   }
-  return { ca: [...new Set([...rootCertificates, ...fromEnv, ...extra])], problems };
+  return { ca: [...new Set([...rootCertificates, ...system, ...fromEnv, ...extra])], problems };
+}
+
+/** Where Linux distributions keep the system's trusted certificates as one PEM bundle (the list Go's crypto/x509 reads). */
+const SYSTEM_BUNDLES = [
+  '/etc/ssl/certs/ca-certificates.crt',
+  '/etc/pki/tls/certs/ca-bundle.crt',
+  '/etc/ssl/ca-bundle.pem',
+  '/etc/pki/tls/cacert.pem',
+  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
+  '/etc/ssl/cert.pem',
+];
+
+/**
+ * The operating system's trusted certificates (where a TLS-inspecting proxy's root is put by IT):
+ * Node's own reader where the runtime has one (`tls.getCACertificates('system')`, Node 22.15 and
+ * later: every platform's store), else on Linux the distribution's PEM bundle. Empty when neither
+ * is there (Node 20 on macOS or Windows: name the file with a CA option instead).
+ */
+export function systemCertificates(read: (file: string) => string = (file) => readFileSync(file, 'utf8'), platform: NodeJS.Platform = process.platform): { readonly certificates: string[]; readonly source?: string } {
+  const getCACertificates = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates;
+  if (typeof getCACertificates === 'function') {
+    try {
+      return { certificates: getCACertificates('system'), source: "Node's system store" };
+    } catch {
+      // Older runtimes know only 'default' and 'bundled'; fall through to the files.
+    }
+  }
+  if (platform !== 'linux') {
+    return { certificates: [] };
+  }
+  for (const file of SYSTEM_BUNDLES) {
+    try {
+      const certificates = pemCertificates(read(file));
+      if (certificates.length > 0) {
+        return { certificates, source: file };
+      }
+    } catch {
+      // Not this distribution's place; try the next.
+    }
+  }
+  return { certificates: [] };
 }

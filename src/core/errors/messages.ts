@@ -83,6 +83,7 @@ export const MESSAGES = {
   writeBadName: 'Refusing the file name "{name}".',
   writeInTheWay: 'Refusing to write {name}: a link or folder of that name is in the way.',
   writeExists: '{name} already exists in {folder}.',
+  fileChangedAtLab: 'The lab now sends a different file for {id} than the one its folder recorded; nothing was written.',
   serverReason: 'The lab said: “{reason}”',
   // Signing in
   tokenRejectedKept: 'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',

@@ -72,3 +72,30 @@ export function renderFileName(template: string, fields: Readonly<Record<string,
 export function documentName(id: string, fallback = 'record'): string {
   return sanitizeFileName(serverText(id, 120), fallback);
 }
+
+/**
+ * Why a relative path read from a file (a manifest's entry) cannot be used inside a folder, or
+ * undefined when it can: it must be relative, use `/` between segments, and each segment must be
+ * a name {@link sanitizeFileName} leaves as it is (no `..`, no drive, no reserved device name, no
+ * control character, no trailing dot), at most {@link MAX_TEMPLATE_FOLDERS} folders deep.
+ */
+export function relativePathProblem(file: string): string | undefined {
+  if (file.length === 0) {
+    return 'it is empty';
+  }
+  if (/^[A-Za-z]:/.test(file) || file.startsWith('/') || file.startsWith('\\')) {
+    return 'it is an absolute path';
+  }
+  if (file.includes('\\')) {
+    return 'it contains a backslash';
+  }
+  const segments = file.split('/');
+  if (segments.some((segment) => segment === '..' || segment === '.' || segment === '')) {
+    return 'it leaves the folder or has an empty part';
+  }
+  if (segments.length > MAX_TEMPLATE_FOLDERS + 1) {
+    return `it is more than ${MAX_TEMPLATE_FOLDERS} folders deep`;
+  }
+  const unsafe = segments.find((segment) => sanitizeFileName(segment, '') !== segment);
+  return unsafe === undefined ? undefined : 'it has a name no system can hold safely (a reserved name, a control character, or a trailing dot or space)';
+}

@@ -32,6 +32,8 @@ export interface SafeWriteOptions {
   readonly maxBytes?: number;
   /** Checks the first bytes (up to 1 KiB); returns the error to fail with when they are wrong. */
   readonly checkHead?: (head: Buffer) => LabApiError | undefined;
+  /** Checks the whole file's SHA-256 before it takes its name; returns the error to fail with (nothing is then written). */
+  readonly checkSha256?: (sha256: string) => LabApiError | undefined;
   readonly signal?: AbortSignal;
   readonly onProgress?: (bytesWritten: number, totalBytes?: number) => void;
 }
@@ -41,6 +43,8 @@ export interface SavedFile {
   readonly fileName: string;
   readonly bytes: number;
   readonly sha256: string;
+  /** The file's modification time as written, so an unchanged file need not be hashed again. */
+  readonly mtimeMs?: number;
 }
 
 const HEAD_BYTES = 1024;
@@ -357,8 +361,15 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     // "Verify Saved Reports" find a file a power cut damaged (README, "Durability").
     await handle.close();
     handle = undefined;
+    const sha256 = monitor.hash.digest('hex');
+    const refused = options.checkSha256?.(sha256);
+    if (refused) {
+      throw refused;
+    }
     const finalName = await commit(temp, folder, fileName, policy);
-    return { path: path.join(folder, finalName), fileName: finalName, bytes: monitor.bytes, sha256: monitor.hash.digest('hex') };
+    const finalPath = path.join(folder, finalName);
+    const mtimeMs = (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
+    return { path: finalPath, fileName: finalName, bytes: monitor.bytes, sha256, ...(mtimeMs !== undefined ? { mtimeMs } : {}) };
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await fs.unlink(temp).catch(() => undefined);

@@ -4,8 +4,8 @@ import { LabApiError, isCancellation } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import { cancelledError } from '../errors/messages';
 import type { Report } from '../api/records';
-import { fileSha256, pathExists, reportFileName } from './reportFiles';
-import { isUpToDate, readManifest, sectionFor, type LabSection } from './manifest';
+import { pathExists, reportFileName } from './reportFiles';
+import { currentSha256, isUpToDate, readManifest, sectionFor, type LabSection } from './manifest';
 import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import { Throttle } from '../connection/timing';
 
@@ -23,6 +23,8 @@ export interface SaveTarget {
   readonly root?: string;
   readonly folder: string;
   readonly template: string;
+  /** Hash every file already there, even one whose size and time say it is unchanged. */
+  readonly rehash?: boolean;
 }
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
@@ -187,7 +189,7 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
       return false; // not worth reading the file
     }
-    return isUpToDate(report, entry, await fileSha256(path.join(options.target.folder, fileName)).catch(() => undefined));
+    return isUpToDate(report, entry, await currentSha256(path.join(options.target.folder, fileName), entry));
   };
   const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists, identical));
   // Bytes of files still arriving, kept as one running sum.

@@ -4,9 +4,9 @@ import { NO_FILE, POLICY } from './bulkSave';
 import type { LabApi, IterateOptions } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
-import { fileSha256, pathExists, reportFileName } from './reportFiles';
+import { pathExists, reportFileName } from './reportFiles';
 import { afterSync, decideSync, deletedSinceLastSync, plannedFileName, type SyncDecision } from './syncPlan';
-import { readManifest, sectionFor, updateManifest } from './manifest';
+import { currentSha256, readManifest, sectionFor, updateManifest } from './manifest';
 
 /** Every report of a query, page after page (concurrently where the lab's paging allows). */
 export async function listAllReports(api: LabApi, query: ListQuery, options: IterateOptions & { readonly onPage?: (listed: number, total?: number) => void } = {}): Promise<Report[]> {
@@ -45,6 +45,12 @@ export interface FolderSyncSteps {
   readonly save: (reports: readonly Report[], decide: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>) => PromiseLike<SaveRun>;
   /** Asked once before the first sync of this folder with this lab writes anything; false stops it. */
   readonly confirmFirst?: (reports: readonly Report[]) => Promise<boolean>;
+  /**
+   * A sync narrowed by filters: it lists what its filters match each time (not only what is new
+   * since the folder's mark) and leaves the mark alone, so a later sync without them still lists
+   * every report the filtered one skipped.
+   */
+  readonly filtered?: boolean;
 }
 
 export interface FolderSyncResult {
@@ -70,22 +76,23 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
   const lab = { name: api.lab.name, origin: api.origin };
   const manifest = await readManifest(target.folder);
   const section = sectionFor(manifest, lab);
-  const since = section.watermark;
+  const since = steps.filtered ? undefined : section.watermark;
   const listed = await steps.list(since ? { publishedSince: since } : {}, since);
-  if (!since && steps.confirmFirst && !(await steps.confirmFirst(listed))) {
+  if (!section.watermark && steps.confirmFirst && !(await steps.confirmFirst(listed))) {
     return { since, listed, run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true }, watermark: since, manifestWritten: false, files: Object.keys(section.files).length, declined: true };
   }
   const missing = await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
   const fileNameOf = (report: Report): string => plannedFileName(report, section, (candidate) => reportFileName(candidate, target.template, lab.name));
   const run = await steps.save([...listed, ...missing], async (report, ask) => {
     const fileName = fileNameOf(report);
-    const sha = report.download_available === false ? undefined : await fileSha256(path.join(target.folder, fileName));
-    return toSaveDecision(decideSync(report, section.files[report.report_id], fileName, sha), ask);
+    const entry = section.files[report.report_id];
+    const sha = report.download_available === false ? undefined : await currentSha256(path.join(target.folder, fileName), entry?.file === fileName ? entry : undefined, target.rehash);
+    return toSaveDecision(decideSync(report, entry, fileName, sha), ask);
   });
   let watermark = section.watermark;
   let files = Object.keys(section.files).length;
   const manifestWritten = await updateManifest(target.folder, lab, (current) => {
-    const next = afterSync(current, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
+    const next = afterSync(current, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled && !steps.filtered, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
     watermark = next.section.watermark;
     files = Object.keys(next.section.files).length;
     return next.changed ? next.section : undefined;

@@ -2,7 +2,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Report } from '../api/records';
+import { relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
+import { fileSha256 } from './reportFiles';
 
 export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
 
@@ -21,6 +23,11 @@ export interface ManifestEntry {
   readonly updated_at?: string;
   readonly bytes: number;
   readonly sha256: string;
+  /**
+   * The file's modification time when it was saved (milliseconds since 1970): a file of the same
+   * size and time is taken to be unchanged and is not hashed again (`--rehash` in the command-line tool forces it).
+   */
+  readonly mtime_ms?: number;
   readonly saved_at: string;
   /** Endpoint path the file came from, e.g. `/api/v1/reports/R-1/file`. */
   readonly source: string;
@@ -55,6 +62,7 @@ export function manifestEntry(report: Report, file: SavedFile, savedAt: string, 
     updated_at: known ? updatedAt : previous?.updated_at,
     bytes: file.bytes,
     sha256: file.sha256,
+    mtime_ms: file.mtimeMs,
     saved_at: savedAt,
     source,
     metadata: known ? report.raw : previous?.metadata,
@@ -203,4 +211,93 @@ export function updateManifest(folder: string, lab: LabKey, change: (section: La
 /** Whether a local file is the lab's file of this report as published: the manifest's SHA-256 of the same revision. */
 export function isUpToDate(report: Report, entry: ManifestEntry | undefined, localSha256: string | undefined): boolean {
   return entry !== undefined && localSha256 !== undefined && localSha256 === entry.sha256 && entry.published_at === report.published_at;
+}
+
+/**
+ * The SHA-256 of a saved report's file as it is now, or undefined when it is not there: the
+ * manifest's own when the file still has the size and modification time it was saved with (so
+ * ten thousand unchanged files cost ten thousand `stat`s, not reads), else computed from its bytes.
+ * `rehash` always computes.
+ */
+export async function currentSha256(file: string, entry: ManifestEntry | undefined, rehash = false): Promise<string | undefined> {
+  if (!rehash && entry?.mtime_ms !== undefined) {
+    const stats = await fs.stat(file).catch(() => undefined);
+    if (stats === undefined) {
+      return undefined;
+    }
+    // Within a millisecond: copies and tools that restore times keep them at various precisions (ns, µs, ms).
+    if (stats.isFile() && stats.size === entry.bytes && Math.abs(stats.mtimeMs - entry.mtime_ms) < 1) {
+      return entry.sha256;
+    }
+  }
+  return fileSha256(file).catch(() => undefined);
+}
+
+/** Why a folder's manifest cannot be used as it is; each names the problem for the user. */
+export type ManifestProblem =
+  | { readonly kind: 'missing'; readonly file: string }
+  | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
+  | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
+  | { readonly kind: 'entry'; readonly file: string; readonly lab: string; readonly reportId: string; readonly name: string; readonly reason: string };
+
+const SHA256_SHAPE = /^[0-9a-f]{64}$/;
+
+/**
+ * Reads a folder's manifest for a tool that must not guess (the command-line tool's pull and
+ * verify): unlike {@link readManifest}, which starts afresh from anything unreadable, it says
+ * what is wrong: no manifest, JSON that does not parse, a version it does not know, an entry whose
+ * file name would leave the folder or that another entry already uses, or an entry without a
+ * usable SHA-256. Returns the manifest only when there is no problem.
+ */
+export async function readManifestStrictly(folder: string): Promise<{ readonly manifest?: SyncManifest; readonly problems: readonly ManifestProblem[] }> {
+  const file = path.join(folder, MANIFEST_FILE_NAME);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return { problems: [{ kind: 'missing', file }] };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\ufeff/, ''));
+  } catch (error) {
+    return { problems: [{ kind: 'malformed', file, reason: error instanceof Error ? error.message : String(error) }] };
+  }
+  if (!isObject(parsed)) {
+    return { problems: [{ kind: 'malformed', file, reason: 'it is not a JSON object' }] };
+  }
+  if (parsed.version !== 1 && parsed.version !== 2) {
+    return { problems: [{ kind: 'version', file, version: parsed.version }] };
+  }
+  if (parsed.version === 2 && (!isObject(parsed.labs) || Object.values(parsed.labs).some((section) => asSection(section) === undefined))) {
+    return { problems: [{ kind: 'malformed', file, reason: 'its "labs" are not sections with an "origin" and "files"' }] };
+  }
+  const manifest = parseManifest(text.replace(/^\ufeff/, ''));
+  const problems: ManifestProblem[] = [];
+  const names = new Map<string, string>();
+  for (const [lab, section] of Object.entries(manifest.labs)) {
+    for (const [key, entry] of Object.entries(section.files)) {
+      const reportId = typeof entry?.report_id === 'string' ? entry.report_id : key;
+      const name = typeof entry?.file === 'string' ? entry.file : '';
+      const bad = (reason: string): void => void problems.push({ kind: 'entry', file, lab, reportId, name, reason });
+      const reason = relativePathProblem(name);
+      if (reason !== undefined) {
+        bad(reason);
+        continue;
+      }
+      if (typeof entry.sha256 !== 'string' || !SHA256_SHAPE.test(entry.sha256)) {
+        bad('it has no SHA-256 to check the file against');
+        continue;
+      }
+      // Case-insensitive file systems (Windows, macOS) would make two such names one file.
+      const folded = name.normalize('NFC').toLowerCase();
+      const other = names.get(folded);
+      if (other !== undefined) {
+        bad(`another entry (${other}) has the same file name`);
+        continue;
+      }
+      names.set(folded, reportId);
+    }
+  }
+  return problems.length > 0 ? { problems } : { manifest, problems };
 }

@@ -2,9 +2,8 @@ import * as path from 'node:path';
 import { LabApiError } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
-import { fileSha256 } from './reportFiles';
 import { isInside } from '../files/safeWriter';
-import { readManifest, revisionOf, type ManifestEntry } from './manifest';
+import { currentSha256, readManifest, revisionOf, type ManifestEntry } from './manifest';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
 export function changesAtLab(entry: ManifestEntry, current: Report): string[] {
@@ -41,6 +40,8 @@ export interface VerifiedFile {
   readonly atLab: readonly string[];
   /** Set when the lab could not be asked (signed out, unreachable, forbidden). */
   readonly unavailable?: string;
+  /** Why the lab could not be asked, when it answered with a failure. */
+  readonly error?: LabApiError;
 }
 
 export interface VerifyResult {
@@ -54,16 +55,21 @@ export interface VerifyResult {
 }
 
 export interface VerifyOptions {
-  /** The signed-in lab of that name and origin, or undefined when it cannot be asked. */
-  readonly apiFor: (lab: string, origin: string) => LabApi | undefined;
+  /**
+   * The signed-in lab of that name and origin, or undefined when it cannot be asked. Without it,
+   * only the files are checked against the manifest and no lab is asked.
+   */
+  readonly apiFor?: (lab: string, origin: string) => LabApi | undefined;
+  /** Hash every file, even one whose size and time say it is unchanged. */
+  readonly rehash?: boolean;
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
 }
 
 /**
- * Re-hashes every file a folder's manifest records and asks each file's lab for the report's
- * current metadata, a few at a time (the lab's own rate limits apply on top): a file is `ok` when
+ * Checks every file a folder's manifest records (hashing those whose size or time changed, or
+ * all with `rehash`) and, with `apiFor`, asks each file's lab for the report's current metadata, a few at a time (the lab's own rate limits apply on top): a file is `ok` when
  * its bytes and the lab's metadata are what was saved.
  */
 export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
@@ -97,9 +103,12 @@ async function verifyOne(folder: string, item: { lab: string; origin: string; en
   const { lab, origin, entry } = item;
   const resolved = path.resolve(folder, entry.file);
   // The manifest is a file in the workspace: a recorded name that leaves the folder is never read.
-  const sha = isInside(resolved, path.resolve(folder)) ? await fileSha256(resolved) : undefined;
+  const sha = isInside(resolved, path.resolve(folder)) ? await currentSha256(resolved, entry, options.rehash) : undefined;
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'same' : 'changed';
   const base = { lab, reportId: entry.report_id, file: entry.file, entry, local } as const;
+  if (!options.apiFor) {
+    return { ...base, atLab: [] };
+  }
   const api = options.apiFor(lab, origin);
   if (!api) {
     return { ...base, atLab: [], unavailable: `not signed in to ${lab} at ${origin}` };
@@ -113,6 +122,6 @@ async function verifyOne(folder: string, item: { lab: string; origin: string; en
     if (options.signal?.aborted) {
       throw error;
     }
-    return { ...base, atLab: [], unavailable: error instanceof Error ? error.message : String(error) };
+    return { ...base, atLab: [], unavailable: error instanceof Error ? error.message : String(error), ...(error instanceof LabApiError ? { error } : {}) };
   }
 }

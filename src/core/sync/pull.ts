@@ -1,0 +1,227 @@
+import * as path from 'node:path';
+import type { LabApi } from '../api/labApi';
+import type { Report } from '../api/records';
+import { LabApiError, isCancellation } from '../errors/errors';
+import { labError } from '../errors/messages';
+import { currentSha256, manifestEntry, revisionOf, updateManifest, type ManifestEntry, type SyncManifest } from './manifest';
+import { changesAtLab } from './provenance';
+
+/** What pulling one entry of a manifest came to. */
+export type PullState =
+  /** The file was there with the recorded bytes, and the lab has nothing newer (or was not asked). */
+  | 'present'
+  /** The file was missing and the lab's bytes matched the record: restored. */
+  | 'restored'
+  /** The lab has a newer file and `update` took it; the manifest entry follows it. */
+  | 'updated'
+  /** The lab has a newer file than the record: the local file (if any) was kept. */
+  | 'changedAtLab'
+  /** The file differs from the record and was left alone (`force` replaces it). */
+  | 'changedLocally'
+  /** The lab no longer has the report. */
+  | 'notAtLab'
+  /** A request or a write failed; `error` says why. */
+  | 'failed';
+
+export interface PulledFile {
+  readonly lab: string;
+  readonly origin: string;
+  readonly reportId: string;
+  /** The file's path relative to the folder, as the manifest records it. */
+  readonly file: string;
+  readonly state: PullState;
+  /** The revision (or publication) recorded, and the lab's now, when they differ. */
+  readonly recorded?: string;
+  readonly atLab?: string;
+  /** Why the lab's report differs from the record, each a short phrase. */
+  readonly changes?: readonly string[];
+  readonly bytes?: number;
+  readonly error?: LabApiError;
+}
+
+export interface PullOptions {
+  /** The client of a manifest section's lab; undefined when there is no token for it (its files fail). */
+  readonly apiFor: (lab: string, origin: string) => LabApi | undefined;
+  /** Take the lab's newer files and update their manifest entries. */
+  readonly update?: boolean;
+  /** Replace files that differ from their record with the recorded file. */
+  readonly force?: boolean;
+  /** Hash every file, even one whose size and time say it is unchanged. */
+  readonly rehash?: boolean;
+  /** Files at once; the lab's own request limit applies on top. */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly bytes: number }) => void;
+  /** Told of each entry as it is done. */
+  readonly onFile?: (file: PulledFile) => void;
+}
+
+export interface PullResult {
+  readonly files: readonly PulledFile[];
+  readonly bytes: number;
+  /** Whether the manifest was written (only `update` writes it). */
+  readonly manifestWritten: boolean;
+}
+
+/**
+ * The metadata path of a report, from the path its file came from: `…/reports/{id}/file` →
+ * `…/reports/{id}` (the spec's shape, whatever the prefix); undefined for any other shape.
+ */
+export function reportPathFromSource(source: string, reportId: string): string | undefined {
+  const id = encodeURIComponent(reportId);
+  const match = /^(\/.*)\/[^/?#]+$/.exec(source);
+  return match && match[1]!.endsWith(`/${id}`) ? match[1] : undefined;
+}
+
+/** A recorded path on the lab's origin we are willing to request: absolute, no host, no `..`. */
+function usableSource(source: unknown): source is string {
+  return typeof source === 'string' && /^\/[^/\\]/.test(source) && !source.split(/[?#]/)[0]!.split('/').includes('..');
+}
+
+function versionOf(entry: ManifestEntry | Report): string | undefined {
+  const revision = 'raw' in entry ? revisionOf(entry.raw) : entry.revision;
+  return revision !== undefined ? `revision ${revision}` : entry.published_at !== undefined ? `published ${entry.published_at}` : undefined;
+}
+
+/**
+ * Restores a folder from its manifest, the way a lockfile is restored: every listed file, under
+ * its recorded name, checked against its SHA-256 before it takes that name. A file already there
+ * with the recorded bytes is not downloaded (its lab is asked only whether the report changed,
+ * one small request). A report the lab has changed since is reported with both versions and its
+ * local file kept, unless `update` takes the lab's file and updates the entry. A local file that
+ * differs from its record is left alone unless `force`. Nothing outside the folder is written:
+ * the manifest must have passed {@link readManifestStrictly}.
+ */
+export async function pullFolder(folder: string, manifest: SyncManifest, options: PullOptions): Promise<PullResult> {
+  const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
+  const files: PulledFile[] = new Array(work.length);
+  const updates = new Map<string, Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string } }>>();
+  let next = 0;
+  let done = 0;
+  let bytes = 0;
+  const worker = async (): Promise<void> => {
+    while (next < work.length) {
+      options.signal?.throwIfAborted();
+      const index = next++;
+      const item = work[index]!;
+      const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
+      let result: PulledFile;
+      try {
+        result = await pullOne(folder, item, options, (report, saved) => {
+          const list = updates.get(item.lab) ?? [];
+          list.push({ report, entry: item.entry, file: saved });
+          updates.set(item.lab, list);
+        });
+      } catch (error) {
+        if (options.signal?.aborted || isCancellation(error)) {
+          throw error;
+        }
+        result = { ...base, state: 'failed', error: error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) }) };
+      }
+      files[index] = result;
+      bytes += result.bytes ?? 0;
+      options.onFile?.(result);
+      options.onProgress?.({ done: ++done, total: work.length, bytes });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, work.length)) }, worker));
+  let manifestWritten = false;
+  for (const [lab, saved] of updates) {
+    const origin = manifest.labs[lab]!.origin;
+    const savedAt = new Date().toISOString();
+    manifestWritten =
+      (await updateManifest(folder, { name: lab, origin }, (section) => {
+        const entries = { ...section.files };
+        for (const { report, entry, file } of saved) {
+          entries[entry.report_id] = manifestEntry(report, { ...file, fileName: entry.file }, savedAt, entry.source, entry);
+        }
+        return { ...section, files: entries };
+      })) || manifestWritten;
+  }
+  return { files, bytes, manifestWritten };
+}
+
+async function pullOne(
+  folder: string,
+  item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
+  options: PullOptions,
+  onUpdated: (report: Report, saved: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string }) => void,
+): Promise<PulledFile> {
+  const { lab, origin, entry } = item;
+  const base = { lab, origin, reportId: entry.report_id, file: entry.file };
+  const target = path.join(folder, ...entry.file.split('/'));
+  const local = await currentSha256(target, entry, options.rehash);
+  const api = options.apiFor(lab, origin);
+  if (!api) {
+    return { ...base, state: 'failed', error: labError('unauthorized', 'unauthorized', { origin }) };
+  }
+  const metadataPath = usableSource(entry.source) ? reportPathFromSource(entry.source, entry.report_id) : undefined;
+  const atLab = async (): Promise<{ report?: Report; changes: string[]; gone: boolean }> => {
+    if (metadataPath === undefined) {
+      return { changes: [], gone: false };
+    }
+    try {
+      const report = await api.getReportAt(metadataPath, options.signal);
+      return { report, changes: changesAtLab(entry, report), gone: false };
+    } catch (error) {
+      if (error instanceof LabApiError && error.code === 'notFound') {
+        return { changes: [], gone: true };
+      }
+      throw error;
+    }
+  };
+  const versions = (report?: Report): { recorded?: string; atLab?: string } => ({ recorded: versionOf(entry), atLab: report ? versionOf(report) : undefined });
+  const download = async (check: boolean): Promise<{ fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string }> => {
+    if (!usableSource(entry.source)) {
+      throw labError('invalidInput', 'idInvalid', { text: String(entry.source), what: 'file source' });
+    }
+    const folderOfFile = path.dirname(target);
+    return api.downloadFileAt(entry.source, {
+      folder: folderOfFile,
+      root: folder,
+      fileName: path.basename(target),
+      ifExists: 'overwrite',
+      signal: options.signal,
+      checkSha256: check ? (sha) => (sha === entry.sha256 ? undefined : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })) : undefined,
+    });
+  };
+
+  if (local === entry.sha256) {
+    const lab = await atLab();
+    if (lab.gone) {
+      return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
+    }
+    if (lab.changes.length === 0) {
+      return { ...base, state: 'present' };
+    }
+    if (!options.update || !lab.report) {
+      return { ...base, state: 'changedAtLab', changes: lab.changes, ...versions(lab.report) };
+    }
+    const saved = await download(false);
+    onUpdated(lab.report, saved);
+    return { ...base, state: 'updated', changes: lab.changes, bytes: saved.bytes, ...versions(lab.report) };
+  }
+  if (local !== undefined && !options.force) {
+    return { ...base, state: 'changedLocally' };
+  }
+  try {
+    const saved = await download(!options.update);
+    if (saved.sha256 === entry.sha256) {
+      return { ...base, state: 'restored', bytes: saved.bytes };
+    }
+    // Only with `update`: the lab's newer file was taken; its entry follows it.
+    const lab = await atLab();
+    const report = lab.report ?? { report_id: entry.report_id, published_at: entry.published_at, raw: { report_id: entry.report_id } };
+    onUpdated(report, saved);
+    return { ...base, state: 'updated', changes: lab.changes.length > 0 ? lab.changes : ['a different file'], bytes: saved.bytes, ...versions(lab.report) };
+  } catch (error) {
+    if (error instanceof LabApiError && error.text?.id === 'fileChangedAtLab') {
+      const lab = await atLab().catch(() => ({ report: undefined, changes: [] as string[], gone: false }));
+      return { ...base, state: 'changedAtLab', changes: lab.changes.length > 0 ? lab.changes : ['a different file'], ...versions(lab.report) };
+    }
+    if (error instanceof LabApiError && error.code === 'notFound') {
+      return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
+    }
+    throw error;
+  }
+}
