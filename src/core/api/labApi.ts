@@ -134,7 +134,7 @@ export class LabApi {
     return this.iterate((page, signal, link) => this.listReports({ ...query, page }, signal, link), (report) => report.report_id, query, options);
   }
 
-  getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
+  async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
     return this.getReportAt(this.paths.report(reportId), signal);
   }
 
@@ -195,7 +195,7 @@ export class LabApi {
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */
-  downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
+  async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
     return this.downloadFileAt(this.paths.reportFile(reportId), options);
   }
 
