@@ -33,18 +33,24 @@ const layerZones = LAYERS.flatMap((layer, index) => {
   return [...upward, ...sideways];
 });
 
+/** The command-line tool (cli/) is the core's second user: it imports the core and nothing else of src/, and nothing imports it. */
+const cliZones = [
+  { target: './cli', from: './src', except: ['./core'], message: 'The command-line tool uses only the core (src/core), never the VS Code layer.' },
+  { target: './src', from: './cli', message: 'Nothing in src/ imports the command-line tool.' },
+];
+
 /** Imports run downward only, layer by layer (type-only imports too); test/unit/architecture.test.ts lints a scratch file with it. */
 export const layersConfig = {
-  files: ['src/**/*.ts'],
+  files: ['src/**/*.ts', 'cli/src/**/*.ts'],
   plugins: { 'import-x': importX },
   settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
   rules: {
-    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones }],
+    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones, ...cliZones] }],
   },
 };
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'scripts/**', 'esbuild.js'] },
+  { ignores: ['out/**', 'dist/**', 'cli/dist/**', 'cli/build.mjs', 'node_modules/**', '.cache/**', '.vscode-test/**', 'scripts/**', 'esbuild.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -69,6 +75,13 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not import vscode.' }], patterns: [{ group: ['../../*', '!../../core/*'], message: 'src/core may only import from src/core.' }] }],
+    },
+  },
+  {
+    // The command-line tool runs under Node alone.
+    files: ['cli/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'The command-line tool runs under Node alone; it never imports vscode.' }] }],
     },
   },
 );

@@ -10,6 +10,7 @@ import { LabApi } from '../../src/core/api/labApi';
 import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
+import { cliCases } from './cliBench';
 
 /**
  * `npm run bench`: the commands' own code paths (core bulk save, download, listing and sync, the
@@ -447,6 +448,7 @@ async function main(): Promise<void> {
     ['sync', sync],
     ['rate', rateLimited],
     ['bundle', bundle],
+    ['cli', () => cliCases({ root, token: TOKEN, runs: RUNS, startLab: (options) => LabProcess.start(options), alternate, say }, curl)],
     ['host', hostCases],
   ];
   const results: CaseResult[] = [];

@@ -55,11 +55,13 @@ describe('architecture', () => {
       assert.deepEqual(await lintAs('src/core/api/probe.ts', "import { MANIFEST_FILE_NAME } from '../sync/manifest';\nexport const probe = MANIFEST_FILE_NAME;\n"), ['import-x/no-restricted-paths']);
       assert.deepEqual(await lintAs('src/labs/probe.ts', "import type { ReportsTreeProvider } from '../views/reportsTree';\nexport type Probe = ReportsTreeProvider;\n"), ['import-x/no-restricted-paths']);
       assert.deepEqual(await lintAs('src/chat/probe.ts', "import type { OverviewPanels } from '../overview/overviewPanels';\nexport type Probe = OverviewPanels;\n"), ['import-x/no-restricted-paths'], 'nor sideways within a layer');
+      assert.deepEqual(await lintAs('cli/src/probe.ts', "import type { Labs } from '../../src/labs/labs';\nexport type Probe = Labs;\n"), ['import-x/no-restricted-paths'], 'the command-line tool uses only the core');
     });
 
     it('allows imports from below', async function () {
       this.timeout(20_000);
       assert.deepEqual(await lintAs('src/views/probe.ts', "import type { Labs } from '../labs/labs';\nimport type { LabApi } from '../core/api/labApi';\nexport type Probe = [Labs, LabApi];\n"), []);
+      assert.deepEqual(await lintAs('cli/src/probe.ts', "import type { LabApi } from '../../src/core/api/labApi';\nexport type Probe = LabApi;\n"), []);
       assert.deepEqual(await lintAs('src/core/sync/probe.ts', "import type { LabApi } from '../api/labApi';\nimport { LabApiError } from '../errors/errors';\nexport type Probe = [LabApi, LabApiError];\n"), []);
     });
   });

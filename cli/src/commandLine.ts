@@ -1,0 +1,214 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CliError, Exit } from './exitCodes';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every command takes. */
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean' },
+  'token-file': { type: 'string' },
+  'ca-file': { type: 'string', multiple: true },
+  quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+const LAB = { lab: { type: 'string' } } as const satisfies Options;
+const FILTERS = {
+  since: { type: 'string' },
+  client: { type: 'string' },
+  project: { type: 'string' },
+  status: { type: 'string' },
+  type: { type: 'string' },
+} as const satisfies Options;
+const FORMATS = { jsonl: { type: 'boolean' }, csv: { type: 'boolean' } } as const satisfies Options;
+
+/** One command: its options, how it is used, what it does, examples. */
+export interface CommandSpec {
+  readonly options: Options;
+  readonly usage: string;
+  readonly summary: string;
+  readonly details: string;
+  readonly examples: readonly string[];
+  /** At most this many positionals. */
+  readonly positionals: number;
+  /** Whether one positional is required. */
+  readonly requiresPositional?: boolean;
+}
+
+const FOLDER_NOTE = 'FOLDER defaults to lab-reports.';
+
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  pull: {
+    options: { update: { type: 'boolean' }, force: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]',
+    summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
+    details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
+SHA-256 before it takes its name. A file already there and identical is not downloaded (its lab is asked,
+with one small request, whether the report changed). When the lab now has a different file (the report was
+amended), the local file is kept, both versions are shown and the exit status is 1; --update takes the
+lab's file and updates the manifest entry. A local file that differs from its record is left alone unless
+--force. The lab's address comes from the manifest; only a token is needed. ${FOLDER_NOTE}
+  --update   take the lab's newer files and update their manifest entries
+  --force    replace local files that differ from their record
+  --rehash   hash every file, even those whose size and time are as recorded`,
+    examples: ['LAB_DATA_TOKEN=… lab-data pull', 'lab-data pull analysis/reports --json', 'lab-data pull --update'],
+    positionals: 1,
+  },
+  verify: {
+    options: { remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data verify [FOLDER] [--remote] [--rehash] [--json]',
+    summary: 'check every listed file against its SHA-256 (and, with --remote, the lab)',
+    details: `Checks that every file the manifest lists is there with its recorded SHA-256. Files whose size and
+modification time are as recorded are not read again (--rehash reads them all). --remote also asks each
+file's lab whether the report has a newer revision (needs a token). Prints a table, or --json; exits 1 on
+any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
+  --remote   also ask the lab about newer revisions
+  --rehash   hash every file`,
+    examples: ['lab-data verify', 'lab-data verify lab-reports --remote --json'],
+    positionals: 1,
+  },
+  sync: {
+    options: { ...LAB, ...FILTERS, template: { type: 'string' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
+    summary: "save a lab's new and changed reports into a folder, writing its manifest",
+    details: `Saves the lab's reports into FOLDER and records each in the folder's manifest, the same format the
+VS Code extension writes, so both can work on one folder. After the first sync only reports published since
+the last one are listed. A locally changed file is never overwritten. Filters narrow what is saved; a
+filtered sync lists everything its filters match each time and does not move the folder's "since" mark.
+The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
+  --since     published since: a date (2026-01-31), or a time ago (today, 24h, 7d, 2w, 1m, 1y)
+  --client, --project, --status   the lab's filters
+  --type      a report type (applied by lab-data to what the lab sends)
+  --template  file names, e.g. '\${client_id}/\${report_id}.pdf' (default '\${report_id}.pdf')`,
+    examples: ['LAB_DATA_URL=https://lab.example.com lab-data sync', 'lab-data sync lab-reports --lab https://lab.example.com --since 30d --client C-1001'],
+    positionals: 1,
+  },
+  reports: {
+    options: { ...LAB, ...FILTERS, ...FORMATS },
+    usage: 'lab-data reports --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--type T] [--json|--jsonl|--csv]',
+    summary: 'list reports, newest first, as pages arrive',
+    details: `Lists the lab's reports: a table, or every field as --json (an array), --jsonl (one object a line) or
+--csv (the extension's export columns: every field any record has). JSON and JSON Lines stream as pages
+arrive; CSV is written when the last page has come, since its header needs every field.`,
+    examples: ['lab-data reports --lab https://lab.example.com --since 7d', 'lab-data reports --jsonl > reports.jsonl', "python -c \"import pandas; print(pandas.read_json('reports.jsonl', lines=True))\""],
+    positionals: 0,
+  },
+  samples: {
+    options: { ...LAB, since: { type: 'string' }, client: { type: 'string' }, project: { type: 'string' }, status: { type: 'string' }, ...FORMATS },
+    usage: 'lab-data samples --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--json|--jsonl|--csv]',
+    summary: 'list samples (--since: received since)',
+    details: 'Lists the lab\'s samples, newest first; --since filters by the day received.',
+    examples: ['lab-data samples --since 14d --csv > samples.csv'],
+    positionals: 0,
+  },
+  clients: {
+    options: { ...LAB, ...FORMATS },
+    usage: 'lab-data clients --lab URL [--json|--jsonl|--csv]',
+    summary: 'list clients',
+    details: 'Lists the clients the token may see.',
+    examples: ['lab-data clients --json'],
+    positionals: 0,
+  },
+  projects: {
+    options: { ...LAB, client: { type: 'string' }, ...FORMATS },
+    usage: 'lab-data projects --lab URL [--client ID] [--json|--jsonl|--csv]',
+    summary: 'list projects, locations or work orders',
+    details: 'Lists projects (locations, work orders), of one client with --client.',
+    examples: ['lab-data projects --client C-1001'],
+    positionals: 0,
+  },
+  report: {
+    options: { ...LAB },
+    usage: 'lab-data report ID --lab URL [--json]',
+    summary: "one report's metadata",
+    details: "Prints one report's fields, or the lab's record as --json.",
+    examples: ['lab-data report RPT-2026-000120 --json'],
+    positionals: 1,
+    requiresPositional: true,
+  },
+};
+
+const COMMON_HELP = `Options of every command:
+  --json             results as JSON on stdout
+  --token-file FILE  read the token from FILE (refused when other users can read it)
+  --ca-file FILE     also trust the certificate authorities in FILE (PEM; repeatable)
+  -q, --quiet        no progress on stderr, only failures
+  -v, --verbose      more on stderr: the network in use, one line per request (never the token)
+  -h, --help         this help
+
+Environment:
+  LAB_DATA_TOKEN          the access token (never given on the command line)
+  LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
+                          other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB)
+  LAB_DATA_URL            the lab's address for sync and listings (or --lab)
+  HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
+  NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted
+
+Exit status: 0 done; 1 a file is missing, changed, changed at the lab or could not be written;
+2 usage or an unusable manifest; 3 no token, or the lab refused it; 4 the lab or network unavailable.`;
+
+/** The tool's overview (`lab-data --help`). */
+export function generalHelp(version: string): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const rows = Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(width)}  ${spec.summary}`);
+  return `lab-data ${version}: reports from your laboratory's API, restored and checked like a lockfile.
+
+Usage: lab-data <command> [options]     (lab-data <command> --help for each)
+
+Commands:
+${rows.join('\n')}
+
+Examples:
+  LAB_DATA_TOKEN=… lab-data pull && lab-data verify
+  lab-data sync --lab https://lab.example.com --since 30d
+  lab-data reports --lab https://lab.example.com --jsonl > reports.jsonl
+
+${COMMON_HELP}
+`;
+}
+
+/** One command's help (`lab-data pull --help`). */
+export function commandHelp(name: string): string {
+  const spec = COMMANDS[name]!;
+  return `Usage: ${spec.usage}
+
+${spec.details}
+
+Examples:
+${spec.examples.map((example) => `  ${example}`).join('\n')}
+
+${COMMON_HELP}
+`;
+}
+
+export interface ParsedCommand {
+  readonly values: Readonly<Record<string, string | boolean | Array<string | boolean> | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** Parses one command's arguments with Node's `util.parseArgs`; anything it refuses is a usage error. */
+export function parseCommand(name: string, args: readonly string[]): ParsedCommand {
+  const spec = COMMANDS[name]!;
+  if (args.some((arg) => /^--?(token|access-token)(=|$)/i.test(arg))) {
+    // Said without echoing the argument: what follows it may be the token itself.
+    throw new CliError('A token is never given on the command line (it would be seen in the process list and the shell history): set LAB_DATA_TOKEN, or use --token-file FILE.', Exit.usage);
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...args], options: { ...COMMON_OPTIONS, ...spec.options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)}\nSee: lab-data ${name} --help`, Exit.usage);
+  }
+  if (parsed.values.help) {
+    return { values: parsed.values, positionals: parsed.positionals };
+  }
+  if (parsed.positionals.length > spec.positionals || (spec.requiresPositional && parsed.positionals.length === 0)) {
+    throw new CliError(`Usage: ${spec.usage}\nSee: lab-data ${name} --help`, Exit.usage);
+  }
+  const formats = ['json', 'jsonl', 'csv'].filter((format) => parsed.values[format] === true);
+  if (formats.length > 1) {
+    throw new CliError(`Choose one output format, not ${formats.map((format) => `--${format}`).join(' and ')}.`, Exit.usage);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
+}

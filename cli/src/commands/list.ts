@@ -1,0 +1,122 @@
+import { createReadStream, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { LabApi } from '../../../src/core/api/labApi';
+import type { Page } from '../../../src/core/api/pagination';
+import type { ListQuery } from '../../../src/core/api/query';
+import type { JsonObject } from '../../../src/core/api/records';
+import { resolveSince } from '../../../src/core/derived/savedSearches';
+import { exportRecords } from '../../../src/core/derived/exportList';
+import type { CliContext } from '../context';
+import { Exit, type ExitCode } from '../exitCodes';
+import { out, table } from '../output';
+
+export type ListName = 'reports' | 'samples' | 'clients' | 'projects';
+
+/** The lab's filters from the command line, and the report type lab-data applies itself. */
+export function listFilters(context: CliContext, list: ListName): { readonly query: ListQuery; readonly type?: string } {
+  const since = context.text('since');
+  const sinceName = list === 'samples' ? '--since (received since)' : '--since (published since)';
+  const resolved = since === undefined ? undefined : resolveSince(/^\d+[hdwmy]$/i.test(since) ? `-${since}` : since, new Date(), sinceName);
+  const query: ListQuery = {
+    ...(resolved !== undefined ? (list === 'samples' ? { receivedSince: resolved } : { publishedSince: resolved }) : {}),
+    ...(context.text('client') !== undefined ? { clientId: context.text('client') } : {}),
+    ...(context.text('project') !== undefined ? { projectId: context.text('project') } : {}),
+    ...(context.text('status') !== undefined ? { status: context.text('status') } : {}),
+  };
+  return { query, type: context.text('type') };
+}
+
+function pagesOf(api: LabApi, list: ListName, query: ListQuery, signal: AbortSignal): AsyncGenerator<Page<{ readonly raw: JsonObject }>> {
+  switch (list) {
+    case 'reports':
+      return api.iterateReports(query, { signal });
+    case 'samples':
+      return api.iterateSamples(query, { signal });
+    case 'clients':
+      return api.iterateClients(query, { signal });
+    case 'projects':
+      return api.iterateProjects(query, { signal });
+  }
+}
+
+/** The records of every page as the lab sent them, narrowed by the report type where one was given. */
+async function* records(api: LabApi, list: ListName, query: ListQuery, type: string | undefined, context: CliContext): AsyncGenerator<JsonObject[]> {
+  let count = 0;
+  for await (const page of pagesOf(api, list, query, context.signal)) {
+    const raw = page.items.map((item) => item.raw).filter((record) => type === undefined || record.report_type === type);
+    count += raw.length;
+    context.progress.update(`${list}: ${count}${page.totalCount !== undefined && type === undefined ? ` of ${page.totalCount}` : ''}`);
+    yield raw;
+  }
+  context.progress.clear();
+}
+
+const TABLE_COLUMNS: Readonly<Record<ListName, readonly string[]>> = {
+  reports: ['report_id', 'report_type', 'status', 'published_at', 'client_id', 'project_id'],
+  samples: ['sample_id', 'matrix', 'status', 'received_at', 'client_id', 'project_id'],
+  clients: ['client_id', 'name'],
+  projects: ['project_id', 'name', 'client_id'],
+};
+
+function cell(value: unknown): string {
+  return value === undefined || value === null ? '' : Array.isArray(value) ? value.join('; ') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * `lab-data reports|samples|clients|projects`: every record as the lab sent it. JSON Lines and
+ * JSON stream as pages arrive; CSV (the extension's export: every field any record has, in order
+ * of first appearance) is written once the last page is in; the table shows the main columns.
+ */
+export async function listRecords(context: CliContext, list: ListName): Promise<ExitCode> {
+  const baseUrl = context.labUrl();
+  const api = context.api(new URL(baseUrl).host, baseUrl);
+  const { query, type } = listFilters(context, list);
+  const pages = records(api, list, query, list === 'reports' ? type : undefined, context);
+  if (context.flag('jsonl')) {
+    for await (const page of pages) {
+      await out(page.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    }
+  } else if (context.flag('json')) {
+    let first = true;
+    await out('[');
+    for await (const page of pages) {
+      for (const record of page) {
+        await out(`${first ? '\n' : ',\n'}  ${JSON.stringify(record)}`);
+        first = false;
+      }
+    }
+    await out(first ? ']\n' : '\n]\n');
+  } else if (context.flag('csv')) {
+    const scratch = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-csv-'));
+    try {
+      const result = await exportRecords(pages, { folder: scratch, fileName: `${list}.csv`, format: 'csv', signal: context.signal });
+      for await (const chunk of createReadStream(result.file.path, 'utf8')) {
+        await out(chunk as string);
+      }
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  } else {
+    const rows: string[][] = [];
+    for await (const page of pages) {
+      rows.push(...page.map((record) => TABLE_COLUMNS[list].map((column) => cell(record[column] ?? (column === 'sample_id' ? record.id : undefined)))));
+    }
+    await out(`${table(TABLE_COLUMNS[list].map((column) => column.toUpperCase()), rows)}\n`);
+    context.progress.line(`${rows.length} ${list}.`);
+  }
+  return Exit.ok;
+}
+
+/** `lab-data report ID`: one report's fields, or the lab's record as `--json`. */
+export async function showReport(context: CliContext): Promise<ExitCode> {
+  const baseUrl = context.labUrl();
+  const api = context.api(new URL(baseUrl).host, baseUrl);
+  const report = await api.getReport(context.command.positionals[0]!, context.signal);
+  if (context.flag('json')) {
+    await out(`${JSON.stringify(report.raw, null, 2)}\n`);
+  } else {
+    await out(`${table(['FIELD', 'VALUE'], Object.entries(report.raw).map(([field, value]) => [field, cell(value)]))}\n`);
+  }
+  return Exit.ok;
+}

@@ -1,0 +1,59 @@
+import { LabApiError } from '../../src/core/errors/errors';
+
+/** The documented exit codes (`lab-data --help`, README "Reports in git and CI"). */
+export const Exit = {
+  /** Done: the folder is as its manifest records. */
+  ok: 0,
+  /** A file does not match its record, changed at the lab, is missing, or could not be written. */
+  mismatch: 1,
+  /** The command line or the manifest cannot be used as given. */
+  usage: 2,
+  /** The lab refused the token (401) or its scope (403), or there is no token. */
+  auth: 3,
+  /** The lab or the network is unavailable (unreachable, timed out, 5xx, rate-limited beyond waiting). */
+  network: 4,
+} as const;
+
+export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+/** A failure the tool reports with one message and one exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** The exit code a failure of the core means. */
+export function exitCodeOf(error: unknown): ExitCode {
+  if (error instanceof CliError) {
+    return error.exitCode;
+  }
+  if (!(error instanceof LabApiError)) {
+    return Exit.mismatch;
+  }
+  switch (error.code) {
+    case 'unauthorized':
+    case 'forbidden':
+      return Exit.auth;
+    case 'invalidInput':
+    case 'badRequest':
+      return Exit.usage;
+    case 'notFound':
+    case 'fileSystem':
+    case 'fileExists':
+    case 'cancelled':
+      return Exit.mismatch;
+    default:
+      return Exit.network;
+  }
+}
+
+/** The worst of several exit codes: authentication and network beat a mismatch; a mismatch beats done. */
+export function worst(codes: readonly ExitCode[]): ExitCode {
+  const order: readonly ExitCode[] = [Exit.ok, Exit.mismatch, Exit.network, Exit.auth, Exit.usage];
+  return codes.reduce<ExitCode>((worstSoFar, code) => (order.indexOf(code) > order.indexOf(worstSoFar) ? code : worstSoFar), Exit.ok);
+}

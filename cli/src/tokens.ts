@@ -1,0 +1,62 @@
+import { promises as fs } from 'node:fs';
+import { CliError, Exit } from './exitCodes';
+
+/** The environment variable that holds one lab's token when a manifest names several: `LAB_DATA_TOKEN_<LAB>`. */
+export function tokenVariableFor(lab: string): string {
+  const suffix = lab
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toUpperCase();
+  return `LAB_DATA_TOKEN_${suffix || 'LAB'}`;
+}
+
+const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
+
+/**
+ * Where tokens come from: `--token-file` (one token, refused when other users may read it), else
+ * `LAB_DATA_TOKEN_<LAB>` for that lab, else `LAB_DATA_TOKEN`. Never a command-line value, and the
+ * token itself is never printed: messages name the variable or the file.
+ */
+export class Tokens {
+  private constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly fromFile?: string,
+  ) {}
+
+  static async load(env: NodeJS.ProcessEnv, tokenFile?: string): Promise<Tokens> {
+    if (tokenFile === undefined) {
+      return new Tokens(env);
+    }
+    let stats;
+    try {
+      stats = await fs.stat(tokenFile);
+    } catch {
+      throw new CliError(`The token file ${tokenFile} cannot be read.`, Exit.usage);
+    }
+    if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) {
+      throw new CliError(`The token file ${tokenFile} can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private first: chmod 600 ${tokenFile}`, Exit.usage);
+    }
+    const token = (await fs.readFile(tokenFile, 'utf8')).trim();
+    if (!TOKEN_SHAPE.test(token)) {
+      throw new CliError(`The token file ${tokenFile} does not hold one token (printable characters, no spaces).`, Exit.usage);
+    }
+    return new Tokens(env, token);
+  }
+
+  /** The token for `lab`, or undefined; `several` says the manifest or command names more than one lab. */
+  tokenFor(lab: string): string | undefined {
+    if (this.fromFile !== undefined) {
+      return this.fromFile;
+    }
+    const own = this.env[tokenVariableFor(lab)]?.trim();
+    const shared = this.env.LAB_DATA_TOKEN?.trim();
+    return own || shared || undefined;
+  }
+
+  /** The sentence for a missing token: which variable to set. */
+  missing(lab: string, several: boolean): CliError {
+    const variable = several ? `${tokenVariableFor(lab)} (or LAB_DATA_TOKEN)` : `LAB_DATA_TOKEN (or ${tokenVariableFor(lab)})`;
+    return new CliError(`No token for the lab "${lab}": set ${variable} to its access token, or pass --token-file.`, Exit.auth);
+  }
+}

@@ -1,0 +1,177 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LabApi } from '../../src/core/api/labApi';
+import { RateLimitGate } from '../../src/core/connection/timing';
+import { saveReports } from '../../src/core/sync/bulkSave';
+import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
+import { MANIFEST_FILE_NAME } from '../../src/core/sync/manifest';
+
+/** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */
+export interface CliBenchKit {
+  readonly root: string;
+  readonly token: string;
+  readonly runs: number;
+  startLab(options: { reports: number; pdfBytes: number }): Promise<{ baseUrl: string; downloadable: readonly string[]; stop(): Promise<void> }>;
+  alternate(contenders: Record<string, () => Promise<number>>): Promise<Record<string, number>>;
+  say(message: string): void;
+}
+
+export interface CliCaseResult {
+  readonly case: string;
+  readonly ours: string;
+  readonly baseline: string;
+  readonly ratio: string;
+  readonly target: string;
+  readonly met: boolean;
+  readonly details: Record<string, unknown>;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Runs a command to its end and resolves to the milliseconds it took; rejects on a non-zero exit. */
+function timedRun(command: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], env: options.env ?? process.env, cwd: options.cwd });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.slice(-400)}`))));
+    if (options.input !== undefined) {
+      child.stdin!.end(options.input);
+    }
+  });
+}
+
+/** The tool as `npm pack` builds it (production bundle); returns the tarball's size and the bundle's path. */
+function packCli(root: string): { bundle: string; tarballBytes: number; tarballName: string } {
+  const scratch = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
+  try {
+    execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: path.join(root, 'cli'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const tarballName = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
+    return { bundle: path.join(root, 'cli', 'dist', 'lab-data.js'), tarballBytes: statSync(path.join(scratch, tarballName)).size, tarballName };
+  } finally {
+    execFileSync('rm', ['-rf', scratch]);
+  }
+}
+
+/**
+ * The command-line tool's figures (issue "lab-data"): `pull` of 500 × 256 KiB from a manifest
+ * against `xargs -P4 curl`; `--help` from a cold start; `verify` of 10,000 unchanged files, trusting
+ * size and time and with `--rehash`; the packed tarball's size. The tool runs as a user runs it:
+ * `node lab-data.js …` from the production bundle, process start included.
+ */
+export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CliCaseResult[]> {
+  kit.say('lab-data: pack, pull 500 × 256 KiB, --help, verify 10,000 files');
+  const { bundle, tarballBytes, tarballName } = packCli(kit.root);
+  const env = { ...process.env, LAB_DATA_TOKEN: kit.token };
+  const results: CliCaseResult[] = [];
+
+  // pull 500 × 256 KiB into a folder holding only its manifest.
+  const lab = await kit.startLab({ reports: 600, pdfBytes: 256 * 1024 });
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-bench-cli-'));
+  try {
+    const ids = lab.downloadable.slice(0, 500);
+    const api = LabApi.forBaseUrl(lab.baseUrl, { token: kit.token, rateLimitGate: new RateLimitGate() });
+    const source = path.join(work, 'source');
+    const reports = (await listAllReports(api, { pageSize: 200 })).filter((report) => ids.includes(report.report_id));
+    const target = { folder: source, template: '${report_id}.pdf' };
+    await syncFolder(api, target, { list: () => Promise.resolve(reports), save: (all, decide) => saveReports(all, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }) });
+    await api.close();
+    const manifest = await fs.readFile(path.join(source, MANIFEST_FILE_NAME));
+    let round = 0;
+    const inFresh = async (name: string, task: (folder: string) => Promise<number>): Promise<number> => {
+      const folder = path.join(work, `${name}-${round++}`);
+      await fs.mkdir(folder);
+      await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), manifest);
+      try {
+        const ms = await task(folder);
+        const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf'));
+        if (files.length !== 500) {
+          throw new Error(`${name} left ${files.length} files, not 500`);
+        }
+        return ms;
+      } finally {
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    };
+    const contenders: Record<string, () => Promise<number>> = {
+      pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env })),
+    };
+    if (curl) {
+      contenders.curl = () => inFresh('curl', (folder) => timedRun('sh', ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${kit.token}' '${lab.baseUrl}/api/v1/reports/{}/file'`], { input: ids.join('\n') }));
+    }
+    const medians = await kit.alternate(contenders);
+    const ratio = medians.curl !== undefined ? medians.curl / medians.pull! : undefined;
+    results.push({
+      case: 'lab-data pull 500 × 256 KiB (from a manifest)',
+      ours: seconds(medians.pull!),
+      baseline: `curl -P4 ${medians.curl !== undefined ? seconds(medians.curl) : 'n/a'}`,
+      ratio: ratio !== undefined ? `${ratio.toFixed(2)}× curl` : 'n/a',
+      target: '≥ 2× curl',
+      met: ratio === undefined || ratio >= 2,
+      details: { medianMs: medians, files: 500, bytesEach: 256 * 1024, processStartIncluded: true },
+    });
+  } finally {
+    await lab.stop();
+  }
+
+  // --help from a cold start: a new Node process each time.
+  const helps: number[] = [];
+  for (let i = 0; i < Math.max(11, kit.runs * 3); i++) {
+    helps.push(await timedRun(process.execPath, [bundle, '--help']));
+  }
+  const bare: number[] = [];
+  for (let i = 0; i < Math.max(11, kit.runs * 3); i++) {
+    bare.push(await timedRun(process.execPath, ['-e', '0']));
+  }
+  kit.say(`  --help: ${helps.map((ms) => ms.toFixed(0)).join(', ')} ms; node -e 0: ${bare.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  results.push({
+    case: 'lab-data --help, cold start',
+    ours: `${median(helps).toFixed(0)} ms`,
+    baseline: `node -e 0: ${median(bare).toFixed(0)} ms`,
+    ratio: '—',
+    target: '≤ 150 ms',
+    met: median(helps) <= 150,
+    details: { helpMs: helps, nodeMs: bare },
+  });
+
+  // verify 10,000 unchanged files: trusting size and time, then reading every one.
+  const many = path.join(work, 'many');
+  await fs.mkdir(many);
+  const files: Record<string, unknown> = {};
+  for (let i = 0; i < 10_000; i++) {
+    const id = `R-${String(i).padStart(5, '0')}`;
+    const body = Buffer.from(`%PDF-1.4\n% report ${id}\n${'x'.repeat(2000)}\n%%EOF\n`);
+    const file = path.join(many, `${id}.pdf`);
+    await fs.writeFile(file, body);
+    const stats = await fs.stat(file);
+    files[id] = { report_id: id, file: `${id}.pdf`, bytes: body.length, sha256: createHash('sha256').update(body).digest('hex'), mtime_ms: stats.mtimeMs, saved_at: new Date().toISOString(), source: `/api/v1/reports/${id}/file` };
+  }
+  await fs.writeFile(path.join(many, MANIFEST_FILE_NAME), JSON.stringify({ version: 2, labs: { 'bench lab': { origin: 'https://lab.example.com', files } } }));
+  const verifyMedians = await kit.alternate({
+    trusting: () => timedRun(process.execPath, [bundle, 'verify', many, '--json']),
+    rehash: () => timedRun(process.execPath, [bundle, 'verify', many, '--json', '--rehash']),
+  });
+  results.push({
+    case: 'lab-data verify 10,000 unchanged files',
+    ours: `${seconds(verifyMedians.trusting!)} (size and time as recorded)`,
+    baseline: `--rehash ${seconds(verifyMedians.rehash!)}`,
+    ratio: `${(verifyMedians.rehash! / verifyMedians.trusting!).toFixed(1)}× faster than rehashing`,
+    target: '≤ 1 s without re-hashing',
+    met: verifyMedians.trusting! <= 1000,
+    details: { medianMs: verifyMedians, files: 10_000 },
+  });
+  await fs.rm(work, { recursive: true, force: true });
+
+  results.push({ case: 'lab-data tarball (npm pack in cli/)', ours: `${(tarballBytes / 1000).toFixed(0)} KB`, baseline: '—', ratio: '—', target: 'Node alone, one file', met: true, details: { bytes: tarballBytes, tarball: tarballName } });
+  return results;
+}

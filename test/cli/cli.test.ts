@@ -1,0 +1,380 @@
+import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
+import { saveReports } from '../../src/core/sync/bulkSave';
+import { MANIFEST_FILE_NAME, readManifest } from '../../src/core/sync/manifest';
+import { DEFAULT_FILE_NAME_TEMPLATE } from '../../src/core/sync/reportFiles';
+import { SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
+import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
+
+/** The extension's own sync (the core function labData.syncReports runs, without its dialogs). */
+async function extensionSync(lab: MockLab, folder: string): Promise<{ saved: number; skipped: number }> {
+  const api = lab.api(SECRET_TOKEN);
+  const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
+  const result = await syncFolder(api, target, {
+    list: (query) => listAllReports(api, query),
+    save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }),
+  });
+  return { saved: result.run.saved.length, skipped: result.run.skipped.length };
+}
+
+async function pdfsIn(folder: string): Promise<string[]> {
+  return (await fs.readdir(folder)).filter((name) => name.endsWith('.pdf')).sort();
+}
+
+async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+function said(result: RunResult): string {
+  return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+}
+
+describe('lab-data, the command-line tool (packed, installed, run as a subprocess)', function () {
+  this.timeout(60_000);
+  let tool: PackedTool;
+  let lab: MockLab;
+  let work: string;
+  /** A folder the extension's sync filled, and a copy of its manifest alone. */
+  let synced: string;
+  const env = { LAB_DATA_TOKEN: SECRET_TOKEN };
+
+  before(async function () {
+    this.timeout(180_000);
+    tool = packAndInstall();
+    lab = await startMockLab({ reports: 40 });
+    work = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-cli-work-'));
+    synced = path.join(work, 'synced');
+    const { saved } = await extensionSync(lab, synced);
+    assert.ok(saved >= 20, `the extension's sync saved ${saved} files`);
+  });
+  after(async () => {
+    tool?.remove();
+    await lab?.close();
+    await fs.rm(work, { recursive: true, force: true });
+  });
+  beforeEach(() => lab.server.setFaults({}));
+
+  /** A fresh folder holding only the synced folder's manifest (what a colleague's clone has). */
+  async function manifestOnly(name: string): Promise<string> {
+    const folder = path.join(work, name);
+    await fs.mkdir(folder, { recursive: true });
+    await fs.copyFile(path.join(synced, MANIFEST_FILE_NAME), path.join(folder, MANIFEST_FILE_NAME));
+    return folder;
+  }
+
+  /** A folder whose manifest is `text`, inside a parent that holds nothing else. */
+  async function withManifest(name: string, text: string): Promise<{ parent: string; folder: string }> {
+    const parent = path.join(work, name);
+    const folder = path.join(parent, 'reports');
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), text);
+    return { parent, folder };
+  }
+
+  it('explains itself: --help for the tool and every command, with examples; no command is a usage error', async () => {
+    const general = await tool.run(['--help']);
+    assert.equal(general.code, 0);
+    for (const command of ['pull', 'verify', 'sync', 'reports', 'samples', 'clients', 'projects', 'report']) {
+      assert.match(general.stdout, new RegExp(`^  ${command} `, 'm'), command);
+      const help = await tool.run([command, '--help']);
+      assert.equal(help.code, 0, said(help));
+      assert.match(help.stdout, new RegExp(`Usage: lab-data ${command}`));
+      assert.match(help.stdout, /Examples:\n {2}\S/);
+      assert.match(help.stdout, /Exit status: 0 done; 1 .*\n2 usage.*; 3 .*; 4 /);
+    }
+    const none = await tool.run([]);
+    assert.equal(none.code, 2);
+    const unknown = await tool.run(['restore']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /"restore" is not a lab-data command/);
+    const badOption = await tool.run(['pull', '--frobnicate']);
+    assert.equal(badOption.code, 2);
+    assert.match(badOption.stderr, /--frobnicate/);
+  });
+
+  it('pulls a folder holding only the manifest the extension wrote: every file byte-identical, and pulling again downloads nothing', async () => {
+    const fresh = await manifestOnly('fresh');
+    const pulled = await tool.run(['pull', fresh], { env });
+    assert.equal(pulled.code, 0, said(pulled));
+    const names = await pdfsIn(synced);
+    assert.deepEqual(await pdfsIn(fresh), names);
+    for (const name of names) {
+      assert.ok((await fs.readFile(path.join(fresh, name))).equals(await fs.readFile(path.join(synced, name))), name);
+    }
+    assert.match(pulled.stderr, new RegExp(`${names.length} files: ${names.length} restored`));
+    lab.server.takeRequests();
+    const again = await tool.run(['pull', fresh, '--json'], { env });
+    assert.equal(again.code, 0, said(again));
+    const summary = JSON.parse(again.stdout) as { files: Array<{ state: string }>; bytes: number };
+    assert.ok(summary.files.every((file) => file.state === 'present'));
+    assert.equal(summary.bytes, 0);
+    assert.ok(lab.server.takeRequests().every((request) => !request.path.endsWith('/file')), 'no file was downloaded again');
+  });
+
+  it('verify finds a tampered file (exit 1, named), and a missing one', async () => {
+    const folder = await manifestOnly('tampered');
+    assert.equal((await tool.run(['pull', folder], { env })).code, 0);
+    const [first, second] = await pdfsIn(folder);
+    await fs.appendFile(path.join(folder, first!), 'tampered');
+    await fs.rm(path.join(folder, second!));
+    const table = await tool.run(['verify', folder]);
+    assert.equal(table.code, 1, said(table));
+    assert.match(table.stdout, new RegExp(`^changed\\s+\\S+\\s+${first}`, 'm'));
+    assert.match(table.stdout, new RegExp(`^missing\\s+\\S+\\s+${second}`, 'm'));
+    const json = JSON.parse((await tool.run(['verify', folder, '--json'])).stdout) as { files: Array<{ file: string; state: string }>; exit_code: number };
+    assert.equal(json.exit_code, 1);
+    assert.equal(json.files.find((file) => file.file === first)?.state, 'changed');
+  });
+
+  it('verify trusts size and time as recorded, and --rehash reads every file (the manifest records both)', async () => {
+    const folder = await manifestOnly('rehash');
+    const manifest = await readManifest(synced);
+    const entry = Object.values(Object.values(manifest.labs)[0]!.files)[0]!;
+    assert.equal(typeof entry.mtime_ms, 'number', 'the extension recorded the modification time');
+    // The synced folder's files have their recorded size and time: same bytes length, other bytes, time put back.
+    const file = path.join(folder, entry.file);
+    const original = await fs.readFile(path.join(synced, entry.file));
+    await fs.copyFile(path.join(synced, MANIFEST_FILE_NAME), path.join(folder, MANIFEST_FILE_NAME));
+    for (const name of await pdfsIn(synced)) {
+      await fs.copyFile(path.join(synced, name), path.join(folder, name));
+      const stats = await fs.stat(path.join(synced, name));
+      await fs.utimes(path.join(folder, name), stats.atime, stats.mtime);
+    }
+    const altered = Buffer.from(original);
+    altered[altered.length - 2] = altered[altered.length - 2]! ^ 0xff;
+    await fs.writeFile(file, altered);
+    const stats = await fs.stat(path.join(synced, entry.file));
+    await fs.utimes(file, stats.atime, stats.mtime);
+    const trusted = await tool.run(['verify', folder, '--json']);
+    assert.equal(trusted.code, 0, `size and time as recorded: not read again\n${said(trusted)}`);
+    const rehashed = await tool.run(['verify', folder, '--rehash', '--json']);
+    assert.equal(rehashed.code, 1, said(rehashed));
+    assert.equal((JSON.parse(rehashed.stdout) as { files: Array<{ file: string; state: string }> }).files.find((item) => item.file === entry.file)?.state, 'changed');
+  });
+
+  it('a report amended at the lab: pull exits 1 and keeps the old file, naming both revisions; --update takes the new one and updates the manifest', async () => {
+    // A lab of its own, since the amendment stays.
+    const own = await startMockLab({ reports: 12 });
+    const folder = path.join(work, 'amended');
+    await extensionSync(own, folder);
+    assert.equal((await tool.run(['pull', folder], { env })).code, 0);
+    const manifest = await readManifest(folder);
+    const [labName, section] = Object.entries(manifest.labs)[0]!;
+    const entry = Object.values(section.files).find((candidate) => candidate.revision === '1')!;
+    const old = await fs.readFile(path.join(folder, entry.file));
+    own.server.amendReport(entry.report_id);
+    try {
+      const pulled = await tool.run(['pull', folder], { env });
+      assert.equal(pulled.code, 1, said(pulled));
+      assert.match(pulled.stderr, new RegExp(`changed at the lab\\s+${entry.report_id}.*recorded: revision 1; at the lab: revision 2`));
+      assert.match(pulled.stderr, /lab-data pull --update/);
+      assert.ok((await fs.readFile(path.join(folder, entry.file))).equals(old), 'the old file is kept');
+      const updated = await tool.run(['pull', folder, '--update', '--json'], { env });
+      assert.equal(updated.code, 0, said(updated));
+      const fresh = own.server.pdfFor(entry.report_id);
+      assert.ok(!fresh.equals(old));
+      assert.ok((await fs.readFile(path.join(folder, entry.file))).equals(fresh), 'the new file is taken');
+      const after = (await readManifest(folder)).labs[labName]!.files[entry.report_id]!;
+      assert.equal(after.revision, '2');
+      assert.equal(after.status, 'amended');
+      assert.notEqual(after.sha256, entry.sha256);
+      assert.equal((await tool.run(['verify', folder, '--remote'], { env })).code, 0);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('sync writes the manifest the extension reads, and reads the one it wrote: one folder, both ways', async () => {
+    const folder = path.join(work, 'by-the-tool');
+    const synced1 = await tool.run(['sync', folder, '--lab', lab.baseUrl, '--json'], { env });
+    assert.equal(synced1.code, 0, said(synced1));
+    const result = JSON.parse(synced1.stdout) as { saved: unknown[]; lab: string };
+    assert.equal(result.lab, new URL(lab.baseUrl).host, 'named as the extension names a lab given by its address');
+    assert.deepEqual(await pdfsIn(folder), await pdfsIn(synced));
+    // The extension's sync finds everything up to date: it read the tool's manifest.
+    const byExtension = await extensionSync(lab, folder);
+    assert.equal(byExtension.saved, 0);
+    // And the tool syncing the extension's folder finds nothing to save either.
+    const again = await tool.run(['sync', synced, '--json'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } });
+    assert.equal(again.code, 0, said(again));
+    assert.deepEqual((JSON.parse(again.stdout) as { saved: unknown[] }).saved, []);
+  });
+
+  it('lists for scripts as JSON Lines, JSON and CSV with the export columns, and one report', async () => {
+    const visible = lab.server.reportsFor('demo-full-access');
+    const jsonl = await tool.run(['reports', '--lab', lab.baseUrl, '--jsonl'], { env });
+    assert.equal(jsonl.code, 0, said(jsonl));
+    const lines = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line) as { report_id: string });
+    assert.deepEqual(lines.map((record) => record.report_id), visible.map((report) => report.report_id));
+    const json = JSON.parse((await tool.run(['clients', '--lab', lab.baseUrl, '--json'], { env })).stdout) as unknown[];
+    assert.equal(json.length, lab.server.data.clients.length);
+    const csv = await tool.run(['reports', '--lab', lab.baseUrl, '--csv', '--type', visible[0]!.report_type], { env });
+    assert.equal(csv.code, 0, said(csv));
+    const [header, ...rows] = csv.stdout.trim().split('\r\n');
+    assert.equal(header, Object.keys(visible[0]!).filter((key) => key in (lines[0] as object)).join(','));
+    assert.equal(rows.length, visible.filter((report) => report.report_type === visible[0]!.report_type).length);
+    const one = await tool.run(['report', visible[0]!.report_id, '--json'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } });
+    assert.equal((JSON.parse(one.stdout) as { report_id: string }).report_id, visible[0]!.report_id);
+    const table = await tool.run(['samples', '--lab', lab.baseUrl, '--since', '3650d'], { env });
+    assert.equal(table.code, 0, said(table));
+    assert.match(table.stdout, /^SAMPLE_ID\s+MATRIX/);
+  });
+
+  describe('bad input gets a clear message and nothing lost', () => {
+    it('no manifest, malformed JSON, an unknown version: exit 2, the file named, nothing written', async () => {
+      const empty = path.join(work, 'no-manifest');
+      await fs.mkdir(empty);
+      const none = await tool.run(['pull', empty], { env });
+      assert.equal(none.code, 2, said(none));
+      assert.match(none.stderr, new RegExp(`There is no manifest at ${path.join(empty, MANIFEST_FILE_NAME).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      const malformed = await withManifest('malformed', '{ "version": 2, "labs": {');
+      const broken = await tool.run(['pull', malformed.folder], { env });
+      assert.equal(broken.code, 2, said(broken));
+      assert.match(broken.stderr, /cannot be read/);
+      const future = await withManifest('future', JSON.stringify({ version: 9, labs: {} }));
+      const unknown = await tool.run(['verify', future.folder]);
+      assert.equal(unknown.code, 2, said(unknown));
+      assert.match(unknown.stderr, /version 9, which this lab-data does not know/);
+      for (const folder of [empty, malformed.folder, future.folder]) {
+        assert.deepEqual((await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME), []);
+      }
+    });
+
+    const hostile: Array<[string, string]> = [
+      ['a parent folder', '../outside.pdf'],
+      ['an absolute path', '/etc/lab-data-test.pdf'],
+      ['a drive letter', 'C:\\reports\\x.pdf'],
+      ['a reserved Windows name', 'CON.pdf'],
+      ['a control character', 'bad\u0007name.pdf'],
+      ['a nested parent', 'sub/../../x.pdf'],
+    ];
+    for (const [what, name] of hostile) {
+      it(`an entry whose file name is ${what} is refused, named, and nothing is written anywhere`, async () => {
+        const manifest = JSON.parse(await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+        const section = Object.values(manifest.labs)[0]!;
+        const [id] = Object.keys(section.files);
+        section.files[id!]!.file = name;
+        const { parent, folder } = await withManifest(`hostile-${hostile.findIndex(([other]) => other === what)}`, JSON.stringify(manifest));
+        const result = await tool.run(['pull', folder], { env });
+        assert.equal(result.code, 2, said(result));
+        assert.match(result.stderr, new RegExp(`for ${id} .*cannot be used`));
+        assert.deepEqual(await fs.readdir(parent), ['reports']);
+        assert.deepEqual(await fs.readdir(folder), [MANIFEST_FILE_NAME], 'nothing written in the folder either');
+      });
+    }
+
+    it('two entries with one file name are refused', async () => {
+      const manifest = JSON.parse(await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+      const files = Object.values(manifest.labs)[0]!.files;
+      const [a, b] = Object.keys(files);
+      files[b!]!.file = files[a!]!.file.toLowerCase();
+      const { folder } = await withManifest('duplicate', JSON.stringify(manifest));
+      const result = await tool.run(['pull', folder], { env });
+      assert.equal(result.code, 2, said(result));
+      assert.match(result.stderr, /has the same file name/);
+      assert.deepEqual(await fs.readdir(folder), [MANIFEST_FILE_NAME]);
+    });
+
+    it('a missing token names the variable (exit 3); a token on the command line is refused without echoing it', async () => {
+      const folder = await manifestOnly('no-token');
+      const missing = await tool.run(['pull', folder]);
+      assert.equal(missing.code, 3, said(missing));
+      assert.match(missing.stderr, /set LAB_DATA_TOKEN \(or LAB_DATA_TOKEN_127_0_0_1_\d+\)/);
+      const inline = await tool.run(['pull', folder, `--token=${SECRET_TOKEN}`]);
+      assert.equal(inline.code, 2);
+      assert.match(inline.stderr, /never given on the command line/);
+      const perLab = await tool.run(['pull', folder], { env: { [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN } });
+      assert.equal(perLab.code, 0, said(perLab));
+    });
+
+    it('a token file others can read is refused; a private one is used', async () => {
+      const folder = await manifestOnly('token-file');
+      const file = path.join(work, 'token');
+      await fs.writeFile(file, `${SECRET_TOKEN}\n`, { mode: 0o644 });
+      await fs.chmod(file, 0o644);
+      const open = await tool.run(['pull', folder, '--token-file', file]);
+      assert.equal(open.code, 2, said(open));
+      assert.match(open.stderr, /can be read by other users \(mode 644\); make it private first: chmod 600/);
+      await fs.chmod(file, 0o600);
+      const ok = await tool.run(['pull', folder, '--token-file', file]);
+      assert.equal(ok.code, 0, said(ok));
+    });
+
+    it('401 and 403 exit 3; a report gone (404) exits 1; 429 beyond waiting and a lab that is down exit 4', async () => {
+      const folder = await manifestOnly('statuses');
+      const wrong = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: 'not-a-known-token' } });
+      assert.equal(wrong.code, 3, said(wrong));
+      assert.match(wrong.stderr, /sign in again|rejected|401/i);
+      lab.server.setFaults({ status: { status: 403, times: Infinity } });
+      const forbidden = await tool.run(['reports', '--lab', lab.baseUrl], { env });
+      assert.equal(forbidden.code, 3, said(forbidden));
+      assert.match(forbidden.stderr, /outside the scope/);
+      lab.server.setFaults({ rateLimit: { times: 100, retryAfter: '3600' } });
+      const limited = await tool.run(['reports', '--lab', lab.baseUrl], { env });
+      assert.equal(limited.code, 4, said(limited));
+      assert.match(limited.stderr, /try again after \d{2}:\d{2}/);
+      lab.server.setFaults({});
+      const gone = await tool.run(['report', 'RPT-0000-NOPE', '--lab', lab.baseUrl], { env });
+      assert.equal(gone.code, 1, said(gone));
+      const down = await manifestOnly('down');
+      const text = (await fs.readFile(path.join(down, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(`http://127.0.0.1:${await closedPort()}`);
+      await fs.writeFile(path.join(down, MANIFEST_FILE_NAME), text);
+      const unreachable = await tool.run(['pull', down], { env });
+      assert.equal(unreachable.code, 4, said(unreachable));
+      assert.match(unreachable.stderr, /Cannot reach the lab/);
+      assert.deepEqual(await pdfsIn(down), []);
+    });
+
+    it('a folder that cannot be written: no partial file, the folder named, exit 1', async () => {
+      const folder = await manifestOnly('in-the-way');
+      const manifest = JSON.parse(await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+      const files = Object.values(manifest.labs)[0]!.files;
+      const [id] = Object.keys(files);
+      files[id!]!.file = `blocked/${files[id!]!.file}`;
+      await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), JSON.stringify(manifest));
+      await fs.writeFile(path.join(folder, 'blocked'), 'a file where a folder should be');
+      const result = await tool.run(['pull', folder], { env });
+      assert.equal(result.code, 1, said(result));
+      assert.match(result.stderr, /A file stands where a folder should be/);
+      assert.deepEqual((await fs.readdir(folder)).filter((name) => name.endsWith('.part')), []);
+    });
+
+    it('Ctrl+C stops a pull at once and leaves no partial file', async () => {
+      const folder = await manifestOnly('interrupted');
+      lab.server.setFaults({ stallFileAt: { fraction: 0.5, times: 1000 } });
+      lab.server.takeRequests();
+      let interrupted = false;
+      const result = await tool.run(['pull', folder], {
+        env,
+        started: (child) => {
+          // Interrupt once the first file is under way (the stalled body is half there).
+          const timer = setInterval(() => {
+            if (lab.server.takeRequests().some((request) => request.path.endsWith('/file'))) {
+              clearInterval(timer);
+              interrupted = child.kill('SIGINT');
+            }
+          }, 20);
+        },
+      });
+      assert.ok(interrupted);
+      assert.equal(result.code, 130, said(result));
+      assert.match(result.stderr, /Cancelled; no partial file was left/);
+      assert.deepEqual((await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME), []);
+    });
+  });
+
+  it('no output of any run holds the token', () => {
+    assert.ok(transcript.length > 40, `runs: ${transcript.length / 2}`);
+    for (const text of transcript) {
+      assert.ok(!text.includes(SECRET_TOKEN), text);
+    }
+  });
+});
