@@ -1,8 +1,10 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { LabApiError, isCancellation } from '../errors/errors';
 import { labError } from '../errors/messages';
+import { prepareFolder, type PreparedFolder } from '../files/safeWriter';
 import { currentSha256, manifestEntry, revisionOf, updateManifest, type ManifestEntry, type SyncManifest } from './manifest';
 import { changesAtLab } from './provenance';
 
@@ -96,6 +98,31 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
   const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
   const files: PulledFile[] = new Array(work.length);
   const updates = new Map<string, Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string } }>>();
+  // Each folder is made, resolved and checked against the root once per run, not once per file.
+  const prepared = new Map<string, Promise<PreparedFolder>>();
+  const folderOf = (subfolder: string): Promise<PreparedFolder> => {
+    let made = prepared.get(subfolder);
+    if (!made) {
+      made = prepareFolder(subfolder, folder);
+      prepared.set(subfolder, made);
+    }
+    return made;
+  };
+  // One listing per folder tells a missing file without a failing look per file (a fresh clone has them all missing).
+  const listings = new Map<string, Promise<ReadonlySet<string> | undefined>>();
+  const listed = async (file: string): Promise<boolean> => {
+    const subfolder = path.dirname(file);
+    let names = listings.get(subfolder);
+    if (!names) {
+      names = fs.readdir(subfolder).then(
+        (found) => new Set(found),
+        () => undefined,
+      );
+      listings.set(subfolder, names);
+    }
+    // No listing (the folder is not there, or not readable): look at the file itself.
+    return (await names)?.has(path.basename(file)) ?? true;
+  };
   let next = 0;
   let done = 0;
   let bytes = 0;
@@ -107,7 +134,7 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
       const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
       let result: PulledFile;
       try {
-        result = await pullOne(folder, item, options, (report, saved) => {
+        result = await pullOne(folder, item, options, { folderOf, listed }, (report, saved) => {
           const list = updates.get(item.lab) ?? [];
           list.push({ report, entry: item.entry, file: saved });
           updates.set(item.lab, list);
@@ -145,12 +172,13 @@ async function pullOne(
   folder: string,
   item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
   options: PullOptions,
+  { folderOf, listed }: { readonly folderOf: (subfolder: string) => Promise<PreparedFolder>; readonly listed: (file: string) => Promise<boolean> },
   onUpdated: (report: Report, saved: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string }) => void,
 ): Promise<PulledFile> {
   const { lab, origin, entry } = item;
   const base = { lab, origin, reportId: entry.report_id, file: entry.file };
   const target = path.join(folder, ...entry.file.split('/'));
-  const local = await currentSha256(target, entry, options.rehash);
+  const local = (await listed(target)) ? await currentSha256(target, entry, options.rehash) : undefined;
   const api = options.apiFor(lab, origin);
   if (!api) {
     return { ...base, state: 'failed', error: labError('unauthorized', 'unauthorized', { origin }) };
@@ -175,12 +203,11 @@ async function pullOne(
     if (!usableSource(entry.source)) {
       throw labError('invalidInput', 'idInvalid', { text: String(entry.source), what: 'file source' });
     }
-    const folderOfFile = path.dirname(target);
     return api.downloadFileAt(entry.source, {
-      folder: folderOfFile,
-      root: folder,
+      folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),
-      ifExists: 'overwrite',
+      // A missing file takes its name only if nothing appeared there meanwhile; one that is there is replaced as asked.
+      ifExists: local === undefined ? 'fail' : 'overwrite',
       signal: options.signal,
       checkSha256: check ? (sha) => (sha === entry.sha256 ? undefined : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })) : undefined,
     });
