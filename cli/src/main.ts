@@ -6,6 +6,11 @@ declare const LAB_DATA_CLI_VERSION: string | undefined;
 /** Set by the build from cli/package.json; "dev" when run from the sources. */
 const VERSION = typeof LAB_DATA_CLI_VERSION === 'string' ? LAB_DATA_CLI_VERSION : 'dev';
 
+async function listing(list: 'reports' | 'samples' | 'clients' | 'projects'): Promise<(context: CliContext) => Promise<ExitCode>> {
+  const { listRecords } = await import('./commands/list.js');
+  return (context) => listRecords(context, list);
+}
+
 /**
  * Each command is loaded when it runs, so `lab-data --help` starts without the network code
  * (the bundle evaluates a module on first use).
@@ -14,22 +19,10 @@ const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Pr
   pull: async () => (await import('./commands/pull.js')).pull,
   verify: async () => (await import('./commands/verify.js')).verify,
   sync: async () => (await import('./commands/sync.js')).sync,
-  reports: async () => {
-    const { listRecords } = await import('./commands/list.js');
-    return (context) => listRecords(context, 'reports');
-  },
-  samples: async () => {
-    const { listRecords } = await import('./commands/list.js');
-    return (context) => listRecords(context, 'samples');
-  },
-  clients: async () => {
-    const { listRecords } = await import('./commands/list.js');
-    return (context) => listRecords(context, 'clients');
-  },
-  projects: async () => {
-    const { listRecords } = await import('./commands/list.js');
-    return (context) => listRecords(context, 'projects');
-  },
+  reports: () => listing('reports'),
+  samples: () => listing('samples'),
+  clients: () => listing('clients'),
+  projects: () => listing('projects'),
   report: async () => (await import('./commands/list.js')).showReport,
 };
 

@@ -11,6 +11,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
+import { median, type CaseResult } from './measure';
 
 /**
  * `npm run bench`: the commands' own code paths (core bulk save, download, listing and sync, the
@@ -24,24 +25,8 @@ const RUNS = Math.max(1, Number(process.env.LABDATA_BENCH_RUNS ?? 5));
 const root = path.resolve(__dirname, '..', '..', '..');
 const resultsDir = path.join(root, 'test-results');
 
-export interface CaseResult {
-  readonly case: string;
-  readonly ours: string;
-  readonly baseline: string;
-  readonly ratio: string;
-  readonly target: string;
-  readonly met: boolean;
-  readonly details: Record<string, unknown>;
-}
-
 function say(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

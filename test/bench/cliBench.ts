@@ -8,6 +8,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { MANIFEST_FILE_NAME } from '../../src/core/sync/manifest';
+import { median, type CaseResult } from './measure';
 
 /** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */
 export interface CliBenchKit {
@@ -19,22 +20,7 @@ export interface CliBenchKit {
   say(message: string): void;
 }
 
-export interface CliCaseResult {
-  readonly case: string;
-  readonly ours: string;
-  readonly baseline: string;
-  readonly ratio: string;
-  readonly target: string;
-  readonly met: boolean;
-  readonly details: Record<string, unknown>;
-}
-
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** Runs a command to its end and resolves to the milliseconds it took; rejects on a non-zero exit. */
 function timedRun(command: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
@@ -69,11 +55,11 @@ function packCli(root: string): { bundle: string; tarballBytes: number; tarballN
  * size and time and with `--rehash`; the packed tarball's size. The tool runs as a user runs it:
  * `node lab-data.js …` from the production bundle, process start included.
  */
-export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CliCaseResult[]> {
+export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseResult[]> {
   kit.say('lab-data: pack, pull 500 × 256 KiB, --help, verify 10,000 files');
   const { bundle, tarballBytes, tarballName } = packCli(kit.root);
   const env = { ...process.env, LAB_DATA_TOKEN: kit.token };
-  const results: CliCaseResult[] = [];
+  const results: CaseResult[] = [];
 
   // pull 500 × 256 KiB into a folder holding only its manifest.
   const lab = await kit.startLab({ reports: 600, pdfBytes: 256 * 1024 });

@@ -1,13 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { MANIFEST_FILE_NAME, readManifest } from '../../src/core/sync/manifest';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../src/core/sync/reportFiles';
-import { SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
+import { closedPort, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
 
 /** The extension's own sync (the core function labData.syncReports runs, without its dialogs). */
@@ -23,14 +22,6 @@ async function extensionSync(lab: MockLab, folder: string): Promise<{ saved: num
 
 async function pdfsIn(folder: string): Promise<string[]> {
   return (await fs.readdir(folder)).filter((name) => name.endsWith('.pdf')).sort();
-}
-
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 function said(result: RunResult): string {

@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import { inspect } from 'node:util';
 import { LabApi, type LabApiOptions } from '../../src/core/api/labApi';
 import type { LabApiError } from '../../src/core/errors/errors';
@@ -59,4 +60,13 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 export function renderings(error: unknown): string {
   const e = error as LabApiError;
   return [String(e), e.message, e.stack, JSON.stringify(e), inspect(e, { depth: 5, showHidden: true }), e.describe?.(), e.detail].join('\n');
+}
+
+/** A loopback port nothing listens on (a lab that is down). */
+export async function closedPort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -199,3 +199,21 @@ export class Throttle {
     }
   }
 }
+
+/**
+ * `work(item, index)` for every item, at most `concurrency` at a time, results in the items' order;
+ * stops taking items once `signal` is aborted (what is under way finishes or fails on its own).
+ */
+export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      signal?.throwIfAborted();
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  return results;
+}

@@ -90,7 +90,7 @@ function foldCase(name: string): string {
 }
 
 /** `make` called once per key; later calls with the key get the first result (a promise is shared, not repeated). */
-function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
+export function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
   const made = new Map<string, T>();
   return (key) => {
     if (!made.has(key)) {

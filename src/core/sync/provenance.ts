@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { mapConcurrently } from '../connection/timing';
 import { LabApiError } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
@@ -69,24 +70,24 @@ export interface VerifyOptions {
 
 /**
  * Checks every file a folder's manifest records (hashing those whose size or time changed, or
- * all with `rehash`) and, with `apiFor`, asks each file's lab for the report's current metadata, a few at a time (the lab's own rate limits apply on top): a file is `ok` when
- * its bytes and the lab's metadata are what was saved.
+ * all with `rehash`) and, with `apiFor`, asks each file's lab for the report's current metadata, a
+ * few at a time (the lab's own rate limits apply on top): a file is `ok` when its bytes and the
+ * lab's metadata are what was saved.
  */
 export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
   const manifest = await readManifest(folder);
   const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
-  const files: VerifiedFile[] = new Array(work.length);
-  let next = 0;
   let done = 0;
-  const worker = async (): Promise<void> => {
-    while (next < work.length) {
-      options.signal?.throwIfAborted();
-      const index = next++;
-      files[index] = await verifyOne(folder, work[index]!, options);
+  const files = await mapConcurrently(
+    work,
+    options.concurrency ?? 4,
+    async (item) => {
+      const file = await verifyOne(folder, item, options);
       options.onProgress?.(++done, work.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, work.length)) }, worker));
+      return file;
+    },
+    options.signal,
+  );
   const ids = (keep: (file: VerifiedFile) => boolean): string[] => files.filter(keep).map((file) => file.reportId);
   return {
     checked: ids(() => true),

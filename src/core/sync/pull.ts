@@ -3,8 +3,10 @@ import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { LabApiError, isCancellation } from '../errors/errors';
+import { mapConcurrently } from '../connection/timing';
 import { labError } from '../errors/messages';
-import { prepareFolder, type PreparedFolder } from '../files/safeWriter';
+import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
+import { oncePerKey } from './bulkSave';
 import { currentSha256, manifestEntry, revisionOf, updateManifest, type ManifestEntry, type SyncManifest } from './manifest';
 import { changesAtLab } from './provenance';
 
@@ -96,41 +98,24 @@ function versionOf(entry: ManifestEntry | Report): string | undefined {
  */
 export async function pullFolder(folder: string, manifest: SyncManifest, options: PullOptions): Promise<PullResult> {
   const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
-  const files: PulledFile[] = new Array(work.length);
-  const updates = new Map<string, Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string } }>>();
+  const updates = new Map<string, Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: SavedFile }>>();
   // Each folder is made, resolved and checked against the root once per run, not once per file.
-  const prepared = new Map<string, Promise<PreparedFolder>>();
-  const folderOf = (subfolder: string): Promise<PreparedFolder> => {
-    let made = prepared.get(subfolder);
-    if (!made) {
-      made = prepareFolder(subfolder, folder);
-      prepared.set(subfolder, made);
-    }
-    return made;
-  };
+  const folderOf = oncePerKey((subfolder: string) => prepareFolder(subfolder, folder));
   // One listing per folder tells a missing file without a failing look per file (a fresh clone has them all missing).
-  const listings = new Map<string, Promise<ReadonlySet<string> | undefined>>();
-  const listed = async (file: string): Promise<boolean> => {
-    const subfolder = path.dirname(file);
-    let names = listings.get(subfolder);
-    if (!names) {
-      names = fs.readdir(subfolder).then(
-        (found) => new Set(found),
-        () => undefined,
-      );
-      listings.set(subfolder, names);
-    }
-    // No listing (the folder is not there, or not readable): look at the file itself.
-    return (await names)?.has(path.basename(file)) ?? true;
-  };
-  let next = 0;
+  const listing = oncePerKey((subfolder: string) =>
+    fs.readdir(subfolder).then(
+      (found): ReadonlySet<string> | undefined => new Set(found),
+      () => undefined,
+    ),
+  );
+  // No listing (the folder is not there, or not readable): the file itself is looked at.
+  const listed = async (file: string): Promise<boolean> => (await listing(path.dirname(file)))?.has(path.basename(file)) ?? true;
   let done = 0;
   let bytes = 0;
-  const worker = async (): Promise<void> => {
-    while (next < work.length) {
-      options.signal?.throwIfAborted();
-      const index = next++;
-      const item = work[index]!;
+  const files = await mapConcurrently(
+    work,
+    options.concurrency ?? 4,
+    async (item) => {
       const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
       let result: PulledFile;
       try {
@@ -145,13 +130,13 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
         }
         result = { ...base, state: 'failed', error: error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) }) };
       }
-      files[index] = result;
       bytes += result.bytes ?? 0;
       options.onFile?.(result);
       options.onProgress?.({ done: ++done, total: work.length, bytes });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, work.length)) }, worker));
+      return result;
+    },
+    options.signal,
+  );
   let manifestWritten = false;
   for (const [lab, saved] of updates) {
     const origin = manifest.labs[lab]!.origin;
@@ -173,7 +158,7 @@ async function pullOne(
   item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
   options: PullOptions,
   { folderOf, listed }: { readonly folderOf: (subfolder: string) => Promise<PreparedFolder>; readonly listed: (file: string) => Promise<boolean> },
-  onUpdated: (report: Report, saved: { fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string }) => void,
+  onUpdated: (report: Report, saved: SavedFile) => void,
 ): Promise<PulledFile> {
   const { lab, origin, entry } = item;
   const base = { lab, origin, reportId: entry.report_id, file: entry.file };
@@ -199,7 +184,7 @@ async function pullOne(
     }
   };
   const versions = (report?: Report): { recorded?: string; atLab?: string } => ({ recorded: versionOf(entry), atLab: report ? versionOf(report) : undefined });
-  const download = async (check: boolean): Promise<{ fileName: string; bytes: number; sha256: string; mtimeMs?: number; path: string }> => {
+  const download = async (check: boolean): Promise<SavedFile> => {
     if (!usableSource(entry.source)) {
       throw labError('invalidInput', 'idInvalid', { text: String(entry.source), what: 'file source' });
     }

@@ -8,15 +8,7 @@ import { LabApi, type LabApiOptions } from '../../../../src/core/api/labApi';
 import { RateLimitGate } from '../../../../src/core/connection/timing';
 import type { TransportFactory } from '../../../../src/core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../src/core/errors/errors';
-import { FULL, SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
-
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { closedPort, FULL, SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
 
 /**
  * The core's promises about every request, held over the transport `factory` builds: the same

@@ -1,0 +1,17 @@
+/** One row of the bench table. */
+export interface CaseResult {
+  readonly case: string;
+  readonly ours: string;
+  readonly baseline: string;
+  readonly ratio: string;
+  readonly target: string;
+  readonly met: boolean;
+  readonly details: Record<string, unknown>;
+}
+
+/** The middle of the measurements (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
