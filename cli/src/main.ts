@@ -77,8 +77,14 @@ function start(): void {
         return;
       }
       const { serverText } = await import('../../src/core/errors/serverText.js');
+      const { LabApiError } = await import('../../src/core/errors/errors.js');
       // One sanitised line at a time: messages may quote a manifest or a lab, and never show a token.
       const lines = (error instanceof Error ? error.message : String(error)).split('\n').map((line) => serverText(line, 2000));
+      const certificate = error instanceof LabApiError && error.text?.id.startsWith('cert') === true;
+      if (certificate) {
+        // The core's sentence names the extension's setting; the tool's own ways are these.
+        lines.push('With lab-data, trust the authority with --ca-file FILE (PEM) or NODE_EXTRA_CA_CERTS=FILE; the system trust store is always used.');
+      }
       process.stderr.write(`lab-data: ${lines.join('\n')}\n`);
       process.exitCode = exitCodeOf(error);
     },

@@ -7,6 +7,9 @@ import { saveReports } from '../../src/core/sync/bulkSave';
 import { MANIFEST_FILE_NAME, readManifest } from '../../src/core/sync/manifest';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../src/core/sync/reportFiles';
 import { closedPort, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
+import { MockLabServer } from '../mock/server';
+import { makeTestCertificates } from '../support/certificates';
+import { startForwardProxy } from '../support/forwardProxy';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
 
 /** The extension's own sync (the core function labData.syncReports runs, without its dialogs). */
@@ -360,6 +363,34 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.match(result.stderr, /Cancelled; no partial file was left/);
       assert.deepEqual((await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME), []);
     });
+  });
+
+  it('reaches an HTTPS lab through HTTPS_PROXY (CONNECT), trusting a CA from --ca-file or NODE_EXTRA_CA_CERTS, and says what to do without it', async () => {
+    const certs = makeTestCertificates();
+    const server = new MockLabServer({ reports: 12, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    const proxy = await startForwardProxy();
+    try {
+      await server.start();
+      // lab.test resolves only at the proxy: a request that went direct could not find it.
+      const url = `https://lab.test:${new URL(server.baseUrl).port}`;
+      const through = { ...env, HTTPS_PROXY: proxy.url };
+      const untrusted = await tool.run(['reports', '--lab', url, '--jsonl'], { env: through });
+      assert.equal(untrusted.code, 4, said(untrusted));
+      assert.match(untrusted.stderr, /--ca-file FILE \(PEM\) or NODE_EXTRA_CA_CERTS/);
+      const trusted = await tool.run(['reports', '--lab', url, '--jsonl', '--ca-file', certs.caFile], { env: through });
+      assert.equal(trusted.code, 0, said(trusted));
+      assert.equal(trusted.stdout.trim().split('\n').length, server.reportsFor('demo-full-access').length);
+      assert.ok(proxy.lines().some((line) => line.startsWith(`CONNECT lab.test:${new URL(url).port} `)), proxy.lines().join('\n'));
+      assert.ok(!proxy.lines().join('\n').includes(SECRET_TOKEN), 'the proxy never sees the token');
+      const fromEnv = await tool.run(['clients', '--lab', url, '--json'], { env: { ...through, NODE_EXTRA_CA_CERTS: certs.caFile } });
+      assert.equal(fromEnv.code, 0, said(fromEnv));
+      const bypassed = await tool.run(['clients', '--lab', url, '--ca-file', certs.caFile], { env: { ...through, NO_PROXY: 'lab.test' } });
+      assert.equal(bypassed.code, 4, `NO_PROXY sends it direct, where lab.test does not resolve\n${said(bypassed)}`);
+    } finally {
+      await proxy.stop();
+      await server.stop();
+      certs.remove();
+    }
   });
 
   it('no output of any run holds the token', () => {
