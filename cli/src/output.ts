@@ -31,7 +31,7 @@ export class Progress {
     this.lastDraw = now;
     cursorTo(this.stream, 0);
     clearLine(this.stream, 0);
-    this.stream.write(text.slice(0, Math.max(10, (this.stream.columns ?? 80) - 1)));
+    this.stream.write(text.slice(0, Math.max(20, (this.stream.columns || 80) - 1)));
     this.shown = true;
   }
 
