@@ -40,28 +40,29 @@ const FOLDER_NOTE = 'FOLDER defaults to lab-reports.';
 
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   pull: {
-    options: { update: { type: 'boolean' }, force: { type: 'boolean' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]',
+    options: { ...LAB, update: { type: 'boolean' }, force: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
     summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
     details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
 SHA-256 before it takes its name. A file already there and identical is not downloaded (its lab is asked,
 with one small request, whether the report changed). When the lab now has a different file (the report was
 amended), the local file is kept, both versions are shown and the exit status is 1; --update takes the
 lab's file and updates the manifest entry. A local file that differs from its record is left alone unless
---force. The lab's address comes from the manifest; only a token is needed. ${FOLDER_NOTE}
+--force. The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
+LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes. ${FOLDER_NOTE}
   --update   take the lab's newer files and update their manifest entries
   --force    replace local files that differ from their record
   --rehash   hash every file, even those whose size and time are as recorded`,
-    examples: ['LAB_DATA_TOKEN=… lab-data pull', 'lab-data pull analysis/reports --json', 'lab-data pull --update'],
+    examples: ['LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull', 'lab-data pull analysis/reports --json', 'lab-data pull --update'],
     positionals: 1,
   },
   verify: {
-    options: { remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    options: { ...LAB, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
     usage: 'lab-data verify [FOLDER] [--remote] [--rehash] [--json]',
     summary: 'check every listed file against its SHA-256 (and, with --remote, the lab)',
     details: `Checks that every file the manifest lists is there with its recorded SHA-256. Files whose size and
 modification time are as recorded are not read again (--rehash reads them all). --remote also asks each
-file's lab whether the report has a newer revision (needs a token). Prints a table, or --json; exits 1 on
+file's lab whether the report has a newer revision (needs a token and the lab's address, as pull). Prints a table, or --json; exits 1 on
 any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
   --remote   also ask the lab about newer revisions
   --rehash   hash every file`,
@@ -141,12 +142,14 @@ Environment:
   LAB_DATA_TOKEN          the access token (never given on the command line)
   LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
                           other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB)
-  LAB_DATA_URL            the lab's address for sync and listings (or --lab)
+  LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and for pull and verify --remote
+                          the confirmation of the address a manifest gives (LAB_DATA_URL_<LAB> per lab)
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
   NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted
 
 Exit status: 0 done; 1 a file is missing, changed, changed at the lab or could not be written;
-2 usage or an unusable manifest; 3 no token, or the lab refused it; 4 the lab or network unavailable.`;
+2 usage or an unusable manifest; 3 no token, a lab address not confirmed, or the lab refused the token;
+4 the lab or network unavailable.`;
 
 /** The tool's overview (`lab-data --help`). */
 export function generalHelp(version: string): string {
@@ -160,7 +163,7 @@ Commands:
 ${rows.join('\n')}
 
 Examples:
-  LAB_DATA_TOKEN=… lab-data pull && lab-data verify
+  LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull && lab-data verify
   lab-data sync --lab https://lab.example.com --since 30d
   lab-data reports --lab https://lab.example.com --jsonl > reports.jsonl
 

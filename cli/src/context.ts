@@ -1,11 +1,13 @@
 import { LabApi } from '../../src/core/api/labApi';
+import { defaultLabDefinition } from '../../src/core/api/labDefinition';
 import { parseBaseUrl } from '../../src/core/connection/baseUrl';
+import { serverText } from '../../src/core/errors/serverText';
 import type { LogLevel } from '../../src/core/connection/httpClient';
 import { LabApiError } from '../../src/core/errors/errors';
 import { CliError, Exit } from './exitCodes';
 import { networkFromEnvironment, type CliNetwork } from './network';
 import { Progress } from './output';
-import { Tokens } from './tokens';
+import { Tokens, variableFor } from './tokens';
 import type { ParsedCommand } from './commandLine';
 
 /** Everything a command needs: its arguments, where to say things, tokens, the network, and clients of labs. */
@@ -85,18 +87,41 @@ export class CliContext {
         this.verbose(message);
       }
     };
-    const api = LabApi.forBaseUrl(baseUrl, { token, network: this.networkOptions().options, userAgent: `lab-data-cli/${this.version}`, log });
+    // Named as the folder's manifest names it, so a sync finds the section the extension wrote.
+    const lab = defaultLabDefinition(parseBaseUrl(baseUrl), name, false);
+    const api = new LabApi({ lab, token, network: this.networkOptions().options, userAgent: `lab-data-cli/${this.version}`, log });
     this.byLab.set(key, api);
     return api;
   }
 
-  /** Like {@link api}, or undefined when there is no token for that lab. */
-  apiIfToken(name: string, baseUrl: string): LabApi | undefined {
-    return this.tokens.tokenFor(name) === undefined ? undefined : this.api(name, baseUrl);
+  /**
+   * Why the token may not be used for a lab a manifest names, or undefined when it may. A manifest
+   * sits in a repository anyone can change, so it never decides alone where a token goes: the
+   * lab's address must also be given by the person or CI running the tool (`LAB_DATA_URL_<LAB>`,
+   * `--lab` or `LAB_DATA_URL`), and be the same origin.
+   */
+  manifestLabProblem(name: string, origin: string, several: boolean): CliError | undefined {
+    if (this.tokens.tokenFor(name) === undefined) {
+      return this.tokens.missing(name, several);
+    }
+    const own = variableFor('LAB_DATA_URL', name);
+    const given = this.env[own]?.trim() || this.text('lab') || this.env.LAB_DATA_URL?.trim();
+    const shown = serverText(origin, 200);
+    if (!given) {
+      return new CliError(`The manifest places the lab "${serverText(name, 80)}" at ${shown}. Confirm it before the token goes there: set LAB_DATA_URL=${shown} (or ${own}, or --lab). A manifest alone never decides where a token is sent.`, Exit.auth);
+    }
+    let confirmed: string;
+    try {
+      confirmed = parseBaseUrl(given).origin;
+    } catch (error) {
+      return new CliError(error instanceof LabApiError ? error.message : String(error), Exit.usage);
+    }
+    return confirmed === origin ? undefined : new CliError(`The manifest places the lab "${serverText(name, 80)}" at ${shown}, but you gave ${confirmed}: the token is not sent to an address you did not give.`, Exit.auth);
   }
 
-  missingToken(name: string, several: boolean): CliError {
-    return this.tokens.missing(name, several);
+  /** The client of a lab a manifest names, once its token and address are confirmed ({@link manifestLabProblem}); else undefined. */
+  manifestLabApi(name: string, origin: string): LabApi | undefined {
+    return this.manifestLabProblem(name, origin, false) === undefined ? this.api(name, origin) : undefined;
   }
 
   async close(): Promise<void> {

@@ -60,6 +60,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, sign
 /** The process: Ctrl+C cancels (no partial file is left) and a second one ends at once. */
 function start(): void {
   const controller = new AbortController();
+  // A reader that stops early (`lab-data reports --jsonl | head`) has what it wanted: end quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      process.exit(process.exitCode ?? 0);
+    }
+    throw error;
+  });
   process.once('SIGINT', () => {
     process.stderr.write('\nCancelling… (Ctrl+C again to stop at once)\n');
     controller.abort();

@@ -1,14 +1,19 @@
 import { promises as fs } from 'node:fs';
 import { CliError, Exit } from './exitCodes';
 
-/** The environment variable that holds one lab's token when a manifest names several: `LAB_DATA_TOKEN_<LAB>`. */
-export function tokenVariableFor(lab: string): string {
+/** One lab's own environment variable: `LAB_DATA_TOKEN_<LAB>`, `LAB_DATA_URL_<LAB>` (the name in capitals, other characters as `_`). */
+export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: string): string {
   const suffix = lab
     .normalize('NFKD')
     .replace(/[^A-Za-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .toUpperCase();
-  return `LAB_DATA_TOKEN_${suffix || 'LAB'}`;
+  return `${prefix}_${suffix || 'LAB'}`;
+}
+
+/** The environment variable that holds one lab's token when a manifest names several: `LAB_DATA_TOKEN_<LAB>`. */
+export function tokenVariableFor(lab: string): string {
+  return variableFor('LAB_DATA_TOKEN', lab);
 }
 
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
@@ -28,18 +33,27 @@ export class Tokens {
     if (tokenFile === undefined) {
       return new Tokens(env);
     }
+    // The file's name is never repeated: `--token-file "$TOKEN"` by mistake must not print the token.
     let stats;
     try {
       stats = await fs.stat(tokenFile);
     } catch {
-      throw new CliError(`The token file ${tokenFile} cannot be read.`, Exit.usage);
+      throw new CliError('The file given with --token-file cannot be read (is the path right?).', Exit.usage);
+    }
+    if (!stats.isFile()) {
+      throw new CliError('What --token-file names is not a file.', Exit.usage);
     }
     if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) {
-      throw new CliError(`The token file ${tokenFile} can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private first: chmod 600 ${tokenFile}`, Exit.usage);
+      throw new CliError(`The file given with --token-file can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private first: chmod 600 on it.`, Exit.usage);
     }
-    const token = (await fs.readFile(tokenFile, 'utf8')).trim();
+    const token = await fs.readFile(tokenFile, 'utf8').then(
+      (text) => text.trim(),
+      () => {
+        throw new CliError('The file given with --token-file cannot be read.', Exit.usage);
+      },
+    );
     if (!TOKEN_SHAPE.test(token)) {
-      throw new CliError(`The token file ${tokenFile} does not hold one token (printable characters, no spaces).`, Exit.usage);
+      throw new CliError('The file given with --token-file does not hold one token (printable characters, no spaces).', Exit.usage);
     }
     return new Tokens(env, token);
   }

@@ -90,7 +90,7 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       }
     };
     const contenders: Record<string, () => Promise<number>> = {
-      pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env })),
+      pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } })),
     };
     if (curl) {
       contenders.curl = () => inFresh('curl', (folder) => timedRun('sh', ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${kit.token}' '${lab.baseUrl}/api/v1/reports/{}/file'`], { input: ids.join('\n') }));

@@ -2,6 +2,10 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { LabApi } from '../../src/core/api/labApi';
+import { defaultLabDefinition } from '../../src/core/api/labDefinition';
+import { parseBaseUrl } from '../../src/core/connection/baseUrl';
+import { RateLimitGate } from '../../src/core/connection/timing';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { MANIFEST_FILE_NAME, readManifest } from '../../src/core/sync/manifest';
@@ -38,12 +42,14 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
   let work: string;
   /** A folder the extension's sync filled, and a copy of its manifest alone. */
   let synced: string;
-  const env = { LAB_DATA_TOKEN: SECRET_TOKEN };
+  /** The token, and the lab's address given by whoever runs the tool (a manifest alone never decides where a token goes). */
+  let env: Record<string, string>;
 
   before(async function () {
     this.timeout(180_000);
     tool = packAndInstall();
     lab = await startMockLab({ reports: 40 });
+    env = { LAB_DATA_TOKEN: SECRET_TOKEN, LAB_DATA_URL: lab.baseUrl };
     work = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-cli-work-'));
     synced = path.join(work, 'synced');
     const { saved } = await extensionSync(lab, synced);
@@ -82,7 +88,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.equal(help.code, 0, said(help));
       assert.match(help.stdout, new RegExp(`Usage: lab-data ${command}`));
       assert.match(help.stdout, /Examples:\n {2}\S/);
-      assert.match(help.stdout, /Exit status: 0 done; 1 .*\n2 usage.*; 3 .*; 4 /);
+      assert.match(help.stdout, /Exit status: 0 done; 1 .*\n2 usage.*; 3 .*\n4 /);
     }
     const none = await tool.run([]);
     assert.equal(none.code, 2);
@@ -159,19 +165,20 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const own = await startMockLab({ reports: 12 });
     const folder = path.join(work, 'amended');
     await extensionSync(own, folder);
-    assert.equal((await tool.run(['pull', folder], { env })).code, 0);
+    const ownEnv = { ...env, LAB_DATA_URL: own.baseUrl };
+    assert.equal((await tool.run(['pull', folder], { env: ownEnv })).code, 0);
     const manifest = await readManifest(folder);
     const [labName, section] = Object.entries(manifest.labs)[0]!;
     const entry = Object.values(section.files).find((candidate) => candidate.revision === '1')!;
     const old = await fs.readFile(path.join(folder, entry.file));
     own.server.amendReport(entry.report_id);
     try {
-      const pulled = await tool.run(['pull', folder], { env });
+      const pulled = await tool.run(['pull', folder], { env: ownEnv });
       assert.equal(pulled.code, 1, said(pulled));
       assert.match(pulled.stderr, new RegExp(`changed at the lab\\s+${entry.report_id}.*recorded: revision 1; at the lab: revision 2`));
       assert.match(pulled.stderr, /lab-data pull --update/);
       assert.ok((await fs.readFile(path.join(folder, entry.file))).equals(old), 'the old file is kept');
-      const updated = await tool.run(['pull', folder, '--update', '--json'], { env });
+      const updated = await tool.run(['pull', folder, '--update', '--json'], { env: ownEnv });
       assert.equal(updated.code, 0, said(updated));
       const fresh = own.server.pdfFor(entry.report_id);
       assert.ok(!fresh.equals(old));
@@ -180,7 +187,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.equal(after.revision, '2');
       assert.equal(after.status, 'amended');
       assert.notEqual(after.sha256, entry.sha256);
-      assert.equal((await tool.run(['verify', folder, '--remote'], { env })).code, 0);
+      assert.equal((await tool.run(['verify', folder, '--remote'], { env: ownEnv })).code, 0);
     } finally {
       await own.close();
     }
@@ -200,6 +207,25 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const again = await tool.run(['sync', synced, '--json'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } });
     assert.equal(again.code, 0, said(again));
     assert.deepEqual((JSON.parse(again.stdout) as { saved: unknown[] }).saved, []);
+  });
+
+  it('sync keeps to the section of a lab the extension named ("Riverside lab"), so one folder keeps one section', async () => {
+    const folder = path.join(work, 'named');
+    const api = new LabApi({ lab: defaultLabDefinition(parseBaseUrl(lab.baseUrl), 'Riverside lab', false), token: SECRET_TOKEN, rateLimitGate: new RateLimitGate() });
+    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
+    try {
+      await syncFolder(api, target, { list: (query) => listAllReports(api, query), save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }) });
+    } finally {
+      await api.close();
+    }
+    const synced2 = await tool.run(['sync', folder, '--json'], { env: { ...env, LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN } });
+    assert.equal(synced2.code, 0, said(synced2));
+    const result = JSON.parse(synced2.stdout) as { saved: unknown[]; lab: string };
+    assert.equal(result.lab, 'Riverside lab');
+    assert.deepEqual(result.saved, []);
+    assert.deepEqual(Object.keys((await readManifest(folder)).labs), ['Riverside lab']);
+    const pulled = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN, LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl } });
+    assert.equal(pulled.code, 0, said(pulled));
   });
 
   it('lists for scripts as JSON Lines, JSON and CSV with the export columns, and one report', async () => {
@@ -249,6 +275,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       ['a reserved Windows name', 'CON.pdf'],
       ['a control character', 'bad\u0007name.pdf'],
       ['a nested parent', 'sub/../../x.pdf'],
+      ['the manifest itself', 'LAB-DATA-SYNC.json'],
     ];
     for (const [what, name] of hostile) {
       it(`an entry whose file name is ${what} is refused, named, and nothing is written anywhere`, async () => {
@@ -279,13 +306,13 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
 
     it('a missing token names the variable (exit 3); a token on the command line is refused without echoing it', async () => {
       const folder = await manifestOnly('no-token');
-      const missing = await tool.run(['pull', folder]);
+      const missing = await tool.run(['pull', folder], { env: { LAB_DATA_URL: lab.baseUrl } });
       assert.equal(missing.code, 3, said(missing));
       assert.match(missing.stderr, /set LAB_DATA_TOKEN \(or LAB_DATA_TOKEN_127_0_0_1_\d+\)/);
       const inline = await tool.run(['pull', folder, `--token=${SECRET_TOKEN}`]);
       assert.equal(inline.code, 2);
       assert.match(inline.stderr, /never given on the command line/);
-      const perLab = await tool.run(['pull', folder], { env: { [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN } });
+      const perLab = await tool.run(['pull', folder], { env: { [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN, LAB_DATA_URL: lab.baseUrl } });
       assert.equal(perLab.code, 0, said(perLab));
     });
 
@@ -294,17 +321,18 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const file = path.join(work, 'token');
       await fs.writeFile(file, `${SECRET_TOKEN}\n`, { mode: 0o644 });
       await fs.chmod(file, 0o644);
-      const open = await tool.run(['pull', folder, '--token-file', file]);
+      const open = await tool.run(['pull', folder, '--token-file', file], { env: { LAB_DATA_URL: lab.baseUrl } });
       assert.equal(open.code, 2, said(open));
       assert.match(open.stderr, /can be read by other users \(mode 644\); make it private first: chmod 600/);
+      assert.ok(!open.stderr.includes(file), 'the file is not named: a token given there by mistake is never printed');
       await fs.chmod(file, 0o600);
-      const ok = await tool.run(['pull', folder, '--token-file', file]);
+      const ok = await tool.run(['pull', folder, '--token-file', file], { env: { LAB_DATA_URL: lab.baseUrl } });
       assert.equal(ok.code, 0, said(ok));
     });
 
     it('401 and 403 exit 3; a report gone (404) exits 1; 429 beyond waiting and a lab that is down exit 4', async () => {
       const folder = await manifestOnly('statuses');
-      const wrong = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: 'not-a-known-token' } });
+      const wrong = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: 'not-a-known-token', LAB_DATA_URL: lab.baseUrl } });
       assert.equal(wrong.code, 3, said(wrong));
       assert.match(wrong.stderr, /sign in again|rejected|401/i);
       lab.server.setFaults({ status: { status: 403, times: Infinity } });
@@ -319,12 +347,36 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const gone = await tool.run(['report', 'RPT-0000-NOPE', '--lab', lab.baseUrl], { env });
       assert.equal(gone.code, 1, said(gone));
       const down = await manifestOnly('down');
-      const text = (await fs.readFile(path.join(down, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(`http://127.0.0.1:${await closedPort()}`);
+      const downUrl = `http://127.0.0.1:${await closedPort()}`;
+      const text = (await fs.readFile(path.join(down, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(downUrl);
       await fs.writeFile(path.join(down, MANIFEST_FILE_NAME), text);
-      const unreachable = await tool.run(['pull', down], { env });
+      const unreachable = await tool.run(['pull', down], { env: { ...env, LAB_DATA_URL: downUrl } });
       assert.equal(unreachable.code, 4, said(unreachable));
       assert.match(unreachable.stderr, /Cannot reach the lab/);
       assert.deepEqual(await pdfsIn(down), []);
+    });
+
+    it("a manifest never decides alone where the token goes: the lab's address must be given too, and be the same", async () => {
+      const attacker = await startMockLab({ reports: 3 });
+      try {
+        const folder = await manifestOnly('redirected');
+        const unconfirmed = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: SECRET_TOKEN } });
+        assert.equal(unconfirmed.code, 3, said(unconfirmed));
+        assert.match(unconfirmed.stderr, new RegExp(`set LAB_DATA_URL=${lab.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(or LAB_DATA_URL_127_0_0_1_\\d+, or --lab\\)`));
+        // A change to the committed manifest points the lab elsewhere: the token does not follow it.
+        const text = (await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(attacker.baseUrl);
+        await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), text);
+        attacker.server.takeRequests();
+        const moved = await tool.run(['pull', folder, '--json'], { env });
+        assert.equal(moved.code, 3, said(moved));
+        assert.match(moved.stderr, /the token is not sent to an address you did not give/);
+        const verified = await tool.run(['verify', folder, '--remote'], { env });
+        assert.equal(verified.code, 3, said(verified));
+        assert.deepEqual(attacker.server.takeRequests(), [], 'the other address received nothing');
+        assert.deepEqual(await pdfsIn(folder), []);
+      } finally {
+        await attacker.close();
+      }
     });
 
     it('a folder that cannot be written: no partial file, the folder named, exit 1', async () => {

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { serverText } from '../../../src/core/errors/serverText';
 import { pullFolder, type PulledFile } from '../../../src/core/sync/pull';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
@@ -15,11 +16,12 @@ const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   failed: 'failed',
 };
 
+/** One line for one file; everything in it from the manifest or the lab is made safe to print. */
 function describe(file: PulledFile): string {
   const versions = file.recorded || file.atLab ? ` (recorded: ${file.recorded ?? 'unknown'}; at the lab: ${file.atLab ?? 'unknown'})` : '';
   const changes = file.changes && file.changes.length > 0 ? `: ${file.changes.join(', ')}` : '';
   const error = file.error ? `: ${file.error.message}` : '';
-  return `${WORDS[file.state].padEnd(18)} ${file.reportId}  ${file.file}${versions}${changes}${error}`;
+  return `${WORDS[file.state].padEnd(18)} ${serverText(`${file.reportId}  ${file.file}${versions}${changes}${error}`, 1000)}`;
 }
 
 /** `lab-data pull [FOLDER]`: restores a folder from its manifest (core: pullFolder). */
@@ -28,13 +30,13 @@ export async function pull(context: CliContext): Promise<ExitCode> {
   const manifest = await readManifestOrFail(folder);
   const labs = Object.keys(manifest.labs);
   const several = labs.length > 1;
-  const missingTokens = labs.filter((lab) => context.apiIfToken(lab, manifest.labs[lab]!.origin) === undefined);
-  if (missingTokens.length === labs.length && labs.length > 0) {
-    throw context.missingToken(missingTokens[0]!, several);
+  const problems = labs.map((lab) => context.manifestLabProblem(lab, manifest.labs[lab]!.origin, several)).filter((problem) => problem !== undefined);
+  if (problems.length === labs.length && labs.length > 0) {
+    throw problems[0]!;
   }
   const started = Date.now();
   const result = await pullFolder(folder, manifest, {
-    apiFor: (lab, origin) => context.apiIfToken(lab, origin),
+    apiFor: (lab, origin) => context.manifestLabApi(lab, origin),
     update: context.flag('update'),
     force: context.flag('force'),
     rehash: context.flag('rehash'),
@@ -49,8 +51,8 @@ export async function pull(context: CliContext): Promise<ExitCode> {
   context.progress.clear();
   const count = (state: PulledFile['state']): number => result.files.filter((file) => file.state === state).length;
   const codes: ExitCode[] = result.files.map((file) => (file.state === 'failed' ? exitCodeOf(file.error) : file.state === 'changedAtLab' || file.state === 'changedLocally' || file.state === 'notAtLab' ? Exit.mismatch : Exit.ok));
-  for (const lab of missingTokens) {
-    context.progress.problem(context.missingToken(lab, several).message);
+  for (const problem of problems) {
+    context.progress.problem(problem.message);
   }
   const exitCode = worst(codes);
   if (context.flag('json')) {

@@ -24,13 +24,13 @@ export async function verify(context: CliContext): Promise<ExitCode> {
   const remote = context.flag('remote');
   const labs = Object.keys(manifest.labs);
   if (remote) {
-    const missing = labs.find((lab) => context.apiIfToken(lab, manifest.labs[lab]!.origin) === undefined);
-    if (missing !== undefined) {
-      throw context.missingToken(missing, labs.length > 1);
+    const problem = labs.map((lab) => context.manifestLabProblem(lab, manifest.labs[lab]!.origin, labs.length > 1)).find((each) => each !== undefined);
+    if (problem) {
+      throw problem;
     }
   }
   const result = await verifyFolder(folder, {
-    apiFor: remote ? (lab, origin) => context.apiIfToken(lab, origin) : undefined,
+    apiFor: remote ? (lab, origin) => context.manifestLabApi(lab, origin) : undefined,
     rehash: context.flag('rehash'),
     signal: context.signal,
     onProgress: (done, total) => context.progress.update(`verify: ${done}/${total} files`),

@@ -280,7 +280,7 @@ export async function readManifestStrictly(folder: string): Promise<{ readonly m
       const reportId = typeof entry?.report_id === 'string' ? entry.report_id : key;
       const name = typeof entry?.file === 'string' ? entry.file : '';
       const bad = (reason: string): void => void problems.push({ kind: 'entry', file, lab, reportId, name, reason });
-      const reason = relativePathProblem(name);
+      const reason = name.toLowerCase() === MANIFEST_FILE_NAME ? 'it is the manifest itself' : relativePathProblem(name);
       if (reason !== undefined) {
         bad(reason);
         continue;

@@ -110,47 +110,58 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
   );
   // No listing (the folder is not there, or not readable): the file itself is looked at.
   const listed = async (file: string): Promise<boolean> => (await listing(path.dirname(file)))?.has(path.basename(file)) ?? true;
+  /** Records the files `update` took in their labs' sections; resolves to whether the manifest was written. */
+  const recordUpdates = async (): Promise<boolean> => {
+    let written = false;
+    for (const [lab, saved] of updates) {
+      const origin = manifest.labs[lab]!.origin;
+      const savedAt = new Date().toISOString();
+      written =
+        (await updateManifest(folder, { name: lab, origin }, (section) => {
+          const entries = { ...section.files };
+          for (const { report, entry, file } of saved) {
+            entries[entry.report_id] = manifestEntry(report, { ...file, fileName: entry.file }, savedAt, entry.source, entry);
+          }
+          return { ...section, files: entries };
+        })) || written;
+    }
+    return written;
+  };
   let done = 0;
   let bytes = 0;
-  const files = await mapConcurrently(
-    work,
-    options.concurrency ?? 4,
-    async (item) => {
-      const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
-      let result: PulledFile;
-      try {
-        result = await pullOne(folder, item, options, { folderOf, listed }, (report, saved) => {
-          const list = updates.get(item.lab) ?? [];
-          list.push({ report, entry: item.entry, file: saved });
-          updates.set(item.lab, list);
-        });
-      } catch (error) {
-        if (options.signal?.aborted || isCancellation(error)) {
-          throw error;
+  let files: PulledFile[];
+  let written: boolean;
+  try {
+    files = await mapConcurrently(
+      work,
+      options.concurrency ?? 4,
+      async (item) => {
+        const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
+        let result: PulledFile;
+        try {
+          result = await pullOne(folder, item, options, { folderOf, listed }, (report, saved) => {
+            const list = updates.get(item.lab) ?? [];
+            list.push({ report, entry: item.entry, file: saved });
+            updates.set(item.lab, list);
+          });
+        } catch (error) {
+          if (options.signal?.aborted || isCancellation(error)) {
+            throw error;
+          }
+          result = { ...base, state: 'failed', error: error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) }) };
         }
-        result = { ...base, state: 'failed', error: error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) }) };
-      }
-      bytes += result.bytes ?? 0;
-      options.onFile?.(result);
-      options.onProgress?.({ done: ++done, total: work.length, bytes });
-      return result;
-    },
-    options.signal,
-  );
-  let manifestWritten = false;
-  for (const [lab, saved] of updates) {
-    const origin = manifest.labs[lab]!.origin;
-    const savedAt = new Date().toISOString();
-    manifestWritten =
-      (await updateManifest(folder, { name: lab, origin }, (section) => {
-        const entries = { ...section.files };
-        for (const { report, entry, file } of saved) {
-          entries[entry.report_id] = manifestEntry(report, { ...file, fileName: entry.file }, savedAt, entry.source, entry);
-        }
-        return { ...section, files: entries };
-      })) || manifestWritten;
+        bytes += result.bytes ?? 0;
+        options.onFile?.(result);
+        options.onProgress?.({ done: ++done, total: work.length, bytes });
+        return result;
+      },
+      options.signal,
+    );
+  } finally {
+    // What `update` took is recorded even when the run stops early (Ctrl+C), so the folder and its manifest agree.
+    written = await recordUpdates();
   }
-  return { files, bytes, manifestWritten };
+  return { files, bytes, manifestWritten: written };
 }
 
 async function pullOne(
