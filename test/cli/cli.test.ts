@@ -332,8 +332,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
 
     it('401 and 403 exit 3; a report gone (404) exits 1; 429 beyond waiting and a lab that is down exit 4', async () => {
       const folder = await manifestOnly('statuses');
+      lab.server.takeRequests();
       const wrong = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: 'not-a-known-token', LAB_DATA_URL: lab.baseUrl } });
       assert.equal(wrong.code, 3, said(wrong));
+      assert.ok(lab.server.takeRequests().length <= 4, 'after the lab refused the token, its other files fail without asking again');
       assert.match(wrong.stderr, /sign in again|rejected|401/i);
       lab.server.setFaults({ status: { status: 403, times: Infinity } });
       const forbidden = await tool.run(['reports', '--lab', lab.baseUrl], { env });

@@ -67,6 +67,15 @@ export interface PullResult {
   readonly manifestWritten: boolean;
 }
 
+/** Connection failures every other request to the same lab would meet too (not a file that broke off). */
+const UNREACHABLE: ReadonlySet<string> = new Set(['unreachable', 'hostNotFound', 'proxyUnreachable', 'proxyRefused', 'proxyAuth']);
+
+/** Whether every other request to the same lab would fail alike, so its remaining files fail without asking. */
+function labWide(error: LabApiError): boolean {
+  const id = error.text?.id ?? '';
+  return error.code === 'unauthorized' || error.code === 'forbidden' || error.code === 'rateLimited' || (error.code === 'network' && (UNREACHABLE.has(id) || id.startsWith('cert')));
+}
+
 /**
  * The metadata path of a report, from the path its file came from: `…/reports/{id}/file` →
  * `…/reports/{id}` (the spec's shape, whatever the prefix); undefined for any other shape.
@@ -127,6 +136,7 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
     }
     return written;
   };
+  const labsDown = new Map<string, LabApiError>();
   let done = 0;
   let bytes = 0;
   let files: PulledFile[];
@@ -138,7 +148,12 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
       async (item) => {
         const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
         let result: PulledFile;
+        const down = labsDown.get(item.lab);
         try {
+          if (down) {
+            // The lab cannot be reached, refused the token or asked to wait long: its other files fail alike, without a request each.
+            throw down;
+          }
           result = await pullOne(folder, item, options, { folderOf, listed }, (report, saved) => {
             const list = updates.get(item.lab) ?? [];
             list.push({ report, entry: item.entry, file: saved });
@@ -148,7 +163,11 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
           if (options.signal?.aborted || isCancellation(error)) {
             throw error;
           }
-          result = { ...base, state: 'failed', error: error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) }) };
+          const failure = error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) });
+          if (labWide(failure)) {
+            labsDown.set(item.lab, failure);
+          }
+          result = { ...base, state: 'failed', error: failure };
         }
         bytes += result.bytes ?? 0;
         options.onFile?.(result);
