@@ -43,7 +43,7 @@ export async function pull(context: CliContext): Promise<ExitCode> {
     signal: context.signal,
     onProgress: ({ done, total, bytes }) => context.progress.update(`pull ${path.basename(folder)}: ${done}/${total} files, ${formatBytes(bytes)}`),
     onFile: (file) => {
-      if (file.state !== 'present' && (file.state !== 'restored' || !process.stderr.isTTY)) {
+      if (file.state !== 'present' && (file.state !== 'restored' || (!process.stderr.isTTY && !context.flag('quiet')))) {
         (file.state === 'restored' || file.state === 'updated' ? context.progress.line.bind(context.progress) : context.progress.problem.bind(context.progress))(describe(file));
       }
     },

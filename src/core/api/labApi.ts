@@ -41,6 +41,8 @@ export interface DownloadOptions {
   readonly onProgress?: (bytesWritten: number, totalBytes?: number) => void;
   /** Refuses the file before it takes its name unless its SHA-256 is right (see `writeFileSafely`). */
   readonly checkSha256?: (sha256: string) => LabApiError | undefined;
+  /** False when no manifest entry will record the file's modification time (a restore). */
+  readonly recordTime?: boolean;
 }
 
 export interface IterateOptions {
@@ -218,6 +220,7 @@ export class LabApi {
           maxBytes,
           checkHead: pdfHeadProblem,
           checkSha256: options.checkSha256,
+          recordTime: options.recordTime,
           signal: options.signal,
           onProgress: options.onProgress,
         });

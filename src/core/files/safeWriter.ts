@@ -32,6 +32,8 @@ export interface SafeWriteOptions {
   readonly maxBytes?: number;
   /** Checks the first bytes (up to 1 KiB); returns the error to fail with when they are wrong. */
   readonly checkHead?: (head: Buffer) => LabApiError | undefined;
+  /** Whether to read the saved file's modification time back (for a manifest entry); true unless nothing will record it. */
+  readonly recordTime?: boolean;
   /** Checks the whole file's SHA-256 before it takes its name; returns the error to fail with (nothing is then written). */
   readonly checkSha256?: (sha256: string) => LabApiError | undefined;
   readonly signal?: AbortSignal;
@@ -368,7 +370,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const finalName = await commit(temp, folder, fileName, policy);
     const finalPath = path.join(folder, finalName);
-    const mtimeMs = (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
+    const mtimeMs = options.recordTime === false ? undefined : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
     return { path: finalPath, fileName: finalName, bytes: monitor.bytes, sha256, ...(mtimeMs !== undefined ? { mtimeMs } : {}) };
   } catch (error) {
     await handle?.close().catch(() => undefined);

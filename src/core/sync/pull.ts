@@ -221,9 +221,12 @@ async function pullOne(
     return api.downloadFileAt(entry.source, {
       folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),
-      // A missing file takes its name only if nothing appeared there meanwhile; one that is there is replaced as asked.
-      ifExists: local === undefined ? 'fail' : 'overwrite',
+      // The recorded name gets the recorded (checked) bytes: renamed into place, as an overwrite, which
+      // still refuses a link or a folder standing there.
+      ifExists: 'overwrite',
       signal: options.signal,
+      // A restore (the recorded bytes, checked) leaves the manifest as it is: no time to record.
+      recordTime: !check,
       checkSha256: check ? (sha) => (sha === entry.sha256 ? undefined : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })) : undefined,
     });
   };
