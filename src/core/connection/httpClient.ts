@@ -366,7 +366,9 @@ export class HttpClient {
       if (![301, 302, 303, 307, 308].includes(response.status) || !location) {
         return { response, url };
       }
-      await drain(response.body, MAX_ERROR_BODY_BYTES);
+      // Read (up to a limit) so the connection can be reused; nothing of it is wanted.
+      await readAtMost(response.body, MAX_ERROR_BODY_BYTES).catch(() => undefined);
+      discard(response.body);
       const next = new URL(location, url);
       const insecure = next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
       if (hop >= MAX_REDIRECTS || insecure) {
@@ -416,16 +418,7 @@ export class HttpClient {
     let body: Readable = response.body;
     try {
       body = decodedBody(response);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_ERROR_BODY_BYTES) {
-          break;
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return readErrorBody(Buffer.concat(chunks).toString('utf8'), header(response.headers, 'content-type') ?? '');
+      return readErrorBody((await readAtMost(body, MAX_ERROR_BODY_BYTES)).toString('utf8'), header(response.headers, 'content-type') ?? '');
     } catch {
       return {};
     } finally {
@@ -538,21 +531,18 @@ function decodedBody(response: TransportResponse): Readable {
   return decodeBody(response.body, codings);
 }
 
-/** Reads a body we do not need (a redirect's), so the connection can be reused; gives up past `limit` bytes. */
-async function drain(body: Readable, limit: number): Promise<void> {
+/** The first bytes of a small body, up to `limit`; reading stops there (the caller discards the rest). */
+async function readAtMost(body: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        break;
-      }
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      break;
     }
-  } catch {
-    // Nothing of it was wanted.
-  } finally {
-    discard(body);
+    chunks.push(chunk as Buffer);
   }
+  return Buffer.concat(chunks);
 }
 
 /** Releases a response body whatever state it is in; undici reports the abort as an error nobody needs. */
