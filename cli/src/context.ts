@@ -16,6 +16,7 @@ export class CliContext {
   readonly signal: AbortSignal;
   private network?: CliNetwork;
   private readonly byLab = new Map<string, LabApi>();
+  private readonly manifestLabs = new Map<string, LabApi | undefined>();
 
   private constructor(
     readonly command: ParsedCommand,
@@ -119,9 +120,16 @@ export class CliContext {
     return confirmed === origin ? undefined : new CliError(`The manifest places the lab "${serverText(name, 80)}" at ${shown}, but you gave ${confirmed}: the token is not sent to an address you did not give.`, Exit.auth);
   }
 
-  /** The client of a lab a manifest names, once its token and address are confirmed ({@link manifestLabProblem}); else undefined. */
+  /**
+   * The client of a lab a manifest names, once its token and address are confirmed
+   * ({@link manifestLabProblem}); else undefined. Decided once per lab, not once per file.
+   */
   manifestLabApi(name: string, origin: string): LabApi | undefined {
-    return this.manifestLabProblem(name, origin, false) === undefined ? this.api(name, origin) : undefined;
+    const key = `${name}\n${origin}`;
+    if (!this.manifestLabs.has(key)) {
+      this.manifestLabs.set(key, this.manifestLabProblem(name, origin, false) === undefined ? this.api(name, origin) : undefined);
+    }
+    return this.manifestLabs.get(key);
   }
 
   async close(): Promise<void> {

@@ -11,10 +11,6 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
   return `${prefix}_${suffix || 'LAB'}`;
 }
 
-/** The environment variable that holds one lab's token when a manifest names several: `LAB_DATA_TOKEN_<LAB>`. */
-export function tokenVariableFor(lab: string): string {
-  return variableFor('LAB_DATA_TOKEN', lab);
-}
 
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
@@ -63,14 +59,14 @@ export class Tokens {
     if (this.fromFile !== undefined) {
       return this.fromFile;
     }
-    const own = this.env[tokenVariableFor(lab)]?.trim();
+    const own = this.env[variableFor('LAB_DATA_TOKEN', lab)]?.trim();
     const shared = this.env.LAB_DATA_TOKEN?.trim();
     return own || shared || undefined;
   }
 
   /** The sentence for a missing token: which variable to set. */
   missing(lab: string, several: boolean): CliError {
-    const variable = several ? `${tokenVariableFor(lab)} (or LAB_DATA_TOKEN)` : `LAB_DATA_TOKEN (or ${tokenVariableFor(lab)})`;
+    const variable = several ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)` : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;
     return new CliError(`No token for the lab "${lab}": set ${variable} to its access token, or pass --token-file.`, Exit.auth);
   }
 }
