@@ -130,6 +130,12 @@ export function parseManifest(text: string | undefined): SyncManifest {
   } catch {
     return empty;
   }
+  return manifestFrom(parsed);
+}
+
+/** A manifest from its parsed JSON (see {@link parseManifest}); anything unusable gives an empty one. */
+function manifestFrom(parsed: unknown): SyncManifest {
+  const empty: SyncManifest = { version: 2, labs: {} };
   if (!isObject(parsed)) {
     return empty;
   }
@@ -272,7 +278,7 @@ export async function readManifestStrictly(folder: string): Promise<{ readonly m
   if (parsed.version === 2 && (!isObject(parsed.labs) || Object.values(parsed.labs).some((section) => asSection(section) === undefined))) {
     return { problems: [{ kind: 'malformed', file, reason: 'its "labs" are not sections with an "origin" and "files"' }] };
   }
-  const manifest = parseManifest(text.replace(/^\ufeff/, ''));
+  const manifest = manifestFrom(parsed);
   const problems: ManifestProblem[] = [];
   const names = new Map<string, string>();
   for (const [lab, section] of Object.entries(manifest.labs)) {
