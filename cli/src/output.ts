@@ -60,21 +60,6 @@ export class Progress {
   }
 }
 
-/** Bytes as people read them. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) {
-    return `${bytes} B`;
-  }
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
 /** A text table with aligned columns; every cell is server text made safe to print. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const cells = [header, ...rows].map((row) => row.map((cell) => serverText(cell, 200) ?? ''));

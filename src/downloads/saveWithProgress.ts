@@ -9,17 +9,7 @@ import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedRepor
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
+import { formatBytes } from '../core/files/sizes';
 
 export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency' | 'ask' | 'warn'> {
   readonly prompts: Prompts;

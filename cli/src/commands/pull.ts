@@ -3,7 +3,8 @@ import { serverText } from '../../../src/core/errors/serverText';
 import { pullFolder, type PulledFile } from '../../../src/core/sync/pull';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
-import { formatBytes, out } from '../output';
+import { formatBytes } from '../../../src/core/files/sizes';
+import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 
 const WORDS: Readonly<Record<PulledFile['state'], string>> = {

@@ -7,7 +7,8 @@ import { saveReports } from '../../../src/core/sync/bulkSave';
 import { DEFAULT_FILE_NAME_TEMPLATE, laterTimestamp } from '../../../src/core/sync/reportFiles';
 import type { CliContext } from '../context';
 import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
-import { formatBytes, out } from '../output';
+import { formatBytes } from '../../../src/core/files/sizes';
+import { out } from '../output';
 import { folderArgument } from './folder';
 import { listFilters } from './list';
 
