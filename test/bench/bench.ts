@@ -11,7 +11,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
-import { median, type CaseResult } from './measure';
+import { curlFourAtATime, median, type CaseResult } from './measure';
 
 /**
  * `npm run bench`: the commands' own code paths (core bulk save, download, listing and sync, the
@@ -177,7 +177,7 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
         }),
     };
     if (curl) {
-      contenders.curl = () => inFolder('curl', (folder) => run('sh', ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${TOKEN}' '${lab.baseUrl}/api/v1/reports/{}/file'`], ids.join('\n')));
+      contenders.curl = () => inFolder('curl', (folder) => run('sh', curlFourAtATime(folder, lab.baseUrl, TOKEN), ids.join('\n')));
     }
     const medians = await alternate(contenders);
     const vsCurl = medians.curl !== undefined ? medians.curl / medians.ours! : undefined;

@@ -8,7 +8,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { MANIFEST_FILE_NAME } from '../../src/core/sync/manifest';
-import { median, type CaseResult } from './measure';
+import { curlFourAtATime, median, type CaseResult } from './measure';
 
 /** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */
 export interface CliBenchKit {
@@ -93,7 +93,7 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } })),
     };
     if (curl) {
-      contenders.curl = () => inFresh('curl', (folder) => timedRun('sh', ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${kit.token}' '${lab.baseUrl}/api/v1/reports/{}/file'`], { input: ids.join('\n') }));
+      contenders.curl = () => inFresh('curl', (folder) => timedRun('sh', curlFourAtATime(folder, lab.baseUrl, kit.token), { input: ids.join('\n') }));
     }
     const medians = await kit.alternate(contenders);
     const ratio = medians.curl !== undefined ? medians.curl / medians.pull! : undefined;

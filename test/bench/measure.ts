@@ -15,3 +15,8 @@ export function median(values: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
+
+/** The curl baseline: `sh -c` arguments that fetch the ids given on standard input, four at a time, into `folder`. */
+export function curlFourAtATime(folder: string, baseUrl: string, token: string): string[] {
+  return ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${token}' '${baseUrl}/api/v1/reports/{}/file'`];
+}
