@@ -11,7 +11,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
-import { curlFourAtATime, median, type CaseResult } from './measure';
+import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
 
 /**
  * `npm run bench`: the commands' own code paths (core bulk save, download, listing and sync, the
@@ -142,17 +142,7 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
   const fileUrl = (id: string): string => `${lab.baseUrl}/api/v1/reports/${encodeURIComponent(id)}/file`;
   const agent = new Agent({ connections: 4 });
   const inFolder = async (name: string, task: (folder: string) => Promise<void>): Promise<number> => {
-    const folder = await freshFolder(name);
-    try {
-      const ms = await timed(() => task(folder));
-      const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf'));
-      if (files.length !== 500) {
-        throw new Error(`${name} saved ${files.length} files, not 500`);
-      }
-      return ms;
-    } finally {
-      await fs.rm(folder, { recursive: true, force: true });
-    }
+    return inCheckedFolder(name, await freshFolder(name), 500, (folder) => timed(() => task(folder)));
   };
   try {
     const contenders: Record<string, () => Promise<number>> = {

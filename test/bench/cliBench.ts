@@ -8,7 +8,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { MANIFEST_FILE_NAME } from '../../src/core/sync/manifest';
-import { curlFourAtATime, median, type CaseResult } from './measure';
+import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
 
 /** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */
 export interface CliBenchKit {
@@ -78,16 +78,7 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       const folder = path.join(work, `${name}-${round++}`);
       await fs.mkdir(folder);
       await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), manifest);
-      try {
-        const ms = await task(folder);
-        const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf'));
-        if (files.length !== 500) {
-          throw new Error(`${name} left ${files.length} files, not 500`);
-        }
-        return ms;
-      } finally {
-        await fs.rm(folder, { recursive: true, force: true });
-      }
+      return inCheckedFolder(name, folder, 500, task);
     };
     const contenders: Record<string, () => Promise<number>> = {
       pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } })),
