@@ -52,8 +52,15 @@ export interface MockFaults {
   shortFile?: { fraction: number; times: number };
   /** Answer JSON endpoints with a login page. */
   htmlInsteadOfJson?: { times: number };
-  /** Serve a file body that is not a PDF (but is labelled as one). */
-  notPdf?: { times: number };
+  /**
+   * Serve a file body that is not a PDF (but is labelled as one): an HTML page (the default), a
+   * ZIP archive, nothing at all, or a PDF gzip-compressed without saying so (no Content-Encoding).
+   */
+  notPdf?: { times: number; body?: 'html' | 'zip' | 'empty' | 'gzip' };
+  /** Serve a file without a length (chunked) that never ends: it grows until the client goes away. */
+  endlessFile?: { times: number };
+  /** Serve a chunked file body, then close the connection before its last chunk. */
+  chunkedCut?: { fraction: number; times: number };
   /** Serve the report protected with this password (40-bit RC4, as older lab exports do). */
   protectPdf?: { times: number; password: string };
   /** Serve a file that starts like a PDF but is damaged inside (a viewer must say so). */
@@ -699,14 +706,36 @@ export class MockLabServer {
       response.end(body);
       return 200;
     }
+    const notPdf = faults.notPdf?.body ?? 'html';
     if (take(faults.notPdf)) {
-      const body = Buffer.from('<html><body>This is not the report you are looking for</body></html>');
+      const body = notPdfBody(notPdf, () => Buffer.concat([...this.planPdf(report).chunks()]));
       response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
       response.end(body);
       return 200;
     }
     const protect = faults.protectPdf && take(faults.protectPdf) ? faults.protectPdf.password : undefined;
     const plan = this.planPdf(report, protect);
+    if (take(faults.endlessFile)) {
+      response.writeHead(200, { 'content-type': 'application/pdf' });
+      for (let sent = 0; !response.destroyed && sent < ENDLESS_FILE_LIMIT; ) {
+        const chunk = sent === 0 ? Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(64 * 1024 - 9, 0x20)]) : Buffer.alloc(64 * 1024, 0x20);
+        sent += chunk.length;
+        if (!response.write(chunk)) {
+          await drainedOrClosed(response);
+        }
+      }
+      response.destroy();
+      return 200;
+    }
+    if (faults.chunkedCut && take(faults.chunkedCut)) {
+      // Chunked, and the connection closes before the terminating chunk: an incomplete body.
+      response.writeHead(200, { 'content-type': 'application/pdf', 'transfer-encoding': 'chunked' });
+      const whole = Buffer.concat([...plan.chunks()]);
+      response.write(whole.subarray(0, Math.floor(whole.length * faults.chunkedCut.fraction)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      response.socket?.end();
+      return 200;
+    }
     const drop = take(faults.dropFileAt) ? faults.dropFileAt!.fraction : undefined;
     const short = take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
     const stall = take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;
@@ -747,15 +776,7 @@ export class MockLabServer {
     for (const chunk of plan.chunks()) {
       const piece = sent + chunk.length > limit ? chunk.subarray(0, limit - sent) : chunk;
       if (piece.length > 0 && !response.write(piece)) {
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            response.off('drain', done);
-            response.off('close', done);
-            resolve();
-          };
-          response.on('drain', done);
-          response.on('close', done);
-        });
+        await drainedOrClosed(response);
       }
       if (response.destroyed) {
         return 200;
@@ -780,6 +801,37 @@ export class MockLabServer {
       response.end();
     }
     return 200;
+  }
+}
+
+/** How far an endless file goes before the mock gives up on a client that never stops reading. */
+const ENDLESS_FILE_LIMIT = 64 * 1024 * 1024;
+
+/** Waits until a response can take more, or is gone; its listeners go either way. */
+function drainedOrClosed(response: http.ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
+/** A body labelled application/pdf that is something else. */
+function notPdfBody(kind: 'html' | 'zip' | 'empty' | 'gzip', pdf: () => Buffer): Buffer {
+  switch (kind) {
+    case 'zip':
+      // A local file header ("PK\x03\x04") and stored bytes: an archive of the report, not the report.
+      return Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(128 * 1024, 0x41)]);
+    case 'empty':
+      return Buffer.alloc(0);
+    case 'gzip':
+      return zlib.gzipSync(pdf());
+    default:
+      return Buffer.from('<html><body>This is not the report you are looking for</body></html>');
   }
 }
 

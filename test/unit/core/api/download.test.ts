@@ -17,6 +17,13 @@ async function listing(folder: string): Promise<string[]> {
   return (await fs.readdir(folder)).sort();
 }
 
+/** The files of this process's open descriptors that lie in `folder` (Linux: /proc/self/fd). */
+async function openFilesIn(folder: string): Promise<string[]> {
+  const real = await fs.realpath(folder);
+  const links = await Promise.all((await fs.readdir('/proc/self/fd')).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return links.filter((target) => target.startsWith(`${real}${path.sep}`));
+}
+
 describe('downloading report files', () => {
   let lab: MockLab;
   let folder: string;
@@ -101,22 +108,41 @@ describe('downloading report files', () => {
     assert.deepEqual(await listing(folder), ['fits.pdf', 'keep.pdf'], 'nothing left of the refused file');
   });
 
-  const brokenTransfers: Array<[string, object, RegExp]> = [
-    ['a connection dropped at 50 %', { dropFileAt: { fraction: 0.5, times: 1 } }, /broke off|ended early|Cannot reach/],
-    ['a body shorter than Content-Length', { shortFile: { fraction: 0.5, times: 1 } }, /broke off|ended early/],
-    ['a body that is not a PDF', { notPdf: { times: 1 } }, /not a PDF/],
+  /**
+   * Bodies a hostile or broken server sends. Each fails at once with its own sentence (well inside
+   * the 60 s idle timeout left in place), leaves no file and no temporary file, keeps an existing
+   * file, and leaves no file handle open in the folder. An error event nobody hears, or an
+   * unhandled rejection, fails the test through the process guard (test/support/processGuard.ts).
+   */
+  const hostileBodies: Array<[string, object, RegExp, { maxBytes?: number }?]> = [
+    ['a connection dropped at 50 %', { dropFileAt: { fraction: 0.5, times: 1 } }, /broke off/],
+    ['a body shorter than Content-Length, the server closing its side', { shortFile: { fraction: 0.5, times: 1 } }, /broke off/],
+    ['a chunked body cut before its last chunk', { chunkedCut: { fraction: 0.5, times: 1 } }, /broke off/],
+    ['an HTML page sent as application/pdf', { notPdf: { times: 1 } }, /not a PDF/],
+    ['a ZIP archive sent as application/pdf', { notPdf: { times: 1, body: 'zip' } }, /not a PDF/],
+    ['an empty body sent as application/pdf', { notPdf: { times: 1, body: 'empty' } }, /not a PDF/],
+    ['a gzip-compressed PDF without Content-Encoding', { notPdf: { times: 1, body: 'gzip' } }, /not a PDF/],
+    ['a body without a length that grows past the size cap', { endlessFile: { times: 1 } }, /larger than the 1 MiB limit/, { maxBytes: 1024 * 1024 }],
     ['a text/html answer (a login page)', { fileAsHtml: { times: 1 } }, /text\/html instead of a PDF/],
   ];
-  for (const [name, fault, message] of brokenTransfers) {
-    it(`leaves nothing behind and keeps an existing file after ${name}`, async () => {
+  for (const [name, fault, message, limits] of hostileBodies) {
+    it(`${name}: fails at once, leaves nothing behind, keeps an existing file, no handle left open`, async () => {
       const existing = path.join(folder, 'keep.pdf');
       await fs.writeFile(existing, 'earlier version');
       lab.server.setFaults(fault);
-      const error = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite' }))) as LabApiError;
+      const started = Date.now();
+      const api = lab.api(FULL, { timeouts: { bodyIdleMs: 60_000 }, retry: { retries: 0 } });
+      const error = (await rejection(api.downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite', ...limits }))) as LabApiError;
       assert.ok(error instanceof LabApiError, String(error));
       assert.match(error.message, message);
+      if (/broke off/.test(message.source)) {
+        assert.match(error.message, /nothing was saved/);
+        assert.equal(error.code, 'network');
+      }
+      assert.ok(Date.now() - started < 5000, `failed after ${Date.now() - started} ms, not at once`);
       assert.deepEqual(await listing(folder), ['keep.pdf']);
       assert.equal(await fs.readFile(existing, 'utf8'), 'earlier version');
+      assert.deepEqual(await openFilesIn(folder), [], 'the temporary file was closed by us, not by the garbage collector');
     });
   }
 

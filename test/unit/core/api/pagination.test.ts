@@ -1,4 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { saveReports } from '../../../../src/core/sync/bulkSave';
 import { LabApiError } from '../../../../src/core/errors/errors';
 import { parseListBody } from '../../../../src/core/api/listEnvelope';
 import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../../src/core/api/pagination';
@@ -156,13 +161,18 @@ describe('concurrent listing', () => {
       stats.peak = Math.max(stats.peak, inFlight);
       try {
         // Later pages answer sooner, so order must come from the walk, not from arrival.
+        // As a real request does, the listener goes when the page settles: nothing piles up on the walk's signal.
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, 2 + ((totalPages - page) % 5) * 3);
-          signal?.addEventListener('abort', () => {
+          const onAbort = (): void => {
             clearTimeout(timer);
             stats.cancelled++;
             reject(new Error('cancelled'));
-          });
+          };
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          }, 2 + ((totalPages - page) % 5) * 3);
+          signal?.addEventListener('abort', onAbort, { once: true });
         });
       } finally {
         inFlight--;
@@ -291,6 +301,36 @@ describe('concurrent listing', () => {
       const sequential = await timed(1);
       const concurrent = await timed(4);
       assert.ok(concurrent < sequential, `concurrent ${concurrent.toFixed(0)} ms, sequential ${sequential.toFixed(0)} ms`);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it('leaves no abort listener behind on the caller\'s signal: a long concurrent listing and a bulk save over real HTTP', async function () {
+    this.timeout(30_000);
+    const lab = await startMockLab({ reports: 400, pdfBytes: 8 * 1024 });
+    try {
+      const caller = new AbortController();
+      const listeners = (): number => getEventListeners(caller.signal, 'abort').length;
+      let most = 0;
+      let pages = 0;
+      for await (const page of lab.api().iterateReports({ pageSize: 5 }, { concurrency: 4, signal: caller.signal })) {
+        pages++;
+        most = Math.max(most, listeners());
+        assert.ok(page.items.length > 0);
+      }
+      assert.ok(pages >= 60, `${pages} pages`);
+      assert.ok(most <= 5, `${most} listeners at once on the caller's signal`);
+      assert.equal(listeners(), 0, 'every request took its listener away when it settled');
+      const reports = (await lab.api().listReports({ pageSize: 100 })).items.filter((r) => r.download_available).slice(0, 40);
+      const folder = await fs.mkdtemp(path.join(tmpdir(), 'lab-listeners-'));
+      try {
+        const run = await saveReports(reports, { api: lab.api(), target: { folder, root: folder, template: '${report_id}.pdf' }, signal: caller.signal, concurrency: 4 });
+        assert.equal(run.saved.length, reports.length);
+        assert.equal(listeners(), 0, 'nothing left on the signal of a bulk save either');
+      } finally {
+        await fs.rm(folder, { recursive: true, force: true });
+      }
     } finally {
       await lab.close();
     }

@@ -1,0 +1,38 @@
+/**
+ * Run by processGuard.test.ts in a child mocha, never as part of the suite: each test commits one
+ * of the faults the process guard must turn into a failed test, and one commits none.
+ */
+import { EventEmitter } from 'node:events';
+
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('faults the process guard catches', () => {
+  it('an error event nobody listens to', async () => {
+    const body = new EventEmitter();
+    setImmediate(() => body.emit('error', Object.assign(new Error('aborted'), { code: 'UND_ERR_ABORTED' })));
+    await tick();
+  });
+
+  it('a rejection nobody handles', async () => {
+    void Promise.reject(new Error('forgotten'));
+    await tick();
+  });
+
+  it('abort listeners that pile up on a long-lived signal', async () => {
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 11; i++) {
+      signal.addEventListener('abort', () => undefined);
+    }
+    await tick();
+  });
+
+  it('nothing wrong', async () => {
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 11; i++) {
+      const listener = (): void => undefined;
+      signal.addEventListener('abort', listener);
+      signal.removeEventListener('abort', listener);
+    }
+    await tick();
+  });
+});
