@@ -11,6 +11,7 @@ import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
+import { isLeakWarning } from '../support/processGuard';
 import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
 
 /**
@@ -411,6 +412,9 @@ function table(results: readonly CaseResult[]): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // A leak the tests would fail on (listeners piling up, a handle closed by the collector) fails the bench too.
+  const leaks: string[] = [];
+  process.on('warning', (warning) => void (isLeakWarning(warning) && leaks.push(`${warning.name}: ${warning.message}`)));
   const curl = await hasCurl();
   if (!curl) {
     say('curl is not installed: its baselines are left out');
@@ -439,6 +443,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\nLab Data benchmarks, ${report.date.slice(0, 10)}: ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpu ?? 'unknown CPU'}, Node ${machine.node}; medians of ${RUNS} runs\n\n`);
   process.stdout.write(`${table(results)}\n\n`);
   process.stdout.write(`${results.filter((result) => result.met).length} of ${results.length} targets met in ${report.durationSeconds} s; JSON: test-results/bench.json\n`);
+  await new Promise((resolve) => setImmediate(resolve));
+  process.stdout.write(`leak warnings: ${leaks.length}${leaks.map((leak) => `\n  ${leak}`).join('')}\n`);
+  if (leaks.length > 0) {
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

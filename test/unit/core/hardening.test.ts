@@ -32,10 +32,21 @@ interface LimitedRun {
 
 const CHILD = path.join(__dirname, 'writeUnderLimits.js');
 
-/** Runs the child under a shell prelude (mounts, ulimit) as root; the folder gets an earlier file first. */
+/**
+ * A private mount namespace for the child: as root a plain one (as on CI); as a normal user one
+ * inside a user namespace of its own (`unshare -r`), where it may mount a tmpfs too.
+ */
+const UNSHARE = process.getuid?.() === 0 ? ['-m'] : ['-r', '-m'];
+
+/** Whether this machine lets us make that namespace (some containers forbid user namespaces). */
+function canUnshare(): boolean {
+  return spawnSync('unshare', [...UNSHARE, 'true'], { timeout: 10_000 }).status === 0;
+}
+
+/** Runs the child under a shell prelude (mounts, ulimit) in a private mount namespace; the folder gets an earlier file first. */
 function runLimited(prelude: string, folder: string): LimitedRun {
   const script = `set -e\n${prelude}\nexec "${process.execPath}" "${CHILD}" "${folder}"`;
-  const result = spawnSync('unshare', ['-m', 'bash', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync('unshare', [...UNSHARE, 'bash', '-c', script], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(result.status, 0, `the child failed (${result.status}): ${result.stderr}`);
   return JSON.parse(result.stdout) as LimitedRun;
 }
@@ -59,9 +70,17 @@ describe('hardening 1: a failed write is a failure', function () {
   this.timeout(60_000);
   let folder: string;
 
-  before(function () {
-    assert.equal(process.getuid?.(), 0, 'these tests mount file systems in a private mount namespace and need root (as on CI)');
+  let namespaces = true;
+  before(() => {
+    namespaces = canUnshare();
   });
+  /** Skips a test that needs a mount of its own where none can be made (counted as skipped, never as passed). */
+  function needsNamespace(test: Mocha.Context): void {
+    if (!namespaces) {
+      console.log(`    (skipped: \`unshare ${UNSHARE.join(' ')}\` is not permitted here, so no tmpfs, read-only mount or file-size limit can be set up)`);
+      test.skip();
+    }
+  }
 
   beforeEach(async () => {
     folder = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-limits-'));
@@ -71,18 +90,21 @@ describe('hardening 1: a failed write is a failure', function () {
     await fs.rm(folder, { recursive: true, force: true });
   });
 
-  it('a full disk (a real ENOSPC on a 160 KiB tmpfs) says "The disk is full", counts as failed, leaves nothing', () => {
+  it('a full disk (a real ENOSPC on a 160 KiB tmpfs) says "The disk is full", counts as failed, leaves nothing', function () {
+    needsNamespace(this);
     const run = runLimited(`mount -t tmpfs -o size=160k tmpfs "${folder}"\nprintf earlier > "${folder}/earlier.pdf"\nhead -c 100000 /dev/zero > "${folder}/filler"`, folder);
     // The filler is gone from the listing only if it was never written; keep it out of the comparison.
     assertFailedCleanly({ ...run, files: run.files.filter((name) => name !== 'filler') }, /The disk is full/);
   });
 
-  it('a file-size limit (a real EFBIG under ulimit -f) says so, counts as failed, leaves nothing', () => {
+  it('a file-size limit (a real EFBIG under ulimit -f) says so, counts as failed, leaves nothing', function () {
+    needsNamespace(this);
     const run = runLimited(`printf earlier > "${folder}/earlier.pdf"\nulimit -f 64`, folder);
     assertFailedCleanly(run, /larger than this system lets a file grow/);
   });
 
-  it('a read-only file system says so, counts as failed, leaves nothing', () => {
+  it('a read-only file system says so, counts as failed, leaves nothing', function () {
+    needsNamespace(this);
     const run = runLimited(`mount -t tmpfs -o size=4m tmpfs "${folder}"\nprintf earlier > "${folder}/earlier.pdf"\nmkdir "${folder}/bulk"\nmount -o remount,ro "${folder}"`, folder);
     assertFailedCleanly(run, /read-only/);
     assert.equal(run.bulk.failed, 5, 'after the first, the others fail without being asked for');
@@ -92,8 +114,16 @@ describe('hardening 1: a failed write is a failure', function () {
     await fs.writeFile(path.join(folder, 'earlier.pdf'), 'earlier');
     await fs.chmod(folder, 0o555);
     await fs.chmod(path.dirname(folder), 0o1777).catch(() => undefined);
-    // The checkout may sit where `nobody` cannot enter (a private temporary folder, a home folder):
-    // the child runs from one bundled file in a folder every user can read.
+    if (process.getuid?.() !== 0) {
+      // A normal user may not write in a folder of mode 555: the child runs as this user.
+      const run = spawnSync(process.execPath, [CHILD, folder], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      assertFailedCleanly(JSON.parse(run.stdout) as LimitedRun, /No permission to write in/);
+      return;
+    }
+    // Root writes anywhere, so the child runs as `nobody`. The checkout may sit where `nobody`
+    // cannot enter (a private temporary folder, a home folder of mode 700): the child runs from
+    // one bundled file in a folder every user can read.
     const child = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-child-'));
     try {
       await fs.chmod(child, 0o755);
