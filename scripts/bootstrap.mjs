@@ -65,6 +65,18 @@ export function ensureDebianPackages(packages = TEST_HOST_DEBIAN_PACKAGES) {
 }
 
 /**
+ * Where node-gyp finds this Node's headers without downloading them (it fetches them from
+ * nodejs.org otherwise, which a machine with only the npm registry cannot reach): the headers the
+ * running Node was installed with (Debian's nodejs puts them in /usr/include/node), unless the
+ * user's npm configuration already says where.
+ */
+function nodeHeaders() {
+  const prefix = process.config.variables.node_prefix ?? '';
+  const dir = [prefix === '/' ? '/usr' : prefix, '/usr', '/usr/local'].find((candidate) => candidate && existsSync(join(candidate, 'include', 'node', 'node.h')));
+  return process.env.npm_config_nodedir || !dir ? {} : { npm_config_nodedir: dir };
+}
+
+/**
  * Installs code-server into an ignored cache folder, following the recipe in
  * shared/docs/vscode-test-host.md: no install scripts that download, ripgrep from Debian,
  * native modules rebuilt locally.
@@ -87,7 +99,7 @@ export function ensureCodeServer() {
   rmSync(join(codeServerDir, tarball));
   const pkg = join(codeServerDir, 'package');
   const vscodeDir = join(pkg, 'lib', 'vscode');
-  const npmEnv = { ...process.env, npm_config_yes: 'true', npm_config_unsafe_perm: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const npmEnv = { ...process.env, npm_config_yes: 'true', npm_config_unsafe_perm: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...nodeHeaders() };
   run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], { cwd: pkg, env: npmEnv });
   run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], { cwd: vscodeDir, env: npmEnv });
   const rgBin = join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin');
