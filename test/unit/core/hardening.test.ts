@@ -87,6 +87,8 @@ describe('hardening 1: a failed write is a failure', function () {
   });
 
   afterEach(async () => {
+    // A test may have made it read-only: writable again, so a normal user can remove it.
+    await fs.chmod(folder, 0o755).catch(() => undefined);
     await fs.rm(folder, { recursive: true, force: true });
   });
 
@@ -105,7 +107,7 @@ describe('hardening 1: a failed write is a failure', function () {
 
   it('a read-only file system says so, counts as failed, leaves nothing', function () {
     needsNamespace(this);
-    const run = runLimited(`mount -t tmpfs -o size=4m tmpfs "${folder}"\nprintf earlier > "${folder}/earlier.pdf"\nmkdir "${folder}/bulk"\nmount -o remount,ro "${folder}"`, folder);
+    const run = runLimited(`mount -t tmpfs -o size=4m tmpfs "${folder}"\nprintf earlier > "${folder}/earlier.pdf"\nmkdir "${folder}/bulk"\nmount -t tmpfs -o remount,ro tmpfs "${folder}"`, folder);
     assertFailedCleanly(run, /read-only/);
     assert.equal(run.bulk.failed, 5, 'after the first, the others fail without being asked for');
   });

@@ -70,6 +70,8 @@ describe('downloading report files', () => {
       let peak = before;
       const saved = await big.api().downloadReportFile(id, { folder, fileName: 'big.pdf', onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)) });
       assert.ok(saved.bytes > size - 4096);
+      // Hashed on the worker thread (a file this large): the same digest as the bytes on disk.
+      assert.equal(saved.sha256, sha256(await fs.readFile(saved.path)));
       assert.ok(peak - before < size / 2, `memory grew by ${Math.round((peak - before) / 1024 / 1024)} MiB`);
     } finally {
       await big.close();
@@ -237,8 +239,14 @@ describe('downloading report files', () => {
       return;
     }
     await fs.chmod(folder, 0o500);
-    const error = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }))) as LabApiError;
-    assert.match(error.message, /permission denied/);
+    try {
+      const error = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }))) as LabApiError;
+      assert.equal(error.code, 'fileSystem');
+      assert.match(error.message, /No permission to write in/);
+      assert.deepEqual(await listing(folder), []);
+    } finally {
+      await fs.chmod(folder, 0o700);
+    }
   });
 
   it('a report without a file answers 404 with a clear message', async () => {
