@@ -57,6 +57,9 @@ export function sha256For(expectedBytes: number | undefined): Sha256Stream {
   return worker ? worker.open() : sha256Here();
 }
 
+/** The worker holds a few small objects a stream: a small heap keeps its memory small too. */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
+
 type ToWorker = { readonly id: number; readonly ring?: SharedArrayBuffer; readonly slot?: number; readonly length?: number; readonly end?: true; readonly drop?: true };
 type FromWorker = { readonly id: number; readonly slot?: number; readonly digest?: string };
 
@@ -111,7 +114,7 @@ class HashWorker {
   static shared(): HashWorker | undefined {
     if (!HashWorker.instance && !HashWorker.unavailable) {
       try {
-        HashWorker.instance = new HashWorker(new Worker(WORKER_SOURCE, { eval: true }));
+        HashWorker.instance = new HashWorker(new Worker(WORKER_SOURCE, { eval: true, resourceLimits: WORKER_LIMITS }));
       } catch {
         HashWorker.unavailable = true;
       }

@@ -193,7 +193,8 @@ async function pullOne(
   const { lab, origin, entry } = item;
   const base = { lab, origin, reportId: entry.report_id, file: entry.file };
   const target = path.join(folder, ...entry.file.split('/'));
-  const local = (await listed(target)) ? await currentSha256(target, entry, options.rehash) : undefined;
+  const present = await listed(target);
+  const local = present ? await currentSha256(target, entry, options.rehash) : undefined;
   const api = options.apiFor(lab, origin);
   if (!api) {
     return { ...base, state: 'failed', error: labError('unauthorized', 'unauthorized', { origin }) };
@@ -221,9 +222,11 @@ async function pullOne(
     return api.downloadFileAt(entry.source, {
       folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),
-      // The recorded name gets the recorded (checked) bytes: renamed into place, as an overwrite, which
-      // still refuses a link or a folder standing there.
-      ifExists: 'overwrite',
+      // The recorded name gets the recorded (checked) bytes. A name the folder's listing showed free
+      // is taken with a hard link, which refuses whatever appeared there since (and costs two
+      // looks less a file than an overwrite); a file there is replaced by a rename, as an overwrite,
+      // which still refuses a link or a folder standing there.
+      ifExists: present ? 'overwrite' : 'fail',
       signal: options.signal,
       // A restore (the recorded bytes, checked) leaves the manifest as it is: no time to record.
       recordTime: !check,
