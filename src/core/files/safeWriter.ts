@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { LabApiError } from '../errors/errors';
 import { sanitizeFileName } from './fileNames';
-import { sha256For, type Sha256Stream } from './sha256';
 import { cancelledError, labError, type MessageId } from '../errors/messages';
 
 /** What to do when a file of the same name is already there. */
@@ -96,15 +95,13 @@ function fileSystemError(error: unknown, folder: string): LabApiError {
   return id ? labError('fileSystem', id, { folder }, { detail: code }) : labError('fileSystem', 'writeFailed', { folder, reason: code ?? 'unknown error' }, { detail: code });
 }
 
-/** Counts, hashes and checks the bytes on their way to disk, in the same pass (a large file's hash on a worker thread). */
+/** Counts, hashes and checks the bytes on their way to disk, in the same pass. */
 class WriteMonitor {
   bytes = 0;
-  readonly hash: Sha256Stream;
+  readonly hash = createHash('sha256');
   private head: Buffer | undefined = Buffer.alloc(0);
 
-  constructor(private readonly options: SafeWriteOptions) {
-    this.hash = sha256For(options.expectedBytes);
-  }
+  constructor(private readonly options: SafeWriteOptions) {}
 
   /** Takes one chunk; throws when the file is too large or does not start as it must. */
   take(chunk: Buffer): void {
@@ -183,24 +180,13 @@ function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], moni
           if (batchBytes >= WRITE_BATCH_BYTES) {
             write();
           }
-          resumeWhenReady();
+          stream.resume();
         },
         (error: unknown) => {
           writing = undefined;
           fail(error);
         },
       );
-    };
-    // The source flows while the disk and the hash keep up: it pauses while a second batch waits
-    // for the disk, or while the hashing thread is behind, and goes on when both have caught up.
-    const resumeWhenReady = (): void => {
-      if (!failed && !(writing && batchBytes >= WRITE_BATCH_BYTES)) {
-        monitor.hash.whenReady(() => {
-          if (!failed) {
-            stream.resume();
-          }
-        });
-      }
     };
     const onData = (chunk: Buffer): void => {
       try {
@@ -217,10 +203,6 @@ function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], moni
         } else {
           write();
         }
-      }
-      if (monitor.hash.saturated) {
-        stream.pause();
-        resumeWhenReady();
       }
     };
     const onEnd = (): void => void finish();
@@ -369,10 +351,9 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
 
   const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
   let handle: FileHandle | undefined;
-  let monitor: WriteMonitor | undefined;
   try {
     handle = await fs.open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0), 0o644);
-    monitor = new WriteMonitor(options);
+    const monitor = new WriteMonitor(options);
     await streamInto(handle, options.source, monitor, options.signal);
     if (options.expectedBytes !== undefined && monitor.bytes !== options.expectedBytes) {
       throw labError('network', 'transferShort', { received: monitor.bytes, expected: options.expectedBytes });
@@ -380,10 +361,9 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
     // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
     // "Verify Saved Reports" find a file a power cut damaged (README, "Durability").
-    const [sha256] = await Promise.all([monitor.hash.digest(), handle.close()]);
+    await handle.close();
     handle = undefined;
-    const { bytes } = monitor;
-    monitor = undefined;
+    const sha256 = monitor.hash.digest('hex');
     const refused = options.checkSha256?.(sha256);
     if (refused) {
       throw refused;
@@ -391,9 +371,8 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     const finalName = await commit(temp, folder, fileName, policy);
     const finalPath = path.join(folder, finalName);
     const mtimeMs = options.recordTime === false ? undefined : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
-    return { path: finalPath, fileName: finalName, bytes, sha256, ...(mtimeMs !== undefined ? { mtimeMs } : {}) };
+    return { path: finalPath, fileName: finalName, bytes: monitor.bytes, sha256, ...(mtimeMs !== undefined ? { mtimeMs } : {}) };
   } catch (error) {
-    monitor?.hash.dispose();
     await handle?.close().catch(() => undefined);
     await fs.unlink(temp).catch(() => undefined);
     if (options.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
