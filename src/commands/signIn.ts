@@ -38,7 +38,8 @@ export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResu
   const name = text(given.name) ?? targets.lab;
   const defined = name === undefined ? undefined : labs.get(name);
   if (name !== undefined && defined === undefined) {
-    labs.require(name); // an invalid definition fails here, with its own message, before any request
+    // An invalid definition fails here, with its own message, before any request; a new name is added below.
+    labs.checkDefinition(name);
   }
   const baseUrl =
     text(given.baseUrl) ??

@@ -174,12 +174,17 @@ export class Labs implements vscode.Disposable {
     return true;
   }
 
-  /** The signed-in lab named `name`, or a clear error. */
-  require(name: string): LabConnection {
+  /** Throws the problem of the definition named `name` when it is set up wrongly; an unknown name is no problem here. */
+  checkDefinition(name: string): void {
     const found = this.registry.find(name);
     if (found && 'error' in found) {
       throw found.error;
     }
+  }
+
+  /** The signed-in lab named `name`, or a clear error. */
+  require(name: string): LabConnection {
+    this.checkDefinition(name);
     const connection = this.connections.get(name);
     if (!connection) {
       throw labError('invalidInput', 'labUnknown', { name });
@@ -196,7 +201,7 @@ export class Labs implements vscode.Disposable {
     const next = new Map<string, LabConnection>();
     let changed = this.registry.labs.length !== this.connections.size;
     for (const lab of this.registry.labs) {
-      const token = await this.tokens.get(lab);
+      const token = (await this.tokens.get(lab)) ?? (await this.carriedOver(lab));
       if (token) {
         this.log.addSecret(token);
       }
@@ -230,6 +235,28 @@ export class Labs implements vscode.Disposable {
     if (changed) {
       this.changed.fire();
     }
+  }
+
+  /**
+   * A lab just defined for the address a lab that is no longer defined was signed in to, with the
+   * same endpoints (the user named the `labData.baseUrl` lab in `labData.labs`, or renamed a lab):
+   * the same lab under a new name, so its token carries over instead of signing the user out.
+   */
+  private async carriedOver(lab: LabDefinition): Promise<string | undefined> {
+    const sameEndpoints = JSON.stringify(lab.endpoints);
+    for (const previous of this.connections.values()) {
+      const gone = !this.registry.labs.some((defined) => defined.name === previous.lab.name);
+      if (gone && previous.signedIn && previous.lab.url.baseUrl === lab.url.baseUrl && JSON.stringify(previous.lab.endpoints) === sameEndpoints) {
+        const token = await this.tokens.get(previous.lab);
+        if (token) {
+          await this.tokens.store(lab, token);
+          this.log.info('Session', `${lab.name} is at the address ${previous.lab.name} was signed in to, with the same endpoints: its sign-in carries over.`);
+          vscode.window.setStatusBarMessage(`$(check) ${vscode.l10n.t('{0} is signed in: it has the address and endpoints of {1}.', lab.name, previous.lab.name)}`, 8000);
+          return token;
+        }
+      }
+    }
+    return undefined;
   }
 
   private connect(lab: LabDefinition, token: string | undefined): LabConnection {

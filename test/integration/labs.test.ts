@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { MockLabHost, MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, rows, signIn, workspaceFolder } from './helpers';
+import { FakePrompts, activateExtension, eventually, rows, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
 
 const BETA_ENDPOINTS = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
@@ -174,5 +174,45 @@ describe('several labs, each with its own token and endpoints', () => {
     assert.equal(children[0]!.label, 'Sign in to Meridian…');
     assert.equal(children[0]!.item.command?.command, 'labData.signIn');
     assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: 'Beta' }), true);
+  });
+
+  it('signing in by a name not yet in labData.labs adds that lab and signs in to it (scripts, tasks, other extensions)', async () => {
+    const riverside = new MockLabServer({ seed: 5, reports: 12, samples: 5, tokens: { 'riverside-token': { label: 'riverside' } } });
+    await riverside.start();
+    try {
+      assert.deepEqual(await signIn(riverside.baseUrl, 'riverside-token', 'Riverside'), { name: 'Riverside', baseUrl: riverside.baseUrl, host: new URL(riverside.baseUrl).host });
+      const entries = config().inspect<Array<{ name: string; baseUrl: string }>>('labs')?.globalValue ?? [];
+      assert.deepEqual(entries.at(-1), { name: 'Riverside', baseUrl: riverside.baseUrl }, 'added to the user settings');
+      await eventually(async () => assert.deepEqual((await api.getState()).labs.find((lab) => lab.name === 'Riverside')?.signedIn, true));
+      assert.equal(riverside.takeRequests().at(-1)?.scope, 'riverside', 'checked with its own token');
+    } finally {
+      await vscode.commands.executeCommand('labData.signOut', { name: 'Riverside' });
+      const entries = config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? [];
+      await config().update('labs', entries.filter((entry) => entry.name !== 'Riverside'), vscode.ConfigurationTarget.Global);
+      await riverside.stop();
+    }
+  });
+});
+
+describe('naming the lab one is signed in to', () => {
+  it('a labData.labs entry for the address labData.baseUrl signed in to keeps the sign-in, under the new name', async () => {
+    const api = await activateExtension();
+    const lab = await startLab({ reports: 8, samples: 4 });
+    try {
+      await signInOnly(lab.baseUrl, 'demo-full-access');
+      await eventually(async () => assert.deepEqual((await api.getState()).labs.map((each) => [each.name, each.signedIn]), [[new URL(lab.baseUrl).host, true]]));
+      await config().update('labs', [{ name: 'Riverside contract lab', baseUrl: lab.baseUrl }], vscode.ConfigurationTarget.Global);
+      await eventually(async () => assert.deepEqual((await api.getState()).labs.map((each) => [each.name, each.signedIn]), [['Riverside contract lab', true]]));
+      lab.takeRequests();
+      await vscode.commands.executeCommand('labData.refresh');
+      const reports = (await rows(api, 'reports')).filter((row) => row.item.contextValue?.startsWith('labData.report'));
+      assert.ok(reports.length > 0, 'its reports are listed, with the carried-over token');
+      assert.ok(lab.takeRequests().every((request) => request.scope !== '(none)' && request.status === 200));
+    } finally {
+      await vscode.commands.executeCommand('labData.signOut', { name: 'Riverside contract lab' });
+      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await lab.stop();
+    }
   });
 });
