@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors/errors';
 import type { LabApi } from '../core/api/labApi';
@@ -80,7 +81,8 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
     }
     const run = await save(api, reports, target, prompts, log, options.ifExists);
     runs.push(run);
-    uris.push(...run.saved.map((saved) => vscode.Uri.file(saved.file.path)));
+    // The contract returns the file: saved now, or already there with the lab's bytes.
+    uris.push(...run.saved.map((saved) => vscode.Uri.file(saved.file.path)), ...run.skipped.flatMap((skip) => (skip.upToDate && skip.path ? [vscode.Uri.file(skip.path)] : [])));
     if (run.cancelled) {
       break;
     }
@@ -90,8 +92,16 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
     throw failed[0]!.error;
   }
   const saved = runs.flatMap((run) => run.saved);
+  const upToDate = runs.flatMap((run) => run.skipped.filter((skip) => skip.upToDate && skip.path));
   if (uris.length > 0) {
-    void offerToOpen(uris, saved.length === 1 && !several ? vscode.l10n.t('Saved {0}.', saved[0]!.file.fileName) : runs.map(summarize).join(' '));
+    const one = !several && uris.length === 1;
+    const message =
+      one && saved.length === 1
+        ? vscode.l10n.t('Saved {0}.', saved[0]!.file.fileName)
+        : one && upToDate.length === 1
+          ? vscode.l10n.t('{0} is up to date in {1}.', upToDate[0]!.reportId, `${vscode.workspace.asRelativePath(path.dirname(upToDate[0]!.path!))}/`)
+          : runs.map(summarize).join(' ');
+    void offerToOpen(uris, message);
   } else if (!runs.some((run) => run.cancelled)) {
     void vscode.window.showInformationMessage(runs.map(summarize).join(' '));
   }

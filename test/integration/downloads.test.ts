@@ -55,6 +55,31 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.deepEqual(await listing(folder), [`${id}.pdf`, 'lab-data-sync.json'], 'the PDF, and the manifest that records its provenance');
   });
 
+  it('saving a file already there with the lab\'s bytes says it is up to date, offers Open and Reveal, and returns that file', async () => {
+    const id = downloadable()[1]!;
+    const first = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    const before = await fs.stat(first.fsPath);
+    lab.takeRequests();
+    const shown: Array<{ message: string; actions: unknown[] }> = [];
+    const window = vscode.window as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+    const original = window.showInformationMessage;
+    window.showInformationMessage = (message: unknown, ...actions: unknown[]) => {
+      shown.push({ message: String(message), actions });
+      return Promise.resolve(undefined);
+    };
+    let again: vscode.Uri | undefined;
+    try {
+      again = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    } finally {
+      window.showInformationMessage = original;
+    }
+    assert.ok(again instanceof vscode.Uri, 'the contract returns the file, saved now or already there');
+    assert.equal(again.fsPath, first.fsPath);
+    assert.equal((await fs.stat(first.fsPath)).mtimeMs, before.mtimeMs, 'not written again');
+    assert.deepEqual(lab.takeRequests().filter((request) => request.path.endsWith('/file')), [], 'not downloaded again');
+    assert.deepEqual(shown.map((each) => [each.message, each.actions]), [[`${id} is up to date in lab-reports/.`, ['Open', 'Reveal in Explorer']]]);
+  });
+
   it('saves several selected tree items and returns a Uri[]', async () => {
     const provider = api.views.reports;
     const nodes = ((await provider.getChildren()) ?? []) as LabNode[];

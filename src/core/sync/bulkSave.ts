@@ -28,7 +28,7 @@ export interface SaveTarget {
 }
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
-export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean };
+export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean; readonly fileName?: string };
 
 /** Why a report without a file is left out. */
 export const NO_FILE = 'no file is available for this report';
@@ -41,11 +41,12 @@ export interface SavedReport {
   readonly file: SavedFile;
 }
 
-/** A report left alone, and why; `upToDate` when the file on disk is the lab's file already. */
+/** A report left alone, and why; `upToDate` when the file on disk is the lab's file already (`path`: that file). */
 export interface SkippedReport {
   readonly reportId: string;
   readonly reason: string;
   readonly upToDate?: boolean;
+  readonly path?: string;
 }
 
 export interface SaveRun {
@@ -128,7 +129,7 @@ export async function decideByExistingFile(
   }
   if (await identical(report, fileName)) {
     // Byte-identical to what the lab published (the manifest's SHA-256 of this revision): nothing to ask.
-    return { action: 'skip', reason: UP_TO_DATE, upToDate: true };
+    return { action: 'skip', reason: UP_TO_DATE, upToDate: true, fileName };
   }
   const choice = await ask(fileName, 'exists');
   return choice === 'skip' ? { action: 'skip', reason: `${fileName} already exists` } : { action: 'download', fileName, ifExists: POLICY[choice] };
@@ -208,7 +209,8 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     try {
       const decision = await decide(item, ask);
       if (decision.action === 'skip') {
-        run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...(decision.upToDate ? { upToDate: true } : {}) });
+        const upToDate = decision.upToDate ? { upToDate: true, ...(decision.fileName ? { path: path.join(options.target.folder, decision.fileName) } : {}) } : {};
+        run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...upToDate });
         return;
       }
       // A template with subfolders (`${client_id}/${report_id}.pdf`) writes below the folder, each made inside the root.
