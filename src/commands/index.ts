@@ -68,7 +68,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.clearSamplesFilter]: (...args) => clearSamplesFilter(trees.samples, ...args),
     [Commands.openReportMetadata]: (...args) => openReportMetadata(labs, documents, prompts, ...args),
     [Commands.showOverview]: (...args) => showOverview(labs, overviews, trees.reports, prompts, ...args),
-    [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, log, ...args),
+    [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, palette, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) => activity.run(vscode.l10n.t('Saving reports'), () => saveAllReports(labs, trees.reports, prompts, log, ...args)),
     [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, activity, ...args),

@@ -13,7 +13,7 @@ import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
-import { reportSuggestions, type RecentReports } from './reportSuggestions';
+import { askForReport, notFoundHint, type RecentReports } from './reportSuggestions';
 import { serverText } from '../core/errors/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
@@ -34,16 +34,6 @@ export interface PaletteServices {
 
 function summaryOf(report: Report): string {
   return [report.report_type, localTime(report.published_at), report.status, report.download_available === false ? 'no file' : undefined].filter(Boolean).join(' · ');
-}
-
-/** "Not found" with what a report id looks like, so a partial or mistyped id gets a hint, not a dead end. */
-function notFoundHint(error: unknown, id: string, lab: string, example: string | undefined): unknown {
-  if (!(error instanceof LabApiError) || error.code !== 'notFound') {
-    return error;
-  }
-  const sentence = vscode.l10n.t('{0} has no report "{1}".', lab, serverText(id, 80));
-  const hint = example ? vscode.l10n.t('Report ids look like {0}; in Find Report, type part of one to choose from the reports already loaded.', serverText(example, 80)) : vscode.l10n.t('Report ids are given whole, as the lab prints them on the report (for example RPT-2024-000123).');
-  return new LabApiError('notFound', `${sentence} ${hint}`, { path: error.path, status: error.status, requestId: error.requestId });
 }
 
 /** The pages with only the reports that pass the filter's local part (the report type); the lab's count no longer applies then. */
@@ -115,14 +105,16 @@ export async function findReport(services: PaletteServices, ...args: unknown[]):
     return undefined;
   }
   const lab = api.lab.name;
-  const suggestions = reportSuggestions(services.recent.ids(lab), services.reportsTree.loadedReports(lab), vscode.l10n.t('recent'));
-  const id = targets.refs[0]?.id ?? targets.ids[0] ?? (await services.prompts.current.reportId(suggestions));
-  if (!id) {
+  const idGiven = targets.refs[0]?.id ?? targets.ids[0];
+  const report =
+    idGiven !== undefined
+      ? await api.getReport(idGiven).catch((error: unknown) => {
+          throw notFoundHint(error, idGiven, lab, undefined);
+        })
+      : await askForReport(services.prompts.current, api, services, vscode.l10n.t('Lab Data: Find Report'));
+  if (!report) {
     return undefined;
   }
-  const report = await api.getReport(id).catch((error: unknown) => {
-    throw notFoundHint(error, id, lab, suggestions[0]?.id);
-  });
   await services.recent.remember(lab, report.report_id);
   const action = parseAction(given.action) ?? (await chooseAction(services.prompts.current, `${report.report_id}: ${summaryOf(report)}`, false));
   if (!action) {

@@ -9,6 +9,7 @@ import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
+import { askForReport, type ReportIdSources } from './reportSuggestions';
 
 /** How long the viewer may take to draw page 1 once the file is in hand. */
 const FIRST_PAGE_TIMEOUT_MS = 60_000;
@@ -20,7 +21,7 @@ const FIRST_PAGE_TIMEOUT_MS = 60_000;
  * preview tab titled `<id> (preview)`, and resolves with `{ pages }` once page 1 is on screen. It
  * rejects with the reason when the file cannot be fetched or the viewer cannot show it.
  */
-export async function previewReport(labs: Labs, previews: PdfPreviewProvider, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<{ pages: number } | undefined> {
+export async function previewReport(labs: Labs, previews: PdfPreviewProvider, prompts: PromptsHolder, sources: ReportIdSources, log: Logger, ...args: unknown[]): Promise<{ pages: number } | undefined> {
   const targets = commandTargets(args);
   const ref = targets.refs.find((candidate) => candidate.kind === 'report');
   const connection = await labForCommand(labs, prompts.current, ref?.lab ?? targets.lab);
@@ -28,11 +29,13 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
   if (!connection || !api) {
     return undefined;
   }
-  const id = ref?.id ?? targets.ids[0] ?? (await prompts.current.reportId());
+  // Without an id, asked as Find Report asks: suggestions, part of one, an unknown id said in the picker.
+  const asked = (ref?.id ?? targets.ids[0]) !== undefined ? undefined : await askForReport(prompts.current, api, sources, vscode.l10n.t('Lab Data: Preview Report'));
+  const id = ref?.id ?? targets.ids[0] ?? asked?.report_id;
   if (!id) {
     return undefined;
   }
-  if (ref?.downloadable === false) {
+  if (ref?.downloadable === false || asked?.download_available === false) {
     throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to preview.', id));
   }
   const started = Date.now();

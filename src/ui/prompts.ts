@@ -31,6 +31,13 @@ function startOfLocalDay(daysAgo: number): string {
   return toUtcTimestamp(new Date(new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() - daysAgo * DAY));
 }
 
+/** How a report-id picker is titled, and how it checks an id before it closes. */
+export interface ReportIdOptions {
+  readonly title?: string;
+  /** Resolves to the problem with `id` (shown in the picker, which stays open), or undefined when it is good. */
+  readonly check?: (id: string) => Promise<string | undefined>;
+}
+
 /**
  * Every question the extension asks a person, behind one interface, so automation and tests can
  * answer without a dialog (see `LabDataExtensionApi.setPrompts`).
@@ -45,7 +52,7 @@ export interface Prompts {
    * A report id: typed, or chosen from `suggestions` (ids loaded or recently used) that narrow
    * while typing; a typed part of one suggestion (and of no other) means that one.
    */
-  reportId(suggestions?: readonly Choice[]): Promise<string | undefined>;
+  reportId(suggestions?: readonly Choice[], options?: ReportIdOptions): Promise<string | undefined>;
   /** A yes-or-no question before something big starts (a first sync); false means do not start. */
   confirm(message: string, detail: string, action: string): Promise<boolean>;
   /** A "since" date: a preset or a typed ISO 8601 date, in UTC. `null` means any date; undefined, cancel. */
@@ -118,9 +125,9 @@ export class VsCodePrompts implements Prompts {
     return picked?.[0];
   }
 
-  async reportId(suggestions: readonly Choice[] = []): Promise<string | undefined> {
+  async reportId(suggestions: readonly Choice[] = [], options: ReportIdOptions = {}): Promise<string | undefined> {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
-    pick.title = vscode.l10n.t('Lab Data: Find Report');
+    pick.title = options.title ?? vscode.l10n.t('Lab Data: Find Report');
     const example = suggestions[0]?.id ?? 'RPT-2024-000123';
     pick.placeholder = suggestions.length > 0 ? vscode.l10n.t('Type a report id or part of one (such as {0}), or choose one', example) : vscode.l10n.t('Type a report id, such as {0}', example);
     pick.matchOnDescription = true;
@@ -135,11 +142,23 @@ export class VsCodePrompts implements Prompts {
       pick.items = typed === '' || partOfOne ? offered : [{ id: typed, label: typed, description: vscode.l10n.t('find this id') }, ...offered];
     });
     return new Promise<string | undefined>((resolve) => {
-      pick.onDidAccept(() => {
+      pick.onDidAccept(async () => {
         const typed = pick.value.trim();
         // The highlighted suggestion (what typing narrowed the list to), else the text as typed.
-        const chosen = pick.activeItems[0]?.id ?? uniquePartialMatch(typed, suggestions)?.id ?? typed;
-        resolve(chosen || undefined);
+        const chosen = pick.activeItems[0]?.id || uniquePartialMatch(typed, suggestions)?.id || typed;
+        if (!chosen || pick.busy) {
+          return;
+        }
+        if (options.check) {
+          // Checked before the picker closes: an id the lab does not know is said here, and another can be typed.
+          pick.busy = true;
+          const problem = await options.check(chosen).finally(() => (pick.busy = false));
+          if (problem !== undefined) {
+            pick.items = [{ id: '', label: `$(error) ${problem}`, alwaysShow: true }, ...offered.filter((choice) => choice.id !== chosen)];
+            return;
+          }
+        }
+        resolve(chosen);
         pick.hide();
       });
       pick.onDidHide(() => {

@@ -6,7 +6,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import type { Page } from '../../src/core/api/pagination';
-import type { Choice, ExistingFileAnswer, Prompts } from '../../src/ui/prompts';
+import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
 
 /** A distinctive token whose every appearance in any output is a leak. */
@@ -99,10 +99,16 @@ export class FakePrompts implements Prompts {
   }
 
   readonly reportIdSuggested: Array<readonly Choice[]> = [];
+  /** Each picker's title, and what its check said of the answer (shown in the picker, which then stays open). */
+  readonly reportIdAsked: Array<{ title?: string; problem?: string }> = [];
 
-  async reportId(suggestions: readonly Choice[] = []): Promise<string | undefined> {
+  /** As a person would: the answer, checked the way the picker checks it; one the check refuses is given up on (Escape). */
+  async reportId(suggestions: readonly Choice[] = [], options: ReportIdOptions = {}): Promise<string | undefined> {
     this.reportIdSuggested.push(suggestions);
-    return this.reportIdAnswer;
+    const answer = this.reportIdAnswer;
+    const problem = answer !== undefined && options.check ? await options.check(answer) : undefined;
+    this.reportIdAsked.push({ title: options.title, ...(problem !== undefined ? { problem } : {}) });
+    return problem === undefined ? answer : undefined;
   }
 
   confirmAnswer = true;

@@ -48,6 +48,26 @@ describe('previewing reports inside VS Code', () => {
     await assert.rejects(fs.stat(path.join(workspaceFolder(), 'lab-reports')), 'nothing was written to the workspace');
   });
 
+  it('Preview Report… asks as Find Report does: the lab\'s ids suggested, an unknown id said in the picker (no error), a known one previewed', async () => {
+    const prompts = new FakePrompts();
+    const restore = api.setPrompts(prompts);
+    try {
+      await vscode.commands.executeCommand('labData.findReport', { id: lab.reportsFor(DEMO_TOKEN)[2]!.report_id });
+      prompts.reportIdAnswer = 'NO-SUCH-REPORT';
+      assert.equal(await vscode.commands.executeCommand('labData.previewReport'), undefined, 'no rejection: the picker said it');
+      assert.equal(prompts.reportIdAsked[0]!.title, 'Lab Data: Preview Report');
+      assert.match(prompts.reportIdAsked[0]!.problem ?? '', /has no report "NO-SUCH-REPORT"\. Report ids look like RPT-/);
+      assert.ok(prompts.reportIdSuggested[0]!.some((choice) => choice.id === lab.reportsFor(DEMO_TOKEN)[2]!.report_id), 'a recently found id is suggested');
+      const report = lab.reportsFor(DEMO_TOKEN).find((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId)!;
+      prompts.reportIdAnswer = report.report_id;
+      assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport'), { pages: 1 });
+      assert.equal(prompts.reportIdAsked[1]!.problem, undefined);
+    } finally {
+      restore();
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   it('previews the 60-page report as fast, drawing only pages near the view; navigation, zoom and search work', async () => {
     const id = lab.multiPageReportId!;
     const started = Date.now();
