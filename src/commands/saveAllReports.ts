@@ -40,16 +40,16 @@ export async function listAllReports(api: LabApi, query: ListQuery, title: strin
 
 /** The report scope of a row: a client, a project, or (no row) the lab's part of the Reports view with its filter. */
 function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string; keep?: (report: Report) => boolean } {
-  const label = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
-  if (ref?.kind === 'client') {
-    return { query: { clientId: ref.id }, label: label! };
-  }
-  if (ref?.kind === 'project') {
-    return { query: { projectId: ref.id }, label: label! };
+  const name = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
+  if (ref?.kind === 'client' || ref?.kind === 'project') {
+    return { query: ref.kind === 'client' ? { clientId: ref.id } : { projectId: ref.id }, label: vscode.l10n.t('the reports of {0}', name!) };
   }
   const filter = reportsTree.filterOf(lab);
   return { query: serverPart(filter), keep: (report) => matchesLocally(report, filter), label: Object.keys(filter).length > 0 ? vscode.l10n.t('the filtered reports of {0}', lab) : vscode.l10n.t('all reports of {0}', lab) };
 }
+
+/** More files than this, and Save All asks once before it writes (asked from the UI; never when called with options). */
+export const SAVE_ALL_ASKS_ABOVE = 100;
 
 /**
  * `labData.saveAllReports`: saves every downloadable report of a client, a project or the
@@ -65,12 +65,24 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
     return undefined;
   }
   const ref = targets.refs.find((candidate) => candidate.kind === 'client' || candidate.kind === 'project');
-  const scope = targets.search ? { query: searchFilters(targets.search, new Date()), label: targets.search.name } : scopeOf(ref, api.lab.name, reportsTree);
-  const listed = await listAllReports(api, scope.query, vscode.l10n.t('Listing reports of {0}…', scope.label));
+  const scope = targets.search ? { query: searchFilters(targets.search, new Date()), label: vscode.l10n.t('the reports of the saved search {0}', targets.search.name) } : scopeOf(ref, api.lab.name, reportsTree);
+  const listed = await listAllReports(api, scope.query, vscode.l10n.t('Listing {0}…', scope.label));
   const reports = 'keep' in scope && scope.keep ? listed.filter(scope.keep) : listed;
-  const run = await saveWithProgress(vscode.l10n.t('Saving reports of {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
+  const withFile = reports.filter((report) => report.download_available !== false).length;
+  if (!targets.automated && withFile > SAVE_ALL_ASKS_ABOVE) {
+    const where = `${vscode.workspace.asRelativePath(target.folder)}/`;
+    const go = await prompts.current.confirm(
+      vscode.l10n.t('Save {0} report PDFs to {1}?', withFile, where),
+      vscode.l10n.t("These are {0}. Files already there with the lab's bytes are left as they are; you are asked about any other file in the way.", scope.label),
+      vscode.l10n.t('Save'),
+    );
+    if (!go) {
+      return undefined;
+    }
+  }
+  const run = await saveWithProgress(vscode.l10n.t('Saving {0}…', scope.label), reports, { api, target, prompts: prompts.current, log, ifExists: targets.options.ifExists as ExistingFileChoice | undefined });
   await recordInManifest(api, target, run);
-  const summary = vscode.l10n.t('Reports of {0}: {1}', scope.label, summarize(run));
+  const summary = vscode.l10n.t('Save All, {0}: {1}', scope.label, summarize(run));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));
   void (run.failed.length > 0 ? vscode.window.showWarningMessage(summary, vscode.l10n.t('Show Log')).then((choice) => choice && log.show()) : vscode.window.showInformationMessage(summary));

@@ -4,8 +4,10 @@ import { documentName } from '../core/files/fileNames';
 import type { JsonObject } from '../core/api/records';
 import type { RecordKind, RecordRef } from '../ui/commandTargets';
 import type { Labs } from '../labs/labs';
+import { METADATA_SCHEME } from '../constants';
 
-export const METADATA_SCHEME = 'labdata';
+export { METADATA_SCHEME };
+
 const FOLDERS: Readonly<Record<RecordKind, string>> = { report: 'reports', client: 'clients', project: 'projects', sample: 'samples' };
 
 /**

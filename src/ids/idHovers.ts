@@ -11,7 +11,7 @@ import type { LabIds, LabIdMatch } from './labIds';
 
 /** Documents larger than this get no links (a generated data file is not where ids are cited). */
 const MAX_LINK_TEXT = 2_000_000;
-const CARD_COMMANDS = [Commands.saveReportPdf, Commands.openReportMetadata, Commands.copyLink, Commands.copyMarkdownLink];
+const CARD_COMMANDS = [Commands.previewReport, Commands.saveReportPdf, Commands.openReportMetadata, Commands.copyLink, Commands.copyMarkdownLink];
 
 function commandLink(title: string, command: string, args: unknown): string {
   return `[${title}](command:${command}?${encodeURIComponent(JSON.stringify([args]))})`;
@@ -81,7 +81,8 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
   private openTarget(match: LabIdMatch): vscode.Uri {
     const lab = match.labs.length === 1 ? match.labs[0]!.lab.name : undefined;
     if (match.kind === 'report') {
-      return vscode.Uri.parse(`command:${Commands.openReportMetadata}?${encodeURIComponent(JSON.stringify([lab ? { lab, id: match.id } : { id: match.id }]))}`);
+      // The report itself (its PDF), as a click on its row in the tree opens it.
+      return vscode.Uri.parse(`command:${Commands.previewReport}?${encodeURIComponent(JSON.stringify([lab ? { lab, id: match.id } : { id: match.id }]))}`);
     }
     return recordLink('sample', match.id, lab ?? '');
   }
@@ -97,8 +98,9 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
       [vscode.l10n.t('Samples'), report.sample_ids?.join(', ')],
       [vscode.l10n.t('File'), report.download_available === false ? vscode.l10n.t('not available') : report.download_available ? vscode.l10n.t('available') : undefined],
     ];
+    const hasFile = report.download_available !== false;
     const actions = [
-      ...(report.download_available === false ? [] : [commandLink(vscode.l10n.t('Save PDF'), Commands.saveReportPdf, ref)]),
+      ...(hasFile ? [commandLink(vscode.l10n.t('Preview'), Commands.previewReport, ref), commandLink(vscode.l10n.t('Save PDF'), Commands.saveReportPdf, ref)] : []),
       commandLink(vscode.l10n.t('Open Metadata'), Commands.openReportMetadata, ref),
       commandLink(vscode.l10n.t('Copy Link'), Commands.copyLink, { ...ref, kind }),
       commandLink(vscode.l10n.t('Copy as Markdown Link'), Commands.copyMarkdownLink, { ...ref, kind }),

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../core/api/records';
 import type { SavedSearch } from '../core/derived/savedSearches';
+import { METADATA_SCHEME } from '../constants';
 
 export type RecordKind = 'report' | 'client' | 'project' | 'sample';
 
@@ -62,6 +63,18 @@ export interface CommandTargets {
   readonly automated: boolean;
 }
 
+/** The report a metadata document shows, from its address (`labdata://<host>/reports/<id>.json?lab=…&id=…`). */
+function reportOfMetadataDocument(value: unknown): RecordRef | undefined {
+  const uri = value as { scheme?: unknown; path?: unknown; query?: unknown } | null;
+  if (typeof uri !== 'object' || uri === null || uri.scheme !== METADATA_SCHEME || typeof uri.path !== 'string' || !uri.path.startsWith('/reports/') || typeof uri.query !== 'string') {
+    return undefined;
+  }
+  const query = new URLSearchParams(uri.query);
+  const lab = query.get('lab');
+  const id = query.get('id');
+  return lab && id ? { lab, kind: 'report', id } : undefined;
+}
+
 /**
  * The one place command arguments become targets. VS Code passes (clicked item, selected items) to
  * a context-menu command and the selected row to a title-bar command; automation passes an id, ids
@@ -77,7 +90,13 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   let search: SavedSearch | undefined;
   let optionsGiven = false;
   const add = (value: unknown): void => {
-    if (isRefCarrier(value)) {
+    const shown = reportOfMetadataDocument(value);
+    if (shown) {
+      // A title-bar button of a report's metadata document: that report.
+      fromUi = true;
+      lab ??= shown.lab;
+      refs.push(shown);
+    } else if (isRefCarrier(value)) {
       fromUi = true;
       lab ??= value.ref.lab;
       if (!refs.some((ref) => ref.lab === value.ref.lab && ref.kind === value.ref.kind && ref.id === value.ref.id)) {

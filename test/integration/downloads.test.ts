@@ -202,11 +202,21 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     }
   });
 
+  it('Save All asks once before writing more than 100 files, and writes nothing when told no', async () => {
+    prompts.confirmAnswer = false;
+    assert.equal(await vscode.commands.executeCommand('labData.saveAllReports'), undefined);
+    assert.deepEqual(prompts.confirmAsked.map((asked) => asked.message), [`Save ${downloadable().length} report PDFs to lab-reports/?`]);
+    assert.match(prompts.confirmAsked[0]!.detail, /^These are all reports of /);
+    assert.deepEqual((await listing(folder).catch(() => [])).filter((name) => name.endsWith('.pdf')), [], 'nothing written');
+    assert.deepEqual(lab.takeRequests().filter((request) => request.path.endsWith('/file')), []);
+  });
+
   it('saves the whole report set, then syncs: the second sync makes one request and writes nothing', async () => {
     const startAll = Date.now();
     const all = await vscode.commands.executeCommand<BulkSummary>('labData.saveAllReports');
     const allMs = Date.now() - startAll;
     const allRequests = lab.takeRequests().length;
+    assert.equal(prompts.confirmAsked.length, 1, 'asked once, for the whole run');
     assert.equal(all.saved, downloadable().length);
     assert.equal(all.failed, 0);
     console.log(`      save all: ${all.saved} files (${all.bytes} bytes) in ${allMs} ms with ${allRequests} requests`);

@@ -75,7 +75,8 @@ describe('report ids in code, deep links, verified provenance and list export', 
   });
 
   it('hovers over a report id in a Python file show its type and date; a second hover asks nothing; the document link exists', async () => {
-    const report = lab.reportsFor(LEAK_CHECK_TOKEN)[90]!; // beyond the first page, so the hover must ask the lab
+    // Beyond the first page, so the hover must ask the lab; one with a file, so the card offers Preview.
+    const report = lab.reportsFor(LEAK_CHECK_TOKEN).slice(90).find((candidate) => candidate.download_available)!;
     const document = await vscode.workspace.openTextDocument({ language: 'python', content: `import pandas as pd\ncoa = pd.read_csv("lab-reports/${report.report_id}.csv")  # certificate ${report.report_id}\n` });
     const column = document.lineAt(1).text.lastIndexOf(report.report_id) + 3;
     lab.takeRequests();
@@ -83,7 +84,8 @@ describe('report ids in code, deep links, verified provenance and list export', 
     const text = hoverText(first);
     assert.match(text, new RegExp(report.report_type.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     assert.match(text, new RegExp(new Date(report.published_at).getFullYear().toString()), 'an absolute date');
-    assert.match(text, /command:labData\.saveReportPdf/);
+    const order = ['previewReport', 'saveReportPdf', 'openReportMetadata', 'copyLink'].map((command) => text.indexOf(`command:labData.${command}?`));
+    assert.ok(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)), `the card offers Preview, then Save PDF, Open Metadata and the copy actions (${order.join(', ')})`);
     assert.deepEqual(lab.takeRequests().map((r) => r.path), [`/api/v1/reports/${report.report_id}`], 'one request');
     await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(1, column));
     assert.deepEqual(lab.takeRequests(), [], 'the second hover made no request');
@@ -94,7 +96,23 @@ describe('report ids in code, deep links, verified provenance and list export', 
     const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', document.uri);
     const ours = links.filter((link) => document.getText(link.range) === report.report_id);
     assert.equal(ours.length, 2, 'both mentions are links');
-    assert.match(decodeURIComponent(ours[0]!.target!.toString()), new RegExp(`labData\\.openReportMetadata.*${report.report_id}`));
+    assert.match(decodeURIComponent(ours[0]!.target!.toString()), new RegExp(`labData\\.previewReport.*${report.report_id}`), 'an id in code opens the report, as a click in the tree does');
+  });
+
+  it('a report\'s metadata document is no dead end: its title bar previews and saves that report', async () => {
+    // Away from the reports the verification tests below save; a one-page one.
+    const report = lab.reportsFor(LEAK_CHECK_TOKEN).filter((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId)[12]!;
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', report.report_id);
+    const menus = (vscode.extensions.getExtension('lab-data.lab-data')!.packageJSON as { contributes: { menus: Record<string, Array<{ command: string; when?: string; group?: string }>> } }).contributes.menus['editor/title'] ?? [];
+    const titleBar = menus.filter((item) => item.when?.includes('resourceScheme == labdata')).map((item) => [item.command, item.group]);
+    assert.deepEqual(titleBar, [['labData.previewReport', 'navigation@1'], ['labData.saveReportPdf', 'navigation@2']]);
+    // What VS Code passes a title-bar button: the document's address.
+    assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', uri), { pages: 1 });
+    assert.equal(vscode.window.tabGroups.activeTabGroup.activeTab?.label, `${report.report_id} (preview)`);
+    const saved = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', uri);
+    assert.equal(path.basename(saved.fsPath), `${report.report_id}.pdf`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await fs.rm(folder(), { recursive: true, force: true });
   });
 
   it('hovering over 20 different ids twice costs at most one request per id', async () => {

@@ -187,7 +187,7 @@ describe('a first-time analyst in the real VS Code', function () {
     assert.deepEqual([...buttons.labels].sort(), ['Apply to All…', 'Cancel', 'Keep Both', 'Overwrite', 'Skip'], `three choices, "Apply to All…" and Cancel (${buttons.labels.join(', ')})`);
     assert.equal(buttons.primary, 'Skip', 'the safe choice is the default');
     await page.keyboard.press('Enter');
-    const summary = await toast(page, /Reports of .*: \d+ saved/, 60_000);
+    const summary = await toast(page, /^Save All, all reports of .*: \d+ saved/, 60_000);
     const files = (await fs.readdir(path.join(uiContext.workspace, folder))).filter((name) => name.endsWith('.pdf'));
     assert.equal(files.length, downloadable().length, `every report with a file was saved, not only the selected one (${summary})`);
     assert.match(summary, /skipped \(.*1 already there, kept/, 'the changed file was skipped (Enter)');
