@@ -90,9 +90,6 @@ export const HTTP_SETTINGS_SECTION = 'http';
 
 export const SECRET_KEY_PREFIX = 'labData.token:';
 
-/** The scheme of the read-only metadata documents (`labdata://<host>/<kind>s/<id>.json?lab=…&id=…`). */
-export const METADATA_SCHEME = 'labdata';
-
 /**
  * SecretStorage key of one lab's token. It names the origin, so a token is only ever sent to the
  * origin it was saved for, and the lab, so two labs on one origin (two tenants or scopes) keep two

@@ -2,11 +2,8 @@ import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { documentName } from '../core/files/fileNames';
 import type { JsonObject } from '../core/api/records';
-import type { RecordKind, RecordRef } from '../ui/commandTargets';
+import { METADATA_SCHEME, type RecordKind, type RecordRef } from '../ui/commandTargets';
 import type { Labs } from '../labs/labs';
-import { METADATA_SCHEME } from '../constants';
-
-export { METADATA_SCHEME };
 
 const FOLDERS: Readonly<Record<RecordKind, string>> = { report: 'reports', client: 'clients', project: 'projects', sample: 'samples' };
 

@@ -1,8 +1,10 @@
 import type { JsonObject } from '../core/api/records';
 import type { SavedSearch } from '../core/derived/savedSearches';
-import { METADATA_SCHEME } from '../constants';
 
 export type RecordKind = 'report' | 'client' | 'project' | 'sample';
+
+/** The scheme of the read-only metadata documents (`labdata://<host>/<kind>s/<id>.json?lab=…&id=…`; documents/). */
+export const METADATA_SCHEME = 'labdata';
 
 /** What a tree row or a command argument stands for: a record of one lab. */
 export interface RecordRef {
