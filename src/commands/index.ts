@@ -80,7 +80,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.copyLink]: (...args) => copyLink(labs, false, ...args),
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
-    [Commands.redownloadSavedReport]: (args) => redownloadSavedReport(args as Parameters<typeof redownloadSavedReport>[0]),
+    [Commands.redownloadSavedReport]: (args) => redownloadSavedReport(findings, args as Parameters<typeof redownloadSavedReport>[1]),
     [Commands.compareSavedReport]: (args) => compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, ...args),
     [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),

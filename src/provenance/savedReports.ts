@@ -64,6 +64,20 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
     this.changed.fire([...stale.map((key) => vscode.Uri.parse(key)), ...files.map((file) => vscode.Uri.file(path.join(folder, file.file)))]);
   }
 
+  /** A finding put right (its file downloaded again): its problem, badge and quick actions go at once, before any new verification. */
+  resolve(folder: string, reportId: string): void {
+    const finding = this.findings.get(`${folder}\n${reportId}`);
+    if (!finding) {
+      return;
+    }
+    this.findings.delete(`${folder}\n${reportId}`);
+    const uri = vscode.Uri.file(path.join(folder, finding.file.file));
+    this.decorations.delete(uri.toString());
+    const manifestUri = vscode.Uri.file(path.join(folder, MANIFEST_FILE_NAME));
+    this.diagnostics.set(manifestUri, (this.diagnostics.get(manifestUri) ?? []).filter((diagnostic) => diagnostic.code !== reportId));
+    this.changed.fire([uri]);
+  }
+
   provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const folder = path.dirname(document.uri.fsPath);
     return context.diagnostics
@@ -179,6 +193,10 @@ export async function compareSavedReport(labs: Labs, documents: MetadataDocument
 }
 
 /** Quick action: the recorded file downloaded again, replacing what is there. */
-export async function redownloadSavedReport(args: { folder: string; lab: string; id: string }): Promise<unknown> {
-  return vscode.commands.executeCommand(Commands.saveReportPdf, { lab: args.lab, id: args.id, ifExists: 'overwrite' });
+export async function redownloadSavedReport(findings: SavedReportFindings, args: { folder: string; lab: string; id: string }): Promise<unknown> {
+  const saved = await vscode.commands.executeCommand<vscode.Uri | undefined>(Commands.saveReportPdf, { lab: args.lab, id: args.id, ifExists: 'overwrite' });
+  if (saved instanceof vscode.Uri && path.dirname(saved.fsPath) === args.folder) {
+    findings.resolve(args.folder, args.id);
+  }
+  return saved;
 }

@@ -186,6 +186,13 @@ describe('report ids in code, deep links, verified provenance and list export', 
       const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, problem.range);
       assert.ok(actions.some((action) => action.command?.command === 'labData.compareSavedReport'));
       assert.ok(actions.some((action) => action.command?.command === 'labData.redownloadSavedReport'));
+      // "Download again" on the missing file: its problem and badge go at once, the others stay.
+      const missing = problems.find((candidate) => candidate.message.includes(ids[2]!))!;
+      const again = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, missing.range)).find((action) => action.command?.command === 'labData.redownloadSavedReport')!;
+      await vscode.commands.executeCommand(again.command!.command, ...(again.command!.arguments ?? []));
+      const left = vscode.languages.getDiagnostics(manifestUri);
+      assert.equal(left.length, 2, left.map((each) => each.message).join('\n'));
+      assert.ok(!left.some((each) => each.message.includes(ids[2]!)), 'the missing file\'s problem disappeared at once');
     } finally {
       Object.assign(amended, original);
       lab.dataChanged();
