@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { serverText } from '../core/errors/serverText';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import type { LabApi } from '../core/api/labApi';
@@ -40,7 +41,8 @@ export async function listAllReports(api: LabApi, query: ListQuery, title: strin
 
 /** The report scope of a row: a client, a project, or (no row) the lab's part of the Reports view with its filter. */
 function scopeOf(ref: RecordRef | undefined, lab: string, reportsTree: ReportsTreeProvider): { query: ListQuery; label: string; keep?: (report: Report) => boolean } {
-  const name = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
+  // Server text (a client's or project's name), cleaned before it is shown or logged.
+  const name = serverText(typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id, 120);
   if (ref?.kind === 'client' || ref?.kind === 'project') {
     return { query: ref.kind === 'client' ? { clientId: ref.id } : { projectId: ref.id }, label: vscode.l10n.t('the reports of {0}', name!) };
   }
