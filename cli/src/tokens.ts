@@ -11,7 +11,6 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
   return `${prefix}_${suffix || 'LAB'}`;
 }
 
-
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
 /**

@@ -35,6 +35,9 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
   if (!id) {
     return undefined;
   }
+  if (asked) {
+    await sources.recent.remember(connection.lab.name, asked.report_id);
+  }
   if (ref?.downloadable === false || asked?.download_available === false) {
     throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to preview.', id));
   }

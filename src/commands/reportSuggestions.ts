@@ -67,7 +67,7 @@ export interface ReportIdSources {
  * Asks for a report of `api`'s lab the way Find Report does: ids suggested (recent first, then
  * those loaded), part of one accepted, and the id checked with the lab before the picker closes, so
  * one the lab does not know is a line in the picker, not an error after it. Resolves to the report,
- * or undefined when the person cancelled.
+ * or undefined when the person cancelled; the caller remembers it among the recent ones.
  */
 export async function askForReport(prompts: Prompts, api: LabApi, sources: ReportIdSources, title: string): Promise<Report | undefined> {
   const lab = api.lab.name;
@@ -85,9 +85,5 @@ export async function askForReport(prompts: Prompts, api: LabApi, sources: Repor
       }
     },
   });
-  if (!id || !found) {
-    return undefined;
-  }
-  await sources.recent.remember(lab, found.report_id);
-  return found;
+  return id ? found : undefined;
 }

@@ -7,7 +7,7 @@ import type { ListQuery } from '../core/api/query';
 import type { Report } from '../core/api/records';
 import { listAllReports as listAll } from '../core/sync/folderSync';
 import { searchFilters } from '../core/derived/savedSearches';
-import { resolveDownloadTarget } from '../downloads/targetFolder';
+import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -72,7 +72,7 @@ export async function saveAllReports(labs: Labs, reportsTree: ReportsTreeProvide
   const reports = 'keep' in scope && scope.keep ? listed.filter(scope.keep) : listed;
   const withFile = reports.filter((report) => report.download_available !== false).length;
   if (!targets.automated && withFile > SAVE_ALL_ASKS_ABOVE) {
-    const where = `${vscode.workspace.asRelativePath(target.folder)}/`;
+    const where = `${shownFolder(target.folder)}/`;
     const go = await prompts.current.confirm(
       vscode.l10n.t('Save {0} report PDFs to {1}?', withFile, where),
       vscode.l10n.t("These are {0}. Files already there with the lab's bytes are left as they are; you are asked about any other file in the way.", scope.label),

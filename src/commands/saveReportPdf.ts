@@ -4,7 +4,7 @@ import { LabApiError } from '../core/errors/errors';
 import { serverText } from '../core/errors/serverText';
 import type { LabApi } from '../core/api/labApi';
 import { parseReport, type Report } from '../core/api/records';
-import { resolveDownloadTarget } from '../downloads/targetFolder';
+import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { SaveRun } from '../core/sync/bulkSave';
 import type { Labs } from '../labs/labs';
@@ -100,7 +100,7 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
       one && saved.length === 1
         ? vscode.l10n.t('Saved {0}.', saved[0]!.file.fileName)
         : one && upToDate.length === 1
-          ? vscode.l10n.t('{0} is up to date in {1}.', serverText(upToDate[0]!.reportId, 120), `${vscode.workspace.asRelativePath(path.dirname(upToDate[0]!.path!))}/`)
+          ? vscode.l10n.t('{0} is up to date in {1}.', serverText(upToDate[0]!.reportId, 120), `${shownFolder(path.dirname(upToDate[0]!.path!))}/`)
           : runs.map(summarize).join(' ');
     void offerToOpen(uris, message);
   } else if (!runs.some((run) => run.cancelled)) {

@@ -1,11 +1,10 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SaveRun } from '../core/sync/bulkSave';
 import { SKIP_REASONS, syncFolder } from '../core/sync/folderSync';
 import type { Report } from '../core/api/records';
 import { formatBytes } from '../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
-import { resolveDownloadTarget } from '../downloads/targetFolder';
+import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { Activity } from '../ui/activity';
@@ -31,11 +30,6 @@ export interface SyncSummary {
   readonly files: number;
   /** The sentence shown. */
   readonly message: string;
-}
-
-/** A folder as a person finds it: relative to the workspace where it is inside one. */
-function shownFolder(folder: string): string {
-  return vscode.workspace.asRelativePath(folder, false) || path.basename(folder);
 }
 
 /** The sync's outcome in plain words: "Up to date (380 reports in lab-reports)." or what was saved, kept, skipped (why) and failed. */

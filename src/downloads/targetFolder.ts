@@ -5,6 +5,11 @@ import { isInside } from '../core/files/safeWriter';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Prompts } from '../ui/prompts';
 
+/** A folder as a person finds it: relative to the workspace where it is inside one. */
+export function shownFolder(folder: string): string {
+  return vscode.workspace.asRelativePath(folder, false) || path.basename(folder);
+}
+
 export interface DownloadTarget {
   /** The workspace folder (or chosen folder) files must stay inside. */
   readonly root: string;

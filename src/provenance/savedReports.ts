@@ -17,6 +17,11 @@ const DIAGNOSTIC_SOURCE = 'Lab Data';
 /** What `labData.verifySavedReports` returns: report ids by outcome, every folder together. */
 export type VerifySummary = Omit<VerifyResult, 'files'> & { readonly folders: string[] };
 
+/** A finding's key: its folder and its report. */
+function findingKey(folder: string, reportId: string): string {
+  return `${folder}\n${reportId}`;
+}
+
 interface Finding {
   readonly folder: string;
   readonly file: VerifiedFile;
@@ -57,7 +62,7 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
       const diagnostic = new vscode.Diagnostic(new vscode.Range(line, 0, line, lines[line]?.length ?? 0), `${file.reportId} (${file.lab}): ${problems.join('; ')}`, file.unavailable !== undefined && file.local === 'same' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning);
       diagnostic.source = DIAGNOSTIC_SOURCE;
       diagnostic.code = file.reportId;
-      this.findings.set(`${folder}\n${file.reportId}`, { folder, file });
+      this.findings.set(findingKey(folder, file.reportId), { folder, file });
       diagnostics.push(diagnostic);
     }
     this.diagnostics.set(manifestUri, diagnostics);
@@ -66,11 +71,12 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
 
   /** A finding put right (its file downloaded again): its problem, badge and quick actions go at once, before any new verification. */
   resolve(folder: string, reportId: string): void {
-    const finding = this.findings.get(`${folder}\n${reportId}`);
+    const key = findingKey(folder, reportId);
+    const finding = this.findings.get(key);
     if (!finding) {
       return;
     }
-    this.findings.delete(`${folder}\n${reportId}`);
+    this.findings.delete(key);
     const uri = vscode.Uri.file(path.join(folder, finding.file.file));
     this.decorations.delete(uri.toString());
     const manifestUri = vscode.Uri.file(path.join(folder, MANIFEST_FILE_NAME));
@@ -83,7 +89,7 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
     return context.diagnostics
       .filter((diagnostic) => diagnostic.source === DIAGNOSTIC_SOURCE)
       .flatMap((diagnostic) => {
-        const finding = this.findings.get(`${folder}\n${String(diagnostic.code)}`);
+        const finding = this.findings.get(findingKey(folder, String(diagnostic.code)));
         if (!finding) {
           return [];
         }

@@ -146,7 +146,12 @@ export class VsCodePrompts implements Prompts {
         const typed = pick.value.trim();
         // The highlighted suggestion (what typing narrowed the list to), else the text as typed.
         const chosen = pick.activeItems[0]?.id || uniquePartialMatch(typed, suggestions)?.id || typed;
-        if (!chosen || pick.busy) {
+        if (pick.busy) {
+          return;
+        }
+        if (!chosen) {
+          resolve(undefined);
+          pick.hide();
           return;
         }
         if (options.check) {
