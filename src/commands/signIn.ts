@@ -6,6 +6,7 @@ import { serverText } from '../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
 import type { Labs } from '../labs/labs';
+import type { Prompts } from '../ui/prompts';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
 
@@ -32,7 +33,7 @@ function text(value: unknown): string | undefined {
  * type and pre-filled; the token, hidden), checks them with one request, then stores the token for
  * that lab only. Called with `{ baseUrl, token, name? }` it asks nothing.
  */
-export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResult | undefined> {
+export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<SignInResult | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as SignInArgs;
   const name = text(given.name) ?? targets.lab;
@@ -62,23 +63,30 @@ export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResu
     return undefined;
   }
   const lab = parseBaseUrl(baseUrl);
-  const token =
-    text(given.token) ??
-    (await vscode.window.showInputBox({
-      title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
-      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", name ?? lab.host, lab.origin),
-      password: true,
-      ignoreFocusOut: true,
-      validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Enter the access token your lab provided.')),
-    }));
-  if (token === undefined) {
-    return undefined;
-  }
   // The lab this token was meant for, if it is signed in already: a rejected token leaves that sign-in as it was.
   const previous = defined ?? labs.all.find((connection) => connection.lab.url.origin === lab.origin);
-  const outcome = await withNotificationProgress(vscode.l10n.t('Checking access to {0}…', name ?? lab.host), (_progress, cancellation) => labs.signIn(baseUrl, token, name, toAbortSignal(cancellation))).catch((error: unknown) => {
-    throw rejectedToken(error, previous?.signedIn ? previous.lab.name : undefined);
-  });
+  const kept = (): string | undefined => (previous?.signedIn ? previous.lab.name : undefined);
+  const givenToken = text(given.token);
+  const outcome =
+    givenToken !== undefined
+      ? await withNotificationProgress(vscode.l10n.t('Checking access to {0}…', name ?? lab.host), (_progress, cancellation) => labs.signIn(baseUrl, givenToken, name, toAbortSignal(cancellation))).catch((error: unknown) => {
+          throw rejectedToken(error, kept());
+        })
+      : await prompts.token(
+          {
+            title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
+            prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", name ?? lab.host, lab.origin),
+            checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
+            problemOf: tokenProblem,
+          },
+          (token, signal) =>
+            labs.signIn(baseUrl, token, name, signal).catch((error: unknown) => {
+              throw rejectedToken(error, kept());
+            }),
+        );
+  if (outcome === undefined) {
+    return undefined;
+  }
   const signedIn = outcome.lab;
   if (outcome.reportsForbidden) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', signedIn.name));
@@ -87,6 +95,23 @@ export async function signIn(labs: Labs, ...args: unknown[]): Promise<SignInResu
     vscode.window.setStatusBarMessage(`$(check) ${vscode.l10n.t('Signed in to {0}.', signedIn.name)}`, 8000);
   }
   return { name: signedIn.name, baseUrl: signedIn.url.baseUrl, host: signedIn.url.host };
+}
+
+/** What to say under the token box when the token itself is the problem; undefined for any other failure. */
+function tokenProblem(error: unknown): string | undefined {
+  if (!(error instanceof LabApiError)) {
+    return undefined;
+  }
+  const args = error.text?.args ?? {};
+  switch (error.text?.id) {
+    case 'tokenRejected':
+      return vscode.l10n.t('The lab rejected this token ({0}); nothing was stored. Paste another token, or press Escape to stop.', String(args.reason));
+    case 'tokenRejectedKept':
+      return vscode.l10n.t('The lab rejected this token ({0}). You are still signed in to {1} with your previous token. Paste another, or press Escape.', String(args.reason), String(args.name));
+    default:
+      // A token no lab could accept (empty, spaces, control characters) is refused before any request.
+      return error.code === 'invalidInput' && error.text === undefined ? phrase(error) : undefined;
+  }
 }
 
 /**
