@@ -5,6 +5,7 @@ export const LOG_CHANNEL_NAME = 'Lab Data';
 
 export const Commands = {
   signIn: 'labData.signIn',
+  addLab: 'labData.addLab',
   signOut: 'labData.signOut',
   refresh: 'labData.refresh',
   filterReports: 'labData.filterReports',

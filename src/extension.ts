@@ -5,6 +5,7 @@ import { signInForDemo } from './auth/demoSignIn';
 import { TokenStore } from './labs/tokenStore';
 import { LabTools } from './chat/labTools';
 import { commandTable } from './commands';
+import { SyncFolders } from './downloads/syncFolderChoice';
 import { RecentReports } from './commands/reportSuggestions';
 import { Activity } from './ui/activity';
 import { registerCommands } from './commands/commandRunner';
@@ -92,7 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
+    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, syncFolders: new SyncFolders(context.workspaceState), integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
   );
   const activationMs = performance.now() - started;
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`);

@@ -4,7 +4,9 @@ import type { LabApi } from '../core/api/labApi';
 import type { FilterName } from '../core/api/labDefinition';
 import { toUtcTimestamp } from '../core/api/query';
 import type { Labs } from '../labs/labs';
-import type { Prompts } from '../ui/prompts';
+import type { Choice, Prompts } from '../ui/prompts';
+import type { Project } from '../core/api/records';
+import { localTime } from '../views/nodes';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
@@ -65,57 +67,96 @@ async function reportTypes(api: LabApi): Promise<string[]> {
 
 const STATUSES = ['published', 'amended'];
 
+/** How a project, location or work order is named in a picker: by name, with its id and kind. */
+function projectChoice(project: Project): Choice {
+  const kind = typeof project.raw.kind === 'string' ? statusWord(project.raw.kind) : undefined;
+  return { id: project.project_id, label: serverText(project.name ?? project.project_id, 120), description: serverText([project.name ? project.project_id : undefined, kind].filter(Boolean).join(' · '), 120) || undefined };
+}
+
+type Criterion = 'published_since' | 'status' | 'client_id' | 'project_id' | 'report_type';
+
 /**
- * Asks, step by step, for the filters the lab offers (published-since, status, client and project,
- * pickers filled from the API, clients and projects by name) and the report type, which Lab Data
- * applies itself and says so.
+ * Asks for a report filter the way a person sets two or three criteria: first one list of every
+ * criterion the lab offers (and the report type, which Lab Data applies itself and says so), each
+ * showing its current value and checked when it has one, then one step per checked criterion with
+ * its current value first, so Enter keeps it. Two criteria take three steps; reopening and pressing
+ * Enter through keeps the filter; unchecking a criterion clears it.
  */
-export async function askReportFilter(api: LabApi, prompts: Prompts, title: string): Promise<ReportFilter | undefined> {
+export async function askReportFilter(api: LabApi, prompts: Prompts, title: string, current: ReportFilter = {}): Promise<ReportFilter | undefined> {
   const offered = api.lab.filters;
-  const steps = [...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter)), 'report_type' as const];
-  const step = (filter: (typeof steps)[number]): string => `${title} (${steps.indexOf(filter) + 1}/${steps.length})`;
-  let publishedSince: string | null = null;
-  if (offered.includes('published_since')) {
-    const answer = await prompts.since(step('published_since'), 'published');
-    if (answer === undefined) {
-      return undefined;
-    }
-    publishedSince = answer;
-  }
-  let status: string | null = null;
-  if (offered.includes('status')) {
-    const answer = await prompts.pickOne(step('status'), vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), true);
-    if (answer === undefined) {
-      return undefined;
-    }
-    status = answer;
-  }
-  let clientId: string | null = null;
-  if (offered.includes('client_id')) {
-    const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
-    clients.forEach((client) => knownNames.remember(api.lab.name, 'client', client.client_id, client.name));
-    const answer = clients.length === 0 ? null : await prompts.pickOne(step('client_id'), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), true);
-    if (answer === undefined) {
-      return undefined;
-    }
-    clientId = answer;
-  }
-  let projectId: string | null = null;
-  if (offered.includes('project_id')) {
-    const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: clientId ?? undefined })).items);
-    projects.forEach((project) => knownNames.remember(api.lab.name, 'project', project.project_id, project.name));
-    const answer = projects.length === 0 ? null : await prompts.pickOne(step('project_id'), vscode.l10n.t('Project'), projects.map((p) => ({ id: p.project_id, label: serverText(p.name ?? p.project_id, 120), description: p.name ? serverText(p.project_id, 80) : undefined })), true);
-    if (answer === undefined) {
-      return undefined;
-    }
-    projectId = answer;
-  }
-  const types = await reportTypes(api);
-  const reportType = types.length === 0 ? null : await prompts.pickOne(step('report_type'), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), true);
-  if (reportType === undefined) {
+  const nameOf = knownNames.of(api.lab.name);
+  const named = (kind: 'client' | 'project', id: string): string => {
+    const name = nameOf(kind, id);
+    return name ? `${name} (${id})` : id;
+  };
+  const values: Record<Criterion, string | undefined> = {
+    published_since: current.publishedSince && (localTime(current.publishedSince) ?? current.publishedSince),
+    status: current.status && statusWord(current.status),
+    client_id: current.clientId && named('client', current.clientId),
+    project_id: current.projectId && named('project', current.projectId),
+    report_type: current.reportType,
+  };
+  const labels: Record<Criterion, string> = {
+    published_since: vscode.l10n.t('Published since'),
+    status: vscode.l10n.t('Status'),
+    client_id: vscode.l10n.t('Client'),
+    project_id: vscode.l10n.t('Project, location or work order'),
+    report_type: vscode.l10n.t('Report type'),
+  };
+  const criteria = [...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter)), 'report_type' as const];
+  const chosen = await prompts.pickCriteria(
+    title,
+    criteria.map((criterion) => ({
+      id: criterion,
+      label: labels[criterion],
+      description: serverText(values[criterion] ?? vscode.l10n.t('any'), 160),
+      detail: criterion === 'report_type' ? vscode.l10n.t('The lab has no such filter: Lab Data filters the reports it receives.') : undefined,
+      picked: values[criterion] !== undefined,
+    })),
+  );
+  if (chosen === undefined) {
     return undefined;
   }
-  return { publishedSince: publishedSince ?? undefined, status: status ?? undefined, clientId: clientId ?? undefined, projectId: projectId ?? undefined, reportType: reportType ?? undefined };
+  const steps = criteria.filter((criterion) => chosen.includes(criterion));
+  const step = (criterion: Criterion): string => `${title}: ${labels[criterion]} (${steps.indexOf(criterion) + 1}/${steps.length})`;
+  const filter: { -readonly [K in keyof ReportFilter]: ReportFilter[K] } = {};
+  for (const criterion of steps) {
+    let answer: string | null | undefined;
+    switch (criterion) {
+      case 'published_since':
+        answer = await prompts.since(step(criterion), 'published', current.publishedSince);
+        filter.publishedSince = answer ?? undefined;
+        break;
+      case 'status':
+        answer = await prompts.pickOne(step(criterion), vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), true, current.status);
+        filter.status = answer ?? undefined;
+        break;
+      case 'client_id': {
+        const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
+        clients.forEach((client) => knownNames.remember(api.lab.name, 'client', client.client_id, client.name));
+        answer = clients.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), true, current.clientId);
+        filter.clientId = answer ?? undefined;
+        break;
+      }
+      case 'project_id': {
+        const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items);
+        projects.forEach((project) => knownNames.remember(api.lab.name, 'project', project.project_id, project.name));
+        answer = projects.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Project, location or work order'), projects.map(projectChoice), true, current.projectId);
+        filter.projectId = answer ?? undefined;
+        break;
+      }
+      case 'report_type': {
+        const types = await reportTypes(api);
+        answer = types.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), true, current.reportType);
+        filter.reportType = answer ?? undefined;
+        break;
+      }
+    }
+    if (answer === undefined) {
+      return undefined;
+    }
+  }
+  return filter;
 }
 
 /**
@@ -130,7 +171,7 @@ export async function filterReports(labs: Labs, tree: ReportsTreeProvider, promp
   if (!connection || !api) {
     return undefined;
   }
-  const filter = targets.automated && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'));
+  const filter = targets.automated && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'), tree.filterOf(connection.lab.name));
   if (!filter) {
     return undefined;
   }

@@ -14,6 +14,7 @@ import type { PdfPreviewProvider } from '../preview/pdfPreview';
 import { copyId } from './copyId';
 import type { RecentReports } from './reportSuggestions';
 import type { Activity } from '../ui/activity';
+import type { SyncFolders } from '../downloads/syncFolderChoice';
 import { previewReport } from './previewReport';
 import type { OverviewPanels } from '../overview/overviewPanels';
 import { showOverview } from './showOverview';
@@ -26,6 +27,7 @@ import { saveAllReports } from './saveAllReports';
 import { saveReportPdf } from './saveReportPdf';
 import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
+import { addLab } from './addLab';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
@@ -51,15 +53,18 @@ export interface CommandServices {
   readonly activity: Activity;
   /** Report ids used recently, for Find Report's suggestions. */
   readonly recent: RecentReports;
+  /** The folder each workspace syncs to. */
+  readonly syncFolders: SyncFolders;
   /** "Lab Data for VS Code <version> (VS Code <version>)", for support reports. */
   readonly integration: string;
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, syncFolders, integration }: CommandServices): Record<string, CommandHandler> {
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView, recent };
   return {
-    [Commands.signIn]: (...args) => signIn(labs, ...args),
+    [Commands.signIn]: (...args) => signIn(labs, prompts.current, ...args),
+    [Commands.addLab]: (...args) => addLab(labs, prompts.current, ...args),
     [Commands.signOut]: (...args) => signOut(labs, prompts.current, ...args),
     [Commands.refresh]: () => refreshAll(trees),
     [Commands.filterReports]: (...args) => filterReports(labs, trees.reports, prompts.current, ...args),
@@ -71,7 +76,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, palette, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) => activity.run(vscode.l10n.t('Saving reports'), () => saveAllReports(labs, trees.reports, prompts, log, ...args)),
-    [Commands.syncReports]: (...args) => syncReports(labs, prompts, log, activity, ...args),
+    [Commands.syncReports]: (...args) => syncReports(labs, trees.reports, prompts, syncFolders, log, activity, ...args),
     [Commands.findReport]: (...args) => findReport(palette, ...args),
     [Commands.searchReports]: (...args) => searchReports(palette, ...args),
     [Commands.listSamples]: (...args) => listSamples(palette, ...args),

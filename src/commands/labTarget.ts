@@ -3,7 +3,7 @@ import type { LabApi } from '../core/api/labApi';
 import { Commands } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';
-import type { Prompts } from '../ui/prompts';
+import type { Choice, Prompts } from '../ui/prompts';
 
 /**
  * The signed-in lab a command acts on: the one it names (`lab` in its arguments or its tree item's
@@ -30,7 +30,7 @@ export async function labForCommand(labs: Labs, prompts: Prompts, name?: string)
   const picked = await prompts.pickOne(
     vscode.l10n.t('Lab Data: Choose a Lab'),
     vscode.l10n.t('Which lab?'),
-    signedIn.map((connection) => ({ id: connection.lab.name, label: connection.lab.name, description: connection.lab.url.host })),
+    signedIn.map(labChoice),
     false,
   );
   return picked ? labs.get(picked) : undefined;
@@ -39,4 +39,13 @@ export async function labForCommand(labs: Labs, prompts: Prompts, name?: string)
 /** The API of the lab a command acts on (see {@link labForCommand}). */
 export async function apiForCommand(labs: Labs, prompts: Prompts, name?: string): Promise<LabApi | undefined> {
   return (await labForCommand(labs, prompts, name))?.api;
+}
+
+/**
+ * A lab as a picker row: its name, and its address only where the name does not already say it
+ * (a lab named after its host would read "127.0.0.1:47123  127.0.0.1:47123").
+ */
+export function labChoice(connection: LabConnection): Choice {
+  const { name, url } = connection.lab;
+  return { id: name, label: name, description: name === url.host ? undefined : url.host };
 }

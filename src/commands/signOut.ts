@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Labs } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import { commandTargets } from '../ui/commandTargets';
+import { labChoice } from './labTarget';
 
 /** `labData.signOut`: forgets one lab's token (`{ name }`, a lab row, the only signed-in lab, or the one chosen). */
 export async function signOut(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<boolean> {
@@ -16,7 +17,7 @@ export async function signOut(labs: Labs, prompts: Prompts, ...args: unknown[]):
     name =
       signedIn.length === 1
         ? signedIn[0]!.lab.name
-        : (await prompts.pickOne(vscode.l10n.t('Lab Data: Sign Out'), vscode.l10n.t('Which lab?'), signedIn.map((c) => ({ id: c.lab.name, label: c.lab.name, description: c.lab.url.host })), false)) ?? undefined;
+        : (await prompts.pickOne(vscode.l10n.t('Lab Data: Sign Out'), vscode.l10n.t('Which lab?'), signedIn.map(labChoice), false)) ?? undefined;
     if (name === undefined) {
       return false;
     }

@@ -24,10 +24,11 @@ export async function statusMenu(labs: Labs, log: Logger, news: NewReports): Pro
     ...(signedIn.length > 0
       ? [
           { id: 'refresh', label: `$(refresh) ${vscode.l10n.t('Refresh')}`, run: run(Commands.refresh) },
-          ...(hasFolder ? [{ id: 'sync', label: `$(sync) ${vscode.l10n.t('Sync Reports to Folder')}`, run: run(Commands.syncReports) }] : []),
+          ...(hasFolder ? [{ id: 'sync', label: `$(sync) ${vscode.l10n.t('Sync Reports to Folder…')}`, run: run(Commands.syncReports) }] : []),
           ...(news.total > 0 ? [{ id: 'news', label: `$(bell-dot) ${vscode.l10n.t('Show {0} New Reports', news.total)}`, run: run(`${Views.reports}.focus`) }] : []),
         ]
       : []),
+    { id: 'addLab', label: `$(add) ${vscode.l10n.t('Add Lab…')}`, run: run(Commands.addLab) },
     { id: 'view', label: `$(beaker) ${vscode.l10n.t('Show Lab Data')}`, run: run(`workbench.view.extension.${Views.container}`) },
     { id: 'log', label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => log.show() },
     ...(signedIn.length > 0 ? [{ id: 'signOut', label: `$(sign-out) ${vscode.l10n.t('Sign Out…')}`, description: signedIn.length === 1 ? signedIn[0]!.lab.name : undefined, run: run(Commands.signOut) }] : []),

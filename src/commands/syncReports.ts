@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SaveRun } from '../core/sync/bulkSave';
 import { SKIP_REASONS, syncFolder } from '../core/sync/folderSync';
@@ -5,6 +6,9 @@ import type { Report } from '../core/api/records';
 import { formatBytes } from '../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
+import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
+import { describeReportFilter, matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import { knownNames } from '../views/recordText';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { Activity } from '../ui/activity';
@@ -33,43 +37,78 @@ export interface SyncSummary {
 }
 
 /** The sync's outcome in plain words: "Up to date (380 reports in lab-reports)." or what was saved, kept, skipped (why) and failed. */
-export function syncSentence(lab: string, folder: string, run: SaveRun, files: number): string {
+export function syncSentence(lab: string, folder: string, run: SaveRun, files: number, filter?: string): string {
   if (run.saved.length === 0 && run.skipped.every((skip) => skip.upToDate) && run.failed.length === 0 && !run.cancelled) {
-    return vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
+    return filter ? vscode.l10n.t('The reports of {0} that match the filter ({1}) are up to date in {2}.', lab, filter, folder) : vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
   }
   const saved = run.saved.length > 0 ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes)) : vscode.l10n.t('nothing new saved');
-  return vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, outcome(saved, run));
+  return filter ? vscode.l10n.t('Sync of {0} (filtered: {1}) into {2}: {3}', lab, filter, folder, outcome(saved, run)) : vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, outcome(saved, run));
+}
+
+/** Arguments of `labData.syncReports`. */
+export interface SyncArgs {
+  readonly lab?: string;
+  /** The folder to sync: a full path, or one relative to the workspace folder; without it, the download folder. */
+  readonly folder?: string;
 }
 
 /**
- * `labData.syncReports` (`{ lab? }`): keeps the download folder up to date with one lab, through the
- * core's {@link syncFolder}; this layer adds the first sync's question (how many files, where), the
- * progress notifications, the status bar's "syncing" and a plain summary with a Reveal button.
+ * `labData.syncReports` ("Sync Reports to Folder…", `{ lab?, folder? }`): keeps a folder up to date
+ * with one lab, through the core's {@link syncFolder}. From the UI it asks which folder (the one
+ * used last in this workspace first, the download folder, or another one) and honours the Reports
+ * view's filter as Save All does: a filtered sync saves what the filter matches and says so before
+ * it starts, every time. The first sync of a folder asks once, with the same count of reports the
+ * progress and the summary then count. Automation names the folder or gets the download folder.
  */
-export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logger, activity: Activity, ...args: unknown[]): Promise<SyncSummary | undefined> {
+export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, folders: SyncFolders, log: Logger, activity: Activity, ...args: unknown[]): Promise<SyncSummary | undefined> {
   const targets = commandTargets(args);
+  const given = targets.options as SyncArgs;
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
-  const target = api && (await resolveDownloadTarget(prompts.current));
-  if (!api || !target) {
+  const standard = api && (await resolveDownloadTarget(prompts.current));
+  if (!api || !standard) {
+    return undefined;
+  }
+  const title = vscode.l10n.t('Lab Data: Sync Reports of {0} to Folder…', api.lab.name);
+  const target = targets.automated
+    ? typeof given.folder === 'string' && given.folder.trim() !== ''
+      ? targetFor(path.resolve(standard.root, given.folder.trim()), standard)
+      : standard
+    : await folders.choose(prompts.current, standard, title);
+  if (!target) {
     return undefined;
   }
   const lab = { name: api.lab.name, origin: api.origin };
   const folder = shownFolder(target.folder);
-  const confirmFirst = async (reports: readonly Report[]): Promise<boolean> => {
+  const filter = reportsTree.filterOf(lab.name);
+  const filtered = Object.keys(filter).length > 0;
+  const described = describeReportFilter(filter, knownNames.of(lab.name));
+  const confirm = async (reports: readonly Report[], first: boolean): Promise<boolean> => {
     const withFile = reports.filter((report) => report.download_available !== false).length;
+    const files = withFile === reports.length ? vscode.l10n.t('each has a file, saved there') : vscode.l10n.t('{0} of them have a file, saved there; {1} have none', withFile, reports.length - withFile);
     return prompts.current.confirm(
-      vscode.l10n.t('Save {0} reports of {1} into {2}?', withFile, lab.name, folder),
-      vscode.l10n.t('This is the first sync of {0} with {1}: {2} of its {3} reports have a file, and each is saved there. Later syncs fetch only what is new or changed.', folder, lab.name, withFile, reports.length),
+      filtered ? vscode.l10n.t('Sync the {0} reports of {1} that match the filter into {2}?', reports.length, lab.name, folder) : vscode.l10n.t('Sync {0} reports of {1} into {2}?', reports.length, lab.name, folder),
+      [
+        filtered ? vscode.l10n.t('The Reports view is filtered ({0}): only the reports it matches are synced; clear the filter to sync every report.', described) : undefined,
+        first ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name) : undefined,
+        vscode.l10n.t('Of these {0} reports, {1}.', reports.length, files),
+        filtered ? undefined : vscode.l10n.t('Later syncs fetch only what is new or changed.'),
+      ]
+        .filter(Boolean)
+        .join(' '),
       vscode.l10n.t('Sync'),
     );
   };
   const result = await activity.run(vscode.l10n.t('Syncing {0}', lab.name), () =>
     syncFolder(api, target, {
-      list: (query, from) => listAllReports(api, query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name)),
+      filtered,
+      list: async (query, from) => {
+        const reports = await listAllReports(api, filtered ? { ...query, ...serverPart(filter) } : query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name));
+        return reports.filter((report) => matchesLocally(report, filter));
+      },
       save: (reports, decide) => saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, { api, target, prompts: prompts.current, log, decide }),
       // Automation (`{ lab }` from a task or another extension) asked for the sync already.
-      confirmFirst: targets.automated ? undefined : confirmFirst,
+      confirm: targets.automated ? undefined : confirm,
     }),
   );
   const { since, listed, run, watermark, manifestWritten, files } = result;
@@ -77,7 +116,7 @@ export async function syncReports(labs: Labs, prompts: PromptsHolder, log: Logge
     log.info('Sync', `The first sync of ${target.folder} with ${lab.name} was not started.`);
     return undefined;
   }
-  const message = syncSentence(lab.name, folder, run, files);
+  const message = syncSentence(lab.name, folder, run, files, filtered ? described : undefined);
   log.info('Sync', `${message} Listed ${listed.length}${since ? ` published since ${since}` : ''}. Folder: ${target.folder}`);
   run.skipped.filter((skip) => skip.reason !== SKIP_REASONS.upToDate).forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
   void showOutcome(message, run, vscode.Uri.file(target.folder), log);

@@ -110,6 +110,18 @@ export class LabRegistry implements vscode.Disposable {
     return this.newEntry({ name: candidate, baseUrl: url.baseUrl });
   }
 
+  /**
+   * Adds a lab to the user's `labData.labs` (Add Lab…): validated first, its name not in use by
+   * another lab (in any case), its address not already another lab's with the same endpoints.
+   */
+  async add(entry: LabEntry): Promise<LabDefinition> {
+    const taken = [...this.current.labs, ...this.current.invalid].find((lab) => lab.name.toLowerCase() === entry.name.trim().toLowerCase());
+    if (taken) {
+      throw labError('invalidInput', 'labNameTaken', { name: taken.name });
+    }
+    return this.newEntry({ ...entry, name: entry.name.trim() }).save();
+  }
+
   /** A new `labData.labs` entry, validated now and appended to the user's settings on `save()`. */
   private newEntry(entry: LabEntry): { lab: LabDefinition; save(): Promise<LabDefinition> } {
     const parsed = parseLabDefinition(entry, this.current.labs.length);
@@ -121,7 +133,7 @@ export class LabRegistry implements vscode.Disposable {
       save: async () => {
         const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
         const existing = config.inspect<unknown[]>(Settings.labs)?.globalValue;
-        await config.update(Settings.labs, [...(Array.isArray(existing) ? existing : []), { name: entry.name, baseUrl: entry.baseUrl }], vscode.ConfigurationTarget.Global);
+        await config.update(Settings.labs, [...(Array.isArray(existing) ? existing : []), { ...entry }], vscode.ConfigurationTarget.Global);
         this.reload();
         return parsed;
       },

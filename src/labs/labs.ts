@@ -9,7 +9,7 @@ import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
 import { PagingNotices } from './pagingNotices';
 import type { Logger } from '../log';
 import { LabConnection, type FailedRequest } from './labConnection';
-import type { LabRegistry } from './labRegistry';
+import type { LabEntry, LabRegistry } from './labRegistry';
 import type { NetworkSettings } from './networkSettings';
 
 /** A token is printable ASCII without spaces (RFC 6750 allows less; servers vary, so we allow a little more). */
@@ -161,6 +161,13 @@ export class Labs implements vscode.Disposable {
     await this.tokens.store(saved, token);
     await this.refresh();
     return { lab: saved, reportsForbidden };
+  }
+
+  /** Adds a lab to the user's settings (Add Lab…), signed out until signed in. */
+  async addLab(entry: LabEntry): Promise<LabDefinition> {
+    const lab = await this.registry.add(entry);
+    await this.refresh();
+    return lab;
   }
 
   /** Forgets one lab's token. Returns false when there was none. */

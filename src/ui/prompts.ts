@@ -48,6 +48,8 @@ export interface Prompts {
   pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined>;
   /** No folder is open: offer to choose one on disk. */
   pickFolderOnDisk(): Promise<vscode.Uri | undefined>;
+  /** A folder chosen in the system's folder dialog, starting at `near`; undefined means cancel. */
+  chooseFolder(openLabel: string, near: vscode.Uri): Promise<vscode.Uri | undefined>;
   /**
    * A report id: typed, or chosen from `suggestions` (ids loaded or recently used) that narrow
    * while typing; a typed part of one suggestion (and of no other) means that one.
@@ -55,16 +57,37 @@ export interface Prompts {
   reportId(suggestions?: readonly Choice[], options?: ReportIdOptions): Promise<string | undefined>;
   /** A yes-or-no question before something big starts (a first sync); false means do not start. */
   confirm(message: string, detail: string, action: string): Promise<boolean>;
-  /** A "since" date: a preset or a typed ISO 8601 date, in UTC. `null` means any date; undefined, cancel. */
-  since(title: string, verb: string): Promise<string | null | undefined>;
-  /** One of `choices`, or "Any" (`null`); undefined means cancel. */
-  pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined>;
+  /**
+   * A "since" date: a preset or a typed ISO 8601 date, in UTC; `current` (the value in force) is
+   * offered first, so Enter keeps it. `null` means any date; undefined, cancel.
+   */
+  since(title: string, verb: string, current?: string): Promise<string | null | undefined>;
+  /** One of `choices`, or "Any" (`null`), with `current` highlighted so Enter keeps it; undefined means cancel. */
+  pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean, current?: string): Promise<string | null | undefined>;
+  /** Which of `criteria` to set (several at once; those `picked` are checked at first); undefined means cancel. */
+  pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined>;
   /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */
   password(name: string, incorrect: boolean): Promise<string | undefined>;
+  /**
+   * The token box: a hidden input whose Enter runs `attempt` while the box stays open (busy, and
+   * cancelled by closing it). A failure `problemOf` explains (a token the lab refused) is shown under
+   * the box, which stays open for another token; any other failure closes it and is thrown.
+   */
+  token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined>;
   /** A line of text (a name); undefined means cancel. */
   text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined>;
   /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
   pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
+}
+
+/** The words of the token box, and which failures it keeps open for. */
+export interface TokenBoxText {
+  readonly title: string;
+  readonly prompt: string;
+  /** Said while the token is checked. */
+  readonly checking: string;
+  /** The sentence to show under the box for a failure that is the token's fault; undefined for any other. */
+  readonly problemOf: (error: unknown) => string | undefined;
 }
 
 /** The one suggestion whose id holds `typed` (ignoring case), if exactly one does. */
@@ -125,6 +148,10 @@ export class VsCodePrompts implements Prompts {
     return picked?.[0];
   }
 
+  async chooseFolder(openLabel: string, near: vscode.Uri): Promise<vscode.Uri | undefined> {
+    return (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, defaultUri: near }))?.[0];
+  }
+
   async reportId(suggestions: readonly Choice[] = [], options: ReportIdOptions = {}): Promise<string | undefined> {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
     pick.title = options.title ?? vscode.l10n.t('Lab Data: Find Report');
@@ -178,8 +205,9 @@ export class VsCodePrompts implements Prompts {
     return (await vscode.window.showInformationMessage(message, { modal: true, detail }, action)) === action;
   }
 
-  async since(title: string, verb: string): Promise<string | null | undefined> {
+  async since(title: string, verb: string, current?: string): Promise<string | null | undefined> {
     const presets: Array<vscode.QuickPickItem & { since: () => string | null }> = [
+      ...(current ? [{ label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()), description: vscode.l10n.t('current'), since: () => current }] : []),
       { label: 'Any', description: `no ${verb} date limit`, since: () => null },
       { label: 'Today', since: () => startOfLocalDay(0) },
       { label: 'Last 7 days', since: () => startOfLocalDay(7) },
@@ -198,6 +226,13 @@ export class VsCodePrompts implements Prompts {
     return typed === undefined ? undefined : toUtcTimestamp(typed, `${verb}-since date`);
   }
 
+  async pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined> {
+    const picked = await vscode.window.showQuickPick(
+      criteria.map((criterion) => ({ ...criterion })),
+      { title, placeHolder: vscode.l10n.t('Check what to filter by (Space), then press Enter; an unchecked criterion is cleared'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
+    );
+    return picked?.map((criterion) => criterion.id);
+  }
   async password(name: string, incorrect: boolean): Promise<string | undefined> {
     return vscode.window.showInputBox({
       title: vscode.l10n.t('{0} is protected', name),
@@ -207,15 +242,97 @@ export class VsCodePrompts implements Prompts {
     });
   }
 
+  token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+    const box = vscode.window.createInputBox();
+    box.title = text.title;
+    box.prompt = text.prompt;
+    box.password = true;
+    box.ignoreFocusOut = true;
+    const stop = new AbortController();
+    let settled = false;
+    return new Promise<T | undefined>((resolve, reject) => {
+      const finish = (settle: () => void): void => {
+        settled = true;
+        settle();
+        box.hide();
+      };
+      box.onDidChangeValue(() => (box.validationMessage = undefined));
+      box.onDidAccept(async () => {
+        const token = box.value.trim();
+        if (box.busy) {
+          return;
+        }
+        if (!token) {
+          box.validationMessage = vscode.l10n.t('Enter the access token your lab provided.');
+          return;
+        }
+        box.busy = true;
+        box.enabled = false;
+        box.prompt = text.checking;
+        try {
+          const result = await attempt(token, stop.signal);
+          finish(() => resolve(result));
+        } catch (error) {
+          if (stop.signal.aborted) {
+            return;
+          }
+          const problem = text.problemOf(error);
+          if (problem !== undefined) {
+            box.validationMessage = { message: problem, severity: vscode.InputBoxValidationSeverity.Error };
+          } else {
+            finish(() => reject(error));
+          }
+        } finally {
+          box.busy = false;
+          box.enabled = true;
+          box.prompt = text.prompt;
+        }
+      });
+      box.onDidHide(() => {
+        if (!settled) {
+          settled = true;
+          stop.abort();
+          resolve(undefined);
+        }
+        box.dispose();
+      });
+      box.show();
+    });
+  }
+
   async text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
     const typed = await vscode.window.showInputBox({ title, prompt, value, validateInput: validate, ignoreFocusOut: true });
     return typed?.trim();
   }
 
-  async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean): Promise<string | null | undefined> {
-    const items: Array<vscode.QuickPickItem & { id: string | null }> = [...(allowAny ? [{ label: 'Any', id: null }] : []), ...choices.map((choice) => ({ ...choice }))];
-    const picked = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true, matchOnDescription: true });
-    return picked === undefined ? undefined : picked.id;
+  async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean, current?: string): Promise<string | null | undefined> {
+    const items: Array<vscode.QuickPickItem & { id: string | null }> = [
+      ...(allowAny ? [{ label: 'Any', id: null }] : []),
+      ...choices.map((choice) => ({ ...choice })),
+    ];
+    const pick = vscode.window.createQuickPick<(typeof items)[number]>();
+    pick.title = title;
+    pick.placeholder = placeHolder;
+    pick.ignoreFocusOut = true;
+    pick.matchOnDescription = true;
+    pick.items = items;
+    // The value in force is highlighted, so Enter keeps it.
+    const active = items.find((item) => item.id === current && current !== undefined);
+    if (active) {
+      pick.activeItems = [active];
+    }
+    return new Promise<string | null | undefined>((resolve) => {
+      pick.onDidAccept(() => {
+        const chosen = pick.activeItems[0];
+        resolve(chosen === undefined ? undefined : chosen.id);
+        pick.hide();
+      });
+      pick.onDidHide(() => {
+        resolve(undefined);
+        pick.dispose();
+      });
+      pick.show();
+    });
   }
 
   /**

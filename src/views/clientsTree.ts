@@ -89,8 +89,16 @@ export class ClientsTreeProvider extends LabTreeProvider {
     super(labs, Views.clients);
   }
 
+  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } {
+    return { list: this.clientList(scope) as PagedList<unknown>, count: (count) => vscode.l10n.t('{0} clients', count.toLocaleString()) };
+  }
+
+  private clientList(scope: LabScope): PagedList<Client> {
+    return this.list(scope, 'clients', (api, page) => api.listClients({ page }), (client) => client.client_id);
+  }
+
   protected async roots(scope: LabScope): Promise<LabNode[]> {
-    const clients = this.list(scope, 'clients', (api, page) => api.listClients({ page }), (client) => client.client_id);
+    const clients = this.clientList(scope);
     await clients.ensureLoaded();
     if (!notOffered(clients)) {
       return pagedChildren(`${scope.idPrefix}clients`, clients, (client) => new ClientNode(this, scope, client), vscode.l10n.t('No clients in your access scope'), 'clients');

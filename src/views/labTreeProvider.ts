@@ -53,6 +53,12 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
   /** The top-level rows of one signed-in lab. */
   protected abstract roots(scope: LabScope): Promise<LabNode[]>;
 
+  /**
+   * The list a lab's row counts ("120 reports"), with the view's filter, and how to say its count;
+   * with several labs it is loaded while the row is still collapsed (the request expanding it makes).
+   */
+  protected abstract mainList(scope: LabScope): { readonly list: PagedList<unknown>; readonly count: (count: number) => string } | undefined;
+
   getTreeItem(node: LabNode): vscode.TreeItem {
     return node.getTreeItem();
   }
@@ -70,7 +76,16 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
       }
       return entry!.connection.signedIn ? this.withViewProgress(() => this.roots(this.scopeOf(entry!.connection, false))) : [];
     }
-    return entries.map((entry) => this.labRow(entry));
+    const rows = entries.map((entry) => this.labRow(entry));
+    for (const row of rows) {
+      const { entry } = row;
+      const main = entry.kind === 'lab' && entry.connection.signedIn ? this.mainList(this.scopeOf(entry.connection, true)) : undefined;
+      if (main && !main.list.loaded && main.list.error === undefined) {
+        // Its count appears on the row when the first page arrives; expanding it then costs nothing more.
+        void main.list.ensureLoaded().then(() => this.changed.fire(row));
+      }
+    }
+    return rows;
   }
 
   /** With several labs, the row of `lab` (the parent of that lab's top rows). */
@@ -157,10 +172,20 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     // Rows are dropped whenever the labs change, so a kept row always shows the current entry.
     let row = this.labRows.get(name);
     if (!row) {
-      row = new LabRowNode(entry, (connection) => this.labChildren(connection));
+      row = new LabRowNode(entry, (connection) => this.labChildren(connection), (connection) => this.countOf(connection));
       this.labRows.set(name, row);
     }
     return row;
+  }
+
+  /** "120 reports" once the lab's list has said (or shown) how many there are. */
+  private countOf(connection: LabConnection): string | undefined {
+    const main = this.mainList(this.scopeOf(connection, true));
+    if (!main?.list.loaded || main.list.error !== undefined) {
+      return undefined;
+    }
+    const count = main.list.total ?? (main.list.hasMore ? undefined : main.list.items.length);
+    return count === undefined ? undefined : main.count(count);
   }
 
   private withViewProgress<T>(task: () => Promise<T>): Promise<T> {

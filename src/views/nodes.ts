@@ -33,6 +33,8 @@ export class LabRowNode extends LabNode {
   constructor(
     readonly entry: LabEntryState,
     private readonly children: (connection: LabConnection) => Promise<LabNode[]>,
+    /** "120 reports", once known. */
+    private readonly count: (connection: LabConnection) => string | undefined = () => undefined,
   ) {
     super();
     this.labName = entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name;
@@ -40,7 +42,8 @@ export class LabRowNode extends LabNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem(this.labName, vscode.TreeItemCollapsibleState.Expanded);
+    // Collapsed at first: every lab stays in sight, each with its count and state, however long one lab's list is.
+    const item = new vscode.TreeItem(this.labName, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = this.id;
     const { entry } = this;
     if (entry.kind === 'invalid') {
@@ -55,7 +58,7 @@ export class LabRowNode extends LabNode {
     const status = !connection.signedIn ? vscode.l10n.t('signed out') : state.kind === 'offline' ? vscode.l10n.t('unreachable') : state.kind === 'rateLimited' && state.until > Date.now() ? vscode.l10n.t('rate-limited') : undefined;
     // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
     const host = connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
-    item.description = [host, status].filter(Boolean).join(' · ');
+    item.description = [host, connection.signedIn ? this.count(connection) : undefined, status].filter(Boolean).join(' · ');
     item.iconPath = new vscode.ThemeIcon(!connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker');
     item.tooltip = state.kind === 'offline' && connection.signedIn ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason) : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
     item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
@@ -98,6 +101,20 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
   return item;
 }
 
+/**
+ * A report's title as a row shows it: without a leading report type ("Certificate of Analysis:
+ * North Well" reads "North Well"), which the row says after it; undefined when the lab sent none.
+ */
+export function reportTitle(report: Report): string | undefined {
+  const title = typeof report.raw.title === 'string' ? report.raw.title.trim() : '';
+  const type = report.report_type?.trim();
+  const rest = type && title.toLowerCase().startsWith(type.toLowerCase()) ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1] : undefined;
+  if (rest) {
+    return rest;
+  }
+  return title || undefined;
+}
+
 export class ReportNode extends LabNode {
   readonly id: string;
   override readonly ref: RecordRef;
@@ -120,21 +137,22 @@ export class ReportNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const { report } = this;
-    // What a person recognises first (type or title, and the day), the id after it.
-    const what = report.report_type ?? (typeof report.raw.title === 'string' ? report.raw.title : undefined);
+    const title = reportTitle(report);
     const day = localDate(report.published_at);
     const status = report.status && report.status.toLowerCase() !== 'published' ? statusWord(report.status) : undefined;
-    const item = new vscode.TreeItem(what ?? report.report_id, vscode.TreeItemCollapsibleState.None);
+    // What tells one report from the next comes first and survives the default sidebar width: the
+    // id as the label, then the title (without a leading report type, said after it), the day,
+    // the type and a status other than published; a part the title already says is not repeated.
+    const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    // The day right after the label, so it stays visible at the default width; the id follows.
-    item.description = [this.isNew ? vscode.l10n.t('new') : undefined, day, what ? report.report_id : undefined, status].filter(Boolean).join(' · ');
+    item.description = distinctParts([this.isNew ? vscode.l10n.t('new') : undefined, title, day, report.report_type, status]).join(' · ');
     const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
     item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf', color) : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
     item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw, knownNames.of(this.ref.lab));
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
     // A click, Enter or a double-click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
     item.command = this.downloadable ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] } : { command: Commands.openReportMetadata, title: vscode.l10n.t('Open Metadata'), arguments: [this] };
-    const spoken = [this.isNew ? vscode.l10n.t('new') : undefined, what, localTime(report.published_at), status].filter(Boolean).join(', ');
+    const spoken = [this.isNew ? vscode.l10n.t('new') : undefined, title, report.report_type, localTime(report.published_at), status].filter(Boolean).join(', ');
     item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, spoken) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, spoken) };
     return shownItem(item);
   }

@@ -28,11 +28,15 @@ export function registerViews(labs: Labs, news: NewReports, searches: SavedSearc
   const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>
     vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: id === Views.clients, canSelectMany });
   const reportsView = view(Views.reports, reports, true);
+  const samplesView = view(Views.samples, samples, false);
+  // The order is said once, beside the view's name, rather than on every lab's or list's row.
+  reportsView.description = vscode.l10n.t('newest first');
+  samplesView.description = vscode.l10n.t('newest first');
   return {
     reports,
     clients,
     samples,
     reportsView,
-    disposables: [reports, clients, samples, reportsView, view(Views.clients, clients, true), view(Views.samples, samples, false)],
+    disposables: [reports, clients, samples, reportsView, view(Views.clients, clients, true), samplesView],
   };
 }

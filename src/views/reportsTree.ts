@@ -4,6 +4,7 @@ import type { Report } from '../core/api/records';
 import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
+import type { PagedList } from './pagedList';
 import { filtersNeeded, isRelativeSince, searchFilters, searchesForLab, type SavedSearch } from '../core/derived/savedSearches';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
@@ -112,8 +113,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
 
   protected async roots(scope: LabScope): Promise<LabNode[]> {
     const filter = this.filterOf(scope.name);
-    const query: ListFilters = serverPart(filter);
-    const list = this.list(scope, `reports:${JSON.stringify(query)}`, (api, page) => api.listReports({ ...query, page }), (report) => report.report_id);
+    const list = this.reportList(scope);
     const nodes: LabNode[] = [];
     const description = describeReportFilter(filter, knownNames.of(scope.name));
     if (description) {
@@ -124,6 +124,22 @@ export class ReportsTreeProvider extends LabTreeProvider {
     const empty = filter.publishedSince ? vscode.l10n.t('No reports published since {0}', localTime(filter.publishedSince) ?? filter.publishedSince) : description ? vscode.l10n.t('No reports match the filter') : vscode.l10n.t('No published reports');
     nodes.push(...(await pagedChildren(`${scope.idPrefix}reports`, list, (report) => this.nodeOf(scope, report), empty, 'reports', (report) => matchesLocally(report, filter))));
     return nodes;
+  }
+
+  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } | undefined {
+    const filter = this.filterOf(scope.name);
+    if (filter.reportType !== undefined) {
+      // The lab's count includes the other types Lab Data hides here: no honest number to show.
+      return undefined;
+    }
+    const filtered = Object.keys(filter).length > 0;
+    return { list: this.reportList(scope) as PagedList<unknown>, count: (count) => (filtered ? vscode.l10n.t('{0} reports match the filter', count.toLocaleString()) : vscode.l10n.t('{0} reports', count.toLocaleString())) };
+  }
+
+  /** One lab's main list of reports, with its filter's server part. */
+  private reportList(scope: LabScope): PagedList<Report> {
+    const query: ListFilters = serverPart(this.filterOf(scope.name));
+    return this.list(scope, `reports:${JSON.stringify(query)}`, (api, page) => api.listReports({ ...query, page }), (report) => report.report_id);
   }
 
   /** The reports loaded so far in one lab's list (with its filter), for suggestions. */

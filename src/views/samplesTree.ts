@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
+import type { PagedList } from './pagedList';
+import type { Sample } from '../core/api/records';
 import { FilterNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
 
 /** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */
@@ -31,9 +33,19 @@ export class SamplesTreeProvider extends LabTreeProvider {
     this.redraw();
   }
 
+  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } {
+    const filtered = this.receivedSince.has(scope.name);
+    return { list: this.sampleList(scope) as PagedList<unknown>, count: (count) => (filtered ? vscode.l10n.t('{0} samples match the filter', count.toLocaleString()) : vscode.l10n.t('{0} samples', count.toLocaleString())) };
+  }
+
+  private sampleList(scope: LabScope): PagedList<Sample> {
+    const receivedSince = this.receivedSince.get(scope.name);
+    return this.list(scope, `samples:${receivedSince ?? ''}`, (api, page) => api.listSamples({ receivedSince, page }), (sample) => sample.id ?? JSON.stringify(sample.raw));
+  }
+
   protected async roots(scope: LabScope): Promise<LabNode[]> {
     const receivedSince = this.receivedSince.get(scope.name);
-    const list = this.list(scope, `samples:${receivedSince ?? ''}`, (api, page) => api.listSamples({ receivedSince, page }), (sample) => sample.id ?? JSON.stringify(sample.raw));
+    const list = this.sampleList(scope);
     const nodes: LabNode[] = [];
     const since = receivedSince ? (localTime(receivedSince) ?? receivedSince) : undefined;
     if (since) {

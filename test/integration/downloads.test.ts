@@ -275,4 +275,49 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     }
     assert.ok((await listing(folder)).every((name) => !name.includes('.part')));
   });
+
+  it('Sync Reports to Folder… honours the Reports filter and says so before it starts, and syncs into a folder the user picks, remembered for the workspace', async () => {
+    const client = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.client_id;
+    const matching = lab.reportsFor(LEAK_CHECK_TOKEN).filter((report) => report.client_id === client);
+    const elsewhere = path.join(workspaceFolder(), '..', `sync-elsewhere-${process.pid}`);
+    await fs.rm(elsewhere, { recursive: true, force: true });
+    // The folder dialog only picks folders that exist.
+    await fs.mkdir(elsewhere);
+    await vscode.commands.executeCommand('labData.filterReports', { clientId: client });
+    try {
+      // The folder question: the download folder is highlighted; "Choose Another Folder…" opens the folder dialog.
+      prompts.pickOneAnswers = [''];
+      prompts.folderAnswers = [vscode.Uri.file(elsewhere)];
+      prompts.confirmAnswer = true;
+      const synced = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
+      const asked = prompts.pickOneOffered[0]!;
+      assert.match(asked.title, /Sync Reports of .* to Folder…/);
+      assert.equal(asked.current, folder, 'the download folder first, while nothing was picked');
+      assert.deepEqual(asked.choices.map((choice) => choice.id), [folder, '']);
+      assert.equal(synced.folder, elsewhere);
+      assert.equal(synced.listed, matching.length, 'only the reports the filter matches are listed');
+      assert.equal(synced.saved, matching.filter((report) => report.download_available).length, synced.message);
+      assert.deepEqual((await listing(elsewhere)).filter((name) => name.endsWith('.pdf')).sort(), matching.filter((report) => report.download_available).map((report) => `${report.report_id}.pdf`).sort());
+      assert.equal(prompts.confirmAsked.length, 1);
+      assert.equal(prompts.confirmAsked[0]!.message, `Sync the ${matching.length} reports of ${new URL(lab.baseUrl).host} that match the filter into ${elsewhere}?`);
+      assert.match(prompts.confirmAsked[0]!.detail, new RegExp(`The Reports view is filtered \\(client [^)]*${client}\\)\\): only the reports it matches are synced; clear the filter to sync every report\\.`));
+      assert.match(synced.message, /^Sync of .* \(filtered: client /);
+
+      // The next sync offers the folder picked last, highlighted; Enter keeps it. Filtered, it asks again.
+      prompts.confirmAnswer = false;
+      assert.equal(await vscode.commands.executeCommand('labData.syncReports'), undefined);
+      const again = prompts.pickOneOffered[1]!;
+      assert.equal(again.current, elsewhere, 'remembered for this workspace');
+      assert.deepEqual(again.choices.map((choice) => choice.id), [elsewhere, folder, '']);
+      assert.match(String(again.choices[0]!.description), /used last/);
+      assert.equal(prompts.confirmAsked.length, 2, 'a filtered sync asks every time');
+    } finally {
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
+      await fs.rm(elsewhere, { recursive: true, force: true });
+    }
+    // Without a filter, the next sync into the picked folder asks nothing more (not its first) and lists everything.
+    prompts.confirmAnswer = true;
+    const all = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports', { folder });
+    assert.equal(all.folder, folder, 'automation names its folder');
+  });
 });

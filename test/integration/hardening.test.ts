@@ -64,8 +64,8 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
     try {
       await vscode.commands.executeCommand('labData.refresh');
       const row = await eventually(async () => {
-        const found = (await rows(api, 'reports')).find((candidate) => candidate.label.includes('Assay'));
-        assert.ok(found, 'the report row is shown');
+        const found = (await rows(api, 'reports')).find((candidate) => candidate.label === report.report_id && String(candidate.item.description).includes('Assay'));
+        assert.ok(found, 'the report row is shown, with the hostile type in its description');
         return found;
       });
       const tooltip = row.item.tooltip instanceof vscode.MarkdownString ? row.item.tooltip.value : String(row.item.tooltip);

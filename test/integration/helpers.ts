@@ -6,7 +6,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import type { Page } from '../../src/core/api/pagination';
-import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions } from '../../src/ui/prompts';
+import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions, TokenBoxText } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
 
 /** A distinctive token whose every appearance in any output is a leak. */
@@ -98,6 +98,13 @@ export class FakePrompts implements Prompts {
     return undefined;
   }
 
+  /** Folders "chosen" in the folder dialog, in order; undefined (or none queued) means cancel. */
+  folderAnswers: Array<vscode.Uri | undefined> = [];
+
+  async chooseFolder(): Promise<vscode.Uri | undefined> {
+    return this.folderAnswers.shift();
+  }
+
   readonly reportIdSuggested: Array<readonly Choice[]> = [];
   /** Each picker's title, and what its check said of the answer (shown in the picker, which then stays open). */
   readonly reportIdAsked: Array<{ title?: string; problem?: string }> = [];
@@ -121,14 +128,26 @@ export class FakePrompts implements Prompts {
 
   sinceAnswers: Array<string | null | undefined> = [];
   pickOneAnswers: Array<string | null | undefined> = [];
-  readonly pickOneOffered: Array<{ title: string; choices: readonly Choice[] }> = [];
+  readonly pickOneOffered: Array<{ title: string; choices: readonly Choice[]; current?: string }> = [];
   /** Items per page as they streamed into the list, and what the list finally held. */
   readonly streamedPages: number[] = [];
   streamedChoices: Choice[] = [];
   choose: (choices: readonly Choice[]) => number[] = () => [0];
 
-  async since(): Promise<string | null | undefined> {
+  readonly sinceCurrent: Array<string | undefined> = [];
+
+  async since(_title: string, _verb: string, current?: string): Promise<string | null | undefined> {
+    this.sinceCurrent.push(current);
     return this.sinceAnswers.shift();
+  }
+
+  /** Answers to the filter's first list (which criteria); with none queued, every criterion offered is checked. */
+  criteriaAnswers: Array<string[] | undefined> = [];
+  readonly criteriaOffered: Array<{ title: string; criteria: ReadonlyArray<Choice & { readonly picked: boolean }> }> = [];
+
+  async pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined> {
+    this.criteriaOffered.push({ title, criteria });
+    return this.criteriaAnswers.length > 0 ? this.criteriaAnswers.shift() : criteria.map((criterion) => criterion.id);
   }
 
   passwordAnswers: Array<string | undefined> = [];
@@ -140,16 +159,38 @@ export class FakePrompts implements Prompts {
   }
 
   textAnswers: Array<string | undefined> = [];
-  readonly textAsked: Array<{ title: string; value: string }> = [];
+  /** Each line asked for: its title, pre-filled value, and the check run as the person types. */
+  readonly textAsked: Array<{ title: string; value: string; validate: (value: string) => string | undefined }> = [];
 
-  async text(title: string, _prompt: string, value: string): Promise<string | undefined> {
-    this.textAsked.push({ title, value });
+  async text(title: string, _prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
+    this.textAsked.push({ title, value, validate });
     return this.textAnswers.shift();
   }
 
-  async pickOne(title: string, _placeHolder: string, choices: readonly Choice[]): Promise<string | null | undefined> {
-    this.pickOneOffered.push({ title, choices });
-    return this.pickOneAnswers.shift();
+  /** Tokens typed into the token box, in order; none left means Escape. */
+  tokenAnswers: string[] = [];
+  /** What the token box said under each token it kept open for. */
+  readonly tokenProblems: string[] = [];
+
+  async token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+    for (let token = this.tokenAnswers.shift(); token !== undefined; token = this.tokenAnswers.shift()) {
+      try {
+        return await attempt(token, new AbortController().signal);
+      } catch (error) {
+        const problem = text.problemOf(error);
+        if (problem === undefined) {
+          throw error;
+        }
+        this.tokenProblems.push(problem);
+      }
+    }
+    return undefined;
+  }
+
+  async pickOne(title: string, _placeHolder: string, choices: readonly Choice[], _allowAny: boolean, current?: string): Promise<string | null | undefined> {
+    this.pickOneOffered.push({ title, choices, current });
+    // Nothing queued: Enter, which keeps the value highlighted (the one in force), if any.
+    return this.pickOneAnswers.length > 0 ? this.pickOneAnswers.shift() : current;
   }
 
   async pickFromPages<T>(_title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice): Promise<T[] | undefined> {

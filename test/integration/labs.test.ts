@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { MockLabHost, MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, rows, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
+import { labChoice } from '../../src/commands/labTarget';
+import { FakePrompts, labDataLogFiles, activateExtension, eventually, rows, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
 
 const BETA_ENDPOINTS = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
@@ -191,6 +192,115 @@ describe('several labs, each with its own token and endpoints', () => {
       await config().update('labs', entries.filter((entry) => entry.name !== 'Riverside'), vscode.ConfigurationTarget.Global);
       await riverside.stop();
     }
+  });
+});
+
+describe('adding a lab without editing JSON, and several labs in one view', () => {
+  let api: LabDataExtensionApi;
+  let riverside: MockLabServer;
+  let harbor: MockLabServer;
+  const prompts = new FakePrompts();
+  let restorePrompts: () => void;
+
+  before(async () => {
+    api = await activateExtension();
+    restorePrompts = api.setPrompts(prompts);
+    riverside = new MockLabServer({ seed: 5, reports: 75, samples: 12, tokens: { 'riverside-token': { label: 'riverside' } } });
+    harbor = new MockLabServer({ seed: 9, reports: 30, samples: 8, basePath: '/harbor', endpointNames: { reports: 'certificates', file: 'pdf' }, tokens: { 'harbor-token': { label: 'harbor' } } });
+    await Promise.all([riverside.start(), harbor.start()]);
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    restorePrompts();
+    for (const name of ['Riverside contract lab', 'Harbor']) {
+      await vscode.commands.executeCommand('labData.signOut', { name });
+    }
+    await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+    await Promise.all([riverside.stop(), harbor.stop()]);
+  });
+
+  it('Add Lab… asks the name, the address and the paths, each checked as you type, writes the entry and signs in', async () => {
+    // Name, address, then "the lab's own paths" with the reports list and the PDF renamed, then its token.
+    prompts.textAnswers = ['Riverside contract lab', riverside.baseUrl];
+    prompts.pickOneAnswers = ['standard'];
+    // The token box: a wrong token first, which keeps the box open with the lab's reason under it, then the right one.
+    prompts.tokenAnswers = ['not-a-riverside-token', 'riverside-token'];
+    const added = await vscode.commands.executeCommand<{ name: string; baseUrl: string } | undefined>('labData.addLab');
+    assert.deepEqual(added, { name: 'Riverside contract lab', baseUrl: riverside.baseUrl, host: new URL(riverside.baseUrl).host });
+    assert.equal(prompts.tokenProblems.length, 1);
+    assert.match(prompts.tokenProblems[0]!, /^The lab rejected this token \(.+\); nothing was stored\. Paste another token, or press Escape to stop\.$/);
+    assert.equal(prompts.textAsked.length, 2);
+    const [name, address] = prompts.textAsked;
+    assert.match(name!.title, /Add Lab \(1\/3\)/);
+    assert.match(name!.validate('') ?? '', /1 to 60 characters/);
+    assert.equal(name!.validate('Coastal water lab'), undefined);
+    assert.match(name!.validate('riverside CONTRACT lab') ?? '', /already a lab named/, 'checked as you type, in any case');
+    assert.match(address!.title, /Add Lab \(2\/3\)/);
+    assert.match(address!.validate('ftp://lab') ?? '', /https/i);
+    assert.equal(address!.validate(riverside.baseUrl), undefined);
+    assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(3\/3\)/);
+    assert.equal(prompts.pickOneOffered.at(-1)!.current, 'standard', 'the standard paths are highlighted');
+    const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
+    assert.deepEqual(entries, [{ name: 'Riverside contract lab', baseUrl: riverside.baseUrl }], 'written to the user settings, no endpoints when standard');
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Riverside contract lab', true]]));
+  });
+
+  it('Add Lab… takes the lab’s own paths, refuses a name in use and a path that is not one, and signs in with a token given', async () => {
+    prompts.textAsked.length = 0;
+    prompts.pickOneOffered.length = 0;
+    const own = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
+    const defaults = ['/api/v1/reports', '/api/v1/reports/{report_id}', '/api/v1/reports/{report_id}/file', '/api/v1/clients', '/api/v1/clients/{client_id}', '/api/v1/projects', '/api/v1/samples'];
+    prompts.textAnswers = ['Harbor', harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3)];
+    prompts.pickOneAnswers = ['own'];
+    // Escape in the token box: the lab stays defined, signed out.
+    assert.equal(await vscode.commands.executeCommand('labData.addLab'), undefined);
+    const [, , reports, report] = prompts.textAsked;
+    assert.equal(reports!.value, '/api/v1/reports', 'each path starts from the spec’s');
+    assert.match(reports!.validate('https://elsewhere.example/reports') ?? '', /single "\/"/);
+    assert.match(report!.validate('/api/v1/certificates') ?? '', /\{report_id\}/);
+    assert.match(report!.validate('/api/../admin/{report_id}') ?? '', /\.\./);
+    assert.equal(prompts.textAsked.length, 9, 'name, address and seven paths');
+    const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
+    assert.deepEqual(entries.at(-1), { name: 'Harbor', baseUrl: harbor.baseUrl, endpoints: own }, 'only the paths that differ are written');
+    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 2', baseUrl: harbor.baseUrl, endpoints: own, token: 'harbor-token' }), { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    // A name in use (in any case) is refused with one message; nothing is written.
+    const before = JSON.stringify(config().inspect('labs')?.globalValue);
+    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'harbor', baseUrl: harbor.baseUrl }), undefined);
+    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), before);
+    await eventually(async () => assert.match((await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join('\n'), /labData\.addLab failed: There is already a lab named Harbor; choose another name\./));
+    await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor 2' });
+    await config().update('labs', (config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? []).filter((entry) => entry.name !== 'Harbor 2'), vscode.ConfigurationTarget.Global);
+    assert.deepEqual(await signIn(harbor.baseUrl, 'harbor-token', 'Harbor'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    assert.ok(harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'), 'signed in through its own paths');
+  });
+
+  it('several labs: each root row is collapsed and shows its count and state, so the first lab’s long list never hides the next; pickers say an address once', async () => {
+    await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor' });
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Riverside contract lab', true], ['Harbor', false]]));
+    await rows(api, 'reports');
+    await eventually(async () => {
+      const top = await rows(api, 'reports');
+      assert.deepEqual(top.map((row) => row.label), ['Riverside contract lab', 'Harbor']);
+      assert.ok(top.every((row) => row.item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed), 'collapsed: both labs in sight');
+      assert.equal(top[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').length} reports`);
+      assert.equal(top[1]!.item.description, `${new URL(harbor.baseUrl).host} · signed out`);
+    });
+    await eventually(async () => assert.equal((await rows(api, 'samples'))[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.data.samples.length} samples`));
+    // The count follows the filter.
+    await vscode.commands.executeCommand('labData.filterReports', { lab: 'Riverside contract lab', clientId: riverside.data.clients[0]!.client_id });
+    await eventually(async () => assert.equal((await rows(api, 'reports'))[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').filter((report) => report.client_id === riverside.data.clients[0]!.client_id).length} reports match the filter`));
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    // Two labs named after their host: a picker row says the address once.
+    assert.deepEqual(await signIn(harbor.baseUrl, 'harbor-token', 'Harbor'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    prompts.pickOneOffered.length = 0;
+    prompts.pickOneAnswers = [undefined];
+    await vscode.commands.executeCommand('labData.signOut');
+    const offered = prompts.pickOneOffered[0]!.choices;
+    assert.deepEqual(offered.map((choice) => [choice.label, choice.description]), [['Riverside contract lab', new URL(riverside.baseUrl).host], ['Harbor', new URL(harbor.baseUrl).host]]);
+    const named = labChoice({ lab: { name: '127.0.0.1:47123', url: { host: '127.0.0.1:47123' } } } as never);
+    assert.deepEqual([named.label, named.description], ['127.0.0.1:47123', undefined], 'a lab named after its host is not labelled twice');
   });
 });
 

@@ -61,9 +61,15 @@ describe('browsing the lab in the views', () => {
     assert.equal(more.item.description, `50 of ${expected.length.toLocaleString()}`);
     const top = reports[0]!;
     const source = expected[0]!;
-    // A person's words first: the type as the label, then the day and the id (and a status other than published).
-    assert.equal(top.label, source.report_type);
-    assert.match(String(top.item.description), new RegExp(`^[^·]+\\d{4} · ${source.report_id}${source.status === 'published' ? '$' : ' · '}`));
+    // What tells reports apart first: the id as the label, then the title without its leading type, the day, the type (and a status other than published).
+    assert.equal(top.label, source.report_id);
+    const project = source.title.slice(`${source.report_type}: `.length);
+    assert.ok(source.title.startsWith(`${source.report_type}: `) && project.length > 0, 'the mock titles read "<type>: <project>"');
+    const parts = String(top.item.description).split(' · ');
+    assert.equal(parts[0], project, `the title comes first, without the type: ${top.item.description}`);
+    assert.match(parts[1]!, /\d{4}/, 'then the day');
+    assert.equal(parts[2], source.report_type, 'then the type, once');
+    assert.equal(parts.length, source.status === 'published' ? 3 : 4);
     const tooltip = (top.item.tooltip as vscode.MarkdownString).value;
     // Every field the lab sent, labelled (the metadata document keeps the exact JSON).
     for (const label of ['Report', 'Type', 'Samples', 'Published', 'Status', 'PDF', 'Client', 'Project', 'Title', 'Revision', 'Updated', 'Lab']) {

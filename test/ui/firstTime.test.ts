@@ -105,10 +105,10 @@ describe('a first-time analyst in the real VS Code', function () {
       }
       requestsSince();
       await clickToolbar(page, 'Reports', 'Search Reports');
-      assert.match(await quickInput.waitForTitle(page, 'Search Reports'), /\(1\/5\)/, `Search asks its first question ${when}`);
+      assert.match(await quickInput.waitForTitle(page, 'Search Reports'), /^Lab Data: Search Reports$/, `Search asks its first question (what to filter by) ${when}`);
       await quickInput.close(page);
       await clickToolbar(page, 'Reports', 'Filter Reports');
-      assert.match(await quickInput.waitForTitle(page, 'Filter Reports'), /\(1\/5\)/, `Filter asks its first question ${when}`);
+      assert.match(await quickInput.waitForTitle(page, 'Filter Reports'), /^Lab Data: Filter Reports$/, `Filter asks its first question (what to filter by) ${when}`);
       await quickInput.close(page);
       assert.deepEqual(requestsSince(), [], `opening and closing Search and Filter ${when} asks the lab nothing (the list keeps its pages)`);
       await clickToolbar(page, 'Reports', 'Refresh');
@@ -195,13 +195,24 @@ describe('a first-time analyst in the real VS Code', function () {
     await clearToasts(page);
   });
 
-  it('3: a token the lab rejects while signed in says so, with the lab’s reason, and keeps the session', async () => {
+  it('3 and 14: a token the lab rejects keeps the token box open with the lab’s reason under it, and keeps the session; another token can be pasted at once', async () => {
     await signInFromPalette(page, baseUrl, OLD_TOKEN);
-    const message = await toast(page, /That token was rejected/);
-    assert.match(message, new RegExp(`That token was rejected \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`));
-    assert.ok(!(await toasts(page)).some((text) => /^Signed in/.test(text)), 'no stale "Signed in" notice');
+    const reason = await waitUntil(async () => {
+      const text = (await quickInput.message(page).innerText().catch(() => '')).trim();
+      return /rejected/.test(text) ? text : undefined;
+    }, 'the reason under the token box');
+    assert.match(reason, new RegExp(`The lab rejected this token \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`));
+    // Still the token step of this address: nothing to retype but the token.
+    await quickInput.waitForTitle(page, 'Sign In (2/2)');
+    assert.equal(await quickInput.box(page).getAttribute('type'), 'password');
+    assert.ok(!(await toasts(page)).some((text) => /rejected|^Signed in/.test(text)), 'no toast: the reason is in the box');
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sign-in-token-rejected.png') });
+    await quickInput.box(page).fill(TOKEN);
+    await waitUntil(async () => !(await quickInput.message(page).innerText().catch(() => '')).includes('rejected'), 'typing clears the reason');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
     await scrollTo(page, 'Reports', row(page, `Report ${reports[0]!.report_id}`));
-    assert.ok(await row(page, `Report ${reports[0]!.report_id}`).isVisible(), 'the previous session still lists reports');
+    assert.ok(await row(page, `Report ${reports[0]!.report_id}`).isVisible(), 'the session still lists reports');
     await clearToasts(page);
   });
 
@@ -212,10 +223,18 @@ describe('a first-time analyst in the real VS Code', function () {
     await target.waitFor({ state: 'visible' });
     const label = (await target.locator('.label-name').innerText()).trim();
     const description = (await target.locator('.label-description').innerText()).trim();
-    assert.equal(label, first.report_type, 'the report type is the label');
-    assert.ok(description.includes(first.report_id), `the id is in the description: ${description}`);
+    assert.equal(label, first.report_id, 'the id is the label');
+    const title = first.title.replace(`${first.report_type}: `, '');
+    assert.equal(description.split(' · ')[0], title, `the title comes first in the description, without its type: ${description}`);
     const day = new Date(first.published_at).getUTCFullYear().toString();
-    assert.ok(description.startsWith(description.split(' · ')[0]!) && description.split(' · ')[0]!.includes(day), `the day comes first in the description: ${description}`);
+    assert.ok(description.split(' · ')[1]!.includes(day), `the day follows: ${description}`);
+    assert.equal(description.split(first.report_type).length, 2, `the type is said once: ${description}`);
+    // "newest first" is said once, beside the view's name, not on a row.
+    const reportsText = await pane(page, 'Reports').innerText();
+    assert.equal(reportsText.split(/newest first/i).length, 2, `"newest first" once in the Reports view:\n${reportsText.slice(0, 400)}`);
+    // The title starts where the row still has room at the default width: it is read without hovering.
+    const [titleBox, rowBox] = await Promise.all([target.locator('.label-description').boundingBox(), target.boundingBox()]);
+    assert.ok(titleBox && rowBox && titleBox.x + 80 < rowBox.x + rowBox.width, 'the title is on screen');
     // Every visible report row shows its whole label at the default width.
     for (const visible of await pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]').all()) {
       const [name, box] = await Promise.all([visible.locator('.label-name').boundingBox(), visible.boundingBox()]);
@@ -252,25 +271,58 @@ describe('a first-time analyst in the real VS Code', function () {
     }
   });
 
-  it('4 and 6: the filter picks clients by name and a report type (filtered here, and said so); its row shows the whole filter and clears only by its action', async () => {
+  it('4, 6 and 30.9: two criteria take three steps (which criteria, the client by name, the report type); reopening shows the values and Enter keeps them; its row shows the whole filter and clears only by its action', async () => {
     const client = lab.data.clients[0]!;
+    const type = 'Certificate of Analysis';
     await clickToolbar(page, 'Reports', 'Filter Reports');
-    await quickInput.waitForTitle(page, '(1/5)');
-    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
-    await quickInput.waitForTitle(page, '(2/5)');
-    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
-    await quickInput.waitForTitle(page, '(3/5)');
+    // Step 1: one list of what the lab can filter by, each with its value ("any" now).
+    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
+    const criteria = quickInput.rows(page);
+    await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
+    const projectRow = criteria.filter({ hasText: 'Project, location or work order' });
+    assert.equal(await projectRow.count(), 1, 'projects are named with their locations and work orders');
+    for (const label of ['Client', 'Report type']) {
+      const criterion = criteria.filter({ hasText: new RegExp(`^${label}`) }).first();
+      assert.match(await criterion.innerText(), /any/);
+      await criterion.click();
+      await waitUntil(async () => (await criterion.getAttribute('aria-checked')) === 'true', `${label} checked`);
+    }
+    await page.keyboard.press('Enter');
+    // Step 2: clients by name.
+    await quickInput.waitForTitle(page, 'Client (1/2)');
     const clientRow = quickInput.rows(page).filter({ hasText: client.name }).first();
     await clientRow.waitFor({ state: 'visible' });
     assert.equal((await clientRow.locator('.label-name').innerText()).trim(), client.name, 'clients are listed by name');
     await clientRow.click();
-    await quickInput.waitForTitle(page, '(4/5)');
-    await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
-    const typeTitle = await quickInput.waitForTitle(page, '(5/5)');
+    // Step 3: the report type, which Lab Data applies itself and says so.
+    const typeTitle = await quickInput.waitForTitle(page, 'Report type (2/2)');
     assert.ok(typeTitle.includes('Filter Reports'));
     assert.match(await quickInput.box(page).getAttribute('placeholder') ?? '', /no such filter/);
-    const type = 'Certificate of Analysis';
     await quickInput.rows(page).filter({ hasText: type }).first().click();
+    const filterRowText = async (): Promise<string> => (await pane(page, 'Reports').locator('.monaco-list-row', { hasText: 'Filtered by' }).first().innerText()).trim();
+    await scrollToTop(page, 'Reports');
+    const applied = await waitUntil(async () => (await filterRowText().catch(() => '')) || undefined, 'the filter row');
+    assert.ok(applied.includes(client.name) && applied.includes(type), applied);
+
+    // Reopened: the values are shown and checked, and Enter through every step keeps them.
+    await clickToolbar(page, 'Reports', 'Filter Reports');
+    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
+    await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
+    const clientCriterion = criteria.filter({ hasText: /^Client/ }).first();
+    assert.ok((await clientCriterion.innerText()).includes(client.name), `the current client is shown: ${await clientCriterion.innerText()}`);
+    assert.equal(await clientCriterion.getAttribute('aria-checked'), 'true');
+    assert.equal(await criteria.filter({ hasText: /^Status/ }).first().getAttribute('aria-checked'), 'false');
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'filter-reports-criteria.png') });
+    await page.keyboard.press('Enter');
+    await quickInput.waitForTitle(page, 'Client (1/2)');
+    await waitUntil(async () => (await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '')).includes(client.name), 'the current client highlighted');
+    await page.keyboard.press('Enter');
+    await quickInput.waitForTitle(page, 'Report type (2/2)');
+    await waitUntil(async () => (await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '')).includes(type), 'the current type highlighted');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+    await page.waitForTimeout(500);
+    assert.equal(await filterRowText(), applied, 'Enter kept the filter as it was');
 
     const filterRow = pane(page, 'Reports').locator('.monaco-list-row', { hasText: 'Filtered by' }).first();
     await scrollToTop(page, 'Reports');
@@ -278,8 +330,8 @@ describe('a first-time analyst in the real VS Code', function () {
     const expected = reports.filter((report) => report.client_id === client.client_id && report.report_type === type);
     const shown = pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]');
     await waitUntil(async () => (await shown.count()) > 0, 'filtered rows');
-    for (const text of await shown.locator('.label-name').allInnerTexts()) {
-      assert.equal(text.trim(), type);
+    for (const text of await shown.locator('.label-description').allInnerTexts()) {
+      assert.ok(text.includes(type), `a ${type}: ${text}`);
     }
     assert.ok(expected.length > 0);
     await filterRow.hover();
@@ -325,33 +377,48 @@ describe('a first-time analyst in the real VS Code', function () {
     }
 
     await runFromPalette(page, 'Lab Data: Search Reports');
-    for (let step = 1; step <= 5; step++) {
-      await quickInput.waitForTitle(page, `(${step}/5)`);
-      await quickInput.rows(page).filter({ hasText: 'Any' }).first().click();
-    }
+    // Nothing checked: every report.
+    await quickInput.waitForTitle(page, /^Lab Data: Search Reports$/);
+    await waitUntil(async () => (await quickInput.rows(page).count()) === 5, 'the criteria');
+    await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, `(${reports.length})`);
     await quickInput.box(page).fill(part);
     assert.match(await quickInput.waitForTitle(page, /match/), new RegExp(`1 of ${reports.length} match`));
     await quickInput.close(page);
   });
 
-  it('7: the first sync asks once (how many, where), files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
+  it('7 and 30.10: Sync Reports to Folder… asks where (the download folder first), the first sync asks once with the count the summary then adds up to, files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
     const syncFolder = `${folder}-sync`;
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': syncFolder, 'labData.fileNameTemplate': '${client_id}/${report_type}/${report_id}.pdf' });
-    await runFromPalette(page, 'Lab Data: Sync Reports to Workspace');
+    await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
+    await quickInput.waitForTitle(page, `Sync Reports of ${host} to Folder…`);
+    // The download folder is offered (with the folder used last in this workspace, if another, first).
+    const downloadRow = quickInput.rows(page).filter({ hasText: 'the download folder (labData.downloadFolder)' }).first();
+    assert.ok((await downloadRow.innerText()).includes(syncFolder), await downloadRow.innerText());
+    assert.ok(await quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).count() === 1, 'another folder can be chosen');
+    await downloadRow.click();
     await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
     const question = await dialog(page).innerText();
-    assert.ok(question.includes(`Save ${downloadable().length} reports of ${host} into ${syncFolder}?`), question);
+    const withoutFile = reports.length - downloadable().length;
+    assert.ok(question.includes(`Sync ${reports.length} reports of ${host} into ${syncFolder}?`), question);
+    assert.ok(question.includes(`Of these ${reports.length} reports, ${downloadable().length} of them have a file, saved there; ${withoutFile} have none.`), question);
     await dialog(page).locator('.monaco-button', { hasText: 'Sync' }).first().click();
     const syncing = waitUntil(async () => /Syncing/.test(await statusItem(page).innerText()), 'the status bar to say syncing', 30_000);
     const done = await toast(page, /Sync of .* into .*: \d+ new or changed saved/, 60_000);
     await syncing.catch(() => undefined);
-    assert.match(done, new RegExp(`${downloadable().length} new or changed saved .*${reports.length - downloadable().length} skipped \\(${reports.length - downloadable().length} without a file\\)`));
+    // The summary adds up to the number the question gave.
+    assert.match(done, new RegExp(`${downloadable().length} new or changed saved .*${withoutFile} skipped \\(${withoutFile} without a file\\)`));
     const sample = downloadable()[0]!;
     assert.ok(existsSync(path.join(uiContext.workspace, syncFolder, sample.client_id, sample.report_type, `${sample.report_id}.pdf`)), 'saved under client and report type');
     await clearToasts(page);
 
-    await runFromPalette(page, 'Lab Data: Sync Reports to Workspace');
+    await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
+    await quickInput.waitForTitle(page, 'to Folder…');
+    await waitUntil(async () => {
+      const focused = await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '');
+      return /used last/.test(focused) && focused.includes(syncFolder);
+    }, 'the folder used last, highlighted: Enter keeps it');
+    await page.keyboard.press('Enter');
     const upToDate = await toast(page, /is up to date/);
     assert.equal(upToDate, `${host} is up to date (${downloadable().length} reports in ${syncFolder}).`);
     assert.equal(await dialog(page).isVisible(), false, 'a later sync asks nothing');

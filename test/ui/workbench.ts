@@ -27,12 +27,13 @@ export async function waitUntil<T>(check: () => Promise<T | undefined | false> |
 
 /** The pane of a view of the Lab Data container ("Reports", "Clients", "Samples"). */
 export function pane(page: Page, title: string): Locator {
-  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}\\b`) }) }).first();
+  // The header's title alone: the view's description ("newest first") follows it in the header's text.
+  return page.locator('.pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^\\s*${title}\\s*$`, 'i') }) }).first();
 }
 
 /** Opens the Lab Data container unless it is already showing (a click on its activity-bar item would close it). */
 export async function showLabData(page: Page): Promise<void> {
-  const header = page.locator('.pane-header', { hasText: /^\s*Reports\b/ }).first();
+  const header = pane(page, 'Reports').locator('.pane-header');
   if (!(await header.isVisible().catch(() => false))) {
     await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
   }
@@ -130,6 +131,8 @@ export const quickInput = {
   title: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-title'),
   box: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-box input'),
   rows: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-list .monaco-list-row'),
+  /** The line under the box: a prompt, or a validation message. */
+  message: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-message'),
   async waitForTitle(page: Page, text: string | RegExp): Promise<string> {
     const title = page.locator('.quick-input-widget .quick-input-title', { hasText: text }).first();
     await title.waitFor({ state: 'visible', timeout: 15_000 });

@@ -49,6 +49,11 @@ export function defaultLabDefinition(url: LabBaseUrl, name: string = url.host, s
   return { name, url, endpoints: DEFAULT_ENDPOINTS, filters: DEFAULT_FILTERS, shorthand };
 }
 
+/** Why `name` cannot name a lab (empty, too long, control or invisible characters), or undefined. */
+export function labNameProblem(name: string): string | undefined {
+  return NAME_SHAPE.test(name.trim()) ? undefined : 'A lab name is 1 to 60 characters without control characters';
+}
+
 function integerIn(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }

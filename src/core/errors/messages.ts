@@ -86,6 +86,7 @@ export const MESSAGES = {
   fileChangedAtLab: 'The lab now sends a different file for {id} than the one its folder recorded; nothing was written.',
   serverReason: 'The lab said: “{reason}”',
   // Signing in
+  labNameTaken: 'There is already a lab named {name}; choose another name.',
   tokenRejectedKept: 'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',
   tokenRejected: 'That token was rejected ({reason}); nothing was stored. Check the token and sign in again.',
 } as const;

@@ -43,8 +43,11 @@ export interface FolderSyncSteps {
   readonly list: (query: ListQuery, since: string | undefined) => Promise<Report[]>;
   /** Saves reports as `decide` says (the command runs {@link saveReports} under a progress notification). */
   readonly save: (reports: readonly Report[], decide: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>) => PromiseLike<SaveRun>;
-  /** Asked once before the first sync of this folder with this lab writes anything; false stops it. */
-  readonly confirmFirst?: (reports: readonly Report[]) => Promise<boolean>;
+  /**
+   * Asked before anything is written by the first sync of this folder with this lab (`first`), and
+   * by every filtered one (which lists what its filters match, not what is new); false stops it.
+   */
+  readonly confirm?: (reports: readonly Report[], first: boolean) => Promise<boolean>;
   /**
    * A sync narrowed by filters: it lists what its filters match each time (not only what is new
    * since the folder's mark) and leaves the mark alone, so a later sync without them still lists
@@ -78,7 +81,8 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
   const section = sectionFor(manifest, lab);
   const since = steps.filtered ? undefined : section.watermark;
   const listed = await steps.list(since ? { publishedSince: since } : {}, since);
-  if (!section.watermark && steps.confirmFirst && !(await steps.confirmFirst(listed))) {
+  const first = !section.watermark;
+  if ((first || steps.filtered) && steps.confirm && !(await steps.confirm(listed, first))) {
     return { since, listed, run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true }, watermark: since, manifestWritten: false, files: Object.keys(section.files).length, declined: true };
   }
   const missing = await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));

@@ -95,7 +95,7 @@ describe('what a first-time analyst trips over (the core)', function () {
       syncFolder(api, target, {
         list: (query) => listAllReports(api, { ...query, pageSize: 100 }),
         save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 2 }),
-        confirmFirst: async (reports) => (asked.push(reports.length), answer),
+        confirm: async (reports) => (asked.push(reports.length), answer),
       });
     const declined = await sync();
     assert.equal(declined.declined, true);
@@ -109,6 +109,16 @@ describe('what a first-time analyst trips over (the core)', function () {
     assert.equal(asked.length, 2, 'a later sync asks nothing');
     assert.equal(again.run.saved.length, 0);
     assert.equal(again.files, first.files, 'the folder holds as many reports as before');
+    const firstFlags: boolean[] = [];
+    const filtered = await syncFolder(api, target, {
+      filtered: true,
+      list: (query) => listAllReports(api, { ...query, clientId: visible[0]!.client_id, pageSize: 100 }),
+      save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 2 }),
+      confirm: async (reports, isFirst) => (firstFlags.push(isFirst), asked.push(reports.length), false),
+    });
+    assert.deepEqual(firstFlags, [false], 'a filtered sync asks every time, not as a first sync');
+    assert.equal(asked.at(-1), visible.filter((report) => report.client_id === visible[0]!.client_id).length);
+    assert.equal(filtered.declined, true);
   });
 
   it('one info line per request with method, path, status, milliseconds and request id; headers at debug', async () => {

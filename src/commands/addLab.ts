@@ -1,0 +1,127 @@
+import * as vscode from 'vscode';
+import { parseBaseUrl } from '../core/connection/baseUrl';
+import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, endpointTemplateProblem, type EndpointName } from '../core/api/endpoints';
+import { labNameProblem } from '../core/api/labDefinition';
+import { labError } from '../core/errors/messages';
+import type { Labs } from '../labs/labs';
+import { commandTargets } from '../ui/commandTargets';
+import { phrase } from '../ui/phrase';
+import type { Prompts } from '../ui/prompts';
+import { Commands } from '../constants';
+import type { SignInResult } from './signIn';
+
+/** Arguments of `labData.addLab` for tasks, tests and other extensions: nothing is asked. */
+export interface AddLabArgs {
+  readonly name?: string;
+  readonly baseUrl?: string;
+  /** Endpoint templates that differ from the spec's (`{ reports: "/v2/reports", … }`). */
+  readonly endpoints?: Partial<Record<EndpointName, string>>;
+  /** Signs in at once with this token; without one the lab is added signed out (automation) or the token is asked. */
+  readonly token?: string;
+}
+
+/** What each endpoint is, in the words of the step that asks for it. */
+function endpointLabel(name: EndpointName): string {
+  switch (name) {
+    case 'reports':
+      return vscode.l10n.t('list of reports');
+    case 'report':
+      return vscode.l10n.t('one report');
+    case 'reportFile':
+      return vscode.l10n.t("a report's PDF");
+    case 'clients':
+      return vscode.l10n.t('list of clients');
+    case 'client':
+      return vscode.l10n.t('one client');
+    case 'projects':
+      return vscode.l10n.t('list of projects');
+    case 'samples':
+      return vscode.l10n.t('list of samples');
+  }
+}
+
+/**
+ * `labData.addLab` ("Add Lab…"): a lab without editing JSON. Asks its name (checked as you type:
+ * not empty, not in use), its address (checked as you type, the way Sign In checks it) and whether
+ * the lab uses the spec's endpoint paths or its own (each path checked as you type, starting from
+ * the spec's), writes the entry to the user's `labData.labs`, then signs in to it (the token box
+ * stays open on a rejected token). Returns `{ name, baseUrl, host }` once signed in, or undefined.
+ * With `{ name, baseUrl, endpoints?, token? }` it asks nothing.
+ */
+export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<SignInResult | undefined> {
+  const targets = commandTargets(args);
+  const given = targets.options as AddLabArgs;
+  const automated = targets.automated && typeof given.baseUrl === 'string';
+  const taken = (name: string): boolean => labs.entries.some((entry) => (entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name).toLowerCase() === name.trim().toLowerCase());
+  const title = (step: number, steps: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, steps);
+
+  let name = typeof given.name === 'string' ? given.name.trim() : undefined;
+  name ??= automated
+    ? undefined
+    : await prompts.text(title(1, 3), vscode.l10n.t('A name for the lab, as you and your colleagues call it (for example Riverside contract lab)'), '', (value) =>
+        labNameProblem(value) ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.') : taken(value) ? vscode.l10n.t('There is already a lab named {0}.', value.trim()) : undefined,
+      );
+  if (name === undefined) {
+    if (automated) {
+      throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
+    }
+    return undefined;
+  }
+  const baseUrl =
+    typeof given.baseUrl === 'string'
+      ? given.baseUrl
+      : await prompts.text(title(2, 3), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', (value) => {
+          try {
+            parseBaseUrl(value);
+            return undefined;
+          } catch (error) {
+            return phrase(error);
+          }
+        });
+  if (baseUrl === undefined) {
+    return undefined;
+  }
+  const endpoints = automated ? given.endpoints : await askEndpoints(prompts, title(3, 3));
+  if (endpoints === null) {
+    return undefined;
+  }
+  const lab = await labs.addLab({ name, baseUrl: parseBaseUrl(baseUrl).baseUrl, ...(endpoints && Object.keys(endpoints).length > 0 ? { endpoints } : {}) });
+  if (automated && typeof given.token !== 'string') {
+    return undefined;
+  }
+  return vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, ...(typeof given.token === 'string' ? { token: given.token } : {}) });
+}
+
+/**
+ * The endpoint step: the spec's paths (Enter), or the lab's own, one path per endpoint starting
+ * from the spec's, each checked as you type. Returns only the paths that differ; null means cancel.
+ */
+async function askEndpoints(prompts: Prompts, title: string): Promise<Partial<Record<EndpointName, string>> | undefined | null> {
+  const choice = await prompts.pickOne(
+    title,
+    vscode.l10n.t('Which paths does the lab serve?'),
+    [
+      { id: 'standard', label: vscode.l10n.t('The standard paths'), description: `${DEFAULT_ENDPOINTS.reports}, ${DEFAULT_ENDPOINTS.reportFile}, …`, detail: vscode.l10n.t('What the API specification names; most labs use these.') },
+      { id: 'own', label: vscode.l10n.t('The lab’s own paths…'), detail: vscode.l10n.t('Your provider confirmed other paths for your tenant; set each one.') },
+    ],
+    false,
+    'standard',
+  );
+  if (choice === undefined || choice === null) {
+    return null;
+  }
+  if (choice === 'standard') {
+    return undefined;
+  }
+  const own: Partial<Record<EndpointName, string>> = {};
+  for (const [index, endpoint] of ENDPOINT_NAMES.entries()) {
+    const template = await prompts.text(`${title}: ${endpointLabel(endpoint)} (${index + 1}/${ENDPOINT_NAMES.length})`, vscode.l10n.t('Path of the {0}, below the lab’s address', endpointLabel(endpoint)), DEFAULT_ENDPOINTS[endpoint], (value) => endpointTemplateProblem(endpoint, value.trim()));
+    if (template === undefined) {
+      return null;
+    }
+    if (template.trim() !== DEFAULT_ENDPOINTS[endpoint]) {
+      own[endpoint] = template.trim();
+    }
+  }
+  return own;
+}
