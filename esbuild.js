@@ -1,6 +1,7 @@
 // Bundles the extension into dist/extension.js, in the shape of vscode-extension-samples/esbuild-sample,
 // and the PDF viewer (browser code, loaded only by the preview webview) into dist/webview/, next to
-// the pdf.js module and worker copied from pdfjs-dist into dist/pdfjs/ (never loaded by activate()).
+// the pdf.js module and worker copied from pdfjs-dist into dist/pdfjs/ with its viewer components
+// (never loaded by activate()).
 // `--production` minifies and drops source maps; `--watch` rebuilds on change. Type checking is
 // separate (`npm run check-types`).
 const esbuild = require('esbuild');
@@ -26,6 +27,22 @@ function copy(pkg, files, folder) {
 function copyWebviewLibraries() {
   copy('pdfjs-dist', PDFJS_FILES, 'pdfjs');
   copy('chart.js', CHARTJS_FILES, 'chartjs');
+}
+
+/**
+ * pdf.js's viewer components (PDFViewer, the find controller), next to pdf.js: the package ships them
+ * unminified, and they read pdf.js from `globalThis.pdfjsLib`, so the webview imports them after it.
+ */
+function buildPdfjsViewer() {
+  return esbuild.build({
+    entryPoints: [path.join(__dirname, 'node_modules', 'pdfjs-dist', 'web', 'pdf_viewer.mjs')],
+    outfile: path.join(__dirname, 'dist', 'pdfjs', 'pdf_viewer.mjs'),
+    format: 'esm',
+    minify: production,
+    platform: 'browser',
+    target: 'chrome120',
+    logLevel: 'silent',
+  });
 }
 
 const production = process.argv.includes('--production');
@@ -79,6 +96,7 @@ async function main() {
     plugins: [problemMatcherPlugin],
   });
   copyWebviewLibraries();
+  await buildPdfjsViewer();
   if (watch) {
     await Promise.all([context.watch(), viewer.watch()]);
   } else {

@@ -127,7 +127,7 @@ async function checkPackagedExtension(browser, screenshotsDir) {
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
   const listed = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
   const files = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
-  const allowed = /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|LICENSE)|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
+  const allowed = /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
   const unexpected = files.filter((file) => !allowed.test(file));
   const packaged = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', vsix], { cwd: root, encoding: 'utf8' });
   const problems = [];

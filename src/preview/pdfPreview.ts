@@ -134,7 +134,7 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
     return this.sessions.get(uri.toString())?.state;
   }
 
-  /** Sends the viewer of `uri` a request (goto, find, findNext, zoom, getState) and resolves with the state it answers. */
+  /** Sends the viewer of `uri` a request (goto, find, findNext, findPrevious, zoom, getState) and resolves with the state it answers. */
   async ask(uri: vscode.Uri, request: { readonly type: string; readonly [key: string]: unknown }): Promise<PreviewState> {
     const session = await this.session(uri);
     const answer = session.nextState();
@@ -256,10 +256,12 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
       ['200', '200%'],
       ['custom', vscode.l10n.t('Custom')],
     ];
+    // The viewer fills in the numbers: l10n.t without arguments keeps the placeholders.
+    const texts = { matchOf: vscode.l10n.t('{0} of {1}'), noMatches: vscode.l10n.t('No results') };
     return page.document(
       csp,
       'pdfPreview.css',
-      `data-pdfjs="${resource('dist', 'pdfjs', 'pdf.min.mjs')}" data-worker="${resource('dist', 'pdfjs', 'pdf.worker.min.mjs')}"`,
+      `data-pdfjs="${resource('dist', 'pdfjs', 'pdf.min.mjs')}" data-worker="${resource('dist', 'pdfjs', 'pdf.worker.min.mjs')}" data-pdfjs-viewer="${resource('dist', 'pdfjs', 'pdf_viewer.mjs')}" data-text="${t(JSON.stringify(texts))}"`,
       `<div id="toolbar" role="toolbar" aria-label="${t(vscode.l10n.t('PDF preview'))}">
   <button id="prev" title="${t(vscode.l10n.t('Previous Page (Page Up)'))}" aria-label="${t(vscode.l10n.t('Previous Page'))}">&#x2191;</button>
   <button id="next" title="${t(vscode.l10n.t('Next Page (Page Down)'))}" aria-label="${t(vscode.l10n.t('Next Page'))}">&#x2193;</button>
@@ -272,7 +274,7 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
   <button id="metadata" class="report-only" title="${t(vscode.l10n.t("Open the report's metadata"))}">${t(vscode.l10n.t('Metadata'))}</button>
   <button id="save" class="report-only" title="${t(vscode.l10n.t('Save this report into the workspace'))}">${t(vscode.l10n.t('Save to Workspace'))}</button>
 </div>
-<div id="viewer" tabindex="0" aria-label="${t(vscode.l10n.t('PDF pages'))}"></div>
+<div id="viewer" tabindex="0" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div>
 <div id="message" role="alert" hidden></div>
 <script type="module" nonce="${page.nonce}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>`,
     );

@@ -1,171 +1,106 @@
 /**
- * The PDF viewer inside the `labData.pdfPreview` webview. It loads pdf.js from the extension (the
- * module and its worker, never from the network), renders only the pages near the viewport (so a
- * 300-page report opens as fast as a one-page one and memory stays bounded), and offers page
- * navigation, zoom, text search with highlights, selectable text, keyboard navigation, and Save /
- * Metadata buttons for a report previewed from the lab. It talks to the extension only through
- * `postMessage`: the PDF's bytes come in, states and requests go out.
+ * The PDF viewer inside the `labData.pdfPreview` webview. It loads pdf.js and pdf.js's own viewer
+ * components from the extension (never from the network) and lets `PDFViewer` lay out the pages,
+ * draw only those near the view (so a 300-page report opens as fast as a one-page one and memory
+ * stays bounded) with selectable text, and `PDFFindController` search the text as it is typed,
+ * highlighting the matching words (a phrase broken over two lines too). Around them: page
+ * navigation, zoom, keyboard navigation, and Save / Metadata buttons for a report previewed from the
+ * lab. It talks to the extension only through `postMessage`: the PDF's bytes come in, states and
+ * requests go out. Its sentences come from the extension, already translated (`data-text`).
  */
-import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist';
+import type { EventBus, PDFLinkService, PDFViewer } from 'pdfjs-dist/web/pdf_viewer.mjs';
 
 type PdfJs = typeof import('pdfjs-dist');
+type PdfJsViewer = typeof import('pdfjs-dist/web/pdf_viewer.mjs');
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+/** The translated sentences the page shows; `{0}`, `{1}` are filled in here. */
+interface Texts {
+  /** "{0} of {1}": the match shown and the number of matches. */
+  readonly matchOf: string;
+  readonly noMatches: string;
+}
+
 const vscode = acquireVsCodeApi();
 const body = document.body;
-const viewer = document.getElementById('viewer') as HTMLDivElement;
+const container = document.getElementById('viewer') as HTMLDivElement;
 const message = document.getElementById('message') as HTMLDivElement;
 const pageInput = document.getElementById('page') as HTMLInputElement;
 const pageCount = document.getElementById('pageCount') as HTMLSpanElement;
 const zoomSelect = document.getElementById('zoom') as HTMLSelectElement;
 const findInput = document.getElementById('find') as HTMLInputElement;
 const findCount = document.getElementById('findCount') as HTMLSpanElement;
-
-/** Pages kept drawn at most; farther ones give their canvas back. */
-const MAX_DRAWN_PAGES = 12;
-/** Pages drawn ahead of and behind the visible ones. */
-const LOOKAHEAD = '150% 0px';
-
-interface PageView {
-  readonly number: number;
-  readonly div: HTMLDivElement;
-  width: number;
-  height: number;
-  drawn?: { readonly scale: number; readonly textDivs: readonly HTMLElement[]; readonly texts: readonly string[] };
-  drawing?: Promise<void>;
-}
-
-interface Match {
-  readonly page: number;
-  readonly item: number;
-}
+const texts = JSON.parse(body.dataset.text ?? '{}') as Texts;
 
 let pdfjs: PdfJs;
+let components: PdfJsViewer;
+let eventBus: EventBus;
+let linkService: PDFLinkService;
+let pdfViewer: PDFViewer;
 let doc: PDFDocumentProxy | undefined;
 let loading: PDFDocumentLoadingTask | undefined;
-let pages: PageView[] = [];
-let scale = 1;
 let zoom = 'page-width';
-let current = 1;
 let firstPageReported = false;
 let startedAt = 0;
-let matches: Match[] = [];
-let matchIndex = -1;
-let query = '';
-const pageTexts = new Map<number, string[]>();
+/** The find controller's last count: the match shown (1-based, 0 for none) and the total. */
+let matches = { current: 0, total: 0 };
+/** While a search or a "goto" request is under way, the page changes it makes report nothing: its own state comes at its end. */
+let searching = false;
+let goingTo = 0;
 let passwordAnswer: ((password: string | undefined) => void) | undefined;
-const observer = new IntersectionObserver((entries) => entries.filter((entry) => entry.isIntersecting).forEach((entry) => void draw(pages[Number((entry.target as HTMLElement).dataset.page) - 1]!)), { root: viewer, rootMargin: LOOKAHEAD });
 
 function post(type: string, data: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...data });
 }
 
+function format(text: string, ...values: Array<string | number>): string {
+  return text.replace(/\{(\d+)\}/g, (placeholder, index: string) => String(values[Number(index)] ?? placeholder));
+}
+
+/** The pages whose canvas is drawn now, by number. */
+function drawnPages(): number[] {
+  const drawn: number[] = [];
+  for (let index = 0; index < (doc?.numPages ?? 0); index++) {
+    if ((pdfViewer.getPageView(index) as { renderingState?: number } | undefined)?.renderingState === components.RenderingStates.FINISHED) {
+      drawn.push(index + 1);
+    }
+  }
+  return drawn;
+}
+
 function state(): Record<string, unknown> {
-  return { page: current, pages: pages.length, zoom, scale, matches: matches.length, matchIndex, drawn: pages.filter((page) => page.drawn).map((page) => page.number) };
+  return { page: doc ? pdfViewer.currentPageNumber : 1, pages: doc?.numPages ?? 0, zoom, scale: doc ? pdfViewer.currentScale : 1, matches: matches.total, matchIndex: matches.current - 1, drawn: doc ? drawnPages() : [] };
 }
 
 function showError(text: string): void {
-  viewer.hidden = true;
+  container.hidden = true;
   message.hidden = false;
   message.textContent = text;
   body.classList.add('failed');
 }
 
-/** The scale that fits page 1's width or whole page into the viewer, or a percentage. */
-function scaleFor(value: string): number {
-  const first = pages[0];
-  if (!first) {
-    return 1;
-  }
-  const width = Math.max(200, viewer.clientWidth - 32);
-  const height = Math.max(200, viewer.clientHeight - 24);
-  if (value === 'page-width') {
-    return width / first.width;
-  }
-  if (value === 'page-fit') {
-    return Math.min(width / first.width, height / first.height);
-  }
-  const percent = Number(value);
-  return Number.isFinite(percent) && percent > 0 ? percent / 100 : 1;
-}
-
-function layout(): void {
-  for (const page of pages) {
-    page.div.style.width = `${Math.floor(page.width * scale)}px`;
-    page.div.style.height = `${Math.floor(page.height * scale)}px`;
-    page.div.style.setProperty('--scale-factor', String(scale));
-  }
-}
-
+/** `page-width`, `page-fit`, or a percentage (100 is the page's real size). */
 function setZoom(value: string): void {
-  const keep = current;
   zoom = value;
-  scale = scaleFor(value);
-  zoomSelect.value = [...zoomSelect.options].some((option) => option.value === value) ? value : 'custom';
-  for (const page of pages) {
-    forget(page);
+  if (value === 'page-width' || value === 'page-fit') {
+    pdfViewer.currentScaleValue = value;
+  } else {
+    const percent = Number(value);
+    pdfViewer.currentScale = Number.isFinite(percent) && percent > 0 ? percent / 100 : 1;
   }
-  layout();
-  goTo(keep);
+  zoomSelect.value = [...zoomSelect.options].some((option) => option.value === value) ? value : 'custom';
   post('state', state());
 }
 
-function forget(page: PageView): void {
-  page.drawn = undefined;
-  page.div.replaceChildren();
-  page.div.classList.remove('drawn');
-}
-
-/** Draws a page (canvas and text layer) at the current scale, once; draws are bounded in number. */
-function draw(page: PageView): Promise<void> {
-  if (!doc || (page.drawn && page.drawn.scale === scale)) {
-    return Promise.resolve();
-  }
-  page.drawing ??= (async () => {
-    const at = scale;
-    const pdfPage: PDFPageProxy = await doc!.getPage(page.number);
-    const viewport = pdfPage.getViewport({ scale: at });
-    const ratio = window.devicePixelRatio || 1;
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.floor(viewport.width * ratio);
-    canvas.height = Math.floor(viewport.height * ratio);
-    canvas.setAttribute('aria-label', `Page ${page.number}`);
-    const text = document.createElement('div');
-    text.className = 'textLayer';
-    await pdfPage.render({ canvas, canvasContext: canvas.getContext('2d')!, viewport, transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0] }).promise;
-    const layer = new pdfjs.TextLayer({ textContentSource: pdfPage.streamTextContent(), container: text, viewport });
-    await layer.render();
-    if (at !== scale) {
-      return;
-    }
-    page.div.replaceChildren(canvas, text);
-    page.div.classList.add('drawn');
-    page.drawn = { scale: at, textDivs: layer.textDivs, texts: layer.textContentItemsStr };
-    highlight(page);
-    if (!firstPageReported && page.number === 1) {
-      firstPageReported = true;
-      post('rendered', { page: 1, pages: pages.length, ms: Math.round(performance.now() - startedAt), painted: canvasPainted(canvas) });
-    }
-    release();
-  })()
-    .catch((error: unknown) => {
-      if (!firstPageReported) {
-        showError(`This PDF could not be shown: ${error instanceof Error ? error.message : String(error)}`);
-        post('error', { message: error instanceof Error ? error.message : String(error) });
-      }
-    })
-    .finally(() => (page.drawing = undefined));
-  return page.drawing;
-}
-
 /** Whether a canvas holds anything but white (a sampled check that the page really drew). */
-function canvasPainted(canvas: HTMLCanvasElement): boolean {
-  const context = canvas.getContext('2d');
-  if (!context) {
+function canvasPainted(canvas: HTMLCanvasElement | null | undefined): boolean {
+  const context = canvas?.getContext('2d');
+  if (!canvas || !context) {
     return false;
   }
   const { data } = context.getImageData(0, 0, canvas.width, Math.min(canvas.height, 400));
@@ -177,95 +112,101 @@ function canvasPainted(canvas: HTMLCanvasElement): boolean {
   return false;
 }
 
-/** Gives back the canvases of the pages farthest from the current one. */
-function release(): void {
-  const drawn = pages.filter((page) => page.drawn);
-  if (drawn.length <= MAX_DRAWN_PAGES) {
-    return;
-  }
-  drawn
-    .sort((a, b) => Math.abs(b.number - current) - Math.abs(a.number - current))
-    .slice(0, drawn.length - MAX_DRAWN_PAGES)
-    .forEach(forget);
-}
-
 function goTo(number: number): void {
-  const page = pages[Math.min(Math.max(1, Math.round(number)), pages.length) - 1];
-  if (!page) {
+  if (doc) {
+    pdfViewer.currentPageNumber = Math.min(Math.max(1, Math.round(number)), doc.numPages);
+  }
+}
+
+/** Resolves once page `number` is drawn (at once if it is; after 10 s at the latest). */
+function whenDrawn(number: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (drawnPages().includes(number)) {
+      resolve();
+      return;
+    }
+    const listener = (event: { pageNumber: number }): void => {
+      if (event.pageNumber === number) {
+        done();
+      }
+    };
+    const timer = setTimeout(() => done(), 10_000);
+    const done = (): void => {
+      clearTimeout(timer);
+      eventBus.off('pagerendered', listener);
+      resolve();
+    };
+    eventBus.on('pagerendered', listener);
+  });
+}
+
+/**
+ * Asks pdf.js's find controller to search: `''` as the text is typed (it waits for a pause),
+ * `again` for the next match (`previous` for the one before), `find` at once (a request).
+ */
+function find(type: '' | 'again' | 'find', previous = false): void {
+  const query = findInput.value;
+  if (!query.trim()) {
+    eventBus.dispatch('findbarclose', { source: findInput });
+    showCount({ current: 0, total: 0 }, '');
     return;
   }
-  viewer.scrollTop = page.div.offsetTop - 8;
-  setCurrent(page.number);
+  searching = true;
+  eventBus.dispatch('find', { source: findInput, type, query, caseSensitive: false, entireWord: false, highlightAll: true, findPrevious: previous, matchDiacritics: false });
 }
 
-function setCurrent(number: number): void {
-  current = number;
-  pageInput.value = String(number);
-}
-
-/** The page whose area is most in view. */
-function updateCurrent(): void {
-  const middle = viewer.scrollTop + viewer.clientHeight / 3;
-  const found = pages.find((page) => page.div.offsetTop + page.div.offsetHeight > middle);
-  if (found && found.number !== current) {
-    setCurrent(found.number);
-    post('state', state());
-  }
-}
-
-async function textOf(number: number): Promise<string[]> {
-  let texts = pageTexts.get(number);
-  if (!texts) {
-    const content = await (await doc!.getPage(number)).getTextContent();
-    texts = content.items.map((item) => ('str' in item ? item.str : ''));
-    pageTexts.set(number, texts);
-  }
-  return texts;
-}
-
-/** Finds every text item containing `text` (case-insensitive), page by page, and shows the first. */
-async function find(text: string): Promise<void> {
-  query = text.trim().toLowerCase();
-  matches = [];
-  matchIndex = -1;
-  if (query && doc) {
-    for (let number = 1; number <= pages.length; number++) {
-      (await textOf(number)).forEach((item, index) => item.toLowerCase().includes(query) && matches.push({ page: number, item: index }));
-    }
-  }
-  pages.forEach(highlight);
-  if (matches.length > 0) {
-    await showMatch(0);
-  }
-  findCount.textContent = query ? (matches.length === 0 ? 'No results' : `${matchIndex + 1} of ${matches.length}`) : '';
+/** Shows the find controller's count ("3 of 12", or that nothing matched) and tells the extension. */
+function showCount(count: { current: number; total: number }, query = findInput.value): void {
+  matches = { current: count.current, total: count.total };
+  findCount.textContent = !query.trim() ? '' : count.total === 0 ? texts.noMatches : format(texts.matchOf, Math.max(1, count.current), count.total);
+  searching = false;
   post('state', state());
 }
 
-async function showMatch(index: number): Promise<void> {
-  if (matches.length === 0) {
-    return;
-  }
-  matchIndex = (index + matches.length) % matches.length;
-  const match = matches[matchIndex]!;
-  const page = pages[match.page - 1]!;
-  goTo(match.page);
-  await draw(page);
-  pages.forEach(highlight);
-  const div = page.drawn?.textDivs[match.item];
-  if (div) {
-    viewer.scrollTop = page.div.offsetTop + div.offsetTop - viewer.clientHeight / 3;
-  }
-  findCount.textContent = `${matchIndex + 1} of ${matches.length}`;
-}
-
-function highlight(page: PageView): void {
-  if (!page.drawn) {
-    return;
-  }
-  page.drawn.textDivs.forEach((div) => div.classList.remove('highlight', 'selected'));
-  matches.forEach((match, index) => {
-    if (match.page === page.number) {
-      page.drawn!.textDivs[match.item]?.classList.add('highlight', ...(index === matchIndex ? ['selected'] : []));
+/** Builds the viewer once pdf.js is loaded: pages, text layers and search all come from pdf.js's components. */
+function createViewer(): void {
+  eventBus = new components.EventBus();
+  linkService = new components.PDFLinkService({ eventBus });
+  // Counts once every page is searched, so a count (and the state the extension waits for) is final.
+  const findController = new components.PDFFindController({ linkService, eventBus, updateMatchesCountOnProgress: false });
+  pdfViewer = new components.PDFViewer({
+    container,
+    eventBus,
+    linkService,
+    findController,
+    removePageBorders: true,
+    // Annotations are drawn on the canvas and links placed over it; no forms, no URLs guessed in text.
+    annotationMode: pdfjs.AnnotationMode.ENABLE,
+    enableAutoLinking: false,
+  });
+  linkService.setViewer(pdfViewer);
+  eventBus.on('pagesinit', () => setZoom(zoom));
+  eventBus.on('pagechanging', (event: { pageNumber: number }) => {
+    pageInput.value = String(event.pageNumber);
+    if (!searching && goingTo === 0) {
+      post('state', state());
+    }
+  });
+  eventBus.on('pagerendered', (event: { pageNumber: number; source: { div: HTMLDivElement; canvas?: HTMLCanvasElement | null }; error?: unknown }) => {
+    if (event.error) {
+      if (!firstPageReported) {
+        const text = event.error instanceof Error ? event.error.message : String(event.error);
+        showError(`This PDF could not be shown: ${text}`);
+        post('error', { message: text });
+      }
+      return;
+    }
+    event.source.div.classList.add('drawn');
+    if (!firstPageReported && event.pageNumber === 1) {
+      firstPageReported = true;
+      post('rendered', { page: 1, pages: doc?.numPages ?? 0, ms: Math.round(performance.now() - startedAt), painted: canvasPainted(event.source.canvas) });
+    }
+  });
+  // Without counting on progress, these come once a search is complete, and after each step through it.
+  eventBus.on('updatefindmatchescount', (event: { matchesCount: { current: number; total: number } }) => showCount(event.matchesCount));
+  eventBus.on('updatefindcontrolstate', (event: { state: number; matchesCount: { current: number; total: number } }) => {
+    if (event.state !== components.FindState.PENDING) {
+      showCount(event.matchesCount);
     }
   });
 }
@@ -285,36 +226,23 @@ async function open(data: Uint8Array): Promise<void> {
     };
     post('password', { incorrect: reason === pdfjs.PasswordResponses.INCORRECT_PASSWORD });
   };
-  let first: { width: number; height: number };
   try {
     doc = await loading.promise;
     if (doc.numPages < 1) {
       throw new Error('it has no pages');
     }
-    first = (await doc.getPage(1)).getViewport({ scale: 1 });
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
+    doc = undefined;
     showError(`This PDF is damaged or incomplete and cannot be shown (${text}).`);
     post('error', { message: text, kind: 'corrupt' });
     return;
   }
-  pages = Array.from({ length: doc.numPages }, (_, index) => {
-    const div = document.createElement('div');
-    div.className = 'page';
-    div.dataset.page = String(index + 1);
-    div.setAttribute('role', 'img');
-    div.setAttribute('aria-label', `Page ${index + 1} of ${doc!.numPages}`);
-    viewer.append(div);
-    return { number: index + 1, div, width: first.width, height: first.height };
-  });
-  pageCount.textContent = String(pages.length);
-  pageInput.max = String(pages.length);
-  scale = scaleFor(zoom);
-  layout();
-  setCurrent(1);
-  // Page 1 first, alone; then the pages near the view as they come into it.
-  await draw(pages[0]!);
-  pages.forEach((page) => observer.observe(page.div));
+  pageCount.textContent = String(doc.numPages);
+  pageInput.max = String(doc.numPages);
+  pageInput.value = '1';
+  linkService.setDocument(doc);
+  pdfViewer.setDocument(doc);
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -327,16 +255,24 @@ window.addEventListener('message', (event: MessageEvent) => {
     case 'password':
       passwordAnswer?.(typeof data.password === 'string' ? data.password : undefined);
       break;
-    case 'goto':
+    case 'goto': {
+      goingTo++;
       goTo(Number(data.page));
-      void draw(pages[current - 1]!).then(() => post('state', state()));
+      void whenDrawn(pdfViewer.currentPageNumber).then(() => {
+        goingTo--;
+        post('state', state());
+      });
       break;
+    }
     case 'find':
       findInput.value = String(data.query ?? '');
-      void find(findInput.value);
+      find('find');
       break;
     case 'findNext':
-      void showMatch(matchIndex + 1).then(() => post('state', state()));
+      find('again');
+      break;
+    case 'findPrevious':
+      find('again', true);
       break;
     case 'zoom':
       setZoom(String(data.value));
@@ -347,28 +283,24 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
 });
 
-document.getElementById('prev')!.addEventListener('click', () => goTo(current - 1));
-document.getElementById('next')!.addEventListener('click', () => goTo(current + 1));
+document.getElementById('prev')!.addEventListener('click', () => goTo(pdfViewer.currentPageNumber - 1));
+document.getElementById('next')!.addEventListener('click', () => goTo(pdfViewer.currentPageNumber + 1));
 document.getElementById('save')!.addEventListener('click', () => post('save'));
 document.getElementById('metadata')!.addEventListener('click', () => post('metadata'));
 pageInput.addEventListener('change', () => goTo(Number(pageInput.value)));
 zoomSelect.addEventListener('change', () => setZoom(zoomSelect.value));
+findInput.addEventListener('input', () => find(''));
 findInput.addEventListener('keydown', (event) => {
   if (event.key === 'Enter') {
     event.preventDefault();
-    if (findInput.value.trim().toLowerCase() !== query) {
-      void find(findInput.value);
-    } else {
-      void showMatch(matchIndex + (event.shiftKey ? -1 : 1));
-    }
+    find('again', event.shiftKey);
   } else if (event.key === 'Escape') {
     findInput.value = '';
-    void find('');
-    viewer.focus();
+    find('');
+    container.focus();
   }
 });
-viewer.addEventListener('scroll', () => requestAnimationFrame(updateCurrent), { passive: true });
-window.addEventListener('resize', () => zoom.startsWith('page-') && setZoom(zoom));
+window.addEventListener('resize', () => doc && zoom.startsWith('page-') && setZoom(zoom));
 window.addEventListener('keydown', (event) => {
   const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
   const command = event.ctrlKey || event.metaKey;
@@ -376,22 +308,24 @@ window.addEventListener('keydown', (event) => {
     event.preventDefault();
     findInput.focus();
     findInput.select();
+  } else if (!doc) {
+    return;
   } else if (command && (event.key === '=' || event.key === '+' || event.key === '-')) {
     event.preventDefault();
-    const next = Math.round(scale * 100 * (event.key === '-' ? 1 / 1.25 : 1.25));
+    const next = Math.round(pdfViewer.currentScale * 100 * (event.key === '-' ? 1 / 1.25 : 1.25));
     setZoom(String(Math.min(400, Math.max(25, next))));
   } else if (!typing && (event.key === 'PageDown' || event.key === 'n' || event.key === 'j')) {
     event.preventDefault();
-    goTo(current + 1);
+    goTo(pdfViewer.currentPageNumber + 1);
   } else if (!typing && (event.key === 'PageUp' || event.key === 'p' || event.key === 'k')) {
     event.preventDefault();
-    goTo(current - 1);
+    goTo(pdfViewer.currentPageNumber - 1);
   } else if (!typing && event.key === 'Home') {
     event.preventDefault();
     goTo(1);
   } else if (!typing && event.key === 'End') {
     event.preventDefault();
-    goTo(pages.length);
+    goTo(doc.numPages);
   }
 });
 
@@ -399,6 +333,9 @@ void (async () => {
   try {
     pdfjs = (await import(body.dataset.pdfjs!)) as PdfJs;
     pdfjs.GlobalWorkerOptions.workerSrc = body.dataset.worker!;
+    // The viewer components read pdf.js from `globalThis.pdfjsLib`, which the module above sets.
+    components = (await import(body.dataset.pdfjsViewer!)) as PdfJsViewer;
+    createViewer();
     post('ready');
   } catch (error) {
     showError(`The PDF viewer could not start: ${error instanceof Error ? error.message : String(error)}`);

@@ -90,6 +90,11 @@ describe('previewing reports inside VS Code', () => {
     assert.equal(found.page, 45, 'the first match is shown');
     const next = await api.previews.ask(uri, { type: 'findNext' });
     assert.equal(next.matchIndex, 1);
+    const back = await api.previews.ask(uri, { type: 'findPrevious' });
+    assert.equal(back.matchIndex, 0);
+    const wrapped = await api.previews.ask(uri, { type: 'find', query: 'shall not be reproduced' });
+    assert.equal(wrapped.matches, 1, 'a phrase broken over two lines is found');
+    assert.equal(wrapped.page, 1);
     const none = await api.previews.ask(uri, { type: 'find', query: 'no such words anywhere' });
     assert.equal(none.matches, 0);
 

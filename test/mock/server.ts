@@ -352,7 +352,9 @@ export class MockLabServer {
         return sample ? `  ${id}  ${sample.sample_name}  received ${sample.received_at}  ${sample.analyses.join(', ')}` : `  ${id}`;
       }),
       '',
-      `${report.lab_name}. Results relate only to the samples tested.`,
+      `${report.lab_name}. Results relate only to the samples tested. This report shall not be`,
+      // A sentence broken over two lines, as a long one is in a real report (the preview finds it whole).
+      'reproduced except in full without the written approval of the laboratory.',
     ];
     return planPdf(`${report.report_type} - ${report.report_id}`, lines, this.options.pdfBytes ?? 0, report.report_id === this.multiPageReportId ? MULTI_PAGE_COUNT - 1 : 0, password);
   }
