@@ -5,10 +5,9 @@ import { labNameProblem } from '../core/api/labDefinition';
 import { labError } from '../core/errors/messages';
 import type { Labs } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
-import { phrase } from '../ui/phrase';
 import type { Prompts } from '../ui/prompts';
 import { Commands } from '../constants';
-import type { SignInResult } from './signIn';
+import { baseUrlProblem, type SignInResult } from './signIn';
 
 /** Arguments of `labData.addLab` for tasks, tests and other extensions: nothing is asked. */
 export interface AddLabArgs {
@@ -70,14 +69,7 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
   const baseUrl =
     typeof given.baseUrl === 'string'
       ? given.baseUrl
-      : await prompts.text(title(2, 3), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', (value) => {
-          try {
-            parseBaseUrl(value);
-            return undefined;
-          } catch (error) {
-            return phrase(error);
-          }
-        });
+      : await prompts.text(title(2, 3), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', baseUrlProblem);
   if (baseUrl === undefined) {
     return undefined;
   }

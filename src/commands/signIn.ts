@@ -24,6 +24,16 @@ export interface SignInResult {
   readonly host: string;
 }
 
+/** Why a typed lab address cannot be used (checked as it is typed), or undefined. */
+export function baseUrlProblem(value: string): string | undefined {
+  try {
+    parseBaseUrl(value);
+    return undefined;
+  } catch (error) {
+    return phrase(error);
+  }
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
@@ -50,14 +60,7 @@ export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): 
       prompt: vscode.l10n.t('Address of your lab’s API, for example https://lab.example.com'),
       value: labs.all[0]?.lab.url.baseUrl ?? 'https://',
       ignoreFocusOut: true,
-      validateInput: (value) => {
-        try {
-          parseBaseUrl(value);
-          return undefined;
-        } catch (error) {
-          return phrase(error);
-        }
-      },
+      validateInput: baseUrlProblem,
     }));
   if (baseUrl === undefined) {
     return undefined;
