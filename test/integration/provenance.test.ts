@@ -299,4 +299,19 @@ describe('report ids in code, deep links, verified provenance and list export', 
       await vscode.commands.executeCommand('labData.clearReportsFilter');
     }
   });
+
+  it('report ids in an exported CSV are not links (they would underline every row), but their hover still works', async () => {
+    const csv = await vscode.commands.executeCommand<{ uri: vscode.Uri }>('labData.exportList', { list: 'reports', format: 'csv', target: 'lab-exports/links.csv' });
+    const document = await vscode.workspace.openTextDocument(csv.uri);
+    const id = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.report_id;
+    assert.ok(document.getText().includes(id));
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', document.uri);
+    assert.deepEqual(links.filter((link) => /labData\./.test(decodeURIComponent(link.target?.toString() ?? ''))), [], 'no report or sample id is a link');
+    const line = document.getText().split(/\r?\n/).findIndex((text) => text.startsWith(id));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(line, 2));
+    assert.match(hoverText(hovers), /command:labData\.openReportMetadata/, 'the hover card still offers the report');
+    // The same ids in code are still links.
+    const code = await vscode.workspace.openTextDocument({ language: 'python', content: `report = "${id}"\n` });
+    assert.equal((await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', code.uri)).length, 1);
+  });
 });
