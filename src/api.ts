@@ -49,8 +49,8 @@ export interface LabDataExtensionApi {
   idLookups(): number;
   /** How long `activate()` took, in milliseconds (also in the log). */
   readonly activationMs: number;
-  /** The open overview of a lab: its aggregation, what the webview last drew, and a bar click (as a person's). */
-  overview(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: 'time' | 'clients' | 'status', index: number): Promise<void> } | undefined;
+  /** The open overview of a lab: its aggregation, what the webview last drew, a bar click and a button press (as a person's). */
+  overview(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: 'time' | 'clients' | 'status', index: number): Promise<void>; press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview> } | undefined;
   /** The PDF previews: what each viewer reports, and requests to it (go to a page, find, zoom). */
   readonly previews: {
     /** The URI a report's preview opens under. */

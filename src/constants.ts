@@ -23,6 +23,10 @@ export const Commands = {
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
   exportList: 'labData.exportList',
+  /** A view's toolbar and lab rows: export that view's list (and its filter) without asking which. */
+  exportReports: 'labData.exportReports',
+  exportClients: 'labData.exportClients',
+  exportSamples: 'labData.exportSamples',
   showOverview: 'labData.showOverview',
   /** New reports: everything shown counts as seen. */
   markAllSeen: 'labData.markAllSeen',

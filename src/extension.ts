@@ -49,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
-  const overviews = new OverviewPanels(context.extensionUri, news, log);
+  const overviews = new OverviewPanels(context.extensionUri, news, log, views.reports);
   const activity = new Activity();
   const statusBar = new ConnectionStatusBar(labs, news, activity);
   const authProvider = new LabAuthenticationProvider(labs);

@@ -1,19 +1,24 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { LabApiError } from '../core/errors/errors';
-import { exportRecords, type ExportFormat } from '../core/derived/exportList';
+import { exportRecords, lookupNames, withNames, type ExportFormat, type RecordNames } from '../core/derived/exportList';
 import type { LabApi } from '../core/api/labApi';
 import type { Page } from '../core/api/pagination';
 import type { ListQuery } from '../core/api/query';
 import type { JsonObject, Report } from '../core/api/records';
 import { searchFilters } from '../core/derived/savedSearches';
-import { isInside } from '../core/files/safeWriter';
+import { isInside, numberedFileName } from '../core/files/safeWriter';
+import { serverText } from '../core/errors/serverText';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
-import { matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import { describeReportFilter, matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import { localTime } from '../views/nodes';
+import { knownNames } from '../views/recordText';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
@@ -23,6 +28,8 @@ export type ExportListName = 'reports' | 'samples' | 'clients';
 export interface ExportSummary {
   readonly uri: vscode.Uri;
   readonly rows: number;
+  /** The filter the export honoured, in words, when there was one. */
+  readonly filter?: string;
 }
 
 const LISTS: readonly ExportListName[] = ['reports', 'samples', 'clients'];
@@ -33,23 +40,45 @@ function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: Ab
   return list === 'reports' ? api.iterateReports(query, options) : list === 'samples' ? api.iterateSamples(query, options) : api.iterateClients(query, options);
 }
 
-/** The records of each page that `keep` keeps (the part of the Reports view's filter that Lab Data applies itself). */
-async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, keep: (item: { raw: JsonObject }) => boolean = () => true): AsyncGenerator<JsonObject[]> {
+/** The records of each page that `keep` keeps (the part of the Reports view's filter that Lab Data applies itself), with names beside ids. */
+async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, keep: (item: { raw: JsonObject }) => boolean = () => true, names?: RecordNames): AsyncGenerator<JsonObject[]> {
   for await (const page of pages) {
-    yield page.items.filter(keep).map((item) => item.raw);
+    yield page.items.filter(keep).map((item) => (names ? withNames(item.raw, names) : item.raw));
   }
 }
 
+/** The list's name in a sentence ("12 reports"). */
+function listWord(list: ExportListName): string {
+  return list === 'reports' ? vscode.l10n.t('reports') : list === 'samples' ? vscode.l10n.t('samples') : vscode.l10n.t('clients');
+}
+
+/** The first name from `name` on that is not taken in `folder` (`reports-….csv`, `reports-… (1).csv`, …). */
+async function freeFileName(folder: string, name: string): Promise<string> {
+  for (let n = 0; n < 100; n++) {
+    const candidate = n === 0 ? name : numberedFileName(name, n);
+    if (!(await fs.stat(path.join(folder, candidate)).catch(() => undefined))) {
+      return candidate;
+    }
+  }
+  return name;
+}
+
 /**
- * `labData.exportList` (`{ list, format, lab?, filter?, target? }`, or a view's toolbar, which
- * exports that view's list with its filter): streams every page of a list into a CSV or JSON Lines
- * file in the workspace (default `lab-exports/<list>-<date>.<ext>`), with progress and cancel.
- * Returns `{ uri, rows }`. An interrupted export leaves no partial file.
+ * `labData.exportList` (`{ list, format, lab?, filter?, target? }`, a saved search's row, or a
+ * view's toolbar through `fromView`, which exports that view's list with its filter): streams every
+ * page of a list into a CSV or JSON Lines file, with progress and cancel. In a CSV, lists of plain
+ * values (`sample_ids`) become one cell and client and project names stand beside their ids; JSON
+ * Lines keeps the lab's records as they came.
+ *
+ * From a person, a save dialog chooses the file (it starts on a dated name that is not taken, and
+ * asks itself before replacing one); from automation nothing is asked and nothing is replaced:
+ * `target` (default `lab-exports/<list>-<date>.<ext>` in the workspace) gets a numbered name when it
+ * exists. Returns `{ uri, rows }` with the file written. An interrupted export leaves no partial file.
  */
-export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider }, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<ExportSummary | undefined> {
+export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider }, prompts: PromptsHolder, log: Logger, fromView: ExportListName | undefined, ...args: unknown[]): Promise<ExportSummary | undefined> {
   const targets = commandTargets(args);
   const options = targets.options;
-  let list = (typeof options.list === 'string' ? options.list : targets.search ? 'reports' : undefined) as ExportListName | undefined;
+  let list = (typeof options.list === 'string' ? options.list : targets.search ? 'reports' : fromView) as ExportListName | undefined;
   if (list !== undefined && !LISTS.includes(list)) {
     throw new LabApiError('invalidInput', vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')));
   }
@@ -61,52 +90,111 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   if (format !== undefined && format !== 'csv' && format !== 'jsonl') {
     throw new LabApiError('invalidInput', vscode.l10n.t('"format" must be "csv" or "jsonl".'));
   }
-  if (!format) {
-    format = !targets.automated || Object.keys(options).length === 0 ? ((await prompts.current.pickOne(vscode.l10n.t('Lab Data: Export List'), vscode.l10n.t('Which format?'), [{ id: 'csv', label: 'CSV' }, { id: 'jsonl', label: 'JSON Lines' }], false)) as ExportFormat | undefined) : 'csv';
-  }
-  if (!format) {
-    return undefined;
-  }
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
   if (!api) {
     return undefined;
   }
+  const lab = api.lab.name;
   const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')?.uri.fsPath;
-  if (!root) {
-    throw new LabApiError('invalidInput', vscode.l10n.t('Open a folder first: exports are written into the workspace.'));
-  }
   const given = isObject(options.filter) ? filterOf(options.filter) : targets.search ? searchFilters(targets.search, new Date()) : undefined;
-  const viewFilter = !given && list === 'reports' ? trees.reports.filterOf(api.lab.name) : undefined;
-  const query: ListQuery = given ?? (viewFilter ? serverPart(viewFilter) : list === 'samples' ? withReceivedSince(trees.samples.receivedSinceOf(api.lab.name)) : {});
+  const viewFilter = !given && list === 'reports' ? trees.reports.filterOf(lab) : undefined;
+  const receivedSince = !given && list === 'samples' ? trees.samples.receivedSinceOf(lab) : undefined;
+  const query: ListQuery = given ?? (viewFilter ? serverPart(viewFilter) : withReceivedSince(receivedSince));
+  // The filter in words, for the dialog's title and the closing message.
+  const filterText = serverText(
+    targets.search
+      ? vscode.l10n.t('saved search {0}', targets.search.name)
+      : given
+        ? describeQuery(given)
+        : viewFilter
+          ? describeReportFilter(viewFilter, knownNames.of(lab))
+          : receivedSince
+            ? vscode.l10n.t('received since {0}', localTime(receivedSince) ?? receivedSince)
+            : '',
+    200,
+  );
   const date = new Date().toISOString().slice(0, 10);
-  const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);
-  const resolved = path.resolve(root, target);
-  if (!isInside(resolved, root)) {
-    throw new LabApiError('invalidInput', vscode.l10n.t('The export target must be inside the workspace folder.'));
+  let folder: string;
+  let fileName: string;
+  let ifExists: 'keepBoth' | 'overwrite';
+  if (targets.automated) {
+    // A script: the target it gave (or the dated default) in the workspace, never replacing a file.
+    if (!root) {
+      throw new LabApiError('invalidInput', vscode.l10n.t('Open a folder first: exports are written into the workspace.'));
+    }
+    format ??= 'csv';
+    const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);
+    const resolved = path.resolve(root, target);
+    if (!isInside(resolved, root)) {
+      throw new LabApiError('invalidInput', vscode.l10n.t('The export target must be inside the workspace folder.'));
+    }
+    folder = path.dirname(resolved);
+    fileName = path.basename(resolved);
+    ifExists = 'keepBoth';
+  } else {
+    // A person: a save dialog on a dated name not yet taken; the type chosen there is the format.
+    const start = path.join(root ?? os.homedir(), 'lab-exports');
+    const offered = await freeFileName(start, `${list}-${date}.${format ?? 'csv'}`);
+    const title = filterText ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText) : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
+    const types: Record<string, string[]> = format === 'jsonl' ? { 'JSON Lines': ['jsonl'] } : format === 'csv' ? { CSV: ['csv'] } : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
+    const chosen = await prompts.current.saveFile(title, vscode.Uri.file(path.join(start, offered)), types);
+    if (!chosen) {
+      return undefined;
+    }
+    if (chosen.scheme !== 'file') {
+      throw new LabApiError('invalidInput', vscode.l10n.t('Choose a file on this computer to export to.'));
+    }
+    format ??= chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv';
+    folder = path.dirname(chosen.fsPath);
+    fileName = path.basename(chosen.fsPath);
+    // The dialog asked before replacing a file, so a file there now is one the person chose to replace.
+    ifExists = 'overwrite';
   }
   const started = Date.now();
-  const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', list, api.lab.name), (progress, token) => {
+  const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab), async (progress, token) => {
     const signal = toAbortSignal(token);
-    return exportRecords(records(pagesOf(api, list, query, signal), viewFilter && ((item) => matchesLocally(item as Report, viewFilter))), {
-      folder: path.dirname(resolved),
-      fileName: path.basename(resolved),
-      root,
+    const names = list !== 'clients' && format === 'csv' ? await lookupNames(api, signal) : undefined;
+    const keep = viewFilter && ((item: { raw: JsonObject }) => matchesLocally(item as Report, viewFilter));
+    return exportRecords(records(pagesOf(api, list, query, signal), keep, names), {
+      folder,
+      fileName,
+      root: targets.automated ? root : folder,
       format,
-      ifExists: 'overwrite',
+      ifExists,
       signal,
       onRecords: (rows) => progress.report({ message: vscode.l10n.t('{0} records', rows) }),
     });
   });
   const uri = vscode.Uri.file(result.file.path);
-  log.info('Export', `${api.lab.name}: ${result.rows} ${list} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`);
+  log.info('Export', `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`);
   const open = vscode.l10n.t('Open');
-  void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} {1} to {2}.', result.rows, list, vscode.workspace.asRelativePath(uri)), open).then((choice) => {
+  const where = vscode.workspace.asRelativePath(uri);
+  const message = filterText ? vscode.l10n.t('Exported {0} {1} of {2} to {3}, filtered: {4}.', result.rows, listWord(list), lab, where, filterText) : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', result.rows, listWord(list), lab, where);
+  void vscode.window.showInformationMessage(message, open).then((choice) => {
     if (choice === open) {
       void vscode.window.showTextDocument(uri);
     }
   });
-  return { uri, rows: result.rows };
+  return { uri, rows: result.rows, ...(filterText ? { filter: filterText } : {}) };
+}
+
+/** A filter given by automation, in words (dates as the tree shows them). */
+function describeQuery(query: ListQuery): string {
+  const when = (value: string | Date): string => {
+    const text = typeof value === 'string' ? value : value.toISOString();
+    return localTime(text) ?? text;
+  };
+  return [
+    query.publishedSince && vscode.l10n.t('published since {0}', when(query.publishedSince)),
+    query.updatedSince && vscode.l10n.t('updated since {0}', when(query.updatedSince)),
+    query.receivedSince && vscode.l10n.t('received since {0}', when(query.receivedSince)),
+    query.status && vscode.l10n.t('status {0}', query.status),
+    query.clientId && vscode.l10n.t('client {0}', query.clientId),
+    query.projectId && vscode.l10n.t('project {0}', query.projectId),
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -11,6 +11,20 @@ import type { LabIds, LabIdMatch } from './labIds';
 
 /** Documents larger than this get no links (a generated data file is not where ids are cited). */
 const MAX_LINK_TEXT = 2_000_000;
+/**
+ * Tabular data: CSV and TSV (by language, as CSV extensions name them, or by file name) and JSON
+ * Lines. Every row of an exported list holds ids, so links there would underline the whole file;
+ * ids in data are data, not citations. The hover card (with Preview, Metadata and Copy Link) still
+ * opens on any id there.
+ */
+const TABULAR_LANGUAGES = /^(csv|tsv|psv|jsonl|dynamic csv)\b/i;
+const TABULAR_FILES = /\.(csv|tsv|jsonl)$/i;
+
+/** Whether a document is tabular data, where ids are not made links. */
+export function isTabularDocument(document: Pick<vscode.TextDocument, 'languageId' | 'uri'>): boolean {
+  return TABULAR_LANGUAGES.test(document.languageId) || TABULAR_FILES.test(document.uri.path);
+}
+
 const CARD_COMMANDS = [Commands.previewReport, Commands.saveReportPdf, Commands.openReportMetadata, Commands.copyLink, Commands.copyMarkdownLink];
 
 function commandLink(title: string, command: string, args: unknown): string {
@@ -24,7 +38,7 @@ function shown(value: unknown): string {
 
 /**
  * Report and sample ids of signed-in labs in any text document: a document link (Ctrl+click
- * opens the record) and a hover card with what the lab says about it and actions. Finding ids
+ * opens the record; not in tabular data, see {@link isTabularDocument}) and a hover card with what the lab says about it and actions. Finding ids
  * costs no request; a hover asks the lab at most once per id in ten minutes (see LabIds).
  */
 export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLinkProvider, vscode.Disposable {
@@ -37,6 +51,9 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
   }
 
   provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+    if (isTabularDocument(document)) {
+      return [];
+    }
     const text = document.getText();
     if (text.length > MAX_LINK_TEXT) {
       return [];

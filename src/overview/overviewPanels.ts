@@ -14,7 +14,10 @@ import type { LabConnection } from '../labs/labConnection';
 import type { Logger } from '../log';
 import type { NewReports } from '../news/newReports';
 import { WebviewPage } from '../ui/webviewPage';
-import { describeReportFilter, type ReportFilter } from '../views/reportsTree';
+import { serverText } from '../core/errors/serverText';
+import { localTime } from '../views/nodes';
+import { knownNames, periodLabel } from '../views/recordText';
+import { describeReportFilter, matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
 
 /** Reports one overview reads at most unless `labData.overviewMaxReports` says otherwise. */
 export const DEFAULT_OVERVIEW_LIMIT = 20_000;
@@ -29,6 +32,14 @@ export interface DrawnOverview {
   readonly clients: Readonly<Record<string, number>>;
   readonly status: Readonly<Record<string, number>>;
   readonly charts: number;
+  /** The values on each chart's count axis, as drawn. */
+  readonly ticks: Readonly<Record<'time' | 'clients' | 'status', readonly number[]>>;
+  /** The labels each chart's category axis shows (shortened names, dates as the tree shows them). */
+  readonly axisLabels: Readonly<Record<'time' | 'clients' | 'status', readonly string[]>>;
+  /** The filter charted, in words ('' for none). */
+  readonly filter: string;
+  /** What the panel shows: its filter line, whether it offers Clear Filter, the latest reports' publication times. */
+  readonly shown: { readonly filter: string; readonly clearFilter: boolean; readonly published: readonly string[] };
 }
 
 /** One lab's overview panel: its data (cached for the panel's life) and its webview. */
@@ -38,6 +49,8 @@ class OverviewPanel {
   private drawnWaiters: Array<{ resolve: (drawn: DrawnOverview) => void; reject: (error: Error) => void }> = [];
   started = Date.now();
   lastDrawn?: DrawnOverview;
+  /** The filter last charted, in words. */
+  lastDescribed?: string;
 
   constructor(
     readonly lab: string,
@@ -74,6 +87,8 @@ export class OverviewPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly news: NewReports,
     private readonly log: Logger,
+    /** The Reports view, whose filter for the lab a Refresh uses. */
+    private readonly reports: ReportsTreeProvider,
   ) {}
 
   /** Opens (or reveals and reloads) the overview of a lab with `filter`; resolves once the charts are drawn. */
@@ -112,9 +127,21 @@ export class OverviewPanels implements vscode.Disposable {
   }
 
   /** The open overview of a lab (tests, diagnostics). */
-  panelOf(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: string, index: number): Promise<void> } | undefined {
+  panelOf(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: string, index: number): Promise<void>; press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview> } | undefined {
     const entry = this.panels.get(lab);
-    return entry && { overview: entry.overview, lastDrawn: entry.lastDrawn, click: async (chart, index) => void (await entry.panel.webview.postMessage({ type: 'click', chart, index })) };
+    return (
+      entry && {
+        overview: entry.overview,
+        lastDrawn: entry.lastDrawn,
+        click: async (chart, index) => void (await entry.panel.webview.postMessage({ type: 'click', chart, index })),
+        // As a person's click on the panel's button: the webview posts what the button posts.
+        press: async (button) => {
+          const drawn = entry.nextDrawn();
+          await entry.panel.webview.postMessage({ type: 'press', button });
+          return drawn;
+        },
+      }
+    );
   }
 
   dispose(): void {
@@ -129,7 +156,9 @@ export class OverviewPanels implements vscode.Disposable {
     }
     entry.started = Date.now();
     const limit = Math.max(100, vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.overviewMaxReports, DEFAULT_OVERVIEW_LIMIT));
-    const query: ListFilters = { ...entry.filter };
+    // The lab filters what it can; the report type (no lab offers it) is applied here, as in the Reports view.
+    const query: ListFilters = serverPart(entry.filter);
+    const filter = entry.filter;
     await entry.panel.webview.postMessage({ type: 'loading', text: vscode.l10n.t('Listing the reports of {0}…', connection.lab.name) });
     const { reports, total, more } = await withNotificationProgress(
       vscode.l10n.t('Loading the overview of {0}…', connection.lab.name),
@@ -139,7 +168,7 @@ export class OverviewPanels implements vscode.Disposable {
         let count: number | undefined;
         let hasMore = false;
         for await (const page of api.iterateReports({ ...query, pageSize: Math.min(200, Math.max(api.lab.pageSize ?? 0, 100)) }, { signal, maxPages: 10_000 })) {
-          found.push(...page.items);
+          found.push(...page.items.filter((report) => matchesLocally(report, filter)));
           count ??= page.totalCount;
           hasMore = page.hasMore;
           progress.report({ message: count !== undefined ? vscode.l10n.t('{0} of {1} reports', found.length, Math.min(count, limit)) : vscode.l10n.t('{0} reports', found.length) });
@@ -168,12 +197,15 @@ export class OverviewPanels implements vscode.Disposable {
     }
     const overview = aggregateReports(reports, { now: new Date(), mark: this.news.markOf(connection.lab.name), clientNames, projectNames });
     entry.overview = overview;
-    const described = describeReportFilter(entry.filter);
+    const described = serverText(describeReportFilter(entry.filter, knownNames.of(connection.lab.name)), 300);
+    entry.lastDescribed = described;
     const drawn = entry.nextDrawn();
     await entry.panel.webview.postMessage({
       type: 'data',
       lab: connection.lab.name,
-      overview,
+      // Dates as the Reports view shows them, formatted here (the webview's locale may differ).
+      overview: { ...overview, latest: overview.latest.map((row) => ({ ...row, published: localTime(row.publishedAt) ?? '' })) },
+      periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
       filter: described,
       byProject: entry.filter.clientId !== undefined,
       ...(more ? { limit: { limit, total } } : {}),
@@ -182,7 +214,7 @@ export class OverviewPanels implements vscode.Disposable {
     const result = await drawn;
     const ms = Date.now() - entry.started;
     this.log.info('Overview', `${connection.lab.name}: ${reports.length} report(s) charted in ${ms} ms${more ? ` (the newest ${limit} of ${total ?? 'more'})` : ''}.`);
-    return { ...result, lab: connection.lab.name, total: reports.length, ms };
+    return { ...result, lab: connection.lab.name, total: reports.length, ms, filter: described };
   }
 
   private async onMessage(connection: LabConnection, entry: OverviewPanel, message: { type: string; [key: string]: unknown }): Promise<void> {
@@ -197,9 +229,20 @@ export class OverviewPanels implements vscode.Disposable {
           clients: message.clients as Record<string, number>,
           status: message.status as Record<string, number>,
           charts: Number(message.charts),
+          ticks: message.ticks as DrawnOverview['ticks'],
+          axisLabels: message.axisLabels as DrawnOverview['axisLabels'],
+          shown: message.shown as DrawnOverview['shown'],
+          filter: entry.lastDescribed ?? '',
         });
         break;
       case 'refresh':
+        // The Reports view's filter as it is now (a bar click or the filter command may have changed it).
+        entry.filter = this.reports.filterOf(lab);
+        await this.load(connection, entry);
+        break;
+      case 'clearFilter':
+        await vscode.commands.executeCommand(Commands.clearReportsFilter, { lab });
+        entry.filter = {};
         await this.load(connection, entry);
         break;
       case 'filter': {
@@ -251,10 +294,14 @@ export class OverviewPanels implements vscode.Disposable {
   private texts(lab: string, overview: ReportOverview, filter: string, limit: { limit: number; total?: number } | undefined): Record<string, string> {
     return {
       title: vscode.l10n.t('Overview: {0}', lab),
-      summary: filter ? vscode.l10n.t('{0} reports, {1}', overview.total, filter) : vscode.l10n.t('{0} reports', overview.total),
+      summary: vscode.l10n.t('{0} reports', overview.total),
+      filtered: filter ? vscode.l10n.t('Filtered by: {0}', filter) : vscode.l10n.t('Not filtered: every report of {0}', lab),
+      clearFilter: vscode.l10n.t('Clear Filter'),
+      clearFilterTitle: vscode.l10n.t("Clear the Reports view's filter for {0} and chart every report", lab),
       limited: limit ? vscode.l10n.t('{0} has more reports than the overview reads ({1}, see labData.overviewMaxReports); the charts show the newest {1}.', lab, limit.limit) : '',
       newSince: !overview.newSince ? '' : overview.newSince.count === 0 ? vscode.l10n.t('Nothing new since you last looked') : vscode.l10n.t('{0} new since you last looked', overview.newSince.count),
       refresh: vscode.l10n.t('Refresh'),
+      refreshTitle: vscode.l10n.t("List the reports again, with the Reports view's filter as it is now"),
       timeTitle: overview.bucketing === 'day' ? vscode.l10n.t('Reports per day, by type') : overview.bucketing === 'week' ? vscode.l10n.t('Reports per week, by type') : vscode.l10n.t('Reports per month, by type'),
       clientsTitle: vscode.l10n.t('Reports by client'),
       projectsTitle: vscode.l10n.t('Reports by project'),

@@ -76,6 +76,11 @@ export interface Prompts {
   token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined>;
   /** A line of text (a name); undefined means cancel. */
   text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined>;
+  /**
+   * Where to save a new file: a save dialog titled `title` that starts at `defaultUri` and offers
+   * `filters` (name → extensions). The dialog itself asks before replacing a file; undefined means cancel.
+   */
+  saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined>;
   /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
   pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
 }
@@ -303,6 +308,10 @@ export class VsCodePrompts implements Prompts {
   async text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
     const typed = await vscode.window.showInputBox({ title, prompt, value, validateInput: validate, ignoreFocusOut: true });
     return typed?.trim();
+  }
+
+  async saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined> {
+    return vscode.window.showSaveDialog({ title, defaultUri, filters: { ...filters }, saveLabel: vscode.l10n.t('Export') });
   }
 
   async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean, current?: string): Promise<string | null | undefined> {

@@ -36,6 +36,21 @@ export function localDate(value: string | undefined): string | undefined {
   return at ? dateOnly.format(at) : undefined;
 }
 
+const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const utcMonth = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * A step of a time axis that starts at `start` (UTC days, ISO weeks, months) in the style of the
+ * tree's dates: "20 Nov 2026", "Week of 16 Nov 2026", "Nov 2026".
+ */
+export function periodLabel(start: string, unit: 'day' | 'week' | 'month'): string {
+  const at = parsedDate(start);
+  if (!at) {
+    return serverText(start);
+  }
+  return unit === 'month' ? utcMonth.format(at) : unit === 'week' ? vscode.l10n.t('Week of {0}', utcDay.format(at)) : utcDay.format(at);
+}
+
 /** Server text written as code (snake_case, kebab-case, camelCase, CAPITALS) as words in sentence case; empty stays empty. */
 function inWords(text: string): string {
   const words = serverText(text, 60)

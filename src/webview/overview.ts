@@ -15,8 +15,13 @@ declare const Chart: new (canvas: HTMLCanvasElement, config: ChartConfiguration)
 
 type ChartName = 'time' | 'clients' | 'status';
 
+/** A row of the latest reports, with its publication time as the Reports view shows it. */
+type LatestRow = ReportOverview['latest'][number] & { readonly published?: string };
+
 interface OverviewData {
   readonly lab: string;
+  /** The time axis' steps as the Reports view shows dates ("20 Nov 2026", "Week of 16 Nov 2026"), one per bucket. */
+  readonly periods?: readonly string[];
   /** A client is chosen: the second chart shows its projects instead of the clients. */
   readonly byProject?: boolean;
   readonly overview: ReportOverview;
@@ -74,7 +79,7 @@ function rowsOf(name: ChartName, overview: ReportOverview): { header: string[]; 
   if (name === 'time') {
     return {
       header: [text[overview.bucketing] ?? overview.bucketing, ...overview.types, text.total ?? 'Total'],
-      rows: overview.buckets.map((bucket) => [bucket.key, ...overview.types.map((type) => String(bucket.byType[type] ?? 0)), String(bucket.total)]),
+      rows: overview.buckets.map((bucket, index) => [periodOf(index, bucket.key), ...overview.types.map((type) => String(bucket.byType[type] ?? 0)), String(bucket.total)]),
       labels: overview.buckets.map((bucket) => bucket.key),
     };
   }
@@ -83,15 +88,19 @@ function rowsOf(name: ChartName, overview: ReportOverview): { header: string[]; 
   return { header: [first, text.reports ?? 'Reports'], rows: counts.map((row) => [row.label, String(row.count)]), labels: counts.map((row) => row.label) };
 }
 
+/** A time bucket's step as the Reports view shows dates, else its key. */
+function periodOf(index: number, key: string): string {
+  return data?.periods?.[index] ?? key;
+}
+
 function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
   const colours = palette();
   const foreground = css('--vscode-foreground', '#cccccc');
   const grid = css('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
   const background = css('--vscode-editor-background', '#ffffff');
-  const scales = {
-    x: { stacked: true, ticks: { color: foreground }, grid: { color: grid } },
-    y: { stacked: true, ticks: { color: foreground, precision: 0 }, grid: { color: grid } },
-  };
+  // The count axis counts whole reports: integer steps only (never 0.5), from zero.
+  const counting = { stacked: true, beginAtZero: true, ticks: { color: foreground, precision: 0 }, grid: { color: grid } };
+  const category = { stacked: true, ticks: { color: foreground }, grid: { color: grid } };
   const common = {
     responsive: true,
     maintainAspectRatio: false,
@@ -117,7 +126,11 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
         labels: overview.buckets.map((bucket) => bucket.key),
         datasets: overview.types.map((type, index) => ({ label: type, data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0), backgroundColor: colours[index % colours.length] })),
       },
-      options: { ...common, scales },
+      options: {
+        ...common,
+        scales: { x: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => periodOf(index, overview.buckets[index]?.key ?? '') } }, y: counting },
+        plugins: { ...common.plugins, tooltip: { callbacks: { title: (items: Array<{ dataIndex: number }>) => periodOf(items[0]?.dataIndex ?? 0, overview.buckets[items[0]?.dataIndex ?? 0]?.key ?? '') } } },
+      },
       plugins: [backdrop],
     };
   }
@@ -128,8 +141,11 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
     options: {
       ...common,
       indexAxis: name === 'clients' ? 'y' : 'x',
-      // Long client names are shortened on the axis; the table and the tooltip keep them whole.
-      scales: name === 'clients' ? { ...scales, y: { ...scales.y, ticks: { ...scales.y.ticks, callback: (_value: unknown, index: number) => shorten(counts[index]?.label ?? '') } } } : scales,
+      // Long names are shortened on the axis, the id kept whole; the table and the tooltip keep them whole.
+      scales:
+        name === 'clients'
+          ? { x: counting, y: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => axisLabel(counts[index]) } } }
+          : { x: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => axisLabel(counts[index]) } }, y: counting },
       plugins: { legend: { display: false } },
     },
     plugins: [backdrop],
@@ -141,8 +157,9 @@ function countsOf(name: 'clients' | 'status', overview: ReportOverview): ReportO
   return name === 'status' ? overview.byStatus : data!.byProject ? overview.byProject : overview.byClient;
 }
 
-function shorten(label: string, max = 30): string {
-  return label.length > max ? `${label.slice(0, max - 1)}…` : label;
+/** A bar's label on its axis: shortened by the extension (name cut, id whole) when long. */
+function axisLabel(row: ReportOverview['byClient'][number] | undefined): string {
+  return row ? (row.short ?? row.label) : '';
 }
 
 /** A bar was chosen (clicked, or asked by a test): the Reports view is filtered to that slice. */
@@ -191,10 +208,19 @@ function render(): void {
   const current = data!;
   const { overview, text } = current;
   const heading = element('header', { className: 'top' }, element('h1', {}, text.title ?? current.lab), element('span', { className: 'summary' }, text.summary ?? ''));
-  const refresh = element('button', { textContent: text.refresh ?? 'Refresh' });
+  const refresh = element('button', { textContent: text.refresh ?? 'Refresh', title: text.refreshTitle ?? '' });
+  refresh.dataset.action = 'refresh';
   refresh.addEventListener('click', () => post('refresh'));
   heading.append(refresh);
-  const notes: HTMLElement[] = [];
+  // The filter charted, and a way to drop it (which clears the Reports view's filter too).
+  const filterBar = element('p', { className: current.filter ? 'filter filtered' : 'filter' }, element('span', {}, text.filtered ?? current.filter));
+  if (current.filter) {
+    const clear = element('button', { textContent: text.clearFilter ?? 'Clear Filter', title: text.clearFilterTitle ?? '' });
+    clear.dataset.action = 'clearFilter';
+    clear.addEventListener('click', () => post('clearFilter'));
+    filterBar.append(clear);
+  }
+  const notes: HTMLElement[] = [filterBar];
   if (current.limit) {
     notes.push(element('p', { className: 'note' }, text.limited ?? ''));
   }
@@ -212,7 +238,7 @@ function render(): void {
       element(
         'tbody',
         {},
-        ...overview.latest.map((row) => {
+        ...(overview.latest as readonly LatestRow[]).map((row) => {
           const open = element('a', { href: '#', textContent: row.id, title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? '') });
           open.addEventListener('click', (event) => {
             event.preventDefault();
@@ -223,7 +249,7 @@ function render(): void {
             event.preventDefault();
             post('metadata', { id: row.id });
           });
-          return element('tr', {}, element('th', { scope: 'row' }, open), element('td', {}, row.type ?? ''), element('td', {}, row.client ?? ''), element('td', {}, row.status ?? ''), element('td', {}, row.publishedAt ? new Date(row.publishedAt).toLocaleString() : ''), element('td', {}, metadata));
+          return element('tr', {}, element('th', { scope: 'row' }, open), element('td', {}, row.type ?? ''), element('td', {}, row.client ?? ''), element('td', {}, row.status ?? ''), element('td', {}, row.published ?? row.publishedAt ?? ''), element('td', {}, metadata));
         }),
       ),
     ),
@@ -242,7 +268,17 @@ function render(): void {
         const labels = (chart?.data.labels ?? []) as string[];
         return Object.fromEntries(labels.map((label, index) => [label, chart!.data.datasets.reduce((sum, dataset) => sum + Number(dataset.data[index] ?? 0), 0)]));
       };
-      post('drawn', { ms: Math.round(performance.now() - started), time: counts('time'), clients: counts('clients'), status: counts('status'), charts: charts.size });
+      // What each axis shows, so a test can see whole-number counts and the labels a person reads.
+      const countAxis = (name: ChartName): string => (name === 'clients' ? 'x' : 'y');
+      const ticks = (name: ChartName): number[] => (charts.get(name)?.scales[countAxis(name)]?.ticks ?? []).map((tick) => tick.value);
+      const axisLabels = (name: ChartName): string[] => (charts.get(name)?.scales[countAxis(name) === 'x' ? 'y' : 'x']?.ticks ?? []).map((tick) => (Array.isArray(tick.label) ? tick.label.join(' ') : String(tick.label ?? '')));
+      const all = <T>(of: (name: ChartName) => T): Record<ChartName, T> => ({ time: of('time'), clients: of('clients'), status: of('status') });
+      const shown = {
+        filter: root.querySelector('.filter span')?.textContent ?? '',
+        clearFilter: root.querySelector('button[data-action="clearFilter"]') !== null,
+        published: [...root.querySelectorAll('section.latest tbody tr td:nth-of-type(4)')].map((cell) => cell.textContent ?? ''),
+      };
+      post('drawn', { ms: Math.round(performance.now() - started), time: counts('time'), clients: counts('clients'), status: counts('status'), charts: charts.size, ticks: all(ticks), axisLabels: all(axisLabels), shown });
     }),
   );
 }
@@ -257,6 +293,9 @@ window.addEventListener('message', (event: MessageEvent) => {
     root.replaceChildren(element('p', { className: 'loading', role: 'status' }, String(message.text ?? '')));
   } else if (message.type === 'click') {
     select(message.chart as ChartName, Number(message.index));
+  } else if (message.type === 'press') {
+    // A test presses a button as a person would: the button itself, so a missing button presses nothing.
+    root.querySelector<HTMLButtonElement>(`button[data-action="${String(message.button)}"]`)?.click();
   }
 });
 

@@ -193,6 +193,16 @@ export class FakePrompts implements Prompts {
     return this.pickOneAnswers.length > 0 ? this.pickOneAnswers.shift() : current;
   }
 
+  /** Where each save dialog would start, and its title; an answer of `null` (or none left) accepts the offered name, as Enter would. */
+  readonly saveAsked: Array<{ title: string; defaultUri: vscode.Uri; filters: Readonly<Record<string, string[]>> }> = [];
+  saveAnswers: Array<vscode.Uri | null | undefined> = [];
+
+  async saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined> {
+    this.saveAsked.push({ title, defaultUri, filters });
+    const answer = this.saveAnswers.length > 0 ? this.saveAnswers.shift() : null;
+    return answer === null ? defaultUri : answer;
+  }
+
   async pickFromPages<T>(_title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice): Promise<T[] | undefined> {
     const items: T[] = [];
     for await (const page of pages) {

@@ -227,10 +227,11 @@ describe('saved searches', () => {
     assert.equal(summary.listed, expectedAmended.length);
     assert.equal(summary.saved, expectedAmended.filter((report) => report.download_available).length);
 
-    // Export from the folder's row exports the search's reports.
-    prompts.pickOneAnswers.push('csv');
-    const exported = (await vscode.commands.executeCommand('labData.exportList', folders[1]!.node)) as { rows: number };
+    // Export from the folder's row exports the search's reports, asking only where (the save dialog), and says which search.
+    const exported = (await vscode.commands.executeCommand('labData.exportList', folders[1]!.node)) as { rows: number; filter?: string };
     assert.equal(exported.rows, expectedAmended.length);
+    assert.equal(exported.filter, 'saved search Amended');
+    assert.match(prompts.saveAsked.at(-1)!.title, /\(filtered: saved search Amended\)$/);
   });
 
   it('"Save Current Filter as Search…" keeps the view\'s filter in the user settings', async () => {

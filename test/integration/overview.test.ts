@@ -5,6 +5,7 @@ import { aggregateReports } from '../../src/core/derived/overview';
 import { parseReport } from '../../src/core/api/records';
 import type { DrawnOverview } from '../../src/overview/overviewPanels';
 import { MockLabServer } from '../mock/server';
+import { localTime } from '../../src/views/nodes';
 import { activateExtension, eventually, signInOnly } from './helpers';
 
 const TOKEN = 'demo-full-access';
@@ -54,6 +55,51 @@ describe('the lab overview', () => {
     assert.deepEqual(drawn.status, Object.fromEntries(expected.byStatus.map((row) => [row.label, row.count])));
     assert.deepEqual(Object.keys(drawn.status).sort(), ['amended', 'published']);
     assert.equal(Object.values(drawn.time).reduce((sum, count) => sum + count, 0), visible.length);
+
+    // Long names are shortened on the axis, their ids kept whole ("Northfield Agronomy Coo… (C-1002)").
+    const clientIds = expected.byClient.slice(0, 25).map((row) => row.key);
+    assert.ok(drawn.axisLabels.clients.length > 0);
+    drawn.axisLabels.clients.forEach((label) => assert.ok(clientIds.some((id) => label.endsWith(`(${id})`)), `${label} shows its client id`));
+    assert.ok(drawn.axisLabels.clients.some((label) => label.includes('…')), 'a long name was shortened');
+    // Dates read as the Reports view shows them: the time axis' steps and the latest reports' times.
+    drawn.axisLabels.time.forEach((label) => assert.doesNotMatch(label, /^\d{4}-(W?\d{2}|\d{2}-\d{2})$/, `${label} is not an ISO key`));
+    assert.deepEqual(drawn.shown.published, panel.overview!.latest.map((row) => localTime(row.publishedAt) ?? ''));
+    assert.deepEqual(drawn.shown, { ...drawn.shown, filter: `Not filtered: every report of ${name}`, clearFilter: false });
+  });
+
+  it('counts whole reports on every count axis, even for a handful', async () => {
+    // One client's amended reports: two projects with one report each, where a count axis would step by 0.5.
+    const drawn = (await vscode.commands.executeCommand('labData.showOverview', { filter: { clientId: 'C-1005', status: 'amended' } })) as DrawnOverview;
+    assert.ok(drawn.total > 0 && drawn.total < 5, `${drawn.total} reports`);
+    for (const chart of ['time', 'clients', 'status'] as const) {
+      assert.ok(drawn.ticks[chart].length > 1, `${chart} has a count axis`);
+      assert.deepEqual(drawn.ticks[chart].filter((tick) => !Number.isInteger(tick)), [], `${chart}: ${drawn.ticks[chart].join(', ')}`);
+    }
+  });
+
+  it("Refresh charts the Reports view's filter as it is now, shows it, and Clear Filter drops it there and in the view", async () => {
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    await vscode.commands.executeCommand('labData.showOverview', {});
+    const panel = api.overview(name)!;
+    await vscode.commands.executeCommand('labData.filterReports', { status: 'amended' });
+    const refreshed = await panel.press('refresh');
+    const amended = lab.reportsFor(TOKEN).filter((report) => report.status === 'amended');
+    assert.equal(refreshed.total, amended.length, 'Refresh used the filter set after the panel opened');
+    assert.equal(refreshed.shown.filter, 'Filtered by: status Amended');
+    assert.equal(refreshed.shown.clearFilter, true);
+    // The report type (which Lab Data applies itself) counts too.
+    await vscode.commands.executeCommand('labData.filterReports', { status: 'amended', reportType: amended[0]!.report_type });
+    const typed = await panel.press('refresh');
+    assert.equal(typed.total, amended.filter((report) => report.report_type === amended[0]!.report_type).length);
+    assert.match(typed.shown.filter, /^Filtered by: status Amended, type /);
+
+    const cleared = await panel.press('clearFilter');
+    assert.equal(cleared.total, lab.reportsFor(TOKEN).length);
+    assert.equal(cleared.shown.clearFilter, false);
+    assert.match(cleared.shown.filter, /^Not filtered/);
+    const rows = await api.views.reports.getChildren();
+    const first = await api.views.reports.getTreeItem(rows![0]!);
+    assert.doesNotMatch(String(first.label), /^Filtered by/, "the Reports view's filter is cleared too");
   });
 
   it('clicking a client\'s bar filters the Reports view to that client', async () => {

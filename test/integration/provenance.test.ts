@@ -54,11 +54,12 @@ describe('report ids in code, deep links, verified provenance and list export', 
   let lab: MockLabServer;
   let labName: string;
   let restorePrompts: () => void;
+  const prompts = new FakePrompts();
   const folder = (): string => path.join(workspaceFolder(), 'lab-reports');
 
   before(async () => {
     api = await activateExtension();
-    restorePrompts = api.setPrompts(new FakePrompts());
+    restorePrompts = api.setPrompts(prompts);
     lab = await startLab(); // the mock's whole report set, for the figures the closing note gives
     await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     labName = new URL(lab.baseUrl).host;
@@ -210,7 +211,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
     assert.deepEqual(vscode.languages.getDiagnostics(manifestUri), [], 'no problems left');
   });
 
-  it('exports the reports as CSV, one row per visible report, that parses back; and as JSON Lines', async () => {
+  it('exports the reports as CSV, one row per visible report, that parses back, lists as one cell and names beside ids; and as JSON Lines', async () => {
     const started = Date.now();
     const csv = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'reports', format: 'csv' });
     console.log(`      export: ${csv.rows} reports in ${Date.now() - started} ms`);
@@ -224,7 +225,15 @@ describe('report ids in code, deep links, verified provenance and list export', 
     const idColumn = header!.indexOf('report_id');
     const samplesColumn = header!.indexOf('sample_ids');
     assert.deepEqual(records.map((row) => row[idColumn]), visible.map((r) => r.report_id));
-    assert.deepEqual(JSON.parse(records[0]![samplesColumn]!), visible[0]!.sample_ids, 'nested values as their JSON text');
+    assert.equal(records[0]![samplesColumn], visible[0]!.sample_ids.join('; '), 'a list of sample ids is one readable cell');
+    // Client and project names stand right beside their ids.
+    for (const kind of ['client', 'project'] as const) {
+      const idColumn = header!.indexOf(`${kind}_id`);
+      assert.equal(header![idColumn + 1], `${kind}_name`);
+      const names = new Map<string, string>((kind === 'client' ? lab.data.clients.map((c) => [c.client_id, c.name]) : lab.data.projects.map((p) => [p.project_id, p.name])) as Array<[string, string]>);
+      assert.deepEqual(records.map((row) => row[idColumn + 1]), visible.map((r) => names.get(kind === 'client' ? r.client_id : r.project_id) ?? ''));
+    }
+    assert.ok(records.every((row) => row[header!.indexOf('client_name')] !== ''), 'every client has its name');
     const jsonl = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'samples', format: 'jsonl', filter: { receivedSince: '2000-01-01' } });
     const lines = (await fs.readFile(jsonl.uri.fsPath, 'utf8')).trim().split('\n');
     assert.equal(lines.length, jsonl.rows);
@@ -243,5 +252,66 @@ describe('report ids in code, deep links, verified provenance and list export', 
     }
     const leftovers = (await fs.readdir(path.join(workspaceFolder(), 'lab-exports'))).filter((name) => name.endsWith('.part'));
     assert.deepEqual(leftovers, []);
+  });
+
+  it('an export from a script never replaces a file: the taken target gets a numbered name, and the first file is kept', async () => {
+    const args = { list: 'clients', format: 'csv', target: 'lab-exports/clients.csv' };
+    const first = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', args);
+    assert.equal(path.basename(first.uri.fsPath), 'clients.csv');
+    await fs.writeFile(first.uri.fsPath, 'kept by hand\r\n');
+    const asked = prompts.saveAsked.length;
+    const second = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', args);
+    assert.equal(path.basename(second.uri.fsPath), 'clients (1).csv', 'the Uri written is returned');
+    assert.equal(await fs.readFile(first.uri.fsPath, 'utf8'), 'kept by hand\r\n', 'the existing file is untouched');
+    assert.equal(parseCsv(await fs.readFile(second.uri.fsPath, 'utf8')).length, second.rows + 1);
+    assert.equal(prompts.saveAsked.length, asked, 'a script is asked nothing');
+  });
+
+  it("from a view's toolbar: that view's list and filter, a save dialog on a dated name not yet taken, and the filter said", async () => {
+    const date = new Date().toISOString().slice(0, 10);
+    const exports = path.join(workspaceFolder(), 'lab-exports');
+    await fs.mkdir(exports, { recursive: true });
+    await fs.writeFile(path.join(exports, `reports-${date}.csv`), 'an earlier export\r\n');
+    await vscode.commands.executeCommand('labData.filterReports', { status: 'amended' });
+    try {
+      const offered = prompts.pickOneOffered.length;
+      const result = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number; filter?: string }>('labData.exportReports');
+      assert.equal(prompts.pickOneOffered.length, offered, 'neither the list nor the format was asked');
+      const dialog = prompts.saveAsked.at(-1)!;
+      assert.equal(path.basename(dialog.defaultUri.fsPath), `reports-${date} (1).csv`, 'the dialog starts on a dated name that is not taken');
+      assert.match(dialog.title, /^Export reports of .+ \(filtered: status Amended\)$/);
+      assert.deepEqual(Object.values(dialog.filters).flat().sort(), ['csv', 'jsonl']);
+      assert.equal(await fs.readFile(path.join(exports, `reports-${date}.csv`), 'utf8'), 'an earlier export\r\n', 'the earlier export is untouched');
+      const amended = lab.reportsFor(LEAK_CHECK_TOKEN).filter((report) => report.status === 'amended');
+      assert.equal(result.rows, amended.length, "the Reports view's filter holds");
+      assert.equal(result.filter, 'status Amended', 'and the closing message says so');
+
+      // The type chosen in the dialog is the format; a cancelled dialog writes nothing.
+      prompts.saveAnswers.push(vscode.Uri.file(path.join(exports, 'amended.jsonl')));
+      const jsonl = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportReports');
+      assert.equal(JSON.parse((await fs.readFile(jsonl.uri.fsPath, 'utf8')).split('\n')[0]!).status, 'amended');
+      prompts.saveAnswers.push(undefined);
+      const before = await fs.readdir(exports);
+      assert.equal(await vscode.commands.executeCommand('labData.exportSamples'), undefined);
+      assert.deepEqual(await fs.readdir(exports), before);
+      assert.match(path.basename(prompts.saveAsked.at(-1)!.defaultUri.fsPath), /^samples-/, "the Samples view's button exports samples");
+    } finally {
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
+    }
+  });
+
+  it('report ids in an exported CSV are not links (they would underline every row), but their hover still works', async () => {
+    const csv = await vscode.commands.executeCommand<{ uri: vscode.Uri }>('labData.exportList', { list: 'reports', format: 'csv', target: 'lab-exports/links.csv' });
+    const document = await vscode.workspace.openTextDocument(csv.uri);
+    const id = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.report_id;
+    assert.ok(document.getText().includes(id));
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', document.uri);
+    assert.deepEqual(links.filter((link) => /labData\./.test(decodeURIComponent(link.target?.toString() ?? ''))), [], 'no report or sample id is a link');
+    const line = document.getText().split(/\r?\n/).findIndex((text) => text.startsWith(id));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, new vscode.Position(line, 2));
+    assert.match(hoverText(hovers), /command:labData\.openReportMetadata/, 'the hover card still offers the report');
+    // The same ids in code are still links.
+    const code = await vscode.workspace.openTextDocument({ language: 'python', content: `report = "${id}"\n` });
+    assert.equal((await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', code.uri)).length, 1);
   });
 });

@@ -120,9 +120,10 @@ describe('a first-time analyst in the real VS Code', function () {
       await clickToolbar(page, 'Reports', 'Show Overview');
       await page.locator('.tab', { hasText: 'Overview' }).first().waitFor({ state: 'visible', timeout: 30_000 });
       await closeEditors();
-      await clickMoreAction(page, 'Reports', 'Export List');
-      await quickInput.waitForTitle(page, 'Export List');
-      assert.ok((await quickInput.rows(page).allInnerTexts()).some((text) => text.includes('reports')), `Export asks which list ${when}`);
+      // The view's Export exports the view's list: straight to the save dialog, on a dated name, without asking which list.
+      await clickMoreAction(page, 'Reports', 'Export Reports');
+      await quickInput.waitForTitle(page, /Export reports of /);
+      assert.match(await quickInput.box(page).inputValue(), new RegExp(`reports-\\d{4}-\\d{2}-\\d{2}( \\(\\d+\\))?\\.csv$`), `Export offers a dated file name ${when}`);
       await quickInput.close(page);
       await clickMoreAction(page, 'Reports', 'Verify Saved Reports');
       await toast(page, /Verif|saved report|manifest|nothing/i);

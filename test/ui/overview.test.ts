@@ -47,6 +47,17 @@ describe('the lab overview, as a person sees it', () => {
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview.png') });
 
+      // The filter charted is said (here none, so no Clear Filter); counts are whole reports; long names keep their ids.
+      assert.match(await frame.locator('p.filter').innerText(), /^Not filtered: every report of /);
+      assert.equal(await frame.locator('p.filter button', { hasText: 'Clear Filter' }).count(), 0);
+      // Read in the webview from Chart.js itself (a string, as the test's own code has no DOM types).
+      const axes = (await frame.evaluate(`(() => {
+        const chartOf = (name) => Chart.getChart(document.querySelector('section.chart.' + name + ' canvas'));
+        return { clientCounts: chartOf('clients').scales.x.ticks.map((tick) => tick.value), clientLabels: chartOf('clients').scales.y.ticks.map((tick) => String(tick.label)), timeCounts: chartOf('time').scales.y.ticks.map((tick) => tick.value) };
+      })()`)) as { clientCounts: number[]; clientLabels: string[]; timeCounts: number[] };
+      assert.deepEqual([...axes.clientCounts, ...axes.timeCounts].filter((value) => !Number.isInteger(value)), [], 'no 0.5 on a count axis');
+      axes.clientLabels.forEach((label) => assert.match(label, /\(C-\d+\)$/, `${label} keeps its client id`));
+
       // Every chart has a table view for screen readers and copying.
       const status = frame.locator('section.chart.status');
       await status.locator('button', { hasText: 'Table' }).click();

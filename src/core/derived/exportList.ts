@@ -3,20 +3,90 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
+import type { LabApi } from '../api/labApi';
+import type { Page } from '../api/pagination';
 import type { JsonObject } from '../api/records';
+import { LabApiError } from '../errors/errors';
 import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from '../files/safeWriter';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled. */
+/** A list of plain values in one cell reads as `S-001; S-002`; anything else nested stays its JSON text. */
+function cellText(value: unknown): string {
+  if (value === undefined || value === null) {
+    return '';
+  }
+  if (Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
+    return value.filter((item) => item !== null && item !== '').join('; ');
+  }
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled; a list of plain values joined by "; ". */
 export function csvField(value: unknown): string {
-  const text = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = cellText(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** One CSV record, CRLF-terminated as RFC 4180 asks. */
 export function csvRow(values: readonly unknown[]): string {
   return `${values.map(csvField).join(',')}\r\n`;
+}
+
+/** Names of a lab's clients and projects by id, for the columns beside the ids. */
+export interface RecordNames {
+  readonly client: ReadonlyMap<string, string>;
+  readonly project: ReadonlyMap<string, string>;
+}
+
+/**
+ * The record with `client_name` right after `client_id` and `project_name` right after
+ * `project_id`, from `names`, where the record has the id and no such name of its own. An id
+ * without a known name gets an empty name, so the column is there for every row.
+ */
+export function withNames(record: JsonObject, names: RecordNames): JsonObject {
+  const kinds = (['client', 'project'] as const).filter((kind) => typeof record[`${kind}_id`] === 'string' && !(`${kind}_name` in record) && names[kind].size > 0);
+  if (kinds.length === 0) {
+    return record;
+  }
+  const result: JsonObject = {};
+  for (const [key, value] of Object.entries(record)) {
+    result[key] = value;
+    const kind = kinds.find((candidate) => key === `${candidate}_id`);
+    if (kind) {
+      result[`${kind}_name`] = names[kind].get(value as string) ?? '';
+    }
+  }
+  return result;
+}
+
+/**
+ * Every client and project name the lab lets this token see (all pages of each list). A lab
+ * without clients or projects for this token (forbidden, not found) simply gives no names;
+ * cancellation and other failures are thrown.
+ */
+export async function lookupNames(api: LabApi, signal?: AbortSignal): Promise<RecordNames> {
+  const collect = async <T>(pages: AsyncIterable<Page<T>>, entry: (item: T) => [string, string | undefined]): Promise<Map<string, string>> => {
+    const names = new Map<string, string>();
+    try {
+      for await (const page of pages) {
+        for (const item of page.items) {
+          const [id, name] = entry(item);
+          if (name) {
+            names.set(id, name);
+          }
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof LabApiError && (error.code === 'forbidden' || error.code === 'notFound'))) {
+        throw error;
+      }
+    }
+    return names;
+  };
+  const client = await collect(api.iterateClients({}, { signal }), (item) => [item.client_id, item.name]);
+  const project = await collect(api.iterateProjects({}, { signal }), (item) => [item.project_id, item.name]);
+  return { client, project };
 }
 
 export interface ExportOptions {

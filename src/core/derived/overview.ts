@@ -17,7 +17,29 @@ export interface TimeBucket {
 export interface Count {
   readonly key: string;
   readonly label: string;
+  /** The label shortened for an axis (the name cut, the id kept whole), when it is longer than that. */
+  readonly short?: string;
   readonly count: number;
+}
+
+/** Longest axis label, in characters. */
+export const AXIS_LABEL_LENGTH = 32;
+
+/**
+ * "Riverside Water Authorit… (C-1001)": a name and its id in at most `max` characters, the name
+ * cut at its end so the id, which tells records apart, stays whole; an id is never cut (when it
+ * leaves no room for a name, it stands alone).
+ */
+export function axisLabel(name: string | undefined, id: string, max = AXIS_LABEL_LENGTH): string {
+  if (!name) {
+    return id;
+  }
+  const whole = `${name} (${id})`;
+  if (whole.length <= max) {
+    return whole;
+  }
+  const room = max - id.length - 4;
+  return room >= 4 ? `${name.slice(0, room).trimEnd()}… (${id})` : id;
 }
 
 /** Everything the overview draws, computed from one listing. */
@@ -88,8 +110,14 @@ export function bucketingFor(from: number, to: number): Bucketing {
   return days <= 31 ? 'day' : days <= 183 ? 'week' : 'month';
 }
 
-function counted(map: Map<string, number>, label: (key: string) => string): Count[] {
-  return [...map.entries()].map(([key, count]) => ({ key, label: label(key), count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+function counted(map: Map<string, number>, label: (key: string) => string, name: (key: string) => string | undefined = () => undefined): Count[] {
+  return [...map.entries()]
+    .map(([key, count]) => {
+      const whole = label(key);
+      const short = axisLabel(name(key), key);
+      return { key, label: whole, ...(short !== whole ? { short } : {}), count };
+    })
+    .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
 }
 
 function text(value: unknown): string | undefined {
@@ -164,8 +192,8 @@ export function aggregateReports(
     bucketing,
     buckets: buckets.map((bucket) => ({ key: bucket.key, start: new Date(bucket.start).toISOString().replace(/\.\d{3}Z$/, 'Z'), total: bucket.total, byType: bucket.byType })),
     types,
-    byClient: counted(clients, named(options.clientNames)),
-    byProject: counted(projects, named(options.projectNames)),
+    byClient: counted(clients, named(options.clientNames), (key) => options.clientNames?.get(key)),
+    byProject: counted(projects, named(options.projectNames), (key) => options.projectNames?.get(key)),
     byStatus: counted(statuses, (key) => key),
     undated,
     ...(markAt !== undefined ? { newSince: { mark: options.mark!, count: dated.filter((entry) => entry.at > markAt).length } } : {}),

@@ -314,7 +314,8 @@ async function linkNoClobber(from: string, to: string): Promise<boolean> {
   }
 }
 
-function numbered(fileName: string, n: number): string {
+/** `name (n).ext`: the name a kept-both file gets. */
+export function numberedFileName(fileName: string, n: number): string {
   const dot = fileName.lastIndexOf('.');
   return dot > 0 ? `${fileName.slice(0, dot)} (${n})${fileName.slice(dot)}` : `${fileName} (${n})`;
 }
@@ -398,7 +399,7 @@ async function commit(temp: string, folder: string, fileName: string, policy: Ex
     await fs.rename(temp, path.join(folder, fileName));
     return fileName;
   }
-  const candidates = policy === 'fail' ? [fileName] : [fileName, ...Array.from({ length: 99 }, (_, i) => numbered(fileName, i + 1))];
+  const candidates = policy === 'fail' ? [fileName] : [fileName, ...Array.from({ length: 99 }, (_, i) => numberedFileName(fileName, i + 1))];
   for (const candidate of candidates) {
     if (await linkNoClobber(temp, path.join(folder, candidate))) {
       await fs.unlink(temp).catch(() => undefined);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MAX_TYPES, OTHER, UNKNOWN, aggregateReports, bucketingFor, overviewCsv } from '../../../../src/core/derived/overview';
+import { AXIS_LABEL_LENGTH, MAX_TYPES, OTHER, UNKNOWN, aggregateReports, axisLabel, bucketingFor, overviewCsv } from '../../../../src/core/derived/overview';
 import { parseReport, type Report } from '../../../../src/core/api/records';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -81,6 +81,26 @@ describe('the lab overview', () => {
     assert.deepEqual(overview.newSince, { mark: '2026-11-20T00:00:00Z', count: 2 });
     assert.deepEqual(overview.latest.map((row) => row.id).slice(0, 2).sort(), ['A', 'B']);
     assert.deepEqual(aggregateReports([], { now: NOW }).buckets, [], 'no reports, no axis');
+  });
+
+  it('shortens a long name on the axis, never its id', () => {
+    assert.equal(axisLabel('Riverside', 'C-1'), 'Riverside (C-1)');
+    const long = axisLabel('Riverside Water Authority, Northern District Laboratory Services', 'C-1001');
+    assert.ok(long.length <= AXIS_LABEL_LENGTH, long);
+    assert.match(long, /^Riverside Water.*… \(C-1001\)$/);
+    assert.equal(axisLabel(undefined, 'C-1001'), 'C-1001');
+    assert.equal(axisLabel('A name', 'AN-ID-SO-LONG-THAT-NO-NAME-FITS-BESIDE-IT'), 'AN-ID-SO-LONG-THAT-NO-NAME-FITS-BESIDE-IT', 'an id is never cut');
+    const overview = aggregateReports([report('A', { client_id: 'C-1001' }), report('B', { client_id: 'C-2' })], {
+      now: NOW,
+      clientNames: new Map([
+        ['C-1001', 'Riverside Water Authority, Northern District Laboratory Services'],
+        ['C-2', 'Short'],
+      ]),
+    });
+    const [first, second] = overview.byClient;
+    assert.equal(first!.label, 'Riverside Water Authority, Northern District Laboratory Services (C-1001)', 'the whole label stays for the table and the tooltip');
+    assert.equal(first!.short, long);
+    assert.equal(second!.short, undefined, 'a short label is not shortened');
   });
 
   it('stacks the rarest types together as "Other" and gives each chart as CSV', () => {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LabApiError } from '../../../../src/core/errors/errors';
-import { csvField, csvRow, exportRecords } from '../../../../src/core/derived/exportList';
+import { csvField, csvRow, exportRecords, withNames } from '../../../../src/core/derived/exportList';
 import { IdShapes, findIds, userIdPattern } from '../../../../src/core/derived/idPatterns';
 import { changesAtLab, verifyFolder } from '../../../../src/core/sync/provenance';
 import type { Report } from '../../../../src/core/api/records';
@@ -178,9 +178,27 @@ describe('exporting lists', () => {
     assert.equal(csvField('a,b'), '"a,b"');
     assert.equal(csvField('say "hi"'), '"say ""hi"""');
     assert.equal(csvField('two\nlines'), '"two\nlines"');
-    assert.equal(csvField(['S-1', 'S-2']), '"[""S-1"",""S-2""]"');
+    assert.equal(csvField(['S-1', 'S-2']), 'S-1; S-2', 'a list of plain values is one readable cell');
+    assert.equal(csvField(['a,b', 'c']), '"a,b; c"');
+    assert.equal(csvField([]), '');
+    assert.equal(csvField([{ id: 'S-1' }]), '"[{""id"":""S-1""}]"', 'a list of records stays its JSON text');
     assert.equal(csvField(undefined), '');
     assert.equal(csvRow([1, true, null]), '1,true,\r\n');
+  });
+
+  it('puts client and project names right beside their ids, in every row', () => {
+    const names = { client: new Map([['C-1', 'Riverside']]), project: new Map([['P-1', 'Dam survey']]) };
+    assert.deepEqual(Object.entries(withNames({ report_id: 'R-1', client_id: 'C-1', project_id: 'P-1', status: 'published' }, names)), [
+      ['report_id', 'R-1'],
+      ['client_id', 'C-1'],
+      ['client_name', 'Riverside'],
+      ['project_id', 'P-1'],
+      ['project_name', 'Dam survey'],
+      ['status', 'published'],
+    ]);
+    assert.deepEqual(withNames({ client_id: 'C-9' }, names), { client_id: 'C-9', client_name: '' }, 'an unknown id keeps the column, empty');
+    assert.deepEqual(withNames({ client_id: 'C-1', client_name: 'As the lab says' }, names), { client_id: 'C-1', client_name: 'As the lab says' }, "the lab's own name is kept");
+    assert.deepEqual(withNames({ client_id: 'C-1' }, { client: new Map(), project: new Map() }), { client_id: 'C-1' }, 'no names at all, no column');
   });
 
   it('writes a header of every field any record had, one row per record, and JSON Lines', async () => {
