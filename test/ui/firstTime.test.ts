@@ -123,7 +123,8 @@ describe('a first-time analyst in the real VS Code', function () {
       // The view's Export exports the view's list: straight to the save dialog, on a dated name, without asking which list.
       await clickMoreAction(page, 'Reports', 'Export Reports');
       await quickInput.waitForTitle(page, /Export reports of /);
-      assert.match(await quickInput.box(page).inputValue(), new RegExp(`reports-\\d{4}-\\d{2}-\\d{2}( \\(\\d+\\))?\\.csv$`), `Export offers a dated file name ${when}`);
+      const dated = new RegExp(`reports-\\d{4}-\\d{2}-\\d{2}( \\(\\d+\\))?\\.csv$`);
+      await waitUntil(async () => dated.test(await quickInput.box(page).inputValue()), `Export offers a dated file name ${when}`);
       await quickInput.close(page);
       await clickMoreAction(page, 'Reports', 'Verify Saved Reports');
       await toast(page, /Verif|saved report|manifest|nothing/i);

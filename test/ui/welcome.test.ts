@@ -20,6 +20,13 @@ describe('what a person sees', () => {
     const file = path.join(screenshotsDir, 'welcome-signed-out.png');
     await page.screenshot({ path: file });
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+    // It also offers Add Lab…, whose first step asks the lab's name; Escape leaves everything as it was.
+    const addLab = welcome.locator('a', { hasText: 'add it' }).first();
+    assert.ok(await addLab.isVisible(), 'the welcome view offers Add Lab');
+    await addLab.click();
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Add Lab (1/3)' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await page.keyboard.press('Escape');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
   });
 
   it('after signing in from the command palette, the Reports view lists report rows; the Accounts menu signs out', async () => {
