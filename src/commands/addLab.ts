@@ -7,7 +7,7 @@ import type { Labs } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
 import type { Prompts } from '../ui/prompts';
 import { Commands } from '../constants';
-import { baseUrlProblem, type SignInResult } from './signIn';
+import { baseUrlProblem, rejectedToken, tokenProblem, type SignInResult } from './signIn';
 
 /** Arguments of `labData.addLab` for tasks, tests and other extensions: nothing is asked. */
 export interface AddLabArgs {
@@ -40,48 +40,62 @@ function endpointLabel(name: EndpointName): string {
 }
 
 /**
- * `labData.addLab` ("Add Lab…"): a lab without editing JSON. Asks its name (checked as you type:
- * not empty, not in use), its address (checked as you type, the way Sign In checks it) and whether
- * the lab uses the spec's endpoint paths or its own (each path checked as you type, starting from
- * the spec's), writes the entry to the user's `labData.labs`, then signs in to it (the token box
- * stays open on a rejected token). Returns `{ name, baseUrl, host }` once signed in, or undefined.
- * With `{ name, baseUrl, endpoints?, token? }` it asks nothing.
+ * `labData.addLab` ("Add Lab…"): a lab without editing JSON. Asks its address (checked as you
+ * type, the way Sign In checks it), whether it serves the spec's endpoint paths or its own (each
+ * checked as you type, starting from the spec's), and its token (checked with one request while the
+ * box stays open, as Sign In's); then its name, starting from the name the lab gives itself in its
+ * records where it sends one (checked as you type: not empty, not in use). Only then is the entry
+ * written to the user's `labData.labs` and the token stored. Returns `{ name, baseUrl, host }` once
+ * signed in, or undefined. With `{ name, baseUrl, endpoints?, token? }` it asks nothing.
  */
 export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<SignInResult | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as AddLabArgs;
-  const automated = targets.automated && typeof given.baseUrl === 'string';
   const taken = (name: string): boolean => labs.entries.some((entry) => (entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name).toLowerCase() === name.trim().toLowerCase());
-  const title = (step: number, steps: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, steps);
-
-  let name = typeof given.name === 'string' ? given.name.trim() : undefined;
-  name ??= automated
-    ? undefined
-    : await prompts.text(title(1, 3), vscode.l10n.t('A name for the lab, as you and your colleagues call it (for example Riverside contract lab)'), '', (value) =>
-        labNameProblem(value) ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.') : taken(value) ? vscode.l10n.t('There is already a lab named {0}.', value.trim()) : undefined,
-      );
-  if (name === undefined) {
-    if (automated) {
+  if (targets.automated && typeof given.baseUrl === 'string') {
+    const name = typeof given.name === 'string' ? given.name.trim() : '';
+    if (!name) {
       throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
     }
+    const lab = await labs.addLab({ name, baseUrl: parseBaseUrl(given.baseUrl).baseUrl, ...(given.endpoints && Object.keys(given.endpoints).length > 0 ? { endpoints: given.endpoints } : {}) });
+    return typeof given.token === 'string' ? vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, token: given.token }) : undefined;
+  }
+  const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 3);
+  const typed = await prompts.text(title(1), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', baseUrlProblem);
+  if (typed === undefined) {
     return undefined;
   }
-  const baseUrl =
-    typeof given.baseUrl === 'string'
-      ? given.baseUrl
-      : await prompts.text(title(2, 3), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', baseUrlProblem);
-  if (baseUrl === undefined) {
-    return undefined;
-  }
-  const endpoints = automated ? given.endpoints : await askEndpoints(prompts, title(3, 3));
+  const baseUrl = parseBaseUrl(typed).baseUrl;
+  const endpoints = await askEndpoints(prompts, title(2));
   if (endpoints === null) {
     return undefined;
   }
-  const lab = await labs.addLab({ name, baseUrl: parseBaseUrl(baseUrl).baseUrl, ...(endpoints && Object.keys(endpoints).length > 0 ? { endpoints } : {}) });
-  if (automated && typeof given.token !== 'string') {
+  const entry = { name: '', baseUrl, ...(endpoints && Object.keys(endpoints).length > 0 ? { endpoints } : {}) };
+  // The token is checked before the name is asked, so the name can start from the lab's own.
+  const checked = await prompts.token(
+    {
+      title: vscode.l10n.t('Lab Data: Add Lab: Access Token'),
+      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", parseBaseUrl(baseUrl).host, parseBaseUrl(baseUrl).origin),
+      checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
+      problemOf: tokenProblem,
+    },
+    async (token, signal) => ({ token, ...(await labs.probe(entry, token, signal).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined)))) }),
+  );
+  if (checked === undefined) {
     return undefined;
   }
-  return vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, ...(typeof given.token === 'string' ? { token: given.token } : {}) });
+  const ownName = checked.ownName !== undefined && !taken(checked.ownName) ? checked.ownName : '';
+  const name = await prompts.text(
+    title(3),
+    ownName ? vscode.l10n.t('A name for the lab; it calls itself “{0}”', ownName) : vscode.l10n.t('A name for the lab, as you and your colleagues call it (for example Riverside contract lab)'),
+    ownName,
+    (value) => (labNameProblem(value) ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.') : taken(value) ? vscode.l10n.t('There is already a lab named {0}.', value.trim()) : undefined),
+  );
+  if (name === undefined) {
+    return undefined;
+  }
+  const lab = await labs.addLab({ ...entry, name });
+  return vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, token: checked.token });
 }
 
 /**

@@ -101,7 +101,7 @@ export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): 
 }
 
 /** What to say under the token box when the token itself is the problem; undefined for any other failure. */
-function tokenProblem(error: unknown): string | undefined {
+export function tokenProblem(error: unknown): string | undefined {
   if (!(error instanceof LabApiError)) {
     return undefined;
   }
@@ -121,7 +121,7 @@ function tokenProblem(error: unknown): string | undefined {
  * A token the lab refused while signing in: what happened, with the lab's own reason (expired,
  * revoked), and whether an earlier sign-in to that lab still stands; other failures pass unchanged.
  */
-function rejectedToken(error: unknown, stillSignedIn: string | undefined): unknown {
+export function rejectedToken(error: unknown, stillSignedIn: string | undefined): unknown {
   if (!(error instanceof LabApiError) || error.code !== 'unauthorized' || error.text?.id !== 'unauthorized') {
     return error;
   }

@@ -9,6 +9,7 @@ import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
 import { describeReportFilter, matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import { knownNames } from '../views/recordText';
+import { serverText } from '../core/errors/serverText';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { Activity } from '../ui/activity';
@@ -82,7 +83,8 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
   const folder = shownFolder(target.folder);
   const filter = reportsTree.filterOf(lab.name);
   const filtered = Object.keys(filter).length > 0;
-  const described = describeReportFilter(filter, knownNames.of(lab.name));
+  // Clients' and projects' names are server text: cleaned before the question, the summary or the log shows them.
+  const described = serverText(describeReportFilter(filter, knownNames.of(lab.name)), 300);
   const confirm = async (reports: readonly Report[], first: boolean): Promise<boolean> => {
     const withFile = reports.filter((report) => report.download_available !== false).length;
     const files = withFile === reports.length ? vscode.l10n.t('each has a file, saved there') : vscode.l10n.t('{0} of them have a file, saved there; {1} have none', withFile, reports.length - withFile);

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { LabApiError } from '../core/errors/errors';
 import type { ConnectionEvent } from '../core/connection/httpClient';
 import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../core/api/labApi';
-import type { InvalidLab, LabDefinition } from '../core/api/labDefinition';
+import { isInvalidLab, labNameProblem, parseLabDefinition, type InvalidLab, type LabDefinition } from '../core/api/labDefinition';
+import { serverText } from '../core/errors/serverText';
 import { labError } from '../core/errors/messages';
 import type { TokenStore } from './tokenStore';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
@@ -127,6 +128,29 @@ export class Labs implements vscode.Disposable {
   async signIn(baseUrl: string, tokenText: string, name: string | undefined, signal?: AbortSignal): Promise<SignInOutcome> {
     const { lab, save } = this.registry.prepare(baseUrl, name, (labName) => this.connections.get(labName)?.signedIn === true);
     const token = tokenText.trim();
+    const { reportsForbidden } = await this.check(lab, token, signal);
+    const saved = await save();
+    await this.tokens.store(saved, token);
+    await this.refresh();
+    return { lab: saved, reportsForbidden };
+  }
+
+  /**
+   * Checks a token for a lab not yet written to the settings (Add Lab… does, before it asks the
+   * lab's name), with the same one request as a sign-in; stores nothing. Resolves with the name the
+   * lab gives itself in its records (`lab_name`, cleaned), when it sends one.
+   */
+  async probe(entry: LabEntry, tokenText: string, signal?: AbortSignal): Promise<{ readonly ownName?: string }> {
+    const parsed = parseLabDefinition({ ...entry, name: entry.name || 'new lab' }, 0);
+    if (isInvalidLab(parsed)) {
+      throw parsed.error;
+    }
+    const { ownName } = await this.check(parsed, tokenText.trim(), signal);
+    return { ownName };
+  }
+
+  /** One cheap request with `token`: 403 (a scope without reports) still counts as valid. */
+  private async check(lab: LabDefinition, token: string, signal?: AbortSignal): Promise<{ reportsForbidden: boolean; ownName?: string }> {
     if (!TOKEN_SHAPE.test(token)) {
       throw new LabApiError('invalidInput', vscode.l10n.t('The access token is empty or contains spaces or characters a token cannot have.'));
     }
@@ -144,23 +168,21 @@ export class Labs implements vscode.Disposable {
       maxConcurrentRequests: 1,
       onFailure: (error) => (this.lastFailed = { error, at: new Date(), lab }),
     });
-    let reportsForbidden = false;
     try {
-      await probe.listReports({ pageSize: 1 }, signal);
+      const page = await probe.listReports({ pageSize: 1 }, signal);
+      const own = page.items[0]?.raw.lab_name;
+      const ownName = typeof own === 'string' ? serverText(own, 60) : '';
+      return { reportsForbidden: false, ownName: ownName && labNameProblem(ownName) === undefined ? ownName : undefined };
     } catch (error) {
       // 403 means the token is valid but its scope excludes the reports area; that is still a sign-in.
       if (!(error instanceof LabApiError && error.code === 'forbidden')) {
         throw error;
       }
-      reportsForbidden = true;
       this.log.info('Session', `The token for ${lab.name} (${lab.url.origin}) is valid but may not read reports (HTTP 403).`);
+      return { reportsForbidden: true };
     } finally {
       void probe.close();
     }
-    const saved = await save();
-    await this.tokens.store(saved, token);
-    await this.refresh();
-    return { lab: saved, reportsForbidden };
   }
 
   /** Adds a lab to the user's settings (Add Lab…), signed out until signed in. */

@@ -221,59 +221,66 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     await Promise.all([riverside.stop(), harbor.stop()]);
   });
 
-  it('Add Lab… asks the name, the address and the paths, each checked as you type, writes the entry and signs in', async () => {
-    // Name, address, then "the lab's own paths" with the reports list and the PDF renamed, then its token.
-    prompts.textAnswers = ['Riverside contract lab', riverside.baseUrl];
+  it('Add Lab… asks the address and the paths, checks the token, then the name, starting from the lab’s own; each checked as you type; then it is written and signed in', async () => {
+    // Address, the standard paths, a wrong token first (the box stays open with the lab's reason), the right one, then a name of our own.
+    prompts.textAnswers = [riverside.baseUrl, 'Riverside contract lab'];
     prompts.pickOneAnswers = ['standard'];
-    // The token box: a wrong token first, which keeps the box open with the lab's reason under it, then the right one.
     prompts.tokenAnswers = ['not-a-riverside-token', 'riverside-token'];
     const added = await vscode.commands.executeCommand<{ name: string; baseUrl: string } | undefined>('labData.addLab');
     assert.deepEqual(added, { name: 'Riverside contract lab', baseUrl: riverside.baseUrl, host: new URL(riverside.baseUrl).host });
     assert.equal(prompts.tokenProblems.length, 1);
     assert.match(prompts.tokenProblems[0]!, /^The lab rejected this token \(.+\); nothing was stored\. Paste another token, or press Escape to stop\.$/);
     assert.equal(prompts.textAsked.length, 2);
-    const [name, address] = prompts.textAsked;
-    assert.match(name!.title, /Add Lab \(1\/3\)/);
-    assert.match(name!.validate('') ?? '', /1 to 60 characters/);
-    assert.equal(name!.validate('Coastal water lab'), undefined);
-    assert.match(name!.validate('riverside CONTRACT lab') ?? '', /already a lab named/, 'checked as you type, in any case');
-    assert.match(address!.title, /Add Lab \(2\/3\)/);
+    const [address, name] = prompts.textAsked;
+    assert.match(address!.title, /Add Lab \(1\/3\)/);
     assert.match(address!.validate('ftp://lab') ?? '', /https/i);
     assert.equal(address!.validate(riverside.baseUrl), undefined);
-    assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(3\/3\)/);
+    assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(2\/3\)/);
     assert.equal(prompts.pickOneOffered.at(-1)!.current, 'standard', 'the standard paths are highlighted');
+    assert.match(name!.title, /Add Lab \(3\/3\)/);
+    assert.equal(name!.value, riverside.reportsFor('riverside-token')[0]!.lab_name, 'the name starts from the one the lab gives itself, not its address');
+    assert.match(name!.validate('') ?? '', /1 to 60 characters/);
+    assert.equal(name!.validate('Coastal water lab'), undefined);
     const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
     assert.deepEqual(entries, [{ name: 'Riverside contract lab', baseUrl: riverside.baseUrl }], 'written to the user settings, no endpoints when standard');
     await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Riverside contract lab', true]]));
   });
 
-  it('Add Lab… takes the lab’s own paths, refuses a name in use and a path that is not one, and signs in with a token given', async () => {
+  it('Add Lab… takes the lab’s own paths, refuses a name in use and a path that is not one; Escape in the token box writes nothing', async () => {
     prompts.textAsked.length = 0;
     prompts.pickOneOffered.length = 0;
     const own = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
     const defaults = ['/api/v1/reports', '/api/v1/reports/{report_id}', '/api/v1/reports/{report_id}/file', '/api/v1/clients', '/api/v1/clients/{client_id}', '/api/v1/projects', '/api/v1/samples'];
-    prompts.textAnswers = ['Harbor', harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3)];
+    const before = JSON.stringify(config().inspect('labs')?.globalValue);
+    prompts.textAnswers = [harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3)];
     prompts.pickOneAnswers = ['own'];
-    // Escape in the token box: the lab stays defined, signed out.
+    prompts.tokenAnswers = [];
     assert.equal(await vscode.commands.executeCommand('labData.addLab'), undefined);
-    const [, , reports, report] = prompts.textAsked;
+    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), before, 'Escape in the token box: nothing written');
+    const [, reports, report] = prompts.textAsked;
     assert.equal(reports!.value, '/api/v1/reports', 'each path starts from the spec’s');
     assert.match(reports!.validate('https://elsewhere.example/reports') ?? '', /single "\/"/);
     assert.match(report!.validate('/api/v1/certificates') ?? '', /\{report_id\}/);
     assert.match(report!.validate('/api/../admin/{report_id}') ?? '', /\.\./);
-    assert.equal(prompts.textAsked.length, 9, 'name, address and seven paths');
+    assert.equal(prompts.textAsked.length, 8, 'the address and seven paths');
+    // Again, through to the end: the lab's own paths are written, only those that differ; a name in use is refused as you type.
+    prompts.textAsked.length = 0;
+    prompts.textAnswers = [harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3), 'Harbor'];
+    prompts.pickOneAnswers = ['own'];
+    prompts.tokenAnswers = ['harbor-token'];
+    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    assert.match(prompts.textAsked.at(-1)!.validate('riverside CONTRACT lab') ?? '', /already a lab named/, 'a name in use, in any case');
     const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
     assert.deepEqual(entries.at(-1), { name: 'Harbor', baseUrl: harbor.baseUrl, endpoints: own }, 'only the paths that differ are written');
+    assert.ok(harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'), 'checked through its own paths');
+    // Automation asks nothing; a name in use (in any case) is refused with one message, and nothing is written.
     assert.deepEqual(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 2', baseUrl: harbor.baseUrl, endpoints: own, token: 'harbor-token' }), { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
-    // A name in use (in any case) is refused with one message; nothing is written.
-    const before = JSON.stringify(config().inspect('labs')?.globalValue);
+    const written = JSON.stringify(config().inspect('labs')?.globalValue);
     assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'harbor', baseUrl: harbor.baseUrl }), undefined);
-    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), before);
+    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), written);
     await eventually(async () => assert.match((await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join('\n'), /labData\.addLab failed: There is already a lab named Harbor; choose another name\./));
     await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor 2' });
     await config().update('labs', (config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? []).filter((entry) => entry.name !== 'Harbor 2'), vscode.ConfigurationTarget.Global);
-    assert.deepEqual(await signIn(harbor.baseUrl, 'harbor-token', 'Harbor'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
-    assert.ok(harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'), 'signed in through its own paths');
   });
 
   it('several labs: each root row is collapsed and shows its count and state, so the first lab’s long list never hides the next; pickers say an address once', async () => {
