@@ -92,6 +92,10 @@ function start(): void {
         // The core's sentence names the extension's setting; the tool's own ways are these.
         lines.push('With lab-data, trust the authority with --ca-file FILE (PEM) or NODE_EXTRA_CA_CERTS=FILE; the system trust store is always used.');
       }
+      if (error instanceof LabApiError && error.text?.id === 'proxyAuth') {
+        // The core's sentence names VS Code's http.proxyAuthorization, which the tool does not read.
+        lines.push('With lab-data, give the proxy credentials in the proxy address: HTTPS_PROXY=http://user:password@host:port (percent-encode special characters).');
+      }
       process.stderr.write(`lab-data: ${lines.join('\n')}\n`);
       process.exitCode = exitCodeOf(error);
     },

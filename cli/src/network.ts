@@ -1,4 +1,5 @@
-import { describeProxy, loadCertificateAuthorities, proxyProblem, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../src/core/connection/network';
+import { describeProxy, loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../src/core/connection/network';
+import { registerSecret } from '../../src/core/errors/serverText';
 import { CliError, Exit } from './exitCodes';
 
 /** How the tool reaches labs, and where that came from (for `--verbose`). */
@@ -14,10 +15,12 @@ export interface CliNetwork {
  */
 export function networkFromEnvironment(env: NodeJS.ProcessEnv, caFiles: readonly string[]): CliNetwork {
   const proxies = resolveProxySettings({ env });
-  for (const proxy of [proxies.httpsProxy, proxies.httpProxy]) {
+  // A password in the proxy address never reaches the terminal, whatever prints it.
+  [proxies.httpsProxy, proxies.httpProxy].forEach((proxy) => proxySecrets(proxy).forEach(registerSecret));
+  for (const [proxy, source] of [[proxies.httpsProxy, proxies.httpsProxySource], [proxies.httpProxy, proxies.httpProxySource]] as const) {
     const problem = proxy === undefined ? undefined : proxyProblem(proxy);
     if (problem) {
-      throw new CliError(`${problem.message} (from HTTPS_PROXY or HTTP_PROXY)`, Exit.usage);
+      throw new CliError(`${problem.message} (from ${source ?? 'HTTPS_PROXY or HTTP_PROXY'})`, Exit.usage);
     }
   }
   const system = systemCertificates();
@@ -26,7 +29,7 @@ export function networkFromEnvironment(env: NodeJS.ProcessEnv, caFiles: readonly
     throw new CliError(problems.map((problem) => problem.message).join(' '), Exit.usage);
   }
   const described = [
-    proxies.httpsProxy ? `proxy for https: ${describeProxy(proxies.httpsProxy)} (from the environment)` : 'no proxy',
+    proxies.httpsProxy ? `proxy for https: ${describeProxy(proxies.httpsProxy)} (from ${proxies.httpsProxySource ?? 'the environment'})` : 'no proxy',
     `trusted authorities: Node's roots${system.source ? `, the system's (${system.source})` : ''}${env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS' : ''}${caFiles.length > 0 ? `, ${caFiles.join(', ')}` : ''}`,
   ];
   return { options: { ...proxies, ...(ca ? { ca } : {}) }, described };

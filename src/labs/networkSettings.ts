@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { LabApiError } from '../core/errors/errors';
-import { loadCertificateAuthorities, proxyProblem, resolveProxySettings, type NetworkOptions } from '../core/connection/network';
+import { loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, type NetworkOptions } from '../core/connection/network';
 import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 
@@ -52,6 +52,7 @@ export class NetworkSettings implements vscode.Disposable {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     const proxySettings = resolveProxySettings({
       proxy: http.get<string>('proxy'),
+      proxySource: 'http.proxy',
       noProxy: http.get<string[]>('noProxy') ?? [],
       proxyAuthorization: http.get<string | null>('proxyAuthorization') ?? undefined,
       env: this.env,
@@ -61,6 +62,8 @@ export class NetworkSettings implements vscode.Disposable {
     }
     const problems: LabApiError[] = [];
     for (const proxy of new Set([proxySettings.httpsProxy, proxySettings.httpProxy])) {
+      // A password in the proxy address (http.proxy, HTTPS_PROXY, HTTP_PROXY) is redacted like http.proxyAuthorization.
+      proxySecrets(proxy).forEach((secret) => this.log.addSecret(secret));
       const problem = proxy === undefined ? undefined : proxyProblem(proxy);
       if (problem) {
         problems.push(problem);

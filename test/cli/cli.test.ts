@@ -447,6 +447,35 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     }
   });
 
+  it('a proxy password in HTTPS_PROXY never shows, not with --verbose; a wrong one is named as the user info in HTTPS_PROXY', async () => {
+    const certs = makeTestCertificates();
+    const server = new MockLabServer({ reports: 3, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    const proxy = await startForwardProxy({ auth: 'alice:Pr0xy-Pa55word' });
+    try {
+      await server.start();
+      const url = `https://lab.test:${new URL(server.baseUrl).port}`;
+      const withPassword = (password: string): Record<string, string> => ({ ...env, HTTPS_PROXY: proxy.url.replace('http://', `http://alice:${password}@`) });
+      const right = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'], { env: withPassword('Pr0xy-Pa55word') });
+      assert.equal(right.code, 0, said(right));
+      assert.match(right.stderr, new RegExp(`proxy for https: ${proxy.url.replace(/\./g, '\\.')} \\(from HTTPS_PROXY\\)`));
+      const wrong = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'], { env: withPassword('Wr0ng-Pa55word') });
+      assert.equal(wrong.code, 4, said(wrong));
+      assert.match(wrong.stderr, new RegExp(`The proxy at ${proxy.url.replace(/\./g, '\\.')} rejected the user name and password in its address in HTTPS_PROXY \\(HTTP 407\\)`));
+      const none = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile], { env: { ...env, HTTPS_PROXY: proxy.url } });
+      assert.equal(none.code, 4, said(none));
+      assert.match(none.stderr, /asks for credentials \(HTTP 407\)[^\n]*\n.*HTTPS_PROXY=http:\/\/user:password@host:port/);
+      for (const result of [right, wrong, none]) {
+        for (const secret of ['Pr0xy-Pa55word', 'Wr0ng-Pa55word', 'alice:']) {
+          assert.ok(!`${result.stdout}\n${result.stderr}`.includes(secret), `${secret} shows:\n${said(result)}`);
+        }
+      }
+    } finally {
+      await proxy.stop();
+      await server.stop();
+      certs.remove();
+    }
+  });
+
   it('no output of any run holds the token', () => {
     assert.ok(transcript.length > 40, `runs: ${transcript.length / 2}`);
     for (const text of transcript) {

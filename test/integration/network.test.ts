@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { MockLabServer } from '../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
 import { startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, signIn } from './helpers';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn } from './helpers';
 
 const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 const httpConfig = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('http');
@@ -14,6 +15,12 @@ const GLOBAL = vscode.ConfigurationTarget.Global;
 async function lastFailureSentence(): Promise<string> {
   const text = (await vscode.commands.executeCommand('labData.copySupportReport')) as string | undefined;
   return /^What happened: (.*)$/m.exec(text ?? '')?.[1] ?? '';
+}
+
+/** Everything the "Lab Data" log holds so far in this run. */
+async function logText(): Promise<string> {
+  const files = await labDataLogFiles();
+  return (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).join('\n');
 }
 
 /** Lists the lab's reports through the command that needs no prompt; undefined when it failed. */
@@ -113,10 +120,35 @@ describe('corporate networks: proxies and private certificate authorities', func
     await httpConfig().update('proxy', authProxy.url, GLOBAL);
     assert.equal(await search('Remote'), undefined);
     const sentence = await lastFailureSentence();
-    assert.match(sentence, new RegExp(`^The proxy at ${authProxy.url.replace(/\./g, '\\.')} asks for credentials \\(HTTP 407\\); set http\\.proxyAuthorization`));
+    assert.match(sentence, new RegExp(`^The proxy at ${authProxy.url.replace(/\./g, '\\.')} \\(from http\\.proxy\\) asks for credentials \\(HTTP 407\\); set http\\.proxyAuthorization`));
     await httpConfig().update('proxyAuthorization', `Basic ${Buffer.from('alice:s3cret').toString('base64')}`, GLOBAL);
     assert.ok(await search('Remote'));
     const text = (await vscode.commands.executeCommand('labData.copySupportReport')) as string;
     assert.ok(!text.includes(Buffer.from('alice:s3cret').toString('base64')), 'proxy credentials never reach a support report');
+  });
+
+  it('a password in http.proxy: a wrong one is named as the user info in http.proxy, the right one works, and neither shows in a message, the log or the support report', async () => {
+    await httpConfig().update('proxyAuthorization', undefined, GLOBAL);
+    const wrongPassword = 'Wr0ng-Pr0xy-Pass';
+    await httpConfig().update('proxy', authProxy.url.replace('http://', `http://alice:${wrongPassword}@`), GLOBAL);
+    assert.equal(await search('Remote'), undefined);
+    assert.equal(await lastFailureSentence(), `The proxy at ${authProxy.url} rejected the user name and password in its address in http.proxy (HTTP 407); correct them there.`);
+    const wrongReport = (await vscode.commands.executeCommand('labData.copySupportReport')) as string;
+
+    await httpConfig().update('proxyAuthorization', `Basic ${Buffer.from(`alice:${wrongPassword}`).toString('base64')}`, GLOBAL);
+    assert.equal(await search('Remote'), undefined);
+    assert.match(await lastFailureSentence(), new RegExp(`^The proxy at ${authProxy.url.replace(/\./g, '\\.')} \\(from http\\.proxy\\) rejected the credentials in http\\.proxyAuthorization \\(HTTP 407\\)`));
+    await httpConfig().update('proxyAuthorization', undefined, GLOBAL);
+
+    const before = authProxy.lines().length;
+    await httpConfig().update('proxy', authProxy.url.replace('http://', 'http://alice:s3cret@'), GLOBAL);
+    assert.ok(await search('Remote'), 'the user info in http.proxy answers the proxy');
+    assert.ok(authProxy.lines().slice(before).some((line) => line.startsWith('CONNECT lab.test:')), 'the proxy saw the CONNECT');
+    await eventually(async () => assert.match(await logText(), /rejected the user name and password in its address in http\.proxy/));
+    const everything = `${wrongReport}\n${await logText()}`;
+    for (const secret of [wrongPassword, 'alice:s3cret', Buffer.from(`alice:${wrongPassword}`).toString('base64'), Buffer.from('alice:s3cret').toString('base64')]) {
+      assert.ok(!everything.includes(secret), `${secret} shows in the log or the support report`);
+    }
+    await httpConfig().update('proxy', undefined, GLOBAL);
   });
 });

@@ -12,11 +12,12 @@ export interface ForwardProxy {
 
 /**
  * Starts the forward proxy of forwardProxyProcess.ts in a child process (the `proxy` npm package),
- * on 127.0.0.1, optionally demanding Basic credentials. Stop it with `stop()` when the test ends.
+ * on 127.0.0.1, optionally demanding Basic credentials (with a 407, or with `challenge: 401` a 401). Stop it with `stop()` when the test ends.
  */
-export async function startForwardProxy(options: { auth?: string; node?: string } = {}): Promise<ForwardProxy> {
+export async function startForwardProxy(options: { auth?: string; challenge?: 401 | 407; node?: string } = {}): Promise<ForwardProxy> {
   const script = path.join(__dirname, 'forwardProxyProcess.js');
-  const child: ChildProcess = spawn(options.node ?? process.execPath, [script, ...(options.auth ? ['--auth', options.auth] : [])], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const args = [...(options.auth ? ['--auth', options.auth] : []), ...(options.challenge ? ['--challenge', String(options.challenge)] : [])];
+  const child: ChildProcess = spawn(options.node ?? process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
   const lines: string[] = [];
   let buffered = '';
   const port = await new Promise<number>((resolve, reject) => {

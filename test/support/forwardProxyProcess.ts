@@ -1,10 +1,11 @@
 /**
  * A real forward proxy for tests (the `proxy` package from npm), run as its own process:
- *   node forwardProxyProcess.js [--auth user:password]
+ *   node forwardProxyProcess.js [--auth user:password] [--challenge 401]
  * It listens on 127.0.0.1, prints `listening <port>`, then one line per request it handles
  * (`CONNECT host:port`, or `GET http://…`), with the request's headers, so tests can prove what the
  * proxy saw. Host names ending in `.test` resolve to 127.0.0.1 here only, so a lab at
- * `https://lab.test:<port>` can be reached through this proxy and never directly.
+ * `https://lab.test:<port>` can be reached through this proxy and never directly. With
+ * `--challenge 401` it asks for credentials with 401 instead of 407, as some proxies do.
  */
 import dns from 'node:dns';
 import * as http from 'node:http';
@@ -33,6 +34,14 @@ async function main(): Promise<void> {
   server.on('connect', (request: http.IncomingMessage) => log('CONNECT', request.url ?? '', request.headers));
   server.on('request', (request: http.IncomingMessage) => log(request.method ?? 'GET', request.url ?? '', request.headers));
   const proxy = createProxy(server);
+  const challengeIndex = process.argv.indexOf('--challenge');
+  if (challengeIndex >= 0 && process.argv[challengeIndex + 1] === '401') {
+    // The proxy package always challenges with 407; this process serves nothing else, so its one writer is changed.
+    const writeHead = http.ServerResponse.prototype.writeHead as (...args: unknown[]) => http.ServerResponse;
+    (http.ServerResponse.prototype as { writeHead: unknown }).writeHead = function (this: http.ServerResponse, status: number, ...rest: unknown[]) {
+      return writeHead.call(this, status === 407 ? 401 : status, ...rest);
+    };
+  }
   if (credentials) {
     proxy.authenticate = (request) => request.headers['proxy-authorization'] === `Basic ${Buffer.from(credentials).toString('base64')}`;
   }

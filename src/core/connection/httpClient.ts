@@ -4,10 +4,10 @@ import type { LabBaseUrl } from './baseUrl';
 import { isLoopbackHost } from './baseUrl';
 import { ACCEPT_ENCODING, contentCodings, decodeBody } from './contentEncoding';
 import { readErrorBody, type ErrorBody } from './errorBody';
-import { LabApiError, type LabErrorCode } from '../errors/errors';
+import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from '../errors/errors';
 import { cancelledError, labError, type MessageId } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
-import { DIRECT, describeProxy, type NetworkOptions } from './network';
+import { DIRECT, describeProxy, proxyCredentialSource, proxySecrets, proxySource, type NetworkOptions } from './network';
 import { TransportError, type Transport, type TransportFactory, type TransportResponse, type TransportTimeouts } from './transport';
 import { UndiciTransport } from './undiciTransport';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
@@ -126,6 +126,8 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** A proxy's verdict on credentials: never worth another attempt with the same ones. */
+const PROXY_CREDENTIAL_MESSAGES: ReadonlySet<string> = new Set(['proxyAuth', 'proxyAuthRejected', 'proxyUrlAuthRejected']);
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -192,6 +194,7 @@ export class HttpClient {
   private readonly gate: RateLimitGate;
   private readonly slots: Semaphore;
   private readonly transport: Transport;
+  private readonly network: NetworkOptions;
   private readonly onConnection: (event: ConnectionEvent) => void;
   private readonly onFailure: (error: LabApiError) => void;
 
@@ -210,10 +213,14 @@ export class HttpClient {
     this.onConnection = options.onConnection ?? (() => undefined);
     this.onFailure = options.onFailure ?? (() => undefined);
     const settings = { connections: concurrency, timeouts: this.timeouts };
-    this.transport = options.transport ? options.transport(settings) : new UndiciTransport({ ...settings, network: options.network ?? DIRECT });
+    this.network = options.network ?? DIRECT;
+    this.transport = options.transport ? options.transport(settings) : new UndiciTransport({ ...settings, network: this.network });
     // Whatever a server sends back (an echoed token included) is redacted before anyone sees it.
     registerSecret(options.token);
     registerSecret(options.network?.proxyAuthorization);
+    for (const proxy of [options.network?.httpsProxy, options.network?.httpProxy]) {
+      proxySecrets(proxy).forEach(registerSecret);
+    }
   }
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
@@ -338,7 +345,7 @@ export class HttpClient {
 
   /** Whether a failure without an HTTP status is worth another attempt. */
   private isTransient(error: LabApiError, raw: unknown): boolean {
-    return error.code === 'timeout' || (error.code === 'network' && error.text?.id !== 'proxyAuth' && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
+    return error.code === 'timeout' || (error.code === 'network' && !PROXY_CREDENTIAL_MESSAGES.has(error.text?.id ?? '') && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
   }
 
   /**
@@ -480,11 +487,7 @@ export class HttpClient {
     const raw = error instanceof Error ? serverText(error.message) : undefined;
     const origin = context.target?.origin ?? this.baseUrl.origin;
     if (proxy !== undefined && error instanceof TransportError && error.code === 'ERR_PROXY_TUNNEL' && error.proxyStatus !== undefined) {
-      // The proxy refused the CONNECT tunnel.
-      const status = error.proxyStatus;
-      return status === 407
-        ? labError('network', 'proxyAuth', { proxy: describeProxy(proxy) }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` })
-        : labError('network', 'proxyRefused', { proxy: describeProxy(proxy), origin, status }, { ...details, status, detail: `proxy ${describeProxy(proxy)}` });
+      return this.tunnelRefused(proxy, error.proxyStatus, origin, details);
     }
     if (context.signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
       return labError('cancelled', 'cancelled', {}, details);
@@ -499,12 +502,37 @@ export class HttpClient {
     const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code === 'ENOTFOUND' ? 'host name not found' : (code ?? raw ?? 'network error');
     if (proxy !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')) {
       // Through a proxy, this machine only ever connects to the proxy: the failure is the proxy's.
-      return labError('network', 'proxyUnreachable', { proxy: describeProxy(proxy), reason }, { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` });
+      return labError('network', 'proxyUnreachable', { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), reason }, { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` });
     }
     if (code === 'ENOTFOUND') {
       return labError('network', 'hostNotFound', { origin }, { ...details, detail: code });
     }
     return labError('network', 'unreachable', { origin, reason }, { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
+  }
+
+  /** Who chose `proxy`, for messages: the setting or variable, or plain words when the caller did not say. */
+  private proxySource(proxy: string): string {
+    return proxySource(proxy, this.network) ?? 'your proxy settings';
+  }
+
+  /**
+   * The proxy answered the CONNECT of a tunnel with `status`. A 401 or 407 is about proxy
+   * credentials: rejected ones are named by where they came from (`http.proxyAuthorization`, or
+   * the user info of the proxy address and the setting or variable that holds it), missing ones
+   * are asked for. Anything else is the proxy refusing the lab.
+   */
+  private tunnelRefused(proxy: string, status: number, origin: string, details: LabApiErrorDetails): LabApiError {
+    const args = { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), status };
+    const facts = { ...details, status, detail: `proxy ${args.proxy} from ${args.proxySource}` };
+    if (status !== 401 && status !== 407) {
+      return labError('network', 'proxyRefused', { ...args, origin }, facts);
+    }
+    const credentials = proxyCredentialSource(proxy, this.network);
+    if (credentials === undefined) {
+      return labError('network', 'proxyAuth', args, { ...facts, detail: `${facts.detail}; no credentials were sent` });
+    }
+    const from = credentials === 'proxyAuthorization' ? 'http.proxyAuthorization' : `the user info in ${args.proxySource}`;
+    return labError('network', credentials === 'proxyAuthorization' ? 'proxyAuthRejected' : 'proxyUrlAuthRejected', args, { ...facts, detail: `${facts.detail}; credentials from ${from}` });
   }
 }
 

@@ -5,6 +5,7 @@ import { rootCertificates } from 'node:tls';
 import { isLoopbackHost } from './baseUrl';
 import type { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
+import { MIN_SECRET_LENGTH } from '../errors/serverText';
 
 /**
  * How requests leave this machine: through which proxy (VS Code's `http.proxy` or the
@@ -15,8 +16,12 @@ import { labError } from '../errors/messages';
 export interface NetworkOptions {
   /** The proxy for https requests, when any (a URL such as `http://proxy.corp:3128`). */
   readonly httpsProxy?: string;
+  /** Who chose {@link httpsProxy}: the setting or variable it came from (`http.proxy`, `HTTPS_PROXY`, …), for messages. */
+  readonly httpsProxySource?: string;
   /** The proxy for plain-http requests (only loopback labs use http, and those are never proxied). */
   readonly httpProxy?: string;
+  /** Who chose {@link httpProxy}. */
+  readonly httpProxySource?: string;
   /** Hosts that bypass the proxy: exact hosts, `.suffix` / `*.suffix` domains, `*`, `host:port`, IPs, IPv4 CIDR. */
   readonly noProxy: readonly string[];
   /** The `Proxy-Authorization` header value (`http.proxyAuthorization`), e.g. `Basic …`. */
@@ -31,8 +36,14 @@ export interface NetworkOptions {
 export const DIRECT: NetworkOptions = { noProxy: [] };
 
 function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name] ?? env[name.toLowerCase()];
-  return value && value.trim() ? value.trim() : undefined;
+  return envEntry(env, name)?.value;
+}
+
+/** A variable's value and the spelling it was found under (`HTTPS_PROXY` or `https_proxy`). */
+function envEntry(env: NodeJS.ProcessEnv, name: string): { readonly name: string; readonly value: string } | undefined {
+  const found = env[name] !== undefined ? name : env[name.toLowerCase()] !== undefined ? name.toLowerCase() : undefined;
+  const value = found === undefined ? undefined : env[found]?.trim();
+  return found !== undefined && value ? { name: found, value } : undefined;
 }
 
 /** Splits a comma- or space-separated list (the `NO_PROXY` form) into patterns. */
@@ -46,6 +57,8 @@ export function splitList(value: string | undefined): string[] {
 export interface ProxySettings {
   /** VS Code's `http.proxy`; wins over the environment, as in VS Code's own clients. */
   readonly proxy?: string;
+  /** The name {@link proxy} is given under in messages; `http.proxy` unless said otherwise. */
+  readonly proxySource?: string;
   readonly noProxy?: readonly string[];
   readonly proxyAuthorization?: string;
   readonly env?: NodeJS.ProcessEnv;
@@ -54,11 +67,19 @@ export interface ProxySettings {
 /** Combines VS Code's settings and the environment into one decision table. */
 export function resolveProxySettings(settings: ProxySettings): Omit<NetworkOptions, 'ca'> {
   const env = settings.env ?? {};
-  const explicit = settings.proxy?.trim() || undefined;
-  const httpProxy = explicit ?? envValue(env, 'HTTP_PROXY');
-  const httpsProxy = explicit ?? envValue(env, 'HTTPS_PROXY') ?? envValue(env, 'HTTP_PROXY');
+  const proxy = settings.proxy?.trim();
+  const explicit = proxy ? { name: settings.proxySource ?? 'http.proxy', value: proxy } : undefined;
+  const http = explicit ?? envEntry(env, 'HTTP_PROXY');
+  const https = explicit ?? envEntry(env, 'HTTPS_PROXY') ?? envEntry(env, 'HTTP_PROXY');
   const noProxy = [...(settings.noProxy ?? []), ...splitList(envValue(env, 'NO_PROXY'))];
-  return { httpProxy, httpsProxy, noProxy, proxyAuthorization: settings.proxyAuthorization?.trim() || undefined };
+  return {
+    httpProxy: http?.value,
+    httpsProxy: https?.value,
+    ...(http ? { httpProxySource: http.name } : {}),
+    ...(https ? { httpsProxySource: https.name } : {}),
+    noProxy,
+    proxyAuthorization: settings.proxyAuthorization?.trim() || undefined,
+  };
 }
 
 function ipv4ToNumber(ip: string): number {
@@ -135,6 +156,69 @@ export function describeProxy(proxy: string): string {
   } catch {
     return '(an unreadable proxy address)';
   }
+}
+
+/** Who chose `proxy` (one of `network`'s proxies): the setting or variable it came from, when known. */
+export function proxySource(proxy: string, network: NetworkOptions): string | undefined {
+  return proxy === network.httpsProxy ? network.httpsProxySource : proxy === network.httpProxy ? network.httpProxySource : undefined;
+}
+
+/**
+ * The user name and password written in a proxy address (`http://user:password@host:port`), as
+ * written and decoded. Read from the text itself too, so an address too malformed for `URL` still
+ * gives up its password to redaction.
+ */
+export function proxyUserInfo(proxy: string): { readonly user: string; readonly password?: string; readonly written: string } | undefined {
+  // Up to the last "@" before the path, as URL parsers read it.
+  const written = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(proxy)?.[1];
+  if (written === undefined || written === '') {
+    return undefined;
+  }
+  const colon = written.indexOf(':');
+  const decode = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  return colon < 0 ? { user: decode(written), written } : { user: decode(written.slice(0, colon)), password: decode(written.slice(colon + 1)), written };
+}
+
+/**
+ * Every form a proxy address's credentials can take in a text: the password as written and
+ * decoded, `user:password` (written, decoded and base64, the form of a `Basic` header), each at
+ * least {@link MIN_SECRET_LENGTH} long (shorter ones would redact ordinary words; inside a URL the
+ * redactor drops them anyway). Empty when the address holds no password. A user name alone is not a
+ * credential and is not listed; it is kept out of messages by {@link describeProxy} and by the
+ * redactor, which drops the user info of every URL it sees.
+ */
+export function proxySecrets(proxy: string | undefined): string[] {
+  const info = proxy === undefined ? undefined : proxyUserInfo(proxy);
+  if (info?.password === undefined || info.password === '') {
+    return [];
+  }
+  const writtenPassword = info.written.slice(info.written.indexOf(':') + 1);
+  const pair = `${info.user}:${info.password}`;
+  return [...new Set([info.written, pair, Buffer.from(pair).toString('base64'), writtenPassword, info.password])].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
+
+/**
+ * Where the credentials a proxy is sent come from, as undici's ProxyAgent chooses them (the
+ * transport passes `http.proxyAuthorization` as its token): `http.proxyAuthorization` wins; else a
+ * user name and password in the proxy address; else none is sent.
+ */
+export function proxyCredentialSource(proxy: string, network: NetworkOptions): 'proxyAuthorization' | 'proxyUrl' | undefined {
+  if (network.proxyAuthorization) {
+    return 'proxyAuthorization';
+  }
+  let url: URL;
+  try {
+    url = new URL(proxy);
+  } catch {
+    return undefined;
+  }
+  return url.username && url.password ? 'proxyUrl' : undefined;
 }
 
 /** Checks a proxy address before any request; returns the error to show when it is unusable. */

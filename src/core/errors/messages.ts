@@ -58,9 +58,11 @@ export const MESSAGES = {
   caFileUnreadable: 'The certificate file {file} in labData.caCertificates could not be read ({reason}).',
   caFileNoPem: 'The file {file} in labData.caCertificates holds no PEM certificate (-----BEGIN CERTIFICATE-----).',
   // Proxies
-  proxyAuth: 'The proxy at {proxy} asks for credentials (HTTP 407); set http.proxyAuthorization in your user settings.',
-  proxyRefused: 'The proxy at {proxy} refused to connect to {origin} (HTTP {status}); ask your network administrators to allow the lab, or add it to http.noProxy.',
-  proxyUnreachable: 'Cannot reach the proxy at {proxy} ({reason}); check http.proxy or the HTTPS_PROXY environment variable.',
+  proxyAuth: 'The proxy at {proxy} (from {proxySource}) asks for credentials (HTTP {status}); set http.proxyAuthorization in your user settings, or write them into the proxy address (user:password@ before its host).',
+  proxyAuthRejected: 'The proxy at {proxy} (from {proxySource}) rejected the credentials in http.proxyAuthorization (HTTP {status}); correct that setting in your user settings.',
+  proxyUrlAuthRejected: 'The proxy at {proxy} rejected the user name and password in its address in {proxySource} (HTTP {status}); correct them there.',
+  proxyRefused: 'The proxy at {proxy} (from {proxySource}) refused to connect to {origin} (HTTP {status}); ask your network administrators to allow the lab, or add it to http.noProxy.',
+  proxyUnreachable: 'Cannot reach the proxy at {proxy} ({reason}); check {proxySource}.',
   proxyInvalid: 'The proxy address "{proxy}" is not usable: {reason}.',
   // Responses and files
   listUnknownShape: "The lab's list of {resource} is not in a form this extension understands.",

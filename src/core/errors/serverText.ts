@@ -15,14 +15,19 @@ function longestFirst(a: string, b: string): number {
   return b.length - a.length;
 }
 
+/** Very short values would redact ordinary words; no real token or credential is this short. */
+export const MIN_SECRET_LENGTH = 6;
+
 /** Adds a secret that {@link serverText} and {@link redactSecrets} remove from every text from now on. */
 export function registerSecret(secret: string | undefined): void {
-  // Very short values would redact ordinary words; no real token or credential is this short.
-  if (secret && secret.length >= 6 && !knownSecrets.includes(secret)) {
+  if (secret && secret.length >= MIN_SECRET_LENGTH && !knownSecrets.includes(secret)) {
     knownSecrets.push(secret);
     knownSecrets.sort(longestFirst);
   }
 }
+
+/** A URL's scheme and user info, up to the last "@" before its host ends. */
+const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
 
 /** Replaces every occurrence of the given and the registered secrets, and anything shaped like a bearer credential. */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
@@ -37,8 +42,11 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
     }
   }
   // A credential after "Bearer" or "Basic" whatever it looks like; after "token" only what looks like
-  // one (a digit, or 12 characters or more), so a lab's reason "token expired" stays readable.
+  // one (a digit, or 12 characters or more), so a lab's reason "token expired" stays readable. The
+  // user info of any URL (`http://user:password@proxy`) goes whole, however short the password: a
+  // proxy password too short to register is still never shown, and neither is the user name.
   return result
+    .replace(URL_USER_INFO, '$1[redacted]@')
     .replace(/((?:bearer|basic)\s+)[^\s"',;]+/gi, '$1[redacted]')
     .replace(/(token\s+)([^\s"',;]+)/gi, (match, prefix: string, value: string) => (/\d/.test(value) || value.length >= 12 ? `${prefix}[redacted]` : match));
 }

@@ -68,7 +68,7 @@ export interface PullResult {
 }
 
 /** Connection failures every other request to the same lab would meet too (not a file that broke off). */
-const UNREACHABLE: ReadonlySet<string> = new Set(['unreachable', 'hostNotFound', 'proxyUnreachable', 'proxyRefused', 'proxyAuth']);
+const UNREACHABLE: ReadonlySet<string> = new Set(['unreachable', 'hostNotFound', 'proxyUnreachable', 'proxyRefused', 'proxyAuth', 'proxyAuthRejected', 'proxyUrlAuthRejected']);
 
 /** Whether every other request to the same lab would fail alike, so its remaining files fail without asking. */
 function labWide(error: LabApiError): boolean {

@@ -212,7 +212,7 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
     const error = (await rejection(refused.listReports())) as LabApiError;
     await refused.close();
     assert.equal(error.text?.id, 'proxyAuth');
-    assert.match(error.message, new RegExp(`The proxy at ${authProxy.url.replace(/[.]/g, '\\.')} asks for credentials.*http\\.proxyAuthorization`));
+    assert.match(error.message, new RegExp(`The proxy at ${authProxy.url.replace(/[.]/g, '\\.')} \\(from your proxy settings\\) asks for credentials.*http\\.proxyAuthorization`));
     assert.equal(error.attempts, undefined, 'a 407 is not retried');
 
     const credentials = `Basic ${Buffer.from('alice:s3cret').toString('base64')}`;
