@@ -57,7 +57,12 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
     if (!name) {
       throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
     }
-    const lab = await labs.addLab({ name, baseUrl: parseBaseUrl(given.baseUrl).baseUrl, ...(given.endpoints && Object.keys(given.endpoints).length > 0 ? { endpoints: given.endpoints } : {}) });
+    const entry = { name, baseUrl: parseBaseUrl(given.baseUrl).baseUrl, ...(given.endpoints && Object.keys(given.endpoints).length > 0 ? { endpoints: given.endpoints } : {}) };
+    if (typeof given.token === 'string') {
+      // A token that fails leaves nothing written, so the same call can simply be tried again.
+      await labs.probe(entry, given.token).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined)));
+    }
+    const lab = await labs.addLab(entry);
     return typeof given.token === 'string' ? vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, token: given.token }) : undefined;
   }
   const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 3);

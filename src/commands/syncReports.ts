@@ -81,7 +81,8 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
   }
   const lab = { name: api.lab.name, origin: api.origin };
   const folder = shownFolder(target.folder);
-  const filter = reportsTree.filterOf(lab.name);
+  // The view's filter applies to a sync started from the UI; automation (`{ lab }`) keeps its full sync, as before.
+  const filter = targets.automated ? {} : reportsTree.filterOf(lab.name);
   const filtered = Object.keys(filter).length > 0;
   // Clients' and projects' names are server text: cleaned before the question, the summary or the log shows them.
   const described = serverText(describeReportFilter(filter, knownNames.of(lab.name)), 300);
@@ -115,7 +116,7 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
   );
   const { since, listed, run, watermark, manifestWritten, files } = result;
   if (result.declined) {
-    log.info('Sync', `The first sync of ${target.folder} with ${lab.name} was not started.`);
+    log.info('Sync', `The sync of ${target.folder} with ${lab.name} was not started.`);
     return undefined;
   }
   const message = syncSentence(lab.name, folder, run, files, filtered ? described : undefined);

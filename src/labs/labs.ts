@@ -129,6 +129,8 @@ export class Labs implements vscode.Disposable {
     const { lab, save } = this.registry.prepare(baseUrl, name, (labName) => this.connections.get(labName)?.signedIn === true);
     const token = tokenText.trim();
     const { reportsForbidden } = await this.check(lab, token, signal);
+    // Closed while the check ran: nothing is stored.
+    signal?.throwIfAborted();
     const saved = await save();
     await this.tokens.store(saved, token);
     await this.refresh();

@@ -85,7 +85,8 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
   if ((first || steps.filtered) && steps.confirm && !(await steps.confirm(listed, first))) {
     return { since, listed, run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true }, watermark: since, manifestWritten: false, files: Object.keys(section.files).length, declined: true };
   }
-  const missing = await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
+  // A filtered sync writes only what its filter matches: files deleted locally outside it are left for a full sync.
+  const missing = steps.filtered ? [] : await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
   const fileNameOf = (report: Report): string => plannedFileName(report, section, (candidate) => reportFileName(candidate, target.template, lab.name));
   const run = await steps.save([...listed, ...missing], async (report, ask) => {
     const fileName = fileNameOf(report);

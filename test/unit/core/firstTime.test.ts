@@ -119,6 +119,19 @@ describe('what a first-time analyst trips over (the core)', function () {
     assert.deepEqual(firstFlags, [false], 'a filtered sync asks every time, not as a first sync');
     assert.equal(asked.at(-1), visible.filter((report) => report.client_id === visible[0]!.client_id).length);
     assert.equal(filtered.declined, true);
+    // A filtered sync writes only what its filter matches: a file deleted locally outside it waits for a full sync.
+    const outside = visible.find((report) => report.download_available && report.client_id !== visible[0]!.client_id)!;
+    await fs.rm(path.join(folder, `${outside.report_id}.pdf`));
+    const matching = await syncFolder(api, target, {
+      filtered: true,
+      list: (query) => listAllReports(api, { ...query, clientId: visible[0]!.client_id, pageSize: 100 }),
+      save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 2 }),
+      confirm: async () => true,
+    });
+    assert.ok(matching.listed.every((report) => report.client_id === visible[0]!.client_id));
+    await assert.rejects(fs.access(path.join(folder, `${outside.report_id}.pdf`)), 'not fetched again by the filtered sync');
+    const full = await sync();
+    assert.equal(full.run.saved.length, 1, 'the next full sync fetches it');
   });
 
   it('one info line per request with method, path, status, milliseconds and request id; headers at debug', async () => {
