@@ -154,7 +154,17 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   const started = Date.now();
   const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab), async (progress, token) => {
     const signal = toAbortSignal(token);
-    const names = list !== 'clients' && format === 'csv' ? await lookupNames(api, signal) : undefined;
+    // Names are a help, not the export: a lab that cannot list them (a 400, a timeout, limits run out) still gets its CSV, with the ids.
+    const names =
+      list !== 'clients' && format === 'csv'
+        ? await lookupNames(api, signal).catch((error: unknown) => {
+            if (signal.aborted) {
+              throw error;
+            }
+            log.warn('Export', `Client and project names could not be listed, so the CSV has ids only: ${error instanceof LabApiError ? error.describe() : String(error)}`);
+            return undefined;
+          })
+        : undefined;
     const keep = viewFilter && ((item: { raw: JsonObject }) => matchesLocally(item as Report, viewFilter));
     return exportRecords(records(pagesOf(api, list, query, signal), keep, names), {
       folder,

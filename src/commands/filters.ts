@@ -120,6 +120,13 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
   const steps = criteria.filter((criterion) => chosen.includes(criterion));
   const step = (criterion: Criterion): string => `${title}: ${labels[criterion]} (${steps.indexOf(criterion) + 1}/${steps.length})`;
   const filter: { -readonly [K in keyof ReportFilter]: ReportFilter[K] } = {};
+  // A value in force that the list does not hold (a client past the first page, a type not among the
+  // first reports, a status set by automation) is offered first as itself, so Enter still keeps it;
+  // a list the lab does not share asks nothing and keeps the value in force.
+  const pick = (criterion: Criterion, placeHolder: string, choices: Choice[], value: string | undefined, shown: string | undefined): Promise<string | null | undefined> => {
+    const offered = value !== undefined && !choices.some((choice) => choice.id === value) ? [{ id: value, label: serverText(shown ?? value, 120), description: vscode.l10n.t('current') }, ...choices] : choices;
+    return offered.length === 0 ? Promise.resolve(value ?? null) : prompts.pickOne(step(criterion), placeHolder, offered, true, value);
+  };
   for (const criterion of steps) {
     let answer: string | null | undefined;
     switch (criterion) {
@@ -128,26 +135,26 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
         filter.publishedSince = answer ?? undefined;
         break;
       case 'status':
-        answer = await prompts.pickOne(step(criterion), vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), true, current.status);
+        answer = await pick(criterion, vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), current.status, values.status);
         filter.status = answer ?? undefined;
         break;
       case 'client_id': {
         const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
         clients.forEach((client) => knownNames.remember(api.lab.name, 'client', client.client_id, client.name));
-        answer = clients.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), true, current.clientId);
+        answer = await pick(criterion, vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), current.clientId, values.client_id);
         filter.clientId = answer ?? undefined;
         break;
       }
       case 'project_id': {
         const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items);
         projects.forEach((project) => knownNames.remember(api.lab.name, 'project', project.project_id, project.name));
-        answer = projects.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Project, location or work order'), projects.map(projectChoice), true, current.projectId);
+        answer = await pick(criterion, vscode.l10n.t('Project, location or work order'), projects.map(projectChoice), current.projectId, values.project_id);
         filter.projectId = answer ?? undefined;
         break;
       }
       case 'report_type': {
         const types = await reportTypes(api);
-        answer = types.length === 0 ? null : await prompts.pickOne(step(criterion), vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), true, current.reportType);
+        answer = await pick(criterion, vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), current.reportType, current.reportType);
         filter.reportType = answer ?? undefined;
         break;
       }

@@ -119,7 +119,12 @@ export class LabRegistry implements vscode.Disposable {
     if (taken) {
       throw labError('invalidInput', 'labNameTaken', { name: taken.name });
     }
-    return this.newEntry({ ...entry, name: entry.name.trim() }).save();
+    const { lab, save } = this.newEntry({ ...entry, name: entry.name.trim() });
+    const same = this.current.labs.find((defined) => defined.url.baseUrl === lab.url.baseUrl && JSON.stringify(defined.endpoints) === JSON.stringify(lab.endpoints));
+    if (same) {
+      throw labError('invalidInput', 'labAddressTaken', { name: same.name });
+    }
+    return save();
   }
 
   /** A new `labData.labs` entry, validated now and appended to the user's settings on `save()`. */

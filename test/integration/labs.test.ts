@@ -274,11 +274,18 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     assert.deepEqual(entries.at(-1), { name: 'Harbor', baseUrl: harbor.baseUrl, endpoints: own }, 'only the paths that differ are written');
     assert.ok(harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'), 'checked through its own paths');
     // Automation asks nothing; a name in use (in any case) is refused with one message, and nothing is written.
-    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 2', baseUrl: harbor.baseUrl, endpoints: own, token: 'harbor-token' }), { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    const second = { ...own, clients: '/api/v1/customers' };
+    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 2', baseUrl: harbor.baseUrl, endpoints: second, token: 'harbor-token' }), { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
     const written = JSON.stringify(config().inspect('labs')?.globalValue);
+    const logText = async (): Promise<string> => (await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join('\n');
     assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'harbor', baseUrl: harbor.baseUrl }), undefined);
-    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), written);
-    await eventually(async () => assert.match((await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join('\n'), /labData\.addLab failed: There is already a lab named Harbor; choose another name\./));
+    await eventually(async () => assert.match(await logText(), /labData\.addLab failed: There is already a lab named Harbor; choose another name\./));
+    // The same address and paths as a lab already there is that lab: refused, naming it.
+    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor again', baseUrl: harbor.baseUrl, endpoints: own }), undefined);
+    await eventually(async () => assert.match(await logText(), /labData\.addLab failed: The lab Harbor already has this address and these paths; sign in to it instead/));
+    // A wrong token writes nothing, so the same call can be tried again.
+    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 3', baseUrl: harbor.baseUrl, endpoints: { ...own, clients: '/api/v1/c3' }, token: 'not-harbors' }), undefined);
+    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), written, 'nothing written by the refused calls');
     await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor 2' });
     await config().update('labs', (config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? []).filter((entry) => entry.name !== 'Harbor 2'), vscode.ConfigurationTarget.Global);
   });

@@ -234,6 +234,16 @@ describe('report ids in code, deep links, verified provenance and list export', 
       assert.deepEqual(records.map((row) => row[idColumn + 1]), visible.map((r) => names.get(kind === 'client' ? r.client_id : r.project_id) ?? ''));
     }
     assert.ok(records.every((row) => row[header!.indexOf('client_name')] !== ''), 'every client has its name');
+    // A lab that cannot list its projects (here a 400) still gets its CSV, with the ids and no project names.
+    lab.setFaults({ status: { status: 400, times: Infinity, path: /\/projects$/ } });
+    try {
+      const withoutNames = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'reports', format: 'csv', target: 'lab-exports/no-names.csv' });
+      assert.equal(withoutNames.rows, visible.length, 'the export is not lost to the names');
+      const [plainHeader] = parseCsv(await fs.readFile(withoutNames.uri.fsPath, 'utf8'));
+      assert.ok(plainHeader!.includes('report_id') && !plainHeader!.includes('project_name'), plainHeader!.join(','));
+    } finally {
+      lab.setFaults({});
+    }
     const jsonl = await vscode.commands.executeCommand<{ uri: vscode.Uri; rows: number }>('labData.exportList', { list: 'samples', format: 'jsonl', filter: { receivedSince: '2000-01-01' } });
     const lines = (await fs.readFile(jsonl.uri.fsPath, 'utf8')).trim().split('\n');
     assert.equal(lines.length, jsonl.rows);

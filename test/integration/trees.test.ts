@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
-import { activateExtension, eventually, rows, signInOnly, startLab, type Row } from './helpers';
+import { FakePrompts, activateExtension, eventually, rows, signInOnly, startLab, type Row } from './helpers';
 
 function find(list: Row[], label: string | RegExp): Row {
   const row = list.find((r) => (typeof label === 'string' ? r.label === label : label.test(r.label)));
@@ -153,6 +153,30 @@ describe('browsing the lab in the views', () => {
       await as('demo-full-access');
       await noClients.stop();
       await noProjects.stop();
+    }
+  });
+
+  it('reopening the filter shows each value in force and offers it first, even one its list does not hold, so Enter through keeps the filter', async () => {
+    await as('demo-full-access');
+    const prompts = new FakePrompts();
+    const restore = api.setPrompts(prompts);
+    try {
+      // A status no picker lists (set by automation), and a client the picker does list.
+      await vscode.commands.executeCommand('labData.filterReports', { status: 'withdrawn', clientId: 'C-1001' });
+      prompts.criteriaAnswers = [['status', 'client_id']];
+      const kept = await vscode.commands.executeCommand('labData.filterReports');
+      assert.deepEqual(kept, { status: 'withdrawn', clientId: 'C-1001' }, 'Enter at every step keeps the filter');
+      const criteria = prompts.criteriaOffered[0]!.criteria;
+      assert.deepEqual(criteria.filter((criterion) => criterion.picked).map((criterion) => criterion.id), ['status', 'client_id'], 'the criteria in force are checked');
+      assert.match(String(criteria.find((criterion) => criterion.id === 'client_id')!.description), /C-1001/);
+      const [status, client] = prompts.pickOneOffered;
+      assert.deepEqual(status!.choices[0], { id: 'withdrawn', label: 'Withdrawn', description: 'current' }, 'a value the list does not hold comes first, as itself');
+      assert.equal(status!.current, 'withdrawn');
+      assert.equal(client!.current, 'C-1001');
+      assert.equal(client!.choices.filter((choice) => choice.id === 'C-1001').length, 1, 'a value the list holds is not added twice');
+    } finally {
+      restore();
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
     }
   });
 

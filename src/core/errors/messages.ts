@@ -89,6 +89,7 @@ export const MESSAGES = {
   serverReason: 'The lab said: “{reason}”',
   // Signing in
   labNameTaken: 'There is already a lab named {name}; choose another name.',
+  labAddressTaken: 'The lab {name} already has this address and these paths; sign in to it instead (a second tenant on one address has its own base path or paths).',
   tokenRejectedKept: 'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',
   tokenRejected: 'That token was rejected ({reason}); nothing was stored. Check the token and sign in again.',
 } as const;
