@@ -79,6 +79,7 @@ export const Settings = {
   baseUrl: 'baseUrl',
   labs: 'labs',
   caCertificates: 'caCertificates',
+  network: 'network',
   pageSize: 'pageSize',
   downloadFolder: 'downloadFolder',
   fileNameTemplate: 'fileNameTemplate',

@@ -4,11 +4,14 @@ import { LabApi } from '../core/api/labApi';
 import type { LabApiOptions } from '../core/api/labApi';
 import type { LabDefinition } from '../core/api/labDefinition';
 import type { NetworkOptions } from '../core/connection/network';
+import type { TransportFactory } from '../core/connection/transport';
 import type { PagingAnomaly } from '../core/api/pagination';
 
 /** What a connection is built from besides its lab and token. */
 export interface ConnectionFactory {
   readonly network: () => NetworkOptions;
+  /** The transport each client is built with (undefined: the core's own, undici). */
+  readonly transport: () => TransportFactory | undefined;
   readonly userAgent: string;
   readonly defaults: () => { readonly pageSize: number; readonly maxConcurrentRequests: number };
   readonly log: (level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -65,6 +68,7 @@ export class LabConnection {
       lab: this.lab,
       token: this.token,
       network: this.factory.network(),
+      transport: this.factory.transport(),
       userAgent: this.factory.userAgent,
       log: this.factory.log,
       ...this.factory.defaults(),

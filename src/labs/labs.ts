@@ -165,6 +165,7 @@ export class Labs implements vscode.Disposable {
       lab,
       token,
       network: this.network.options,
+      transport: this.network.transportFactory(),
       userAgent: this.userAgent,
       log: this.log.sink,
       maxConcurrentRequests: 1,
@@ -296,6 +297,7 @@ export class Labs implements vscode.Disposable {
       token,
       {
         network: () => this.network.options,
+        transport: () => this.network.transportFactory(),
         userAgent: this.userAgent,
         log: this.log.sink,
         onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),

@@ -1,6 +1,15 @@
 import * as vscode from 'vscode';
 import type { LabApiError } from '../core/errors/errors';
-import { loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, type NetworkOptions } from '../core/connection/network';
+import { loadCertificateAuthorities, proxyFor, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../core/connection/network';
+import { FallbackTransport, FetchTransport, isUntrustedChain } from '../core/connection/fetchTransport';
+import { UndiciTransport } from '../core/connection/undiciTransport';
+import type { TransportFactory } from '../core/connection/transport';
+
+/** Which transport lab requests take, and why (for the log and Check Connection). */
+export interface TransportChoice {
+  readonly kind: 'vscode' | 'direct';
+  readonly reason: string;
+}
 import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 
@@ -10,7 +19,8 @@ import type { Logger } from '../log';
  * core's {@link NetworkOptions}, and says when they change.
  */
 export class NetworkSettings implements vscode.Disposable {
-  private current: { options: NetworkOptions; problems: LabApiError[] };
+  private current: { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice };
+  private saidChoice = '';
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -22,7 +32,7 @@ export class NetworkSettings implements vscode.Disposable {
   ) {
     this.current = this.read();
     this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(HTTP_SETTINGS_SECTION) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.caCertificates}`)) {
+      if (event.affectsConfiguration(HTTP_SETTINGS_SECTION) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.caCertificates}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.network}`)) {
         this.reload();
       }
     });
@@ -30,6 +40,51 @@ export class NetworkSettings implements vscode.Disposable {
 
   get options(): NetworkOptions {
     return this.current.options;
+  }
+
+  /**
+   * How lab requests leave: VS Code's own network stack (the extension host's `fetch`, which VS Code
+   * patches with its proxy resolution, proxy sign-in and certificates) unless it cannot serve, then
+   * Lab Data's own (undici, with the explicit proxy settings, the environment, the OS trust store,
+   * `NODE_EXTRA_CA_CERTS` and `labData.caCertificates`). The log says which, and why, once per change.
+   */
+  get transport(): TransportChoice {
+    const { choice } = this.current;
+    const said = `${choice.kind}:${choice.reason}`;
+    if (said !== this.saidChoice) {
+      this.saidChoice = said;
+      this.log.info('Network', choice.kind === 'vscode' ? `Lab requests go through VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}.` : `Lab requests go through Lab Data's own connection (undici): ${choice.reason}.`);
+    }
+    return choice;
+  }
+
+  /** Builds the transport of one lab's client, as {@link transport} chose. */
+  transportFactory(): TransportFactory | undefined {
+    const choice = this.transport;
+    if (choice.kind === 'direct') {
+      return undefined;
+    }
+    const options = this.current.options;
+    const fallBack = Boolean(this.env.NODE_EXTRA_CA_CERTS);
+    return (settings) => {
+      const vscodeFetch = new FetchTransport({ ...settings, name: 'VS Code', fetch: (input, init) => fetch(input, init), proxyFor: (url) => this.vscodeProxyFor(url, options) });
+      if (!fallBack) {
+        return vscodeFetch;
+      }
+      // VS Code's fetch does not add NODE_EXTRA_CA_CERTS: a chain it does not trust is tried once more on undici, which does, and stays there.
+      return new FallbackTransport(vscodeFetch, () => new UndiciTransport({ ...settings, network: options }), isUntrustedChain, () =>
+        this.log.info('Network', "VS Code's network stack did not trust the lab's certificate; Lab Data's own connection, which adds NODE_EXTRA_CA_CERTS, is used for this lab from now on."),
+      );
+    };
+  }
+
+  /**
+   * The proxy VS Code's fetch uses for `url`, as far as Lab Data can tell, for messages only: none when
+   * `http.proxySupport` is off, else what the settings and the environment name (a PAC file or the
+   * operating system's proxy on desktop stay unknown here).
+   */
+  private vscodeProxyFor(url: URL, options: NetworkOptions): string | undefined {
+    return vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION).get<string>('proxySupport') === 'off' ? undefined : proxyFor(url, options);
   }
 
   /** Why the network settings cannot be used as they are (an unreadable CA file, a malformed proxy). */
@@ -48,7 +103,7 @@ export class NetworkSettings implements vscode.Disposable {
     this.changed.dispose();
   }
 
-  private read(): { options: NetworkOptions; problems: LabApiError[] } {
+  private read(): { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice } {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     const proxySettings = resolveProxySettings({
       proxy: http.get<string>('proxy'),
@@ -74,10 +129,27 @@ export class NetworkSettings implements vscode.Disposable {
       this.warnedStrictSsl = true;
       this.log.warn('Network', 'http.proxyStrictSSL is false; Lab Data still verifies lab certificates. If your proxy inspects TLS, add its certificate authority to labData.caCertificates.');
     }
-    const files = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<string[]>(Settings.caCertificates)?.globalValue;
-    const { ca, problems: caProblems } = loadCertificateAuthorities(Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [], this.env);
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const files = config.inspect<string[]>(Settings.caCertificates)?.globalValue;
+    const caFiles = Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [];
+    // On Lab Data's own connection the OS trust store is added to Node's roots, as VS Code does with http.systemCertificates.
+    const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
+    const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env, undefined, system);
     problems.push(...caProblems);
     caProblems.forEach((problem) => this.log.warn('Network', problem.message));
-    return { options: { ...proxySettings, ca }, problems };
+    const network = config.inspect<string>(Settings.network)?.globalValue;
+    const choice: TransportChoice =
+      network === 'direct'
+        ? { kind: 'direct', reason: 'labData.network is "direct"' }
+        : http.get<boolean>('fetchAdditionalSupport') === false
+          ? { kind: 'direct', reason: "VS Code's network support for extensions is off (http.fetchAdditionalSupport)" }
+          : proxySettings.proxyAuthorization
+            ? { kind: 'direct', reason: "http.proxyAuthorization is set, and VS Code's network stack answers a proxy's request for credentials with Kerberos or its own prompt, not with this setting" }
+            : caFiles.length > 0
+            ? { kind: 'direct', reason: 'labData.caCertificates names certificate authorities that VS Code\'s network stack would not add' }
+            : typeof fetch !== 'function'
+              ? { kind: 'direct', reason: 'this VS Code has no fetch in its extension host' }
+              : { kind: 'vscode', reason: this.env.NODE_EXTRA_CA_CERTS ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)' : 'labData.network is "vscode"' };
+    return { options: { ...proxySettings, ca }, problems, choice };
   }
 }

@@ -5,6 +5,7 @@ import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
+import { makeTestCertificates, type TestCertificates } from '../support/certificates';
 import type { Page } from '../../src/core/api/pagination';
 import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions, TokenBoxText } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
@@ -239,4 +240,19 @@ export async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensio
       return { node, item, label, id: node.ref?.id ?? label };
     }),
   );
+}
+
+let trusted: TestCertificates | undefined;
+
+/**
+ * A private CA made once per extension-host run, which VS Code's own fetch trusts (test/integration/index.ts
+ * hands it over as VS Code's test certificates) and Lab Data's own connection does not, unless told.
+ */
+export function vscodeTrustedCertificates(): TestCertificates {
+  if (!trusted) {
+    trusted = makeTestCertificates();
+    const made = trusted;
+    process.once('exit', () => made.remove());
+  }
+  return trusted;
 }

@@ -5,7 +5,7 @@ import type { LabDataExtensionApi } from '../../src/api';
 import { MockLabServer } from '../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
 import { startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn } from './helpers';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn, vscodeTrustedCertificates } from './helpers';
 
 const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 const httpConfig = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('http');
@@ -150,5 +150,94 @@ describe('corporate networks: proxies and private certificate authorities', func
       assert.ok(!everything.includes(secret), `${secret} shows in the log or the support report`);
     }
     await httpConfig().update('proxy', undefined, GLOBAL);
+  });
+});
+
+describe("VS Code's own network stack: the proxy, proxy sign-in and settings VS Code uses reach Lab Data", function () {
+  this.timeout(120_000);
+  let api: LabDataExtensionApi;
+  let server: MockLabServer;
+  let proxy: ForwardProxy;
+  let authProxy: ForwardProxy;
+  let remote: string;
+
+  before(async () => {
+    api = await activateExtension();
+    // An HTTPS lab whose host name resolves only at the proxy (a request that reaches it went through
+    // the proxy), with a CA that VS Code's own fetch trusts (its test certificates) and no Lab Data setting names.
+    const certs = vscodeTrustedCertificates();
+    server = new MockLabServer({ reports: 15, samples: 5, tls: { key: certs.key, cert: certs.cert }, tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check' } } });
+    await server.start();
+    proxy = await startForwardProxy();
+    authProxy = await startForwardProxy({ auth: 'carol:v5code' });
+    remote = `https://lab.test:${new URL(server.baseUrl).port}`;
+    await labData().update('caCertificates', undefined, GLOBAL);
+    await labData().update('network', undefined, GLOBAL);
+    await labData().update('baseUrl', undefined, GLOBAL);
+    await labData().update('labs', [{ name: 'Behind the proxy', baseUrl: remote }], GLOBAL);
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Behind the proxy']));
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('labData.signOut', { name: 'Behind the proxy' });
+    for (const key of ['proxy', 'proxyAuthorization', 'proxySupport'] as const) {
+      await httpConfig().update(key, undefined, GLOBAL);
+    }
+    await labData().update('network', undefined, GLOBAL);
+    await labData().update('labs', undefined, GLOBAL);
+    await server.stop();
+    await proxy.stop();
+    await authProxy.stop();
+  });
+
+  it('a proxy set only in http.proxy: the lab is reached through it by VS Code’s own fetch, and the log says so', async () => {
+    await httpConfig().update('proxy', proxy.url, GLOBAL);
+    const before = proxy.lines().length;
+    assert.deepEqual(await signIn(remote, LEAK_CHECK_TOKEN, 'Behind the proxy'), { name: 'Behind the proxy', baseUrl: remote, host: new URL(remote).host });
+    assert.equal((await search('Behind the proxy'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+    const seen = proxy.lines().slice(before);
+    console.log(`      proxy log: ${seen.map((line) => line.split(' ').slice(0, 2).join(' ')).join(', ')}`);
+    assert.ok(seen.some((line) => line.includes(`lab.test:${new URL(remote).port}`)), `the proxy saw the lab's requests:\n${seen.join('\n')}`);
+    await eventually(async () => assert.match(await logText(), /Lab requests go through VS Code's network stack \(its proxy, proxy sign-in and certificates\): labData\.network is "vscode"/));
+  });
+
+  it('with http.proxySupport "off", the same request goes direct and the proxy sees nothing', async () => {
+    await httpConfig().update('proxySupport', 'off', GLOBAL);
+    try {
+      const before = proxy.lines().length;
+      assert.equal(await search('Behind the proxy'), undefined, 'lab.test does not resolve without the proxy');
+      assert.equal(proxy.lines().length, before, 'the proxy saw nothing');
+      assert.match(await lastFailureSentence(), /Cannot reach the lab at https:\/\/lab\.test:\d+/);
+    } finally {
+      await httpConfig().update('proxySupport', undefined, GLOBAL);
+    }
+    assert.ok(await search('Behind the proxy'), 'through the proxy again');
+  });
+
+  it('a proxy with Basic authentication in http.proxy and http.proxyAuthorization: reached through it (the proxy saw the CONNECT), on Lab Data’s own connection, which answers with the setting', async () => {
+    await httpConfig().update('proxy', authProxy.url, GLOBAL);
+    await httpConfig().update('proxyAuthorization', `Basic ${Buffer.from('carol:v5code').toString('base64')}`, GLOBAL);
+    // Lab Data's own connection trusts what it is told: the lab's CA, named in labData.caCertificates.
+    await labData().update('caCertificates', [vscodeTrustedCertificates().caFile], GLOBAL);
+    const before = authProxy.lines().length;
+    assert.ok(await search('Behind the proxy'));
+    assert.ok(authProxy.lines().slice(before).some((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port}`)), 'the proxy saw the CONNECT');
+    await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): http\.proxyAuthorization is set/));
+    await httpConfig().update('proxyAuthorization', undefined, GLOBAL);
+  });
+
+  it('labData.network "direct": Lab Data’s own connection, with the same explicit settings; the log says which and why', async () => {
+    await httpConfig().update('proxy', proxy.url, GLOBAL);
+    await labData().update('network', 'direct', GLOBAL);
+    await labData().update('caCertificates', [vscodeTrustedCertificates().caFile], GLOBAL);
+    try {
+      const before = proxy.lines().length;
+      assert.ok(await search('Behind the proxy'));
+      assert.ok(proxy.lines().slice(before).some((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port}`)), 'undici tunnels through the proxy from http.proxy');
+      await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): labData\.network is "direct"/));
+    } finally {
+      await labData().update('network', undefined, GLOBAL);
+      await labData().update('caCertificates', undefined, GLOBAL);
+    }
   });
 });

@@ -4,7 +4,15 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
-import { activateExtension, eventually, rows, signInOnly, startLab } from './helpers';
+import { fork } from 'node:child_process';
+import { LabApi } from '../../src/core/api/labApi';
+import { defaultLabDefinition } from '../../src/core/api/labDefinition';
+import { listAllReports } from '../../src/core/sync/folderSync';
+import { saveReports } from '../../src/core/sync/bulkSave';
+import { parseBaseUrl } from '../../src/core/connection/baseUrl';
+import { DIRECT } from '../../src/core/connection/network';
+import { FetchTransport } from '../../src/core/connection/fetchTransport';
+import { activateExtension, eventually, rows, signInOnly, startLab, workspaceFolder } from './helpers';
 
 /** What browsing costs, counted in requests at the lab: the tree must not grow with the tenant. */
 describe('performance in the extension host', () => {
@@ -63,4 +71,51 @@ describe('performance in the extension host', () => {
       await large.stop();
     }
   });
+
+  // `npm run bench` only (a speed figure, never a timed test): 500 × 256 KiB saved through VS Code's
+  // transport (this extension host's own `fetch`, patched by VS Code) and through undici, side by side.
+  if (process.env.LABDATA_BENCH_FILE) {
+    it("bench: 500 × 256 KiB through VS Code's transport and through undici, in this extension host", async function () {
+      this.timeout(600_000);
+      const child = fork(path.join(__dirname, '..', 'bench', 'labProcess.js'), [JSON.stringify({ reports: 600, pdfBytes: 256 * 1024 })], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const ready = await new Promise<{ baseUrl: string; downloadable: string[] }>((resolve) => child.once('message', (message: { ready: { baseUrl: string; downloadable: string[] } }) => resolve(message.ready)));
+      const root = path.join(workspaceFolder(), 'bench-transports');
+      try {
+        const lab = defaultLabDefinition(parseBaseUrl(ready.baseUrl));
+        const ids = new Set(ready.downloadable.slice(0, 500));
+        const clientOf = (kind: 'vscode' | 'undici'): LabApi =>
+          new LabApi({ lab, token: 'demo-full-access', network: DIRECT, maxConcurrentRequests: 4, ...(kind === 'vscode' ? { transport: (settings) => new FetchTransport({ ...settings, name: 'VS Code', fetch: (input, init) => fetch(input, init) }) } : {}) });
+        const reports = (await listAllReports(clientOf('undici'), { pageSize: 200 })).filter((report) => ids.has(report.report_id));
+        assert.equal(reports.length, 500);
+        const times: Record<'vscode' | 'undici', number[]> = { vscode: [], undici: [] };
+        for (let run = 0; run < 5; run++) {
+          for (const kind of run % 2 === 0 ? (['vscode', 'undici'] as const) : (['undici', 'vscode'] as const)) {
+            const folder = path.join(root, `${kind}-${run}`);
+            await fs.rm(folder, { recursive: true, force: true });
+            await fs.mkdir(folder, { recursive: true });
+            const client = clientOf(kind);
+            const started = performance.now();
+            const result = await saveReports(reports, { api: client, target: { root: folder, folder, template: '${report_id}.pdf' }, concurrency: 4, signal: new AbortController().signal });
+            times[kind].push(performance.now() - started);
+            await client.close();
+            assert.equal(result.saved.length, 500, `${kind}: ${result.failed.length} failed`);
+            await fs.rm(folder, { recursive: true, force: true });
+          }
+        }
+        const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+        const [vscodeMs, undiciMs] = [median(times.vscode), median(times.undici)];
+        const ratio = undiciMs / vscodeMs;
+        console.log(`      500 × 256 KiB: VS Code's transport ${vscodeMs.toFixed(0)} ms, undici ${undiciMs.toFixed(0)} ms (${ratio.toFixed(2)}×)`);
+        const benchFile = process.env.LABDATA_BENCH_FILE!;
+        const existing = JSON.parse(await fs.readFile(benchFile, 'utf8').catch(() => '[]')) as unknown[];
+        existing.push({ case: "500 × 256 KiB: VS Code's transport vs undici (extension host)", ours: `${vscodeMs.toFixed(0)} ms`, baseline: `undici ${undiciMs.toFixed(0)} ms`, ratio: `${ratio.toFixed(2)}×`, target: '≥ 0.8× undici', met: ratio >= 0.8, details: times });
+        await fs.mkdir(path.dirname(benchFile), { recursive: true });
+        await fs.writeFile(benchFile, JSON.stringify(existing, null, 2));
+      } finally {
+        child.send({ id: 1, cmd: 'stop' });
+        await new Promise((resolve) => child.once('exit', resolve));
+        await fs.rm(root, { recursive: true, force: true });
+      }
+    });
+  }
 });
