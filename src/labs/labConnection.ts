@@ -9,9 +9,9 @@ import type { PagingAnomaly } from '../core/api/pagination';
 
 /** What a connection is built from besides its lab and token. */
 export interface ConnectionFactory {
-  readonly network: () => NetworkOptions;
+  readonly network: (lab: LabDefinition) => NetworkOptions;
   /** The transport each client is built with (undefined: the core's own, undici). */
-  readonly transport: () => TransportFactory | undefined;
+  readonly transport: (lab: LabDefinition) => TransportFactory | undefined;
   readonly userAgent: string;
   readonly defaults: () => { readonly pageSize: number; readonly maxConcurrentRequests: number };
   readonly log: (level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -67,8 +67,8 @@ export class LabConnection {
     this.client ??= new LabApi({
       lab: this.lab,
       token: this.token,
-      network: this.factory.network(),
-      transport: this.factory.transport(),
+      network: this.factory.network(this.lab),
+      transport: this.factory.transport(this.lab),
       userAgent: this.factory.userAgent,
       log: this.factory.log,
       ...this.factory.defaults(),

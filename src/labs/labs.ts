@@ -164,8 +164,8 @@ export class Labs implements vscode.Disposable {
     const probe = new LabApi({
       lab,
       token,
-      network: this.network.options,
-      transport: this.network.transportFactory(),
+      network: this.network.optionsFor(lab),
+      transport: this.network.transportFactory(lab),
       userAgent: this.userAgent,
       log: this.log.sink,
       maxConcurrentRequests: 1,
@@ -296,8 +296,8 @@ export class Labs implements vscode.Disposable {
       lab,
       token,
       {
-        network: () => this.network.options,
-        transport: () => this.network.transportFactory(),
+        network: (lab) => this.network.optionsFor(lab),
+        transport: (lab) => this.network.transportFactory(lab),
         userAgent: this.userAgent,
         log: this.log.sink,
         onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),

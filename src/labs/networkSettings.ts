@@ -4,6 +4,7 @@ import { loadCertificateAuthorities, proxyFor, proxyProblem, proxySecrets, resol
 import { FallbackTransport, FetchTransport, isUntrustedChain } from '../core/connection/fetchTransport';
 import { UndiciTransport } from '../core/connection/undiciTransport';
 import type { TransportFactory } from '../core/connection/transport';
+import type { LabDefinition } from '../core/api/labDefinition';
 
 /** Which transport lab requests take, and why (for the log and Check Connection). */
 export interface TransportChoice {
@@ -21,6 +22,9 @@ import type { Logger } from '../log';
 export class NetworkSettings implements vscode.Disposable {
   private current: { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice };
   private saidChoice = '';
+  private readonly saidLabs = new Set<string>();
+  private readonly perLab = new Map<string, { readonly lab: string; readonly options: NetworkOptions }>();
+  private caFiles: string[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -58,8 +62,41 @@ export class NetworkSettings implements vscode.Disposable {
     return choice;
   }
 
-  /** Builds the transport of one lab's client, as {@link transport} chose. */
-  transportFactory(): TransportFactory | undefined {
+  /**
+   * The network options of one lab: the settings', or, for a lab that names its own `proxy` or
+   * `caCertificates`, those on top of them (its proxy instead of any other; its certificates besides the others).
+   */
+  optionsFor(lab: LabDefinition): NetworkOptions {
+    if (!lab.proxy && !lab.caCertificates) {
+      return this.current.options;
+    }
+    const cached = this.perLab.get(lab.name);
+    if (cached && cached.lab === JSON.stringify(lab)) {
+      return cached.options;
+    }
+    const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
+    const base = this.current.options;
+    const proxy = lab.proxy ? resolveProxySettings({ proxy: lab.proxy, proxySource: `the lab definition of ${lab.name}`, noProxy: [] }) : undefined;
+    proxySecrets(lab.proxy).forEach((secret) => this.log.addSecret(secret));
+    const files = [...this.caFiles, ...(lab.caCertificates ?? [])];
+    const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
+    const { ca, problems } = loadCertificateAuthorities(files, this.env, undefined, system);
+    problems.forEach((problem) => this.log.warn('Network', problem.message));
+    const options: NetworkOptions = { ...base, ...(proxy ? { ...proxy, proxyAuthorization: base.proxyAuthorization } : {}), ca };
+    this.perLab.set(lab.name, { lab: JSON.stringify(lab), options });
+    return options;
+  }
+
+  /** Builds the transport of one lab's client, as {@link transport} chose (a lab with its own proxy or certificates: Lab Data's own connection). */
+  transportFactory(lab?: LabDefinition): TransportFactory | undefined {
+    if (lab && (lab.proxy || lab.caCertificates)) {
+      const said = `own:${lab.name}`;
+      if (!this.saidLabs.has(said)) {
+        this.saidLabs.add(said);
+        this.log.info('Network', `Requests to ${lab.name} go through Lab Data's own connection (undici): its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}.`);
+      }
+      return undefined;
+    }
     const choice = this.transport;
     if (choice.kind === 'direct') {
       return undefined;
@@ -94,6 +131,7 @@ export class NetworkSettings implements vscode.Disposable {
 
   /** Reads the settings and the environment again (the environment cannot announce its changes). */
   reload(): void {
+    this.perLab.clear();
     this.current = this.read();
     this.changed.fire();
   }
@@ -132,6 +170,7 @@ export class NetworkSettings implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const files = config.inspect<string[]>(Settings.caCertificates)?.globalValue;
     const caFiles = Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [];
+    this.caFiles = caFiles;
     // On Lab Data's own connection the OS trust store is added to Node's roots, as VS Code does with http.systemCertificates.
     const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
     const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env, undefined, system);

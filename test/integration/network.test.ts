@@ -226,6 +226,25 @@ describe("VS Code's own network stack: the proxy, proxy sign-in and settings VS 
     await httpConfig().update('proxyAuthorization', undefined, GLOBAL);
   });
 
+  it('a lab whose definition names its own proxy (and certificates) takes Lab Data’s own connection through that proxy, whatever http.proxy says; its password shows nowhere', async () => {
+    const password = 'v5code';
+    await httpConfig().update('proxy', proxy.url, GLOBAL);
+    await labData().update('labs', [{ name: 'Behind the proxy', baseUrl: remote }, { name: 'Own proxy', baseUrl: remote, proxy: authProxy.url.replace('http://', `http://carol:${password}@`), caCertificates: [vscodeTrustedCertificates().caFile] }], GLOBAL);
+    try {
+      await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Behind the proxy', 'Own proxy']));
+      const [before, otherBefore] = [authProxy.lines().length, proxy.lines().length];
+      assert.deepEqual(await signIn(remote, LEAK_CHECK_TOKEN, 'Own proxy'), { name: 'Own proxy', baseUrl: remote, host: new URL(remote).host });
+      assert.equal((await search('Own proxy'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+      assert.ok(authProxy.lines().slice(before).some((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port}`)), 'its own proxy saw the CONNECT');
+      assert.equal(proxy.lines().length, otherBefore, 'http.proxy saw nothing of it');
+      await eventually(async () => assert.match(await logText(), /Requests to Own proxy go through Lab Data's own connection \(undici\): its definition names its own proxy\./));
+      assert.ok(!(await logText()).includes(`carol:${password}`), 'the proxy password shows nowhere in the log');
+    } finally {
+      await vscode.commands.executeCommand('labData.signOut', { name: 'Own proxy' });
+      await labData().update('labs', [{ name: 'Behind the proxy', baseUrl: remote }], GLOBAL);
+    }
+  });
+
   it('labData.network "direct": Lab Data’s own connection, with the same explicit settings; the log says which and why', async () => {
     await httpConfig().update('proxy', proxy.url, GLOBAL);
     await labData().update('network', 'direct', GLOBAL);

@@ -3,6 +3,7 @@ import { DEFAULT_ENDPOINTS, LabPaths, parseEndpoints, type EndpointTemplates } f
 import type { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { MAX_PAGE_SIZE } from './query';
+import { proxyProblem } from '../connection/network';
 
 /** The filters of spec §4.9 a lab can confirm; the pickers offer only a lab's own. */
 export const FILTER_NAMES = ['published_since', 'status', 'client_id', 'project_id', 'received_since', 'updated_since'] as const;
@@ -24,6 +25,10 @@ export interface LabDefinition {
   readonly filters: readonly FilterName[];
   /** True for the lab `labData.baseUrl` defines (named after its host), false for `labData.labs` entries. */
   readonly shorthand: boolean;
+  /** A proxy of this lab's own (a lab behind another proxy than VS Code's): its requests take Lab Data's own connection. */
+  readonly proxy?: string;
+  /** Certificate files this lab's own connection trusts too (PEM paths), besides `labData.caCertificates`. */
+  readonly caCertificates?: readonly string[];
 }
 
 /** A lab entry that cannot be used; it is shown (with `error`) and sends no request. */
@@ -100,6 +105,23 @@ export function parseLabDefinition(entry: unknown, index: number): LabDefinition
       filters = [...new Set(raw.filters as FilterName[])];
     }
   }
+  let proxy: string | undefined;
+  if (raw.proxy !== undefined) {
+    const problem = typeof raw.proxy === 'string' ? proxyProblem(raw.proxy.trim()) : undefined;
+    if (typeof raw.proxy !== 'string' || raw.proxy.trim() === '' || problem) {
+      problems.push('"proxy" must be a proxy address such as http://proxy.example:3128');
+    } else {
+      proxy = raw.proxy.trim();
+    }
+  }
+  let caCertificates: string[] | undefined;
+  if (raw.caCertificates !== undefined) {
+    if (!Array.isArray(raw.caCertificates) || raw.caCertificates.some((file) => typeof file !== 'string' || file.trim() === '')) {
+      problems.push('"caCertificates" must list PEM files');
+    } else {
+      caCertificates = (raw.caCertificates as string[]).map((file) => file.trim());
+    }
+  }
   if (problems.length > 0 || !url) {
     return { name, baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl.slice(0, 200) : undefined, error: labError('invalidInput', 'labInvalid', { name, problems: problems.join('; ') }) };
   }
@@ -111,6 +133,8 @@ export function parseLabDefinition(entry: unknown, index: number): LabDefinition
     maxConcurrentRequests: raw.maxConcurrentRequests as number | undefined,
     filters,
     shorthand: false,
+    ...(proxy ? { proxy } : {}),
+    ...(caCertificates && caCertificates.length > 0 ? { caCertificates } : {}),
   };
 }
 

@@ -133,8 +133,12 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
 function certificateMessage(code: string): MessageId {
-  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN') {
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
     return 'certSelfSigned';
+  }
+  if (code === 'SELF_SIGNED_CERT_IN_CHAIN') {
+    // The server sent its whole chain, up to a root nobody here trusts: what a TLS-inspecting proxy does.
+    return 'certUnknownRoot';
   }
   if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY') {
     return 'certUnknownIssuer';

@@ -51,7 +51,8 @@ export const MESSAGES = {
   unreachable: 'Cannot reach the lab at {origin} ({reason}).',
   // Certificates
   certSelfSigned: 'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',
-  certUnknownIssuer: 'Cannot reach the lab at {origin}: its certificate was issued by an authority this machine does not trust (a private CA, or a proxy that inspects TLS). Add that authority’s certificate (PEM) to the labData.caCertificates setting.',
+  certUnknownIssuer: 'Cannot reach the lab at {origin}: its certificate was issued by an authority this machine does not trust (a private CA, or a proxy that inspects TLS). Add that authority’s certificate (PEM) to the operating system’s trust store or to the labData.caCertificates setting.',
+  certUnknownRoot: 'Cannot reach the lab at {origin}: its certificate chain ends in a root this machine does not trust. That is often a proxy that inspects TLS: ask IT for its root certificate and add it to the operating system’s trust store (VS Code and Lab Data read it) or to the labData.caCertificates setting.',
   certExpired: 'Cannot reach the lab at {origin}: its certificate has expired or is not valid yet. Ask the lab to renew it; Lab Data never switches verification off.',
   certWrongHost: 'Cannot reach the lab at {origin}: its certificate is for another host name. Check the lab address in your settings.',
   certOther: 'Cannot reach the lab at {origin}: its certificate is not trusted ({code}). If your organisation uses a private certificate authority, add it to the labData.caCertificates setting.',

@@ -162,6 +162,21 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
     await trusted.close();
   });
 
+  it('a chain that ends in a root nobody trusts (as a TLS-inspecting proxy sends it) says so, with where to trust that root, never "self-signed"', async () => {
+    const inspecting = new MockLabServer({ now: FIXED_NOW, reports: 5, tls: { key: certs.key, cert: `${certs.cert.trim()}\n${certs.caPem.trim()}\n` }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    await inspecting.start();
+    try {
+      const untrusted = api(lab({ name: 'Inspected', baseUrl: inspecting.baseUrl }), SECRET_TOKEN);
+      const error = (await rejection(untrusted.listReports())) as LabApiError;
+      await untrusted.close();
+      assert.equal(error.text?.id, 'certUnknownRoot');
+      assert.match(error.message, /ends in a root this machine does not trust\. That is often a proxy that inspects TLS: .*operating system’s trust store .*labData\.caCertificates/);
+      assert.doesNotMatch(error.message, /self-signed/);
+    } finally {
+      await inspecting.stop();
+    }
+  });
+
   it('a certificate for another host name is named as such', async () => {
     // other.test reaches the same server through the proxy, but the certificate names lab.test, localhost and 127.0.0.1 only.
     const port = new URL(server.baseUrl).port;
