@@ -90,6 +90,16 @@ describe('lab definitions', () => {
     assert.equal(lab.shorthand, false);
   });
 
+  it('read a lab’s own proxy and certificate files, and refuse ones that are not', () => {
+    const own = valid({ name: 'Harbor', baseUrl: 'https://lims.example.com', proxy: ' http://user:pw@proxy.harbor.example:3128 ', caCertificates: ['/etc/harbor/root.pem'] });
+    assert.equal(own.proxy, 'http://user:pw@proxy.harbor.example:3128');
+    assert.deepEqual(own.caCertificates, ['/etc/harbor/root.pem']);
+    const plain = valid({ name: 'Plain', baseUrl: 'https://lims.example.com' });
+    assert.ok(!('proxy' in plain) && !('caCertificates' in plain), 'nothing added when none is named');
+    assert.match(problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', proxy: 'not a proxy' }), /"proxy" must be a proxy address/);
+    assert.match(problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', caCertificates: ['', 3] }), /"caCertificates" must list PEM files/);
+  });
+
   it('default to every filter of the spec and the spec endpoints', () => {
     const lab = valid({ name: 'Plain', baseUrl: 'https://lab.example.com' });
     assert.deepEqual(lab.filters, DEFAULT_FILTERS);
