@@ -10,7 +10,7 @@ import type { Logger } from '../log';
  * core's {@link NetworkOptions}, and says when they change.
  */
 export class NetworkSettings implements vscode.Disposable {
-  private current: { options: NetworkOptions; problems: LabApiError[] };
+  private current: { options: NetworkOptions; problems: LabApiError[]; caFiles: string[] };
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -32,6 +32,11 @@ export class NetworkSettings implements vscode.Disposable {
     return this.current.options;
   }
 
+  /** The files named in `labData.caCertificates` (user settings), as written. */
+  get caFiles(): readonly string[] {
+    return this.current.caFiles;
+  }
+
   /** Why the network settings cannot be used as they are (an unreadable CA file, a malformed proxy). */
   get problems(): readonly LabApiError[] {
     return this.current.problems;
@@ -48,7 +53,7 @@ export class NetworkSettings implements vscode.Disposable {
     this.changed.dispose();
   }
 
-  private read(): { options: NetworkOptions; problems: LabApiError[] } {
+  private read(): { options: NetworkOptions; problems: LabApiError[]; caFiles: string[] } {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     const proxySettings = resolveProxySettings({
       proxy: http.get<string>('proxy'),
@@ -75,9 +80,10 @@ export class NetworkSettings implements vscode.Disposable {
       this.log.warn('Network', 'http.proxyStrictSSL is false; Lab Data still verifies lab certificates. If your proxy inspects TLS, add its certificate authority to labData.caCertificates.');
     }
     const files = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<string[]>(Settings.caCertificates)?.globalValue;
-    const { ca, problems: caProblems } = loadCertificateAuthorities(Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [], this.env);
+    const caFiles = Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [];
+    const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env);
     problems.push(...caProblems);
     caProblems.forEach((problem) => this.log.warn('Network', problem.message));
-    return { options: { ...proxySettings, ca }, problems };
+    return { options: { ...proxySettings, ca }, problems, caFiles };
   }
 }
