@@ -6,6 +6,8 @@ import { checkConnection, type CheckStep, type ConnectionCheck } from '../../../
 import { loadCertificateAuthorities, resolveProxySettings, type NetworkOptions } from '../../../../src/core/connection/network';
 import { RateLimitGate } from '../../../../src/core/connection/timing';
 import { renderConnectionReport } from '../../../../src/core/derived/connectionReport';
+import { isNetworkFailure } from '../../../../src/core/errors/errors';
+import { labError } from '../../../../src/core/errors/messages';
 import { MockLabServer } from '../../../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../../../support/certificates';
 import { startForwardProxy, type ForwardProxy } from '../../../support/forwardProxy';
@@ -179,6 +181,17 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     assert.equal(step(result, 'resolve').outcome, 'failed', report);
     assert.match(step(result, 'resolve').details[0]!, /^lab\.invalid: /);
     assert.equal(step(result, 'connect').outcome, 'skipped');
+  });
+
+  it('which errors offer Check Connection: the way to the lab (network, timeout, proxy, TLS, unusable settings), not the lab’s own answers', () => {
+    assert.equal(isNetworkFailure(labError('network', 'unreachable', { origin: 'https://lab.example', reason: 'connection refused' })), true);
+    assert.equal(isNetworkFailure(labError('network', 'certUnknownIssuer', { origin: 'https://lab.example', code: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' })), true);
+    assert.equal(isNetworkFailure(labError('timeout', 'timeout', { origin: 'https://lab.example', what: 'connecting' })), true);
+    assert.equal(isNetworkFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status: 407 })), true);
+    assert.equal(isNetworkFailure(labError('invalidInput', 'proxyInvalid', { proxy: 'x', reason: 'y' })), true);
+    assert.equal(isNetworkFailure(labError('unauthorized', 'unauthorized')), false);
+    assert.equal(isNetworkFailure(labError('notFound', 'notFound')), false);
+    assert.equal(isNetworkFailure(new Error('anything')), false);
   });
 
   it('a token registered nowhere is still never in the report, even if a step echoed it', () => {
