@@ -385,7 +385,7 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
     steps.push({ kind: 'resolve', outcome: proxyName.ok ? 'ok' : 'failed', ms: elapsed(started), summary: proxyName.ok ? 'the proxy’s host was found' : 'the proxy’s host was not found', details: [`lab: ${labLine}`, `proxy: ${proxyName.text}`] });
   } else {
     reachable = labName.ok;
-    steps.push({ kind: 'resolve', outcome: labName.ok ? 'ok' : 'failed', ms: elapsed(started), summary: labName.ok ? 'the lab’s host was found' : 'the lab’s host was not found', details: [labName.text] });
+    steps.push({ kind: 'resolve', outcome: labName.ok ? 'ok' : 'failed', ms: elapsed(started), summary: !labName.ok ? 'the lab’s host was not found' : net.isIP(host) !== 0 ? 'an address: nothing to look up' : 'the lab’s host was found', details: [labName.text] });
   }
 
   // 2. The proxy in use and who chose it.
