@@ -46,7 +46,12 @@ export const Commands = {
   retry: 'labData.retry',
   /** The status bar item's menu. */
   statusMenu: 'labData.statusMenu',
+  /** Each step of the way to a lab, timed, as a report; also a button on every network error. */
+  checkConnection: 'labData.checkConnection',
 } as const;
+
+/** Scheme of Check Connection's read-only reports (`labdata-connection:/Check Connection 1.txt`). */
+export const CONNECTION_REPORT_SCHEME = 'labdata-connection';
 
 export const Views = {
   container: 'labData',

@@ -9,8 +9,9 @@ import { SyncFolders } from './downloads/syncFolderChoice';
 import { RecentReports } from './commands/reportSuggestions';
 import { Activity } from './ui/activity';
 import { registerCommands } from './commands/commandRunner';
-import { LOG_CHANNEL_NAME } from './constants';
+import { CONNECTION_REPORT_SCHEME, LOG_CHANNEL_NAME } from './constants';
 import { MetadataDocumentProvider } from './documents/metadataDocuments';
+import { ConnectionReportDocuments } from './documents/connectionReports';
 import { METADATA_SCHEME } from './ui/commandTargets';
 import { DeepLinkHandler } from './ids/deepLinks';
 import { IdHoverProvider } from './ids/idHovers';
@@ -54,6 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const statusBar = new ConnectionStatusBar(labs, news, activity);
   const authProvider = new LabAuthenticationProvider(labs);
   const documents = new MetadataDocumentProvider(labs);
+  const connectionReports = new ConnectionReportDocuments();
   const prompts = new PromptsHolder();
   const previews = new PdfPreviewProvider(context.extensionUri, prompts, log);
   const ids = new LabIds(labs, log);
@@ -84,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
     documents,
     vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
+    vscode.workspace.registerTextDocumentContentProvider(CONNECTION_REPORT_SCHEME, connectionReports),
     ids,
     hovers,
     vscode.languages.registerHoverProvider(textDocuments, hovers),
@@ -93,7 +96,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, syncFolders: new SyncFolders(context.workspaceState), integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
+    ...registerCommands(commandTable({ labs, network, connectionReports, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, syncFolders: new SyncFolders(context.workspaceState), integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
   );
   const activationMs = performance.now() - started;
   log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`);

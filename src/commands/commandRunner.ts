@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LabApiError, isCancellation } from '../core/errors/errors';
+import { LabApiError, isCancellation, isNetworkFailure } from '../core/errors/errors';
 import type { Logger } from '../log';
 import { Commands } from '../constants';
 import { phrase } from '../ui/phrase';
@@ -11,14 +11,18 @@ export function userMessage(error: unknown): string {
   return phrase(error);
 }
 
-/** Shows one error notification with the actions that help: sign in again, show the log. */
+/** Shows one error notification with the actions that help: sign in again, check the connection, show the log. */
 export async function showError(error: unknown, log: Logger): Promise<void> {
   const showLog = vscode.l10n.t('Show Log');
   const signIn = vscode.l10n.t('Sign In');
   const copyReport = vscode.l10n.t('Copy Support Report');
+  const checkConnection = vscode.l10n.t('Check Connection');
   const actions = [showLog];
   if (error instanceof LabApiError && error.code === 'unauthorized') {
     actions.unshift(signIn);
+  }
+  if (isNetworkFailure(error)) {
+    actions.unshift(checkConnection);
   }
   if (error instanceof LabApiError && error.path !== undefined) {
     actions.push(copyReport);
@@ -30,6 +34,8 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
     await vscode.commands.executeCommand(Commands.signIn);
   } else if (choice === copyReport) {
     await vscode.commands.executeCommand(Commands.copySupportReport);
+  } else if (choice === checkConnection) {
+    await vscode.commands.executeCommand(Commands.checkConnection);
   }
 }
 

@@ -31,10 +31,17 @@ import { addLab } from './addLab';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
+import { checkConnection } from './checkConnection';
+import type { NetworkSettings } from '../labs/networkSettings';
+import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import { loadMore, refreshAll, retryPage } from './treePaging';
 
 export interface CommandServices {
   readonly labs: Labs;
+  /** The network settings every lab's requests use (Check Connection reads them). */
+  readonly network: NetworkSettings;
+  /** Check Connection's read-only report documents. */
+  readonly connectionReports: ConnectionReportDocuments;
   readonly trees: Trees;
   readonly documents: MetadataDocumentProvider;
   readonly prompts: PromptsHolder;
@@ -60,7 +67,7 @@ export interface CommandServices {
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, syncFolders, integration }: CommandServices): Record<string, CommandHandler> {
+export function commandTable({ labs, network, connectionReports, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, syncFolders, integration }: CommandServices): Record<string, CommandHandler> {
   const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView, recent };
   return {
     [Commands.signIn]: (...args) => signIn(labs, prompts.current, ...args),
@@ -94,6 +101,7 @@ export function commandTable({ labs, trees, documents, prompts, log, findings, n
     [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),
     [Commands.saveFilterAsSearch]: (...args) => saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
     [Commands.statusMenu]: () => statusMenu(labs, log, news),
+    [Commands.checkConnection]: (...args) => checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
     [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
     [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };

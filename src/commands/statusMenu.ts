@@ -12,7 +12,7 @@ interface MenuItem extends vscode.QuickPickItem {
 
 /**
  * `labData.statusMenu`: what the status bar item opens: Sign In or Sign Out, Refresh, Sync, the
- * new reports, Show Log. Each entry runs the command a person would find in the palette.
+ * new reports, Check Connection, Show Log. Each entry runs the command a person would find in the palette.
  */
 export async function statusMenu(labs: Labs, log: Logger, news: NewReports): Promise<string | undefined> {
   const run = (command: string, ...args: unknown[]) => () => vscode.commands.executeCommand(command, ...args);
@@ -30,6 +30,7 @@ export async function statusMenu(labs: Labs, log: Logger, news: NewReports): Pro
       : []),
     { id: 'addLab', label: `$(add) ${vscode.l10n.t('Add Lab…')}`, run: run(Commands.addLab) },
     { id: 'view', label: `$(beaker) ${vscode.l10n.t('Show Lab Data')}`, run: run(`workbench.view.extension.${Views.container}`) },
+    ...(labs.all.length > 0 ? [{ id: 'checkConnection', label: `$(pulse) ${vscode.l10n.t('Check Connection')}`, run: run(Commands.checkConnection) }] : []),
     { id: 'log', label: `$(output) ${vscode.l10n.t('Show Log')}`, run: () => log.show() },
     ...(signedIn.length > 0 ? [{ id: 'signOut', label: `$(sign-out) ${vscode.l10n.t('Sign Out…')}`, description: signedIn.length === 1 ? signedIn[0]!.lab.name : undefined, run: run(Commands.signOut) }] : []),
   ];

@@ -20,11 +20,10 @@ import type { Logger } from '../log';
  * core's {@link NetworkOptions}, and says when they change.
  */
 export class NetworkSettings implements vscode.Disposable {
-  private current: { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice };
+  private current: { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice; caFiles: string[] };
   private saidChoice = '';
   private readonly saidLabs = new Set<string>();
   private readonly perLab = new Map<string, { readonly lab: string; readonly options: NetworkOptions }>();
-  private caFiles: string[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -87,6 +86,20 @@ export class NetworkSettings implements vscode.Disposable {
     return options;
   }
 
+  /**
+   * Which way one lab's requests leave, and why, in a sentence for Check Connection (steps 1 to 4 there
+   * use the settings Lab Data reads; on VS Code's network stack only step 5 takes the lab's real path).
+   */
+  describeTransport(lab: LabDefinition): string {
+    if (lab.proxy || lab.caCertificates) {
+      return `Lab Data's own connection (undici): its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}.`;
+    }
+    const choice = this.transport;
+    return choice.kind === 'vscode'
+      ? `VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}. Steps 1 to 4 use the settings Lab Data reads; a PAC file, the system proxy or Kerberos show only in step 5.`
+      : `Lab Data's own connection (undici): ${choice.reason}.`;
+  }
+
   /** Builds the transport of one lab's client, as {@link transport} chose (a lab with its own proxy or certificates: Lab Data's own connection). */
   transportFactory(lab?: LabDefinition): TransportFactory | undefined {
     if (lab && (lab.proxy || lab.caCertificates)) {
@@ -124,6 +137,11 @@ export class NetworkSettings implements vscode.Disposable {
     return vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION).get<string>('proxySupport') === 'off' ? undefined : proxyFor(url, options);
   }
 
+  /** The files named in `labData.caCertificates` (user settings), as written. */
+  get caFiles(): readonly string[] {
+    return this.current.caFiles;
+  }
+
   /** Why the network settings cannot be used as they are (an unreadable CA file, a malformed proxy). */
   get problems(): readonly LabApiError[] {
     return this.current.problems;
@@ -141,7 +159,7 @@ export class NetworkSettings implements vscode.Disposable {
     this.changed.dispose();
   }
 
-  private read(): { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice } {
+  private read(): { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice; caFiles: string[] } {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     const proxySettings = resolveProxySettings({
       proxy: http.get<string>('proxy'),
@@ -170,7 +188,6 @@ export class NetworkSettings implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const files = config.inspect<string[]>(Settings.caCertificates)?.globalValue;
     const caFiles = Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [];
-    this.caFiles = caFiles;
     // On Lab Data's own connection the OS trust store is added to Node's roots, as VS Code does with http.systemCertificates.
     const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
     const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env, undefined, system);
@@ -189,6 +206,6 @@ export class NetworkSettings implements vscode.Disposable {
             : typeof fetch !== 'function'
               ? { kind: 'direct', reason: 'this VS Code has no fetch in its extension host' }
               : { kind: 'vscode', reason: this.env.NODE_EXTRA_CA_CERTS ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)' : 'labData.network is "vscode"' };
-    return { options: { ...proxySettings, ca }, problems, choice };
+    return { options: { ...proxySettings, ca }, problems, choice, caFiles };
   }
 }

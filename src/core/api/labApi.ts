@@ -132,6 +132,17 @@ export class LabApi {
     return page;
   }
 
+  /**
+   * One authenticated request for one report, as every list makes it, for Check Connection: the
+   * status the lab answered with, its request id and how many records came back. Fails like any list.
+   */
+  async checkReports(signal?: AbortSignal): Promise<{ readonly status: number; readonly requestId?: string; readonly records: number; readonly totalCount?: number }> {
+    const path = this.paths.reports();
+    const { body, status, requestId } = await this.#http.getJsonResponse(path, buildListQuery({ page: 1, pageSize: 1 }), signal);
+    const { records, meta } = parseListBody(body, 'reports', path);
+    return { status, requestId, records: records.length, totalCount: meta.total_count };
+  }
+
   iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
     return this.iterate((page, signal, link) => this.listReports({ ...query, page }, signal, link), (report) => report.report_id, query, options);
   }

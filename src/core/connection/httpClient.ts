@@ -232,9 +232,9 @@ export class HttpClient {
     return (await this.getJsonResponse(path, query, signal)).body;
   }
 
-  /** {@link getJson}, with the response's headers (a list's `Link` header, say). */
-  async getJsonResponse(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<{ readonly body: unknown; readonly headers: IncomingHttpHeaders }> {
-    return this.send({ path, query, accept: 'application/json', signal }, async (response) => ({ body: await this.readJson(response, signal), headers: response.headers }), true);
+  /** {@link getJson}, with the response's status, headers (a list's `Link` header, say) and request id. */
+  async getJsonResponse(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<{ readonly body: unknown; readonly headers: IncomingHttpHeaders; readonly status: number; readonly requestId?: string }> {
+    return this.send({ path, query, accept: 'application/json', signal }, async (response) => ({ body: await this.readJson(response, signal), headers: response.headers, status: response.status, requestId: response.requestId }), true);
   }
 
   /**
