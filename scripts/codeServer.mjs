@@ -1,6 +1,6 @@
 // Starts code-server (VS Code 1.100.3 server + web workbench) on loopback, and Debian's headless
 // Chromium to show it, for the integration tests and the demo. Only Node's standard library; code-server itself is provisioned by bootstrap.mjs.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -59,7 +59,19 @@ async function waitForHttp(url, timeoutMs, isAlive) {
 }
 
 /** Starts code-server on loopback; returns its URL and a stop function that ends only what it started. */
-export async function startCodeServer({ sandbox, userData, extensions, workspace, env = {} }) {
+/**
+ * Whether a child can be given its own copy of the operating system's certificate bundle (a private
+ * mount namespace with a bind mount, as root), the file VS Code and Lab Data read as the OS trust
+ * store on Linux. Nothing on the machine changes: the mount exists only inside the child's namespace.
+ */
+export function canBindSystemBundle(bundle) {
+  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SYSTEM_BUNDLE}`, bundle], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
+export async function startCodeServer({ sandbox, userData, extensions, workspace, env = {}, systemBundle }) {
   if (!existsSync(codeServerEntry)) {
     throw new Error(`code-server is not provisioned at ${codeServerEntry}; run: node scripts/bootstrap.mjs --test-host`);
   }
@@ -80,7 +92,9 @@ export async function startCodeServer({ sandbox, userData, extensions, workspace
     '--ignore-last-opened',
     workspace,
   ];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  // With `systemBundle`, code-server sees that file as the OS trust store (see canBindSystemBundle).
+  const command = systemBundle ? ['unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SYSTEM_BUNDLE} && shift && exec "$@"`, systemBundle, 'node', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command[0], command[1], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   let alive = true;
   const serverLog = [];
   child.on('exit', () => (alive = false));

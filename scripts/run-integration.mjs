@@ -14,7 +14,8 @@ import { format } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_SERVER_VERSION, codeServerEntry } from './bootstrap.mjs';
-import { launchChromium, makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { canBindSystemBundle, launchChromium, makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import { createRequire } from 'node:module';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const host = process.env.LABDATA_TEST_HOST ?? 'code-server';
@@ -75,8 +76,23 @@ async function runInCodeServer() {
     ...(grep ? { LABDATA_TEST_GREP: grep } : {}),
     ...(bench ? { LABDATA_BENCH_FILE: join(resultsDir, 'bench-host.json') } : {}),
   };
+  // Certificates only the environment or only the OS trust store vouch for (issue 27): one CA the
+  // code-server process gets as NODE_EXTRA_CA_CERTS, another added to its own copy of the OS bundle.
+  const { makeTestCertificates } = createRequire(import.meta.url)(join(root, 'out', 'test', 'support', 'certificates.js'));
+  const extraCa = makeTestCertificates();
+  const osCa = makeTestCertificates();
+  const systemBundle = join(dirs.sandbox ?? dirname(dirs.userData), 'os-ca-bundle.crt');
+  writeFileSync(systemBundle, `${existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8') : ''}\n${osCa.caPem}`);
+  const bound = canBindSystemBundle(systemBundle);
+  process.once('exit', () => [extraCa, osCa].forEach((certs) => certs.remove()));
+  Object.assign(env, {
+    NODE_EXTRA_CA_CERTS: extraCa.caFile,
+    LABDATA_TEST_EXTRA_CA_DIR: extraCa.dir,
+    LABDATA_TEST_OS_CA_DIR: osCa.dir,
+    LABDATA_TEST_OS_STORE: bound ? 'bound' : 'unshare --mount with a bind mount is not permitted here (it needs root)',
+  });
   const started = Date.now();
-  const server = await startCodeServer({ ...dirs, env });
+  const server = await startCodeServer({ ...dirs, env, ...(bound ? { systemBundle } : {}) });
   say(`code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   const browser = await launchChromium(dirs.browser);
   try {

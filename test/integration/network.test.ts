@@ -260,3 +260,63 @@ describe("VS Code's own network stack: the proxy, proxy sign-in and settings VS 
     }
   });
 });
+
+describe('certificates only the operating system or only NODE_EXTRA_CA_CERTS vouch for, with no Lab Data setting', function () {
+  this.timeout(120_000);
+  let api: LabDataExtensionApi;
+  const servers: MockLabServer[] = [];
+
+  /** An HTTPS lab on 127.0.0.1 with the server certificate the test run made in `dir` (scripts/run-integration.mjs). */
+  async function labSignedIn(dir: string | undefined, name: string): Promise<MockLabServer> {
+    assert.ok(dir, 'the test run made its certificates (scripts/run-integration.mjs)');
+    const server = new MockLabServer({ reports: 8, samples: 3, tls: { key: await fs.readFile(`${dir}/server.key`, 'utf8'), cert: await fs.readFile(`${dir}/server.pem`, 'utf8') }, tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check' } } });
+    await server.start();
+    servers.push(server);
+    await labData().update('labs', [{ name, baseUrl: server.baseUrl }], GLOBAL);
+    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), [name]));
+    return server;
+  }
+
+  before(async () => {
+    api = await activateExtension();
+    await labData().update('caCertificates', undefined, GLOBAL);
+    await labData().update('network', undefined, GLOBAL);
+    await labData().update('baseUrl', undefined, GLOBAL);
+    for (const key of ['proxy', 'proxyAuthorization', 'proxySupport'] as const) {
+      await httpConfig().update(key, undefined, GLOBAL);
+    }
+  });
+
+  after(async () => {
+    await labData().update('network', undefined, GLOBAL);
+    await labData().update('labs', undefined, GLOBAL);
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+
+  it('a lab whose CA only the OS trust store holds works on both transports (code-server gets its own copy of the OS bundle)', async function () {
+    if (process.env.LABDATA_TEST_OS_STORE !== 'bound') {
+      console.log(`      skipped: ${process.env.LABDATA_TEST_OS_STORE ?? 'the test run could not give code-server its own OS bundle'}`);
+      this.skip();
+    }
+    const server = await labSignedIn(process.env.LABDATA_TEST_OS_CA_DIR, 'OS store');
+    assert.deepEqual(await signIn(server.baseUrl, LEAK_CHECK_TOKEN, 'OS store'), { name: 'OS store', baseUrl: server.baseUrl, host: new URL(server.baseUrl).host }, "VS Code's network stack trusts the OS store");
+    assert.equal((await search('OS store'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+    assert.doesNotMatch(await logText(), /did not trust the lab's certificate; Lab Data's own connection/, 'no switch was needed');
+    await labData().update('network', 'direct', GLOBAL);
+    try {
+      await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): labData\.network is "direct"/));
+      assert.equal((await search('OS store'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length, "Lab Data's own connection trusts the OS store too");
+    } finally {
+      await labData().update('network', undefined, GLOBAL);
+      await vscode.commands.executeCommand('labData.signOut', { name: 'OS store' });
+    }
+  });
+
+  it('a lab whose CA comes only from NODE_EXTRA_CA_CERTS (set for code-server) still signs in: that lab switches to Lab Data’s own connection, and the log says why', async () => {
+    const server = await labSignedIn(process.env.LABDATA_TEST_EXTRA_CA_DIR, 'Extra CA');
+    assert.deepEqual(await signIn(server.baseUrl, LEAK_CHECK_TOKEN, 'Extra CA'), { name: 'Extra CA', baseUrl: server.baseUrl, host: new URL(server.baseUrl).host });
+    assert.equal((await search('Extra CA'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
+    await eventually(async () => assert.match(await logText(), /VS Code's network stack did not trust the lab's certificate; Lab Data's own connection, which adds NODE_EXTRA_CA_CERTS, is used for this lab from now on\./));
+    await vscode.commands.executeCommand('labData.signOut', { name: 'Extra CA' });
+  });
+});
