@@ -7,6 +7,8 @@ import { Agent, request } from 'undici';
 import { saveReports } from '../../src/core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
 import { LabApi } from '../../src/core/api/labApi';
+import { FetchTransport, type FetchFunction } from '../../src/core/connection/fetchTransport';
+import { rootCertificates as tlsRoots } from 'node:tls';
 import { RateLimitGate } from '../../src/core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
@@ -404,6 +406,55 @@ async function bundle(): Promise<CaseResult> {
   return { case: 'bundle size (dist/extension.js)', ours: `${kb.toFixed(0)} KB`, baseline: '—', ratio: '—', target: '≤ 700 KB', met: kb <= 700, details: { bytes } };
 }
 
+/**
+ * Where VS Code's transport loses time against undici, outside VS Code: the same 500 × 256 KiB saved
+ * through undici, through Node's own `fetch` (the FetchTransport and web streams), and through `fetch`
+ * given a new undici Agent for every request, which is what VS Code's fetch patch does when it adds
+ * the OS certificates (so no connection is reused). The extension-host pair is in the `host` case.
+ */
+async function transports(): Promise<CaseResult> {
+  say('transports: 500 × 256 KiB through undici, Node\'s fetch, and fetch with a new Agent per request (as VS Code\'s patch)');
+  const lab = await LabProcess.start({ reports: 600, pdfBytes: 256 * 1024 });
+  const ids = new Set(lab.downloadable.slice(0, 500));
+  const clientOf = (fetchFunction?: FetchFunction): LabApi =>
+    LabApi.forBaseUrl(lab.baseUrl, { token: TOKEN, rateLimitGate: new RateLimitGate(), maxConcurrentRequests: 4, userAgent: 'lab-data-bench', ...(fetchFunction ? { transport: (settings) => new FetchTransport({ ...settings, name: 'fetch', fetch: fetchFunction }) } : {}) });
+  try {
+    const reports = (await listAllReports(clientOf(), { pageSize: 200 })).filter((report) => ids.has(report.report_id));
+    const save = (fetchFunction?: FetchFunction) => async (): Promise<number> => {
+      const folder = await freshFolder('transport');
+      const client = clientOf(fetchFunction);
+      try {
+        return await timed(async () => {
+          const result = await saveReports(reports, { api: client, target: { root: folder, folder, template: '${report_id}.pdf' }, concurrency: 4, signal: new AbortController().signal });
+          if (result.saved.length !== 500) {
+            throw new Error(`${result.failed.length} failed`);
+          }
+        });
+      } finally {
+        await client.close();
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    };
+    const medians = await alternate({
+      undici: save(),
+      nodeFetch: save((input, init) => fetch(input, init)),
+      agentPerRequest: save((input, init) => fetch(input, { ...init, dispatcher: new Agent({ connect: { ca: [...tlsRoots] } }) } as unknown as RequestInit)),
+    });
+    const ratio = medians.undici! / medians.nodeFetch!;
+    return {
+      case: "500 × 256 KiB outside VS Code: Node's fetch (and a new Agent per request, as VS Code's patch) vs undici",
+      ours: `fetch ${medians.nodeFetch!.toFixed(0)} ms; new Agent each ${medians.agentPerRequest!.toFixed(0)} ms`,
+      baseline: `undici ${medians.undici!.toFixed(0)} ms`,
+      ratio: `${ratio.toFixed(2)}×; ${(medians.undici! / medians.agentPerRequest!).toFixed(2)}×`,
+      target: '(explains the host case)',
+      met: true,
+      details: medians,
+    };
+  } finally {
+    await lab.stop();
+  }
+}
+
 /** Cases measured inside VS Code (activation, the tree), written by the extension-host bench suite. */
 async function hostCases(): Promise<CaseResult[]> {
   say('inside VS Code: activate() and the tree (code-server)');
@@ -444,6 +495,7 @@ async function main(): Promise<void> {
     ['rate', rateLimited],
     ['bundle', bundle],
     ['cli', () => cliCases({ root, token: TOKEN, runs: RUNS, startLab: (options) => LabProcess.start(options), alternate, say }, curl)],
+    ['transports', transports],
     ['host', hostCases],
   ];
   const results: CaseResult[] = [];

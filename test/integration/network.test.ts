@@ -245,6 +245,22 @@ describe("VS Code's own network stack: the proxy, proxy sign-in and settings VS 
     }
   });
 
+  it('with VS Code’s network support for extensions off (http.fetchAdditionalSupport), Lab Data’s own connection takes over, with the explicit proxy, and says so once', async () => {
+    await httpConfig().update('proxy', proxy.url, GLOBAL);
+    // Lab Data's own connection trusts the lab's CA when told (labData.caCertificates would choose it too: the log gives the first reason that applies).
+    await labData().update('caCertificates', [vscodeTrustedCertificates().caFile], GLOBAL);
+    await httpConfig().update('fetchAdditionalSupport', false, GLOBAL);
+    try {
+      const before = proxy.lines().length;
+      assert.ok(await search('Behind the proxy'));
+      assert.ok(proxy.lines().slice(before).some((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port}`)), 'through http.proxy, on undici');
+      await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): VS Code's network support for extensions is off \(http\.fetchAdditionalSupport\)/));
+    } finally {
+      await httpConfig().update('fetchAdditionalSupport', undefined, GLOBAL);
+      await labData().update('caCertificates', undefined, GLOBAL);
+    }
+  });
+
   it('labData.network "direct": Lab Data’s own connection, with the same explicit settings; the log says which and why', async () => {
     await httpConfig().update('proxy', proxy.url, GLOBAL);
     await labData().update('network', 'direct', GLOBAL);
