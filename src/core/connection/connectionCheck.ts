@@ -6,6 +6,7 @@ import * as tls from 'node:tls';
 import { serverText } from '../errors/serverText';
 import { bypassesProxy, describeProxy, proxyCredentialSource, proxyFor, proxyProblem, proxySource, type NetworkOptions } from './network';
 import { isLoopbackHost } from './baseUrl';
+import { tlsProblemOf } from './tlsProblems';
 
 /** The steps of a connection check, in the order they run. */
 export type CheckStepKind = 'resolve' | 'proxy' | 'connect' | 'tls' | 'request';
@@ -63,7 +64,6 @@ export interface ConnectionCheckOptions {
 const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 
 /** OpenSSL's words for a chain whose root this machine does not hold. */
-const UNKNOWN_ROOT_CODES: ReadonlySet<string> = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN']);
 
 class StepTimeout extends Error {
   constructor(readonly ms: number) {
@@ -296,19 +296,19 @@ function trustedBy(top: PeerCertificate, options: ConnectionCheckOptions, read: 
 
 /** What a verification failure means and what to do about it. */
 function untrustedAdvice(code: string): string {
-  if (UNKNOWN_ROOT_CODES.has(code)) {
-    return 'The chain ends in a root certificate this machine does not trust. This is often a proxy that inspects TLS (your organisation’s), or a private certificate authority. To trust its root, get the root certificate (PEM) from your IT department and add it to the operating system’s trust store, or name the file in the labData.caCertificates setting. Lab Data never switches verification off.';
+  switch (tlsProblemOf(code)) {
+    case 'unknownRoot':
+    case 'unknownIssuer':
+      return 'The chain ends in a root certificate this machine does not trust. This is often a proxy that inspects TLS (your organisation’s), or a private certificate authority. To trust its root, get the root certificate (PEM) from your IT department and add it to the operating system’s trust store, or name the file in the labData.caCertificates setting. Lab Data never switches verification off.';
+    case 'selfSigned':
+      return 'The lab’s certificate is self-signed. If you trust it, name a file holding it (PEM) in the labData.caCertificates setting.';
+    case 'expired':
+      return 'A certificate of the chain has expired or is not valid yet (check this machine’s clock); ask the lab to renew it.';
+    case 'wrongHost':
+      return 'The certificate is for another host name; check the lab address.';
+    default:
+      return 'If your organisation uses a private certificate authority, add it to the operating system’s trust store or to the labData.caCertificates setting.';
   }
-  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
-    return 'The lab’s certificate is self-signed. If you trust it, name a file holding it (PEM) in the labData.caCertificates setting.';
-  }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return 'A certificate of the chain has expired or is not valid yet (check this machine’s clock); ask the lab to renew it.';
-  }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
-    return 'The certificate is for another host name; check the lab address.';
-  }
-  return 'If your organisation uses a private certificate authority, add it to the operating system’s trust store or to the labData.caCertificates setting.';
 }
 
 /** The TLS handshake over `socket` (direct or through the tunnel), never rejecting a chain before it is described. */

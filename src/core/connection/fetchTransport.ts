@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
+import { isUntrustedChainCode } from './tlsProblems';
 import { TransportError, type Transport, type TransportRequest, type TransportResponse, type TransportSettings } from './transport';
 
 /** A `fetch` to send through: the extension host's (VS Code's network stack) or, in tests, Node's. */
@@ -166,14 +167,11 @@ function platformError(error: unknown): Error {
   return error;
 }
 
-/** TLS verification failures: the chain ends in a root this transport does not trust. */
-const UNTRUSTED_CHAIN = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED']);
-
 /** Whether `error` (or its cause) is a certificate chain the transport did not trust. */
 export function isUntrustedChain(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
     const code = (current as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && UNTRUSTED_CHAIN.has(code)) {
+    if (typeof code === 'string' && isUntrustedChainCode(code)) {
       return true;
     }
   }

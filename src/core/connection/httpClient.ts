@@ -8,6 +8,7 @@ import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from '../erro
 import { cancelledError, labError, type MessageId } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
 import { DIRECT, describeProxy, proxyCredentialSource, proxySecrets, proxySource, type NetworkOptions } from './network';
+import { tlsProblemOf, type TlsProblem } from './tlsProblems';
 import { TransportError, type Transport, type TransportFactory, type TransportResponse, type TransportTimeouts } from './transport';
 import { UndiciTransport } from './undiciTransport';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
@@ -133,23 +134,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
 function certificateMessage(code: string): MessageId {
-  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
-    return 'certSelfSigned';
-  }
-  if (code === 'SELF_SIGNED_CERT_IN_CHAIN') {
-    // The server sent its whole chain, up to a root nobody here trusts: what a TLS-inspecting proxy does.
-    return 'certUnknownRoot';
-  }
-  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY') {
-    return 'certUnknownIssuer';
-  }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return 'certExpired';
-  }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
-    return 'certWrongHost';
-  }
-  return 'certOther';
+  const messages: Readonly<Record<TlsProblem, MessageId>> = { selfSigned: 'certSelfSigned', unknownRoot: 'certUnknownRoot', unknownIssuer: 'certUnknownIssuer', expired: 'certExpired', wrongHost: 'certWrongHost', other: 'certOther' };
+  return messages[tlsProblemOf(code)];
 }
 
 /** The code and sentence for an HTTP status the API documents (spec section 7). */
