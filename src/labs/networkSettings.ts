@@ -161,12 +161,15 @@ export class NetworkSettings implements vscode.Disposable {
 
   private read(): { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice; caFiles: string[] } {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
+    // http.proxySupport "off" sends extensions' requests direct in VS Code; Lab Data's own connection does the same
+    // (a lab whose definition names its own proxy still uses it).
+    const proxySupportOff = http.get<string>('proxySupport') === 'off';
     const proxySettings = resolveProxySettings({
-      proxy: http.get<string>('proxy'),
+      proxy: proxySupportOff ? undefined : http.get<string>('proxy'),
       proxySource: 'http.proxy',
       noProxy: http.get<string[]>('noProxy') ?? [],
       proxyAuthorization: http.get<string | null>('proxyAuthorization') ?? undefined,
-      env: this.env,
+      env: proxySupportOff ? {} : this.env,
     });
     if (proxySettings.proxyAuthorization) {
       this.log.addSecret(proxySettings.proxyAuthorization);

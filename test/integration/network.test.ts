@@ -223,7 +223,17 @@ describe("VS Code's own network stack: the proxy, proxy sign-in and settings VS 
     assert.ok(await search('Behind the proxy'));
     assert.ok(authProxy.lines().slice(before).some((line) => line.startsWith(`CONNECT lab.test:${new URL(remote).port}`)), 'the proxy saw the CONNECT');
     await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): http\.proxyAuthorization is set/));
+    // http.proxySupport "off" holds on Lab Data's own connection too: the same request goes direct, and the proxy sees nothing.
+    await httpConfig().update('proxySupport', 'off', GLOBAL);
+    try {
+      const offBefore = authProxy.lines().length;
+      assert.equal(await search('Behind the proxy'), undefined, 'lab.test does not resolve without the proxy');
+      assert.equal(authProxy.lines().length, offBefore, 'the proxy saw nothing');
+    } finally {
+      await httpConfig().update('proxySupport', undefined, GLOBAL);
+    }
     await httpConfig().update('proxyAuthorization', undefined, GLOBAL);
+    await labData().update('caCertificates', undefined, GLOBAL);
   });
 
   it('a lab whose definition names its own proxy (and certificates) takes Lab Data’s own connection through that proxy, whatever http.proxy says; its password shows nowhere', async () => {
@@ -315,13 +325,14 @@ describe('certificates only the operating system or only NODE_EXTRA_CA_CERTS vou
       this.skip();
     }
     const server = await labSignedIn(process.env.LABDATA_TEST_OS_CA_DIR, 'OS store');
+    const logBefore = (await logText()).length;
     assert.deepEqual(await signIn(server.baseUrl, LEAK_CHECK_TOKEN, 'OS store'), { name: 'OS store', baseUrl: server.baseUrl, host: new URL(server.baseUrl).host }, "VS Code's network stack trusts the OS store");
     assert.equal((await search('OS store'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length);
-    assert.doesNotMatch(await logText(), /did not trust the lab's certificate; Lab Data's own connection/, 'no switch was needed');
+    assert.doesNotMatch((await logText()).slice(logBefore), /did not trust the lab's certificate; Lab Data's own connection/, 'no switch was needed: VS Code trusted it');
     await labData().update('network', 'direct', GLOBAL);
     try {
-      await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): labData\.network is "direct"/));
       assert.equal((await search('OS store'))?.ids.length, server.reportsFor(LEAK_CHECK_TOKEN).length, "Lab Data's own connection trusts the OS store too");
+      await eventually(async () => assert.match(await logText(), /Lab requests go through Lab Data's own connection \(undici\): labData\.network is "direct"/));
     } finally {
       await labData().update('network', undefined, GLOBAL);
       await vscode.commands.executeCommand('labData.signOut', { name: 'OS store' });
