@@ -6,8 +6,7 @@ import { labError } from '../core/errors/messages';
 import type { Labs } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
 import type { Prompts } from '../ui/prompts';
-import { Commands } from '../constants';
-import { baseUrlProblem, rejectedToken, tokenProblem, type SignInResult } from './signIn';
+import { baseUrlProblem, rejectedToken, signedInResult, tokenProblem, type SignInResult } from './signIn';
 
 /** Arguments of `labData.addLab` for tasks, tests and other extensions: nothing is asked. */
 export interface AddLabArgs {
@@ -58,12 +57,10 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
       throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
     }
     const entry = { name, baseUrl: parseBaseUrl(given.baseUrl).baseUrl, ...(given.endpoints && Object.keys(given.endpoints).length > 0 ? { endpoints: given.endpoints } : {}) };
-    if (typeof given.token === 'string') {
-      // A token that fails leaves nothing written, so the same call can simply be tried again.
-      await labs.probe(entry, given.token).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined)));
-    }
-    const lab = await labs.addLab(entry);
-    return typeof given.token === 'string' ? vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, token: given.token }) : undefined;
+    // The token is checked before anything is written: one that fails leaves nothing, so the same call can simply be tried again.
+    const checked = typeof given.token === 'string' ? await labs.probe(entry, given.token).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined))) : undefined;
+    const outcome = await labs.addLab(entry, checked);
+    return checked ? signedInResult(outcome) : undefined;
   }
   const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 3);
   const typed = await prompts.text(title(1), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', baseUrlProblem);
@@ -84,7 +81,7 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
     },
-    async (token, signal) => ({ token, ...(await labs.probe(entry, token, signal).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined)))) }),
+    (token, signal) => labs.probe(entry, token, signal).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined))),
   );
   if (checked === undefined) {
     return undefined;
@@ -99,8 +96,8 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
   if (name === undefined) {
     return undefined;
   }
-  const lab = await labs.addLab({ ...entry, name });
-  return vscode.commands.executeCommand<SignInResult | undefined>(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl, token: checked.token });
+  // The token the box checked is stored with the lab: no second request.
+  return signedInResult(await labs.addLab({ ...entry, name }, checked));
 }
 
 /**

@@ -5,7 +5,7 @@ import { labError } from '../core/errors/messages';
 import { serverText } from '../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
-import type { Labs } from '../labs/labs';
+import type { Labs, SignInOutcome } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
@@ -87,9 +87,11 @@ export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): 
               throw rejectedToken(error, kept());
             }),
         );
-  if (outcome === undefined) {
-    return undefined;
-  }
+  return outcome === undefined ? undefined : signedInResult(outcome);
+}
+
+/** Says a sign-in happened (a passing note, or a warning when the token may not read reports) and gives its result. */
+export function signedInResult(outcome: SignInOutcome): SignInResult {
   const signedIn = outcome.lab;
   if (outcome.reportsForbidden) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', signedIn.name));

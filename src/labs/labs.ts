@@ -22,6 +22,15 @@ export type LabEntryState = { readonly kind: 'lab'; readonly connection: LabConn
 /** Reports and samples a lab sent. */
 export type RecordsSeen = Parameters<NonNullable<LabApiOptions['onRecords']>>[0];
 
+/** A token one request accepted for a lab not yet written ({@link Labs.probe}), with what that request found. */
+export interface CheckedToken {
+  readonly token: string;
+  /** The token is valid but may not read reports (403). */
+  readonly reportsForbidden: boolean;
+  /** The name the lab gives itself in its records (`lab_name`, cleaned), when it sends one. */
+  readonly ownName?: string;
+}
+
 /** What a sign-in found out. */
 export interface SignInOutcome {
   readonly lab: LabDefinition;
@@ -142,13 +151,13 @@ export class Labs implements vscode.Disposable {
    * lab's name), with the same one request as a sign-in; stores nothing. Resolves with the name the
    * lab gives itself in its records (`lab_name`, cleaned), when it sends one.
    */
-  async probe(entry: LabEntry, tokenText: string, signal?: AbortSignal): Promise<{ readonly ownName?: string }> {
+  async probe(entry: LabEntry, tokenText: string, signal?: AbortSignal): Promise<CheckedToken> {
     const parsed = parseLabDefinition({ ...entry, name: entry.name || 'new lab' }, 0);
     if (isInvalidLab(parsed)) {
       throw parsed.error;
     }
-    const { ownName } = await this.check(parsed, tokenText.trim(), signal);
-    return { ownName };
+    const token = tokenText.trim();
+    return { token, ...(await this.check(parsed, token, signal)) };
   }
 
   /** One cheap request with `token`: 403 (a scope without reports) still counts as valid. */
@@ -188,11 +197,17 @@ export class Labs implements vscode.Disposable {
     }
   }
 
-  /** Adds a lab to the user's settings (Add Lab…), signed out until signed in. */
-  async addLab(entry: LabEntry): Promise<LabDefinition> {
+  /**
+   * Adds a lab to the user's settings (Add Lab…): signed in with a token {@link probe} already
+   * checked for it (no second request), else signed out.
+   */
+  async addLab(entry: LabEntry, checked?: CheckedToken): Promise<SignInOutcome> {
     const lab = await this.registry.add(entry);
+    if (checked) {
+      await this.tokens.store(lab, checked.token);
+    }
     await this.refresh();
-    return lab;
+    return { lab, reportsForbidden: checked?.reportsForbidden ?? false };
   }
 
   /** Forgets one lab's token. Returns false when there was none. */
