@@ -37,7 +37,7 @@ export async function checkConnection({ labs, network, reports, log, integration
           name: connection.lab.name,
           baseUrl: connection.lab.url.baseUrl,
           network: network.optionsFor(connection.lab),
-          caFiles: [...network.caFiles, ...(connection.lab.caCertificates ?? [])],
+          caFiles: network.caFilesFor(connection.lab),
           transport: network.describeTransport(connection.lab),
           env: process.env,
           request: api ? (requestSignal) => api.checkReports(requestSignal) : undefined,

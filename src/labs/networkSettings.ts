@@ -5,14 +5,35 @@ import { FallbackTransport, FetchTransport, isUntrustedChain } from '../core/con
 import { UndiciTransport } from '../core/connection/undiciTransport';
 import type { TransportFactory } from '../core/connection/transport';
 import type { LabDefinition } from '../core/api/labDefinition';
+import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
+import type { Logger } from '../log';
 
 /** Which transport lab requests take, and why (for the log and Check Connection). */
 export interface TransportChoice {
   readonly kind: 'vscode' | 'direct';
   readonly reason: string;
 }
-import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
-import type { Logger } from '../log';
+
+/** A choice in words: "VS Code's network stack (…): why" or "Lab Data's own connection (undici): why". */
+function inWords(choice: TransportChoice): string {
+  return choice.kind === 'vscode' ? `VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}` : `Lab Data's own connection (undici): ${choice.reason}`;
+}
+
+/** What the settings give, read once per change. */
+interface NetworkState {
+  readonly options: NetworkOptions;
+  readonly problems: LabApiError[];
+  readonly choice: TransportChoice;
+  /** The files named in `labData.caCertificates` (user settings), as written. */
+  readonly caFiles: string[];
+  /** The operating system's trusted certificates (none when `http.systemCertificates` is off), read once per change. */
+  readonly system: readonly string[];
+}
+
+/** Whether a lab's definition names its own proxy or certificates (then it always takes Lab Data's own connection). */
+function hasOwnNetwork(lab: LabDefinition): boolean {
+  return Boolean(lab.proxy || lab.caCertificates);
+}
 
 /**
  * Turns VS Code's `http.proxy`, `http.noProxy`, `http.proxyAuthorization` and `http.proxyStrictSSL`,
@@ -20,7 +41,8 @@ import type { Logger } from '../log';
  * core's {@link NetworkOptions}, and says when they change.
  */
 export class NetworkSettings implements vscode.Disposable {
-  private current: { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice; caFiles: string[] };
+  private current: NetworkState;
+  /** What the log last said about the settings' choice, and the labs whose own choice it said. */
   private saidChoice = '';
   private readonly saidLabs = new Set<string>();
   private readonly perLab = new Map<string, { readonly lab: string; readonly options: NetworkOptions }>();
@@ -46,19 +68,33 @@ export class NetworkSettings implements vscode.Disposable {
   }
 
   /**
-   * How lab requests leave: VS Code's own network stack (the extension host's `fetch`, which VS Code
-   * patches with its proxy resolution, proxy sign-in and certificates) unless it cannot serve, then
-   * Lab Data's own (undici, with the explicit proxy settings, the environment, the OS trust store,
-   * `NODE_EXTRA_CA_CERTS` and `labData.caCertificates`). The log says which, and why, once per change.
+   * How one lab's requests leave: VS Code's own network stack (the extension host's `fetch`, which
+   * VS Code patches with its proxy resolution, proxy sign-in and certificates) unless it cannot serve,
+   * then Lab Data's own (undici, with the explicit proxy settings, the environment, the OS trust store,
+   * `NODE_EXTRA_CA_CERTS` and `labData.caCertificates`); always Lab Data's own for a lab whose
+   * definition names its own proxy or certificates. The log says which, and why, once per change.
    */
-  get transport(): TransportChoice {
+  choiceFor(lab?: LabDefinition): TransportChoice {
+    if (lab && hasOwnNetwork(lab)) {
+      const choice: TransportChoice = { kind: 'direct', reason: `its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}` };
+      if (!this.saidLabs.has(lab.name)) {
+        this.saidLabs.add(lab.name);
+        this.log.info('Network', `Requests to ${lab.name} go through ${inWords(choice)}.`);
+      }
+      return choice;
+    }
     const { choice } = this.current;
     const said = `${choice.kind}:${choice.reason}`;
     if (said !== this.saidChoice) {
       this.saidChoice = said;
-      this.log.info('Network', choice.kind === 'vscode' ? `Lab requests go through VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}.` : `Lab requests go through Lab Data's own connection (undici): ${choice.reason}.`);
+      this.log.info('Network', `Lab requests go through ${inWords(choice)}.`);
     }
     return choice;
+  }
+
+  /** The certificate files one lab's own connection trusts: `labData.caCertificates`, then the lab's own. */
+  caFilesFor(lab: LabDefinition): string[] {
+    return [...this.current.caFiles, ...(lab.caCertificates ?? [])];
   }
 
   /**
@@ -66,20 +102,17 @@ export class NetworkSettings implements vscode.Disposable {
    * `caCertificates`, those on top of them (its proxy instead of any other; its certificates besides the others).
    */
   optionsFor(lab: LabDefinition): NetworkOptions {
-    if (!lab.proxy && !lab.caCertificates) {
+    if (!hasOwnNetwork(lab)) {
       return this.current.options;
     }
     const cached = this.perLab.get(lab.name);
     if (cached && cached.lab === JSON.stringify(lab)) {
       return cached.options;
     }
-    const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     const base = this.current.options;
     const proxy = lab.proxy ? resolveProxySettings({ proxy: lab.proxy, proxySource: `the lab definition of ${lab.name}`, noProxy: [] }) : undefined;
     proxySecrets(lab.proxy).forEach((secret) => this.log.addSecret(secret));
-    const files = [...this.caFiles, ...(lab.caCertificates ?? [])];
-    const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
-    const { ca, problems } = loadCertificateAuthorities(files, this.env, undefined, system);
+    const { ca, problems } = loadCertificateAuthorities(this.caFilesFor(lab), this.env, undefined, this.current.system);
     problems.forEach((problem) => this.log.warn('Network', problem.message));
     const options: NetworkOptions = { ...base, ...(proxy ? { ...proxy, proxyAuthorization: base.proxyAuthorization } : {}), ca };
     this.perLab.set(lab.name, { lab: JSON.stringify(lab), options });
@@ -91,27 +124,13 @@ export class NetworkSettings implements vscode.Disposable {
    * use the settings Lab Data reads; on VS Code's network stack only step 5 takes the lab's real path).
    */
   describeTransport(lab: LabDefinition): string {
-    if (lab.proxy || lab.caCertificates) {
-      return `Lab Data's own connection (undici): its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}.`;
-    }
-    const choice = this.transport;
-    return choice.kind === 'vscode'
-      ? `VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}. Steps 1 to 4 use the settings Lab Data reads; a PAC file, the system proxy or Kerberos show only in step 5.`
-      : `Lab Data's own connection (undici): ${choice.reason}.`;
+    const choice = this.choiceFor(lab);
+    return choice.kind === 'vscode' ? `${inWords(choice)}. Steps 1 to 4 use the settings Lab Data reads; a PAC file, the system proxy or Kerberos show only in step 5.` : `${inWords(choice)}.`;
   }
 
-  /** Builds the transport of one lab's client, as {@link transport} chose (a lab with its own proxy or certificates: Lab Data's own connection). */
+  /** Builds the transport of one lab's client, as {@link choiceFor} chose (undefined: the core's own, undici). */
   transportFactory(lab?: LabDefinition): TransportFactory | undefined {
-    if (lab && (lab.proxy || lab.caCertificates)) {
-      const said = `own:${lab.name}`;
-      if (!this.saidLabs.has(said)) {
-        this.saidLabs.add(said);
-        this.log.info('Network', `Requests to ${lab.name} go through Lab Data's own connection (undici): its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}.`);
-      }
-      return undefined;
-    }
-    const choice = this.transport;
-    if (choice.kind === 'direct') {
+    if (this.choiceFor(lab).kind === 'direct') {
       return undefined;
     }
     const options = this.current.options;
@@ -137,11 +156,6 @@ export class NetworkSettings implements vscode.Disposable {
     return vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION).get<string>('proxySupport') === 'off' ? undefined : proxyFor(url, options);
   }
 
-  /** The files named in `labData.caCertificates` (user settings), as written. */
-  get caFiles(): readonly string[] {
-    return this.current.caFiles;
-  }
-
   /** Why the network settings cannot be used as they are (an unreadable CA file, a malformed proxy). */
   get problems(): readonly LabApiError[] {
     return this.current.problems;
@@ -159,7 +173,7 @@ export class NetworkSettings implements vscode.Disposable {
     this.changed.dispose();
   }
 
-  private read(): { options: NetworkOptions; problems: LabApiError[]; choice: TransportChoice; caFiles: string[] } {
+  private read(): NetworkState {
     const http = vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION);
     // http.proxySupport "off" sends extensions' requests direct in VS Code; Lab Data's own connection does the same
     // (a lab whose definition names its own proxy still uses it).
@@ -196,19 +210,27 @@ export class NetworkSettings implements vscode.Disposable {
     const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env, undefined, system);
     problems.push(...caProblems);
     caProblems.forEach((problem) => this.log.warn('Network', problem.message));
-    const network = config.inspect<string>(Settings.network)?.globalValue;
-    const choice: TransportChoice =
-      network === 'direct'
-        ? { kind: 'direct', reason: 'labData.network is "direct"' }
-        : http.get<boolean>('fetchAdditionalSupport') === false
-          ? { kind: 'direct', reason: "VS Code's network support for extensions is off (http.fetchAdditionalSupport)" }
-          : proxySettings.proxyAuthorization
-            ? { kind: 'direct', reason: "http.proxyAuthorization is set, and VS Code's network stack answers a proxy's request for credentials with Kerberos or its own prompt, not with this setting" }
-            : caFiles.length > 0
-            ? { kind: 'direct', reason: 'labData.caCertificates names certificate authorities that VS Code\'s network stack would not add' }
-            : typeof fetch !== 'function'
-              ? { kind: 'direct', reason: 'this VS Code has no fetch in its extension host' }
-              : { kind: 'vscode', reason: this.env.NODE_EXTRA_CA_CERTS ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)' : 'labData.network is "vscode"' };
-    return { options: { ...proxySettings, ca }, problems, choice, caFiles };
+    const choice = this.choose(config.inspect<string>(Settings.network)?.globalValue, http, Boolean(proxySettings.proxyAuthorization), caFiles.length > 0);
+    return { options: { ...proxySettings, ca }, problems, choice, caFiles, system };
+  }
+
+  /** The settings' choice of transport: the first reason VS Code's network stack cannot serve, else it. */
+  private choose(network: string | undefined, http: vscode.WorkspaceConfiguration, proxyAuthorization: boolean, caFiles: boolean): TransportChoice {
+    if (network === 'direct') {
+      return { kind: 'direct', reason: 'labData.network is "direct"' };
+    }
+    if (http.get<boolean>('fetchAdditionalSupport') === false) {
+      return { kind: 'direct', reason: "VS Code's network support for extensions is off (http.fetchAdditionalSupport)" };
+    }
+    if (proxyAuthorization) {
+      return { kind: 'direct', reason: "http.proxyAuthorization is set, and VS Code's network stack answers a proxy's request for credentials with Kerberos or its own prompt, not with this setting" };
+    }
+    if (caFiles) {
+      return { kind: 'direct', reason: "labData.caCertificates names certificate authorities that VS Code's network stack would not add" };
+    }
+    if (typeof fetch !== 'function') {
+      return { kind: 'direct', reason: 'this VS Code has no fetch in its extension host' };
+    }
+    return { kind: 'vscode', reason: this.env.NODE_EXTRA_CA_CERTS ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)' : 'labData.network is "vscode"' };
   }
 }
