@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
 import { isUntrustedChainCode } from './tlsProblems';
-import { TransportError, type Transport, type TransportRequest, type TransportResponse, type TransportSettings } from './transport';
+import { refusedTunnel, TransportError, type Transport, type TransportRequest, type TransportResponse, type TransportSettings } from './transport';
 
 /** A `fetch` to send through: the extension host's (VS Code's network stack) or, in tests, Node's. */
 export type FetchFunction = (input: URL, init: RequestInit) => Promise<Response>;
@@ -18,8 +18,6 @@ export interface FetchTransportOptions extends TransportSettings {
 
 /** Content codings `fetch` undoes itself (the body it gives is already decoded). */
 const DECODED_BY_FETCH = /^\s*(x-gzip|gzip|deflate|br)(\s*,\s*(x-gzip|gzip|deflate|br))*\s*$/i;
-/** undici's words for a proxy that refused the CONNECT of a tunnel, as VS Code's `fetch` reports it too. */
-const PROXY_TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
 
 /**
  * A transport over a `fetch` function: in VS Code, the extension host's own, which VS Code patches
@@ -76,11 +74,7 @@ export class FetchTransport implements Transport {
       if (request.signal?.aborted) {
         throw request.signal.reason ?? error;
       }
-      const tunnel = PROXY_TUNNEL_STATUS.exec(`${error instanceof Error ? error.message : ''} ${error instanceof Error && error.cause instanceof Error ? error.cause.message : ''}`);
-      if (tunnel) {
-        throw new TransportError('ERR_PROXY_TUNNEL', `the proxy answered the tunnel with ${tunnel[1]}`, Number(tunnel[1]), { cause: error });
-      }
-      throw error;
+      throw refusedTunnel(error) ?? error;
     } finally {
       clearTimeout(timer);
     }

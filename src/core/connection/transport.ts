@@ -91,3 +91,16 @@ export class TransportError extends Error {
     this.name = 'TransportError';
   }
 }
+
+/** undici's words for a proxy that refused the CONNECT of a tunnel (VS Code's `fetch` is undici too). */
+const PROXY_TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
+
+/**
+ * undici reports a refused tunnel as a failed request whose message (or, through `fetch`, whose
+ * cause's message) holds the proxy's status: that failure in the seam's words, else undefined.
+ */
+export function refusedTunnel(error: unknown): TransportError | undefined {
+  const messages = error instanceof Error ? [error.message, error.cause instanceof Error ? error.cause.message : ''] : [];
+  const tunnel = PROXY_TUNNEL_STATUS.exec(messages.join(' '));
+  return tunnel ? new TransportError('ERR_PROXY_TUNNEL', `the proxy answered the tunnel with ${tunnel[1]}`, Number(tunnel[1]), { cause: error }) : undefined;
+}

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Dispatcher as UndiciDispatcher, Agent as UndiciAgent, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent, buildConnector as BuildConnector } from 'undici';
 
 import type { Transport, TransportRequest, TransportResponse, TransportSettings } from './transport';
-import { TransportError } from './transport';
+import { refusedTunnel } from './transport';
 import { proxyFor, type NetworkOptions } from './network';
 
 /**
@@ -122,9 +122,6 @@ export interface UndiciTransportOptions extends TransportSettings {
   readonly network: NetworkOptions;
 }
 
-/** undici's words for a proxy that refused the CONNECT of a tunnel. */
-const PROXY_TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
-
 /**
  * The core's own transport: undici, with a direct pool and one pool per proxy in use, each made on
  * first use and trusting the configured authorities. HTTPS through a proxy is tunnelled with
@@ -155,12 +152,8 @@ export class UndiciTransport implements Transport {
       });
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
-      // undici reports a refused tunnel as an aborted request whose message holds the proxy's status.
-      const tunnel = proxy !== undefined && error instanceof Error ? PROXY_TUNNEL_STATUS.exec(error.message) : null;
-      if (tunnel) {
-        throw new TransportError('ERR_PROXY_TUNNEL', `the proxy answered the tunnel with ${tunnel[1]}`, Number(tunnel[1]), { cause: error });
-      }
-      throw error;
+      // A proxy that refused the tunnel, in the seam's words; any other failure as undici gave it.
+      throw (proxy !== undefined ? refusedTunnel(error) : undefined) ?? error;
     }
   }
 
