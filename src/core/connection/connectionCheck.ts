@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { serverText } from '../errors/serverText';
-import { bypassesProxy, describeProxy, proxyCredentialSource, proxyFor, proxyProblem, proxySource, type NetworkOptions } from './network';
+import { bypassesProxy, describeProxy, pemCertificates, proxyCredentialSource, proxyFor, proxyProblem, proxySource, type NetworkOptions } from './network';
 import { isLoopbackHost } from './baseUrl';
 import { tlsProblemOf } from './tlsProblems';
 
@@ -271,7 +271,7 @@ function trustedBy(top: PeerCertificate, options: ConnectionCheckOptions, read: 
     });
   const fileCertificates = (file: string): string[] => {
     try {
-      return read(file).match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+      return pemCertificates(read(file));
     } catch {
       return [];
     }
