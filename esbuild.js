@@ -83,7 +83,7 @@ async function main() {
     plugins: [problemMatcherPlugin],
   });
   const viewer = await esbuild.context({
-    entryPoints: ['src/webview/pdfViewer.ts', 'src/webview/overview.ts'],
+    entryPoints: ['webviews/pdfViewer.ts', 'webviews/overview.ts'],
     bundle: true,
     format: 'esm',
     minify: production,

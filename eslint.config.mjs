@@ -3,18 +3,18 @@ import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 /**
- * The layers of src/, lowest first; ARCHITECTURE.md draws the same table. A file may import from
+ * The layers of the core (core/) and the extension (src/), lowest first; ARCHITECTURE.md draws the same table. A file may import from
  * its own layer's folders and from layers below it, never from a layer above. Within a layer,
  * folders do not import each other (one arrow each way would make them one layer).
  */
 const LAYERS = [
   // The lab API as plain TypeScript (no vscode), its folders in their own order, lowest first.
-  ['src/core/errors'],
-  ['src/core/connection'],
-  ['src/core/files'],
-  ['src/core/api'],
-  ['src/core/sync'],
-  ['src/core/derived'],
+  ['core/errors'],
+  ['core/connection'],
+  ['core/files'],
+  ['core/api'],
+  ['core/sync'],
+  ['core/derived'],
   // The VS Code layer.
   ['src/ui', 'src/log.ts', 'src/constants.ts', 'src/cancellation.ts'],
   ['src/labs'],
@@ -33,19 +33,24 @@ const layerZones = LAYERS.flatMap((layer, index) => {
   return [...upward, ...sideways];
 });
 
-/** The command-line tool (cli/) is the core's second user: it imports the core and nothing else of src/, and nothing imports it. */
-const cliZones = [
-  { target: './cli', from: './src', except: ['./core'], message: 'The command-line tool uses only the core (src/core), never the VS Code layer.' },
-  { target: './src', from: './cli', message: 'Nothing in src/ imports the command-line tool.' },
+/**
+ * The three users of the core: the extension (src/), the command-line tool (cli/) and, for types
+ * only, the webviews (webviews/). None of them imports another, and the core imports none of them.
+ */
+const runtimeZones = [
+  { target: './cli', from: ['./src', './webviews'], message: 'The command-line tool uses only the core (core/), never the VS Code layer or the webviews.' },
+  { target: ['./src', './webviews', './core'], from: './cli', message: 'Nothing imports the command-line tool.' },
+  { target: ['./core', './src', './cli'], from: './webviews', message: 'The webviews are browser code, bundled on their own: nothing else imports them.' },
+  { target: './webviews', from: ['./src', './cli'], message: 'The webviews run in the browser: they import nothing of the extension or the tool (types of the core only).' },
 ];
 
 /** Imports run downward only, layer by layer (type-only imports too); test/unit/architecture.test.ts lints a scratch file with it. */
 export const layersConfig = {
-  files: ['src/**/*.ts', 'cli/src/**/*.ts'],
+  files: ['core/**/*.ts', 'src/**/*.ts', 'cli/src/**/*.ts', 'webviews/**/*.ts'],
   plugins: { 'import-x': importX },
   settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
   rules: {
-    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones, ...cliZones] }],
+    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones, ...runtimeZones] }],
   },
 };
 
@@ -72,9 +77,16 @@ export default tseslint.config(
   layersConfig,
   {
     // The lab API core runs under plain Node; it must never depend on the editor.
-    files: ['src/core/**/*.ts'],
+    files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not import vscode.' }], patterns: [{ group: ['../../*', '!../../core/*'], message: 'src/core may only import from src/core.' }] }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'core/ must not import vscode.' }], patterns: [{ group: ['../../*'], message: 'core/ may only import from core/.' }] }],
+    },
+  },
+  {
+    // The webviews run in the browser: they may name the core's types, never load its code (it runs in Node).
+    files: ['webviews/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'A webview cannot import vscode; it talks to the extension by messages.' }], patterns: [{ group: ['../core/*', '../core/**'], allowTypeImports: true, message: 'A webview may import the core\'s types only (import type …): its code runs in Node.' }, { group: ['node:*'], message: 'A webview runs in the browser: no Node modules.' }] }],
     },
   },
   {

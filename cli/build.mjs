@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the command-line tool into one file, dist/lab-data.js, from cli/src and the same core
-// the extension uses (src/core), with undici inside: the package needs Node alone, and no vscode.
+// the extension uses (core/), with undici inside: the package needs Node alone, and no vscode.
 // `--production` minifies. Uses the esbuild of the repository (a development dependency).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Rewrites l10n/bundle.l10n.json from the sources: every `vscode.l10n.t('…')` literal in src/ plus
-// the core's message catalogue (src/core/errors/messages.ts, compiled to out/). The unit test
+// the core's message catalogue (core/errors/messages.ts, compiled to out/). The unit test
 // test/unit/l10n.test.ts checks that the bundle and the sources agree.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { MESSAGES } = createRequire(import.meta.url)(join(root, 'out', 'src', 'core', 'errors', 'messages.js'));
+const { MESSAGES } = createRequire(import.meta.url)(join(root, 'out', 'core', 'errors', 'messages.js'));
 const found = new Set(Object.values(MESSAGES));
 const pattern = /vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g;
 for (const name of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'))) {

@@ -7,7 +7,7 @@ import type { NewReports } from './news/newReports';
 import type { NewReportsChecker } from './news/newReportsChecker';
 import type { NewReportsView } from './views/newReportsView';
 import type { DrawnOverview, OverviewPanels } from './overview/overviewPanels';
-import type { ReportOverview } from './core/derived/overview';
+import type { ReportOverview } from '../core/derived/overview';
 import { PdfPreviewProvider, type PreviewState } from './preview/pdfPreview';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import { redactSecrets } from './core/errors/errors';
-import type { LogLevel, LogSink } from './core/connection/httpClient';
+import { redactSecrets } from '../core/errors/errors';
+import type { LogLevel, LogSink } from '../core/connection/httpClient';
 
 /**
  * Writes to the "Lab Data" log with a `[Component]` tag per line. Every line passes through

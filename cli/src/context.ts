@@ -1,9 +1,9 @@
-import { LabApi } from '../../src/core/api/labApi';
-import { defaultLabDefinition } from '../../src/core/api/labDefinition';
-import { parseBaseUrl } from '../../src/core/connection/baseUrl';
-import { serverText } from '../../src/core/errors/serverText';
-import type { LogLevel } from '../../src/core/connection/httpClient';
-import { LabApiError } from '../../src/core/errors/errors';
+import { LabApi } from '../../core/api/labApi';
+import { defaultLabDefinition } from '../../core/api/labDefinition';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { serverText } from '../../core/errors/serverText';
+import type { LogLevel } from '../../core/connection/httpClient';
+import { LabApiError } from '../../core/errors/errors';
 import { CliError, Exit } from './exitCodes';
 import { networkFromEnvironment, type CliNetwork } from './network';
 import { Progress } from './output';

@@ -1,4 +1,4 @@
-import { LabApiError } from '../../src/core/errors/errors';
+import { LabApiError } from '../../core/errors/errors';
 
 /** The documented exit codes (`lab-data --help`, README "Reports in git and CI"). */
 export const Exit = {

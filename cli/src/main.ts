@@ -77,14 +77,14 @@ function start(): void {
       process.exitCode = code;
     },
     async (error: unknown) => {
-      const { isCancellation } = await import('../../src/core/errors/errors.js');
+      const { isCancellation } = await import('../../core/errors/errors.js');
       if (controller.signal.aborted || isCancellation(error)) {
         process.stderr.write('Cancelled; no partial file was left.\n');
         process.exitCode = 130;
         return;
       }
-      const { serverText } = await import('../../src/core/errors/serverText.js');
-      const { LabApiError } = await import('../../src/core/errors/errors.js');
+      const { serverText } = await import('../../core/errors/serverText.js');
+      const { LabApiError } = await import('../../core/errors/errors.js');
       // One sanitised line at a time: messages may quote a manifest or a lab, and never show a token.
       const lines = (error instanceof Error ? error.message : String(error)).split('\n').map((line) => serverText(line, 2000));
       const certificate = error instanceof LabApiError && error.text?.id.startsWith('cert') === true;

@@ -1,5 +1,5 @@
-import { describeProxy, loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../src/core/connection/network';
-import { registerSecret } from '../../src/core/errors/serverText';
+import { describeProxy, loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../core/connection/network';
+import { registerSecret } from '../../core/errors/serverText';
 import { CliError, Exit } from './exitCodes';
 
 /** How the tool reaches labs, and where that came from (for `--verbose`). */

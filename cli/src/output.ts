@@ -1,5 +1,5 @@
 import { clearLine, cursorTo } from 'node:readline';
-import { serverText } from '../../src/core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 
 /**
  * What the tool says while it works, on stderr so that stdout carries only results: on a

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../core/connection/baseUrl';
+import { isLoopbackHost } from '../../core/connection/baseUrl';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 

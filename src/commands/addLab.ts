@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { parseBaseUrl } from '../core/connection/baseUrl';
-import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, endpointTemplateProblem, type EndpointName } from '../core/api/endpoints';
-import { labNameProblem } from '../core/api/labDefinition';
-import { labError } from '../core/errors/messages';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, endpointTemplateProblem, type EndpointName } from '../../core/api/endpoints';
+import { labNameProblem } from '../../core/api/labDefinition';
+import { labError } from '../../core/errors/messages';
 import type { Labs } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
 import type { Prompts } from '../ui/prompts';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { checkConnection as runCheck, type ConnectionCheck } from '../core/connection/connectionCheck';
-import { renderConnectionReport } from '../core/derived/connectionReport';
+import { checkConnection as runCheck, type ConnectionCheck } from '../../core/connection/connectionCheck';
+import { renderConnectionReport } from '../../core/derived/connectionReport';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import type { Labs } from '../labs/labs';
 import type { NetworkSettings } from '../labs/networkSettings';

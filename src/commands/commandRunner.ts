@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LabApiError, isCancellation, isNetworkFailure } from '../core/errors/errors';
+import { LabApiError, isCancellation, isNetworkFailure } from '../../core/errors/errors';
 import type { Logger } from '../log';
 import { Commands } from '../constants';
 import { phrase } from '../ui/phrase';

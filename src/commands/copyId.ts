@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
+import { LabApiError } from '../../core/errors/errors';
 import { commandTargets } from '../ui/commandTargets';
 
 /** `labData.copyId` (tree context menu): copies the id of a report, client, project or sample. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { buildSupportReport } from '../core/derived/supportReport';
+import { buildSupportReport } from '../../core/derived/supportReport';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 

@@ -1,18 +1,18 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import type { LabApi } from '../core/api/labApi';
-import type { FilterName } from '../core/api/labDefinition';
-import { toUtcTimestamp } from '../core/api/query';
+import { LabApiError } from '../../core/errors/errors';
+import type { LabApi } from '../../core/api/labApi';
+import type { FilterName } from '../../core/api/labDefinition';
+import { toUtcTimestamp } from '../../core/api/query';
 import type { Labs } from '../labs/labs';
 import type { Choice, Prompts } from '../ui/prompts';
-import type { Project } from '../core/api/records';
+import type { Project } from '../../core/api/records';
 import { localTime } from '../views/nodes';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { knownNames, statusWord } from '../views/recordText';
-import { serverText } from '../core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { LabApi } from '../core/api/labApi';
+import type { LabApi } from '../../core/api/labApi';
 import { Commands } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';

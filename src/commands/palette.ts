@@ -1,20 +1,20 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import type { LabApi } from '../core/api/labApi';
-import { toUtcTimestamp } from '../core/api/query';
-import type { Report, Sample } from '../core/api/records';
+import { LabApiError } from '../../core/errors/errors';
+import type { LabApi } from '../../core/api/labApi';
+import { toUtcTimestamp } from '../../core/api/query';
+import type { Report, Sample } from '../../core/api/records';
 import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Prompts, PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
 import { matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
-import type { Page } from '../core/api/pagination';
+import type { Page } from '../../core/api/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { askForReport, notFoundHint, type RecentReports } from './reportSuggestions';
-import { serverText } from '../core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import { LabApiError } from '../core/errors/errors';
-import { MAX_PREVIEW_BYTES } from '../core/api/labApi';
+import { LabApiError } from '../../core/errors/errors';
+import { MAX_PREVIEW_BYTES } from '../../core/api/labApi';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { LabApi } from '../core/api/labApi';
-import type { Report } from '../core/api/records';
-import { LabApiError } from '../core/errors/errors';
-import { serverText } from '../core/errors/serverText';
+import type { LabApi } from '../../core/api/labApi';
+import type { Report } from '../../core/api/records';
+import { LabApiError } from '../../core/errors/errors';
+import { serverText } from '../../core/errors/serverText';
 import { phrase } from '../ui/phrase';
 import type { Choice, Prompts } from '../ui/prompts';
 import type { ReportsTreeProvider } from '../views/reportsTree';

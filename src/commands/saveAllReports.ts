@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { serverText } from '../core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { LabApi } from '../core/api/labApi';
-import type { ListQuery } from '../core/api/query';
-import type { Report } from '../core/api/records';
-import { listAllReports as listAll } from '../core/sync/folderSync';
-import { searchFilters } from '../core/derived/savedSearches';
+import type { LabApi } from '../../core/api/labApi';
+import type { ListQuery } from '../../core/api/query';
+import type { Report } from '../../core/api/records';
+import { listAllReports as listAll } from '../../core/sync/folderSync';
+import { searchFilters } from '../../core/derived/savedSearches';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';

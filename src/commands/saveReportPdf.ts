@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { serverText } from '../core/errors/serverText';
-import type { LabApi } from '../core/api/labApi';
-import { parseReport, type Report } from '../core/api/records';
+import { LabApiError } from '../../core/errors/errors';
+import { serverText } from '../../core/errors/serverText';
+import type { LabApi } from '../../core/api/labApi';
+import { parseReport, type Report } from '../../core/api/records';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
-import type { SaveRun } from '../core/sync/bulkSave';
+import type { SaveRun } from '../../core/sync/bulkSave';
 import type { Labs } from '../labs/labs';
 import { PDF_PREVIEW_VIEW_TYPE } from '../preview/pdfPreview';
 import type { Logger } from '../log';

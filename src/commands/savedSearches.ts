@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { isRelativeSince, resolveSince, type SavedSearch } from '../core/derived/savedSearches';
+import { LabApiError } from '../../core/errors/errors';
+import { isRelativeSince, resolveSince, type SavedSearch } from '../../core/derived/savedSearches';
 import type { Labs } from '../labs/labs';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { parseBaseUrl } from '../core/connection/baseUrl';
-import { LabApiError } from '../core/errors/errors';
-import { labError } from '../core/errors/messages';
-import { serverText } from '../core/errors/serverText';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { LabApiError } from '../../core/errors/errors';
+import { labError } from '../../core/errors/messages';
+import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
 import type { Labs, SignInOutcome } from '../labs/labs';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { documentName } from '../core/files/fileNames';
-import type { JsonObject } from '../core/api/records';
+import { documentName } from '../../core/files/fileNames';
+import type { JsonObject } from '../../core/api/records';
 import { METADATA_SCHEME, type RecordKind, type RecordRef } from '../ui/commandTargets';
 import type { Labs } from '../labs/labs';
 

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { Report } from '../core/api/records';
+import type { Report } from '../../core/api/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
-import type { LabApi } from '../core/api/labApi';
-import { recordSaved, updateManifest } from '../core/sync/manifest';
-import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../core/sync/bulkSave';
+import type { LabApi } from '../../core/api/labApi';
+import { recordSaved, updateManifest } from '../../core/sync/manifest';
+import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../../core/sync/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
-import { formatBytes } from '../core/files/sizes';
+import { formatBytes } from '../../core/files/sizes';
 
 export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency' | 'ask' | 'warn'> {
   readonly prompts: Prompts;

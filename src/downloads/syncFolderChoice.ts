@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { isInside } from '../core/files/safeWriter';
+import { LabApiError } from '../../core/errors/errors';
+import { isInside } from '../../core/files/safeWriter';
 import type { Prompts } from '../ui/prompts';
 import { downloadTargetIn, shownFolder, type DownloadTarget } from './targetFolder';
 

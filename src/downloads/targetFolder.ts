@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { isInside } from '../core/files/safeWriter';
+import { LabApiError } from '../../core/errors/errors';
+import { isInside } from '../../core/files/safeWriter';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Prompts } from '../ui/prompts';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
-import type { JsonObject } from '../core/api/records';
+import type { JsonObject } from '../../core/api/records';
 import { Commands, EXTENSION_ID } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';

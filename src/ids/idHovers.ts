@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import type { JsonObject, Report } from '../core/api/records';
+import type { JsonObject, Report } from '../../core/api/records';
 import { Commands } from '../constants';
-import { serverText } from '../core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 import type { LabConnection } from '../labs/labConnection';
 import { localTime } from '../views/nodes';
 import { escapeMarkdown } from '../views/recordText';

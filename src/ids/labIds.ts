@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { IdShapes, findIds, userIdPattern, type IdKind, type IdMatch } from '../core/derived/idPatterns';
-import type { JsonObject, Report } from '../core/api/records';
-import { RecordLookup, RequestBudget } from '../core/api/recordLookup';
+import { IdShapes, findIds, userIdPattern, type IdKind, type IdMatch } from '../../core/derived/idPatterns';
+import type { JsonObject, Report } from '../../core/api/records';
+import { RecordLookup, RequestBudget } from '../../core/api/recordLookup';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';

@@ -1,11 +1,11 @@
-import type { LabApiError } from '../core/errors/errors';
-import type { ConnectionEvent } from '../core/connection/httpClient';
-import { LabApi } from '../core/api/labApi';
-import type { LabApiOptions } from '../core/api/labApi';
-import type { LabDefinition } from '../core/api/labDefinition';
-import type { NetworkOptions } from '../core/connection/network';
-import type { TransportFactory } from '../core/connection/transport';
-import type { PagingAnomaly } from '../core/api/pagination';
+import type { LabApiError } from '../../core/errors/errors';
+import type { ConnectionEvent } from '../../core/connection/httpClient';
+import { LabApi } from '../../core/api/labApi';
+import type { LabApiOptions } from '../../core/api/labApi';
+import type { LabDefinition } from '../../core/api/labDefinition';
+import type { NetworkOptions } from '../../core/connection/network';
+import type { TransportFactory } from '../../core/connection/transport';
+import type { PagingAnomaly } from '../../core/api/pagination';
 
 /** What a connection is built from besides its lab and token. */
 export interface ConnectionFactory {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { parseBaseUrl } from '../core/connection/baseUrl';
-import { labError } from '../core/errors/messages';
-import { defaultLabDefinition, isInvalidLab, parseLabDefinition, parseLabDefinitions, type InvalidLab, type LabDefinition, type LabDefinitions } from '../core/api/labDefinition';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { labError } from '../../core/errors/messages';
+import { defaultLabDefinition, isInvalidLab, parseLabDefinition, parseLabDefinitions, type InvalidLab, type LabDefinition, type LabDefinitions } from '../../core/api/labDefinition';
 import { SETTINGS_SECTION, Settings } from '../constants';
 
 /** A lab entry as the user writes it in `labData.labs`. */

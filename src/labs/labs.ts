@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import type { ConnectionEvent } from '../core/connection/httpClient';
-import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../core/api/labApi';
-import { isInvalidLab, labNameProblem, parseLabDefinition, type InvalidLab, type LabDefinition } from '../core/api/labDefinition';
-import { serverText } from '../core/errors/serverText';
-import { labError } from '../core/errors/messages';
+import { LabApiError } from '../../core/errors/errors';
+import type { ConnectionEvent } from '../../core/connection/httpClient';
+import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../../core/api/labApi';
+import { isInvalidLab, labNameProblem, parseLabDefinition, type InvalidLab, type LabDefinition } from '../../core/api/labDefinition';
+import { serverText } from '../../core/errors/serverText';
+import { labError } from '../../core/errors/messages';
 import type { TokenStore } from './tokenStore';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
 import { PagingNotices } from './pagingNotices';

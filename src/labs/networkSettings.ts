@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import type { LabApiError } from '../core/errors/errors';
-import { loadCertificateAuthorities, proxyFor, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../core/connection/network';
-import { FallbackTransport, FetchTransport, isUntrustedChain } from '../core/connection/fetchTransport';
-import { UndiciTransport } from '../core/connection/undiciTransport';
-import type { TransportFactory } from '../core/connection/transport';
-import type { LabDefinition } from '../core/api/labDefinition';
+import type { LabApiError } from '../../core/errors/errors';
+import { loadCertificateAuthorities, proxyFor, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../core/connection/network';
+import { FallbackTransport, FetchTransport, isUntrustedChain } from '../../core/connection/fetchTransport';
+import { UndiciTransport } from '../../core/connection/undiciTransport';
+import type { TransportFactory } from '../../core/connection/transport';
+import type { LabDefinition } from '../../core/api/labDefinition';
 import { HTTP_SETTINGS_SECTION, SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 

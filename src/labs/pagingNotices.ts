@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { PagingAnomaly } from '../core/api/pagination';
+import type { PagingAnomaly } from '../../core/api/pagination';
 import type { Logger } from '../log';
 
 /** How long one lab's "the list may be incomplete" warning keeps quiet after it was shown. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { SECRET_KEY_PREFIX, tokenSecretKey } from '../constants';
-import type { LabDefinition } from '../core/api/labDefinition';
+import type { LabDefinition } from '../../core/api/labDefinition';
 import type { Logger } from '../log';
 
 /** Raised when SecretStorage refuses to keep a token (no keyring on Linux, for example). */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { later, publishedAfter, sinceAfter } from '../core/derived/newReports';
-import type { LabDefinition } from '../core/api/labDefinition';
-import type { Report } from '../core/api/records';
+import { later, publishedAfter, sinceAfter } from '../../core/derived/newReports';
+import type { LabDefinition } from '../../core/api/labDefinition';
+import type { Report } from '../../core/api/records';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';

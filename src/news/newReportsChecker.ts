@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PeriodicCheck } from '../core/derived/newReports';
+import { PeriodicCheck } from '../../core/derived/newReports';
 import { Commands, SETTINGS_SECTION, Settings, Views } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';

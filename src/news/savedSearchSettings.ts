@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseSavedSearches, type InvalidSavedSearch, type SavedSearch } from '../core/derived/savedSearches';
+import { parseSavedSearches, type InvalidSavedSearch, type SavedSearch } from '../../core/derived/savedSearches';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 

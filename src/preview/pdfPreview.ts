@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { documentName } from '../core/files/fileNames';
-import { MAX_PREVIEW_BYTES } from '../core/api/labApi';
+import { LabApiError } from '../../core/errors/errors';
+import { documentName } from '../../core/files/fileNames';
+import { MAX_PREVIEW_BYTES } from '../../core/api/labApi';
 import { Commands } from '../constants';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';

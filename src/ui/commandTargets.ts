@@ -1,5 +1,5 @@
-import type { JsonObject } from '../core/api/records';
-import type { SavedSearch } from '../core/derived/savedSearches';
+import type { JsonObject } from '../../core/api/records';
+import type { SavedSearch } from '../../core/derived/savedSearches';
 
 export type RecordKind = 'report' | 'client' | 'project' | 'sample';
 

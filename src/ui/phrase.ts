@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import { MESSAGES, type MessageId } from '../core/errors/messages';
+import { LabApiError } from '../../core/errors/errors';
+import { MESSAGES, type MessageId } from '../../core/errors/messages';
 
 /**
  * The one sentence a person reads for an error, in their language: core errors carry a message id

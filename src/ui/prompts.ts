@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { toUtcTimestamp } from '../core/api/query';
-import type { Page } from '../core/api/pagination';
+import { toUtcTimestamp } from '../../core/api/query';
+import type { Page } from '../../core/api/pagination';
 
-import type { ExistingFileAnswer, ExistingFileChoice } from '../core/sync/bulkSave';
+import type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
-export type { ExistingFileAnswer, ExistingFileChoice } from '../core/sync/bulkSave';
+export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
 /** A choice in a list; `id` is what the caller gets back. */
 export interface Choice {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { RecordRef } from '../ui/commandTargets';
-import { LabApiError } from '../core/errors/errors';
-import type { Client, Project } from '../core/api/records';
+import { LabApiError } from '../../core/errors/errors';
+import type { Client, Project } from '../../core/api/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { LabApi } from '../core/api/labApi';
-import type { Page } from '../core/api/pagination';
+import type { LabApi } from '../../core/api/labApi';
+import type { Page } from '../../core/api/pagination';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState, Labs } from '../labs/labs';
 import { LabRowNode, MessageNode, type LabNode } from './nodes';

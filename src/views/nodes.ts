@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import { LabApiError } from '../core/errors/errors';
-import type { Report, Sample } from '../core/api/records';
+import { LabApiError } from '../../core/errors/errors';
+import type { Report, Sample } from '../../core/api/records';
 import { Commands } from '../constants';
-import { serverText } from '../core/errors/serverText';
+import { serverText } from '../../core/errors/serverText';
 import type { RecordRef } from '../ui/commandTargets';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
-import type { SavedSearch } from '../core/derived/savedSearches';
+import type { SavedSearch } from '../../core/derived/savedSearches';
 import { phrase } from '../ui/phrase';
 import { distinctParts, escapeMarkdown, knownNames, localDate, localDateTime, recordTooltip, statusWord } from './recordText';
 

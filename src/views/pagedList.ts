@@ -1,5 +1,5 @@
-import { LabApiError } from '../core/errors/errors';
-import { NOTHING_SEEN, judgeAfter, type Page, type PagesSeen } from '../core/api/pagination';
+import { LabApiError } from '../../core/errors/errors';
+import { NOTHING_SEEN, judgeAfter, type Page, type PagesSeen } from '../../core/api/pagination';
 
 /**
  * The pages of one list loaded so far (a view's root, a client's projects, a project's reports).

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { isJsonObject, type JsonObject } from '../core/api/records';
-import { serverText } from '../core/errors/serverText';
+import { isJsonObject, type JsonObject } from '../../core/api/records';
+import { serverText } from '../../core/errors/serverText';
 
 /**
  * How a record reads for a person: labelled fields, local dates, statuses as words, names beside

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { ListFilters } from '../core/api/query';
-import type { Report } from '../core/api/records';
+import type { ListFilters } from '../../core/api/query';
+import type { Report } from '../../core/api/records';
 import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import type { PagedList } from './pagedList';
-import { filtersNeeded, isRelativeSince, searchFilters, searchesForLab, type SavedSearch } from '../core/derived/savedSearches';
+import { filtersNeeded, isRelativeSince, searchFilters, searchesForLab, type SavedSearch } from '../../core/derived/savedSearches';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { phrase } from '../ui/phrase';

@@ -3,7 +3,7 @@ import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import type { PagedList } from './pagedList';
-import type { Sample } from '../core/api/records';
+import type { Sample } from '../../core/api/records';
 import { FilterNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
 
 /** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */

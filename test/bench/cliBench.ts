@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { promises as fs, readdirSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LabApi } from '../../src/core/api/labApi';
-import { RateLimitGate } from '../../src/core/connection/timing';
-import { saveReports } from '../../src/core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../src/core/sync/folderSync';
-import { MANIFEST_FILE_NAME } from '../../src/core/sync/manifest';
+import { LabApi } from '../../core/api/labApi';
+import { RateLimitGate } from '../../core/connection/timing';
+import { saveReports } from '../../core/sync/bulkSave';
+import { listAllReports, syncFolder } from '../../core/sync/folderSync';
+import { MANIFEST_FILE_NAME } from '../../core/sync/manifest';
 import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
 
 /** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */

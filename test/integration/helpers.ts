@@ -6,7 +6,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
-import type { Page } from '../../src/core/api/pagination';
+import type { Page } from '../../core/api/pagination';
 import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions, TokenBoxText } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
 

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
-import { resolveSince } from '../../src/core/derived/savedSearches';
+import { resolveSince } from '../../core/derived/savedSearches';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
 import { FakePrompts, activateExtension, eventually, rows as viewRows, signIn, signInOnly, startLab, workspaceFolder, type Row } from './helpers';

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
-import { aggregateReports } from '../../src/core/derived/overview';
-import { parseReport } from '../../src/core/api/records';
+import { aggregateReports } from '../../core/derived/overview';
+import { parseReport } from '../../core/api/records';
 import type { DrawnOverview } from '../../src/overview/overviewPanels';
 import { MockLabServer } from '../mock/server';
 import { localTime } from '../../src/views/nodes';

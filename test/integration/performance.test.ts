@@ -5,13 +5,13 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
 import { fork } from 'node:child_process';
-import { LabApi } from '../../src/core/api/labApi';
-import { defaultLabDefinition } from '../../src/core/api/labDefinition';
-import { listAllReports } from '../../src/core/sync/folderSync';
-import { saveReports } from '../../src/core/sync/bulkSave';
-import { parseBaseUrl } from '../../src/core/connection/baseUrl';
-import { DIRECT } from '../../src/core/connection/network';
-import { FetchTransport } from '../../src/core/connection/fetchTransport';
+import { LabApi } from '../../core/api/labApi';
+import { defaultLabDefinition } from '../../core/api/labDefinition';
+import { listAllReports } from '../../core/sync/folderSync';
+import { saveReports } from '../../core/sync/bulkSave';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { DIRECT } from '../../core/connection/network';
+import { FetchTransport } from '../../core/connection/fetchTransport';
 import { activateExtension, eventually, rows, signInOnly, startLab, workspaceFolder } from './helpers';
 
 /** What browsing costs, counted in requests at the lab: the tree must not grow with the tenant. */

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { SecretStoreError, TokenStore } from '../../src/labs/tokenStore';
 import { Logger } from '../../src/log';
-import { parseBaseUrl } from '../../src/core/connection/baseUrl';
-import { defaultLabDefinition } from '../../src/core/api/labDefinition';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { defaultLabDefinition } from '../../core/api/labDefinition';
 
 /** A hand-written SecretStorage whose failures we choose (no keyring, a keyring that loses secrets). */
 class FakeSecretStorage implements vscode.SecretStorage {

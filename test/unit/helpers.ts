@@ -1,8 +1,8 @@
 import * as net from 'node:net';
 import { inspect } from 'node:util';
-import { LabApi, type LabApiOptions } from '../../src/core/api/labApi';
-import type { LabApiError } from '../../src/core/errors/errors';
-import { RateLimitGate } from '../../src/core/connection/timing';
+import { LabApi, type LabApiOptions } from '../../core/api/labApi';
+import type { LabApiError } from '../../core/errors/errors';
+import { RateLimitGate } from '../../core/connection/timing';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 
 /** The demo data is anchored to a fixed day in unit tests, so counts never depend on the clock. */

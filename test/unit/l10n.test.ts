@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { MESSAGES } from '../../src/core/errors/messages';
+import { MESSAGES } from '../../core/errors/messages';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
@@ -22,10 +22,10 @@ function messagesInSource(): Set<string> {
 
 describe('localisation', () => {
   it('core errors carry a catalogue message that the VS Code layer phrases (no sentence outside the catalogue)', () => {
-    const names = readdirSync(path.join(root, 'src', 'core'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'));
+    const names = readdirSync(path.join(root, 'core'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'));
     assert.ok(names.length >= 30, 'found the core sources in their folders');
     for (const name of names) {
-      const text = readFileSync(path.join(root, 'src', 'core', name), 'utf8');
+      const text = readFileSync(path.join(root, 'core', name), 'utf8');
       const raw = [...text.matchAll(/new LabApiError\(\s*'\w+',\s*(['`"])/g)];
       assert.deepEqual(raw.map((m) => m.index), [], `${name} builds a LabApiError from a literal sentence; use labError() and the catalogue`);
     }

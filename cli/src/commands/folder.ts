@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { readManifestStrictly, type ManifestProblem, type SyncManifest } from '../../../src/core/sync/manifest';
-import { serverText } from '../../../src/core/errors/serverText';
+import { readManifestStrictly, type ManifestProblem, type SyncManifest } from '../../../core/sync/manifest';
+import { serverText } from '../../../core/errors/serverText';
 import type { CliContext } from '../context';
 import { CliError, Exit } from '../exitCodes';
 

@@ -1,12 +1,12 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { LabApi } from '../../../src/core/api/labApi';
-import type { Page } from '../../../src/core/api/pagination';
-import type { ListQuery } from '../../../src/core/api/query';
-import type { JsonObject } from '../../../src/core/api/records';
-import { resolveSince } from '../../../src/core/derived/savedSearches';
-import { exportRecords } from '../../../src/core/derived/exportList';
+import type { LabApi } from '../../../core/api/labApi';
+import type { Page } from '../../../core/api/pagination';
+import type { ListQuery } from '../../../core/api/query';
+import type { JsonObject } from '../../../core/api/records';
+import { resolveSince } from '../../../core/derived/savedSearches';
+import { exportRecords } from '../../../core/derived/exportList';
 import type { CliContext } from '../context';
 import { Exit, type ExitCode } from '../exitCodes';
 import { out, table } from '../output';

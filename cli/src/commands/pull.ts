@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import { serverText } from '../../../src/core/errors/serverText';
-import { pullFolder, type PulledFile } from '../../../src/core/sync/pull';
+import { serverText } from '../../../core/errors/serverText';
+import { pullFolder, type PulledFile } from '../../../core/sync/pull';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
-import { formatBytes } from '../../../src/core/files/sizes';
+import { formatBytes } from '../../../core/files/sizes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 

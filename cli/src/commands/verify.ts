@@ -1,4 +1,4 @@
-import { verifyFolder, type VerifiedFile } from '../../../src/core/sync/provenance';
+import { verifyFolder, type VerifiedFile } from '../../../core/sync/provenance';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { out, table } from '../output';

@@ -2,14 +2,14 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { UP_TO_DATE, saveReports, type SaveOptions } from '../../../src/core/sync/bulkSave';
-import { renderFileName, MAX_TEMPLATE_FOLDERS } from '../../../src/core/files/fileNames';
-import { listAllReports, syncFolder } from '../../../src/core/sync/folderSync';
-import { HttpClient } from '../../../src/core/connection/httpClient';
-import { parseBaseUrl } from '../../../src/core/connection/baseUrl';
-import { serverText } from '../../../src/core/errors/serverText';
-import { recordSaved, updateManifest } from '../../../src/core/sync/manifest';
-import type { Report } from '../../../src/core/api/records';
+import { UP_TO_DATE, saveReports, type SaveOptions } from '../../../core/sync/bulkSave';
+import { renderFileName, MAX_TEMPLATE_FOLDERS } from '../../../core/files/fileNames';
+import { listAllReports, syncFolder } from '../../../core/sync/folderSync';
+import { HttpClient } from '../../../core/connection/httpClient';
+import { parseBaseUrl } from '../../../core/connection/baseUrl';
+import { serverText } from '../../../core/errors/serverText';
+import { recordSaved, updateManifest } from '../../../core/sync/manifest';
+import type { Report } from '../../../core/api/records';
 import { FULL, startMockLab, type MockLab } from '../helpers';
 
 /** Issue 17's behaviour that lives in the core: identical files, template subfolders, the first sync's question, request lines. */

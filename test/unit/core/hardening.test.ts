@@ -4,22 +4,22 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { LabApiError } from '../../../src/core/errors/errors';
-import { prepareFolder, writeFileSafely } from '../../../src/core/files/safeWriter';
+import { LabApiError } from '../../../core/errors/errors';
+import { prepareFolder, writeFileSafely } from '../../../core/files/safeWriter';
 import { Readable } from 'node:stream';
-import type { PagingAnomaly } from '../../../src/core/api/pagination';
-import { nextPageLink } from '../../../src/core/api/pageLinks';
+import type { PagingAnomaly } from '../../../core/api/pagination';
+import { nextPageLink } from '../../../core/api/pageLinks';
 import { PagedList } from '../../../src/views/pagedList';
 import type { MockServerOptions } from '../../mock/server';
 import { FULL, SECRET_TOKEN, rejection, startMockLab } from '../helpers';
-import { registerSecret, serverText } from '../../../src/core/errors/serverText';
-import { buildSupportReport } from '../../../src/core/derived/supportReport';
-import { parseReport } from '../../../src/core/api/records';
-import { reportLine } from '../../../src/core/derived/chatText';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../src/core/connection/timing';
-import { HttpClient, declaredLength, formatClock } from '../../../src/core/connection/httpClient';
-import { parseListBody } from '../../../src/core/api/listEnvelope';
-import { parseBaseUrl } from '../../../src/core/connection/baseUrl';
+import { registerSecret, serverText } from '../../../core/errors/serverText';
+import { buildSupportReport } from '../../../core/derived/supportReport';
+import { parseReport } from '../../../core/api/records';
+import { reportLine } from '../../../core/derived/chatText';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../core/connection/timing';
+import { HttpClient, declaredLength, formatClock } from '../../../core/connection/httpClient';
+import { parseListBody } from '../../../core/api/listEnvelope';
+import { parseBaseUrl } from '../../../core/connection/baseUrl';
 
 /** What writeUnderLimits.ts printed. */
 interface LimitedRun {

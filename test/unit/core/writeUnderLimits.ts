@@ -6,8 +6,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { saveReports } from '../../../src/core/sync/bulkSave';
-import { LabApiError } from '../../../src/core/errors/errors';
+import { saveReports } from '../../../core/sync/bulkSave';
+import { LabApiError } from '../../../core/errors/errors';
 import { startMockLab } from '../helpers';
 
 async function main(): Promise<void> {

@@ -4,9 +4,9 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
-import { LabApiError, isCancellation } from '../../../../src/core/errors/errors';
-import { DEFAULT_MAX_PDF_BYTES, maxFileBytes } from '../../../../src/core/api/labApi';
-import { writeFileSafely } from '../../../../src/core/files/safeWriter';
+import { LabApiError, isCancellation } from '../../../../core/errors/errors';
+import { DEFAULT_MAX_PDF_BYTES, maxFileBytes } from '../../../../core/api/labApi';
+import { writeFileSafely } from '../../../../core/files/safeWriter';
 import { FULL, rejection, startMockLab, type MockLab } from '../../helpers';
 
 function sha256(data: Buffer): string {

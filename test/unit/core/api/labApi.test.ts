@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import type { Report } from '../../../../src/core/api/records';
+import { LabApiError } from '../../../../core/errors/errors';
+import type { Report } from '../../../../core/api/records';
 import { FULL, rejection, startMockLab, type MockLab } from '../../helpers';
 
 async function allReports(lab: MockLab, token: string, query: Parameters<ReturnType<MockLab['api']>['iterateReports']>[0] = {}): Promise<Report[]> {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { DEFAULT_ENDPOINTS, LabPaths, endpointTemplateProblem, parseEndpoints, type EndpointName } from '../../../../src/core/api/endpoints';
-import type { LabApiError } from '../../../../src/core/errors/errors';
-import { DEFAULT_FILTERS, isInvalidLab, labPaths, parseLabDefinition, parseLabDefinitions, type LabDefinition } from '../../../../src/core/api/labDefinition';
+import { DEFAULT_ENDPOINTS, LabPaths, endpointTemplateProblem, parseEndpoints, type EndpointName } from '../../../../core/api/endpoints';
+import type { LabApiError } from '../../../../core/errors/errors';
+import { DEFAULT_FILTERS, isInvalidLab, labPaths, parseLabDefinition, parseLabDefinitions, type LabDefinition } from '../../../../core/api/labDefinition';
 
 function valid(entry: unknown): LabDefinition {
   const parsed = parseLabDefinition(entry, 0);

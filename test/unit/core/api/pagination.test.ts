@@ -3,12 +3,12 @@ import { getEventListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { saveReports } from '../../../../src/core/sync/bulkSave';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import { parseListBody } from '../../../../src/core/api/listEnvelope';
-import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../../src/core/api/pagination';
+import { saveReports } from '../../../../core/sync/bulkSave';
+import { LabApiError } from '../../../../core/errors/errors';
+import { parseListBody } from '../../../../core/api/listEnvelope';
+import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../../core/api/pagination';
 import type { Envelope } from '../../../mock/server';
-import { parseReport } from '../../../../src/core/api/records';
+import { parseReport } from '../../../../core/api/records';
 import { FULL, rejection, startMockLab } from '../../helpers';
 
 describe('list envelopes', () => {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import { buildListQuery, pathSegment, toUtcTimestamp } from '../../../../src/core/api/query';
+import { LabApiError } from '../../../../core/errors/errors';
+import { buildListQuery, pathSegment, toUtcTimestamp } from '../../../../core/api/query';
 
 describe('list query building', () => {
   it('sends only the filters that are given, with the spec names', () => {

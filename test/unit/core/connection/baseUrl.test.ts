@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { isLoopbackHost, parseBaseUrl } from '../../../../src/core/connection/baseUrl';
-import { LabApiError } from '../../../../src/core/errors/errors';
+import { isLoopbackHost, parseBaseUrl } from '../../../../core/connection/baseUrl';
+import { LabApiError } from '../../../../core/errors/errors';
 
 describe('parseBaseUrl', () => {
   it('accepts an https address with or without /api/v1 and trailing slashes', () => {

@@ -1,11 +1,11 @@
-import { FallbackTransport, FetchTransport, isUntrustedChain } from '../../../../src/core/connection/fetchTransport';
+import { FallbackTransport, FetchTransport, isUntrustedChain } from '../../../../core/connection/fetchTransport';
 import { transportContract } from './transportContract';
 import * as assert from 'node:assert/strict';
-import { LabApi } from '../../../../src/core/api/labApi';
-import { defaultLabDefinition } from '../../../../src/core/api/labDefinition';
-import { parseBaseUrl } from '../../../../src/core/connection/baseUrl';
-import { DIRECT, loadCertificateAuthorities } from '../../../../src/core/connection/network';
-import { UndiciTransport } from '../../../../src/core/connection/undiciTransport';
+import { LabApi } from '../../../../core/api/labApi';
+import { defaultLabDefinition } from '../../../../core/api/labDefinition';
+import { parseBaseUrl } from '../../../../core/connection/baseUrl';
+import { DIRECT, loadCertificateAuthorities } from '../../../../core/connection/network';
+import { UndiciTransport } from '../../../../core/connection/undiciTransport';
 import { MockLabServer } from '../../../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../../../support/certificates';
 import { SECRET_TOKEN } from '../../helpers';

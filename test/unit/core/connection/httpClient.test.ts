@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import { LabApi } from '../../../../src/core/api/labApi';
+import { LabApiError } from '../../../../core/errors/errors';
+import { LabApi } from '../../../../core/api/labApi';
 import { SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
 
 /** A raw TCP server for faults the mock lab cannot express (reset before headers). */

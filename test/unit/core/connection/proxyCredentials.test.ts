@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type { LabApiError } from '../../../../src/core/errors/errors';
-import { LabApi } from '../../../../src/core/api/labApi';
-import { parseLabDefinition, isInvalidLab, type LabDefinition } from '../../../../src/core/api/labDefinition';
-import { loadCertificateAuthorities, proxyCredentialSource, proxyProblem, proxySecrets, proxyUserInfo, resolveProxySettings, type NetworkOptions } from '../../../../src/core/connection/network';
-import { RateLimitGate } from '../../../../src/core/connection/timing';
-import { buildSupportReport } from '../../../../src/core/derived/supportReport';
-import { redactSecrets, serverText } from '../../../../src/core/errors/serverText';
+import type { LabApiError } from '../../../../core/errors/errors';
+import { LabApi } from '../../../../core/api/labApi';
+import { parseLabDefinition, isInvalidLab, type LabDefinition } from '../../../../core/api/labDefinition';
+import { loadCertificateAuthorities, proxyCredentialSource, proxyProblem, proxySecrets, proxyUserInfo, resolveProxySettings, type NetworkOptions } from '../../../../core/connection/network';
+import { RateLimitGate } from '../../../../core/connection/timing';
+import { buildSupportReport } from '../../../../core/derived/supportReport';
+import { redactSecrets, serverText } from '../../../../core/errors/serverText';
 import { MockLabServer } from '../../../mock/server';
 import { makeTestCertificates, type TestCertificates } from '../../../support/certificates';
 import { startForwardProxy, type ForwardProxy } from '../../../support/forwardProxy';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { DEFAULT_RETRY_POLICY, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep } from '../../../../src/core/connection/timing';
-import { isCancellation } from '../../../../src/core/errors/errors';
+import { DEFAULT_RETRY_POLICY, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep } from '../../../../core/connection/timing';
+import { isCancellation } from '../../../../core/errors/errors';
 import { rejection } from '../../helpers';
 
 describe('retry timing', () => {

@@ -4,10 +4,10 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { LabApi, type LabApiOptions } from '../../../../src/core/api/labApi';
-import { RateLimitGate } from '../../../../src/core/connection/timing';
-import type { TransportFactory } from '../../../../src/core/connection/transport';
-import { LabApiError, isCancellation } from '../../../../src/core/errors/errors';
+import { LabApi, type LabApiOptions } from '../../../../core/api/labApi';
+import { RateLimitGate } from '../../../../core/connection/timing';
+import type { TransportFactory } from '../../../../core/connection/transport';
+import { LabApiError, isCancellation } from '../../../../core/errors/errors';
 import { closedPort, FULL, SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
 
 /**

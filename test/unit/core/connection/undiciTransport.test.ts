@@ -1,5 +1,5 @@
-import { DIRECT } from '../../../../src/core/connection/network';
-import { UndiciTransport } from '../../../../src/core/connection/undiciTransport';
+import { DIRECT } from '../../../../core/connection/network';
+import { UndiciTransport } from '../../../../core/connection/undiciTransport';
 import { transportContract } from './transportContract';
 
 // The core's own transport (the command-line tool's, and the extension's where VS Code's cannot serve).

@@ -3,9 +3,9 @@
  * undici's index never loaded. Lists reports from a loopback lab directly and from a TLS lab
  * through a forward proxy (CONNECT), then prints what it saw as JSON.
  */
-import { LabApi } from '../../../../src/core/api/labApi';
-import { parseLabDefinition, isInvalidLab } from '../../../../src/core/api/labDefinition';
-import { loadCertificateAuthorities } from '../../../../src/core/connection/network';
+import { LabApi } from '../../../../core/api/labApi';
+import { parseLabDefinition, isInvalidLab } from '../../../../core/api/labDefinition';
+import { loadCertificateAuthorities } from '../../../../core/connection/network';
 import { MockLabServer } from '../../../mock/server';
 import { makeTestCertificates } from '../../../support/certificates';
 import { startForwardProxy } from '../../../support/forwardProxy';

@@ -1,7 +1,7 @@
-import { serverText } from '../../../../src/core/errors/serverText';
+import { serverText } from '../../../../core/errors/serverText';
 import * as assert from 'node:assert/strict';
-import { reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../../src/core/derived/chatText';
-import { parseReport, parseSample } from '../../../../src/core/api/records';
+import { reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../../core/derived/chatText';
+import { parseReport, parseSample } from '../../../../core/api/records';
 
 describe('chat tool text', () => {
   it('makes server text one safe line: no controls, no bidi overrides, capped', () => {

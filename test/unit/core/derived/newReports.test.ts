@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { PeriodicCheck, later, publishedAfter, sinceAfter, type Timers } from '../../../../src/core/derived/newReports';
+import { PeriodicCheck, later, publishedAfter, sinceAfter, type Timers } from '../../../../core/derived/newReports';
 import { startMockLab, type MockLab } from '../../helpers';
 
 /** Timers the test drives by hand: one interval at a time. */

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { AXIS_LABEL_LENGTH, MAX_TYPES, OTHER, UNKNOWN, aggregateReports, axisLabel, bucketingFor, overviewCsv } from '../../../../src/core/derived/overview';
-import { parseReport, type Report } from '../../../../src/core/api/records';
+import { AXIS_LABEL_LENGTH, MAX_TYPES, OTHER, UNKNOWN, aggregateReports, axisLabel, bucketingFor, overviewCsv } from '../../../../core/derived/overview';
+import { parseReport, type Report } from '../../../../core/api/records';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const report = (id: string, fields: Record<string, unknown>): Report => parseReport({ report_id: id, ...fields })!;

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import { filtersNeeded, isRelativeSince, parseSavedSearches, resolveSince, searchFilters, searchesForLab } from '../../../../src/core/derived/savedSearches';
-import { toUtcTimestamp } from '../../../../src/core/api/query';
+import { LabApiError } from '../../../../core/errors/errors';
+import { filtersNeeded, isRelativeSince, parseSavedSearches, resolveSince, searchFilters, searchesForLab } from '../../../../core/derived/savedSearches';
+import { toUtcTimestamp } from '../../../../core/api/query';
 
 /** A fixed clock: 22 November 2026, 15:30:45 UTC. */
 const NOW = new Date('2026-11-22T15:30:45Z');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { LabApiError } from '../../../../src/core/errors/errors';
-import { buildSupportReport } from '../../../../src/core/derived/supportReport';
+import { LabApiError } from '../../../../core/errors/errors';
+import { buildSupportReport } from '../../../../core/derived/supportReport';
 
 describe('support reports', () => {
   it('holds every field spec section 7 asks for, withholds unknown parameters, and redacts secrets', () => {

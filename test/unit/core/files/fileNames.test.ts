@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { MAX_FILE_NAME_BYTES, renderFileName, sanitizeFileName } from '../../../../src/core/files/fileNames';
+import { MAX_FILE_NAME_BYTES, renderFileName, sanitizeFileName } from '../../../../core/files/fileNames';
 
 describe('file names', () => {
   const hostile = ['../../x', '..\\x', '/etc/passwd', 'C:\\x', 'CON', 'con.pdf', 'LPT1.txt', 'a\u0000b', 'evil\u202Efdp.exe', 'x'.repeat(300), '', '.', '..', 'name. . ', ' lead', 'a/b\\c:d*e?f"g<h>i|j', '\u0007bell', '.hidden'];

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { PROGRESS_INTERVAL_MS, saveReports, type SaveProgress } from '../../../../src/core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../../../src/core/sync/folderSync';
-import { Throttle } from '../../../../src/core/connection/timing';
+import { PROGRESS_INTERVAL_MS, saveReports, type SaveProgress } from '../../../../core/sync/bulkSave';
+import { listAllReports, syncFolder } from '../../../../core/sync/folderSync';
+import { Throttle } from '../../../../core/connection/timing';
 import { FULL, startMockLab } from '../../helpers';
 
 describe('progress throttle', () => {

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { relativePathProblem } from '../../../../src/core/files/fileNames';
-import { MANIFEST_FILE_NAME, currentSha256, readManifestStrictly, type ManifestEntry } from '../../../../src/core/sync/manifest';
-import { reportPathFromSource } from '../../../../src/core/sync/pull';
+import { relativePathProblem } from '../../../../core/files/fileNames';
+import { MANIFEST_FILE_NAME, currentSha256, readManifestStrictly, type ManifestEntry } from '../../../../core/sync/manifest';
+import { reportPathFromSource } from '../../../../core/sync/pull';
 
 describe('restoring a folder from its manifest (core)', () => {
   it("finds a report's metadata path from the path its file came from, only in the spec's shape", () => {

@@ -2,11 +2,11 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Report } from '../../../../src/core/api/records';
-import { reportFileName } from '../../../../src/core/sync/reportFiles';
-import type { SavedFile } from '../../../../src/core/files/safeWriter';
-import { afterSync, decideSync, deletedSinceLastSync, plannedFileName } from '../../../../src/core/sync/syncPlan';
-import { MANIFEST_FILE_NAME, parseManifest, readManifest, sectionFor, withSection, writeManifest, type LabSection, type ManifestEntry } from '../../../../src/core/sync/manifest';
+import type { Report } from '../../../../core/api/records';
+import { reportFileName } from '../../../../core/sync/reportFiles';
+import type { SavedFile } from '../../../../core/files/safeWriter';
+import { afterSync, decideSync, deletedSinceLastSync, plannedFileName } from '../../../../core/sync/syncPlan';
+import { MANIFEST_FILE_NAME, parseManifest, readManifest, sectionFor, withSection, writeManifest, type LabSection, type ManifestEntry } from '../../../../core/sync/manifest';
 
 const report = (id: string, published: string, extra: Partial<Report> = {}): Report => ({ report_id: id, published_at: published, download_available: true, raw: { report_id: id }, ...extra });
 const entry = (id: string, published: string, sha: string, file = `${id}.pdf`): ManifestEntry => ({ report_id: id, file, published_at: published, bytes: 10, sha256: sha, saved_at: '2026-11-01T00:00:00Z', source: `/api/v1/reports/${id}/file` });
