@@ -28,8 +28,25 @@ const LAYERS = [
 /** One zone per layer: nothing in it imports from any layer above it; nor one of its folders from another of its folders. */
 const layerZones = LAYERS.flatMap((layer, index) => {
   const above = LAYERS.slice(index + 1).flat();
-  const upward = above.length === 0 ? [] : [{ target: layer.map((place) => `./${place}`), from: above.map((place) => `./${place}`), message: 'Imports run downward only: this layer may not import from a layer above it (see ARCHITECTURE.md).' }];
-  const sideways = layer.length < 2 ? [] : layer.map((place) => ({ target: `./${place}`, from: layer.filter((other) => other !== place).map((other) => `./${other}`), message: 'Folders of one layer do not import each other (see ARCHITECTURE.md).' }));
+  const upward =
+    above.length === 0
+      ? []
+      : [
+          {
+            target: layer.map((place) => `./${place}`),
+            from: above.map((place) => `./${place}`),
+            message:
+              'Imports run downward only: this layer may not import from a layer above it (see ARCHITECTURE.md).',
+          },
+        ];
+  const sideways =
+    layer.length < 2
+      ? []
+      : layer.map((place) => ({
+          target: `./${place}`,
+          from: layer.filter((other) => other !== place).map((other) => `./${other}`),
+          message: 'Folders of one layer do not import each other (see ARCHITECTURE.md).',
+        }));
   return [...upward, ...sideways];
 });
 
@@ -38,10 +55,28 @@ const layerZones = LAYERS.flatMap((layer, index) => {
  * only, the webviews (webviews/). None of them imports another, and the core imports none of them.
  */
 const runtimeZones = [
-  { target: './cli', from: ['./src', './webviews'], message: 'The command-line tool uses only the core (core/), never the VS Code layer or the webviews.' },
-  { target: ['./src', './webviews', './core'], from: './cli', message: 'Nothing imports the command-line tool.' },
-  { target: ['./core', './src', './cli'], from: './webviews', message: 'The webviews are browser code, bundled on their own: nothing else imports them.' },
-  { target: './webviews', from: ['./src', './cli'], message: 'The webviews run in the browser: they import nothing of the extension or the tool (types of the core only).' },
+  {
+    target: './cli',
+    from: ['./src', './webviews'],
+    message:
+      'The command-line tool uses only the core (core/), never the VS Code layer or the webviews.',
+  },
+  {
+    target: ['./src', './webviews', './core'],
+    from: './cli',
+    message: 'Nothing imports the command-line tool.',
+  },
+  {
+    target: ['./core', './src', './cli'],
+    from: './webviews',
+    message: 'The webviews are browser code, bundled on their own: nothing else imports them.',
+  },
+  {
+    target: './webviews',
+    from: ['./src', './cli'],
+    message:
+      'The webviews run in the browser: they import nothing of the extension or the tool (types of the core only).',
+  },
 ];
 
 /** Imports run downward only, layer by layer (type-only imports too); test/unit/architecture.test.ts lints a scratch file with it. */
@@ -50,18 +85,36 @@ export const layersConfig = {
   plugins: { 'import-x': importX },
   settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
   rules: {
-    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones, ...runtimeZones] }],
+    'import-x/no-restricted-paths': [
+      'error',
+      { basePath: import.meta.dirname, zones: [...layerZones, ...runtimeZones] },
+    ],
   },
 };
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'cli/dist/**', 'cli/build.mjs', 'node_modules/**', '.cache/**', '.vscode-test/**', 'scripts/**', 'esbuild.js'] },
+  {
+    ignores: [
+      'out/**',
+      'dist/**',
+      'cli/dist/**',
+      'cli/build.mjs',
+      'node_modules/**',
+      '.cache/**',
+      '.vscode-test/**',
+      'scripts/**',
+      'esbuild.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.test.json', './tsconfig.webview.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ['./tsconfig.test.json', './tsconfig.webview.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -79,21 +132,56 @@ export default tseslint.config(
     // The lab API core runs under plain Node; it must never depend on the editor.
     files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'core/ must not import vscode.' }], patterns: [{ group: ['../../*'], message: 'core/ may only import from core/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'core/ must not import vscode.' }],
+          patterns: [{ group: ['../../*'], message: 'core/ may only import from core/.' }],
+        },
+      ],
     },
   },
   {
     // The webviews run in the browser: they may name the core's types, never load its code (it runs in Node).
     files: ['webviews/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'A webview cannot import vscode; it talks to the extension by messages.' }], patterns: [{ group: ['../core/*', '../core/**'], allowTypeImports: true, message: 'A webview may import the core\'s types only (import type …): its code runs in Node.' }, { group: ['node:*'], message: 'A webview runs in the browser: no Node modules.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'vscode',
+              message: 'A webview cannot import vscode; it talks to the extension by messages.',
+            },
+          ],
+          patterns: [
+            {
+              group: ['../core/*', '../core/**'],
+              allowTypeImports: true,
+              message:
+                "A webview may import the core's types only (import type …): its code runs in Node.",
+            },
+            { group: ['node:*'], message: 'A webview runs in the browser: no Node modules.' },
+          ],
+        },
+      ],
     },
   },
   {
     // The command-line tool runs under Node alone.
     files: ['cli/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'The command-line tool runs under Node alone; it never imports vscode.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'vscode',
+              message: 'The command-line tool runs under Node alone; it never imports vscode.',
+            },
+          ],
+        },
+      ],
     },
   },
 );

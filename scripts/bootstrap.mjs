@@ -5,16 +5,38 @@
 // Uses only Node's standard library, so it runs before `npm ci`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, copyFileSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+  rmSync,
+  copyFileSync,
+  chmodSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CODE_SERVER_VERSION = '4.100.3';
-export const codeServerDir = join(root, '.cache', 'test-host', `code-server-${CODE_SERVER_VERSION}`);
+export const codeServerDir = join(
+  root,
+  '.cache',
+  'test-host',
+  `code-server-${CODE_SERVER_VERSION}`,
+);
 export const codeServerEntry = join(codeServerDir, 'package', 'out', 'node', 'entry.js');
 // python3-djangorestframework: the second test lab (test/drf), a real server framework with its defaults.
-const TEST_HOST_DEBIAN_PACKAGES = ['ripgrep', 'libkrb5-dev', 'pkg-config', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'chromium', 'python3-djangorestframework'];
+const TEST_HOST_DEBIAN_PACKAGES = [
+  'ripgrep',
+  'libkrb5-dev',
+  'pkg-config',
+  'libx11-dev',
+  'libxkbfile-dev',
+  'libsecret-1-dev',
+  'chromium',
+  'python3-djangorestframework',
+];
 
 function say(message) {
   process.stderr.write(`[bootstrap] ${message}\n`);
@@ -23,13 +45,17 @@ function say(message) {
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status ?? result.signal}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed with exit code ${result.status ?? result.signal}`,
+    );
   }
 }
 
 /** Runs `npm ci` when node_modules is missing or was installed from another package-lock.json. */
 export function ensureNodeModules() {
-  const lockHash = createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+  const lockHash = createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .digest('hex');
   const stamp = join(root, 'node_modules', '.lab-data-lock-hash');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) {
     return;
@@ -59,7 +85,8 @@ export function ensureDebianPackages(packages = TEST_HOST_DEBIAN_PACKAGES) {
   const asRoot = process.getuid?.() === 0;
   const sudo = asRoot ? [] : ['sudo', '-n'];
   say(`installing Debian packages: ${missing.join(' ')}`);
-  const apt = (args) => (asRoot ? run('apt-get', args) : run(sudo[0], [...sudo.slice(1), 'apt-get', ...args]));
+  const apt = (args) =>
+    asRoot ? run('apt-get', args) : run(sudo[0], [...sudo.slice(1), 'apt-get', ...args]);
   apt(['update', '-qq']);
   apt(['install', '-y', '-qq', '--no-install-recommends', ...missing]);
 }
@@ -72,7 +99,9 @@ export function ensureDebianPackages(packages = TEST_HOST_DEBIAN_PACKAGES) {
  */
 function nodeHeaders() {
   const prefix = process.config.variables.node_prefix ?? '';
-  const dir = [prefix === '/' ? '/usr' : prefix, '/usr', '/usr/local'].find((candidate) => candidate && existsSync(join(candidate, 'include', 'node', 'node.h')));
+  const dir = [prefix === '/' ? '/usr' : prefix, '/usr', '/usr/local'].find(
+    (candidate) => candidate && existsSync(join(candidate, 'include', 'node', 'node.h')),
+  );
   return process.env.npm_config_nodedir || !dir ? {} : { npm_config_nodedir: dir };
 }
 
@@ -88,32 +117,54 @@ export function ensureCodeServer() {
   }
   ensureDebianPackages();
   const started = Date.now();
-  say(`provisioning code-server ${CODE_SERVER_VERSION} into ${codeServerDir} (a few minutes, once)…`);
+  say(
+    `provisioning code-server ${CODE_SERVER_VERSION} into ${codeServerDir} (a few minutes, once)…`,
+  );
   rmSync(codeServerDir, { recursive: true, force: true });
   mkdirSync(codeServerDir, { recursive: true });
   const tarball = execFileSync('npm', ['pack', `code-server@${CODE_SERVER_VERSION}`, '--silent'], {
     cwd: codeServerDir,
     encoding: 'utf8',
-  }).trim().split('\n').pop();
+  })
+    .trim()
+    .split('\n')
+    .pop();
   run('tar', ['-xzf', tarball], { cwd: codeServerDir });
   rmSync(join(codeServerDir, tarball));
   const pkg = join(codeServerDir, 'package');
   const vscodeDir = join(pkg, 'lib', 'vscode');
-  const npmEnv = { ...process.env, npm_config_yes: 'true', npm_config_unsafe_perm: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...nodeHeaders() };
-  run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], { cwd: pkg, env: npmEnv });
-  run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], { cwd: vscodeDir, env: npmEnv });
+  const npmEnv = {
+    ...process.env,
+    npm_config_yes: 'true',
+    npm_config_unsafe_perm: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    ...nodeHeaders(),
+  };
+  run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], {
+    cwd: pkg,
+    env: npmEnv,
+  });
+  run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], {
+    cwd: vscodeDir,
+    env: npmEnv,
+  });
   const rgBin = join(vscodeDir, 'node_modules', '@vscode', 'ripgrep', 'bin');
   mkdirSync(rgBin, { recursive: true });
   copyFileSync('/usr/bin/rg', join(rgBin, 'rg'));
   chmodSync(join(rgBin, 'rg'), 0o755);
   run('npm', ['rebuild'], { cwd: vscodeDir, env: npmEnv });
   run('npm', ['rebuild', 'argon2'], { cwd: pkg, env: npmEnv });
-  const version = execFileSync(process.execPath, [codeServerEntry, '--version'], { encoding: 'utf8' });
+  const version = execFileSync(process.execPath, [codeServerEntry, '--version'], {
+    encoding: 'utf8',
+  });
   if (!version.includes(CODE_SERVER_VERSION)) {
     throw new Error(`code-server reports an unexpected version: ${version}`);
   }
   writeFileSync(done, `${version.trim()}\n`);
-  say(`code-server ready in ${((Date.now() - started) / 1000).toFixed(0)} s: ${version.trim().split('\n')[0]}`);
+  say(
+    `code-server ready in ${((Date.now() - started) / 1000).toFixed(0)} s: ${version.trim().split('\n')[0]}`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -13,5 +13,9 @@ const built = spawnSync(process.execPath, [join(root, 'cli', 'build.mjs')], { st
 if (built.status !== 0) {
   process.exit(built.status ?? 1);
 }
-const run = spawnSync(process.execPath, [join(root, 'cli', 'dist', 'lab-data.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+const run = spawnSync(
+  process.execPath,
+  [join(root, 'cli', 'dist', 'lab-data.js'), ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
 process.exit(run.status ?? 1);

@@ -24,16 +24,36 @@ export async function freePort() {
  */
 export function makeSandbox(prefix, userSettings = {}) {
   const sandbox = mkdtempSync(join(tmpdir(), prefix));
-  const dirs = { sandbox, userData: join(sandbox, 'user-data'), extensions: join(sandbox, 'extensions'), workspace: join(sandbox, 'workspace'), browser: join(sandbox, 'browser') };
+  const dirs = {
+    sandbox,
+    userData: join(sandbox, 'user-data'),
+    extensions: join(sandbox, 'extensions'),
+    workspace: join(sandbox, 'workspace'),
+    browser: join(sandbox, 'browser'),
+  };
   for (const dir of Object.values(dirs)) {
     mkdirSync(dir, { recursive: true });
   }
-  writeFileSync(join(dirs.workspace, 'README.md'), '# Analysis workspace\n\nReports land in lab-reports/.\n');
+  writeFileSync(
+    join(dirs.workspace, 'README.md'),
+    '# Analysis workspace\n\nReports land in lab-reports/.\n',
+  );
   // The user's settings: keep the window quiet and deterministic.
   mkdirSync(join(dirs.userData, 'User'), { recursive: true });
   writeFileSync(
     join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'extensions.autoCheckUpdates': false, 'telemetry.telemetryLevel': 'off', 'security.workspace.trust.enabled': false, ...userSettings }, null, 2),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'extensions.autoCheckUpdates': false,
+        'telemetry.telemetryLevel': 'off',
+        'security.workspace.trust.enabled': false,
+        ...userSettings,
+      },
+      null,
+      2,
+    ),
   );
   return dirs;
 }
@@ -65,26 +85,52 @@ async function waitForHttp(url, timeoutMs, isAlive) {
  * store on Linux. Nothing on the machine changes: the mount exists only inside the child's namespace.
  */
 export function canBindSystemBundle(bundle) {
-  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SYSTEM_BUNDLE}`, bundle], { stdio: 'ignore' });
+  const probe = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      `mount --bind "$0" ${SYSTEM_BUNDLE}`,
+      bundle,
+    ],
+    { stdio: 'ignore' },
+  );
   return probe.status === 0;
 }
 
 const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
-export async function startCodeServer({ sandbox, userData, extensions, workspace, env = {}, systemBundle }) {
+export async function startCodeServer({
+  sandbox,
+  userData,
+  extensions,
+  workspace,
+  env = {},
+  systemBundle,
+}) {
   if (!existsSync(codeServerEntry)) {
-    throw new Error(`code-server is not provisioned at ${codeServerEntry}; run: node scripts/bootstrap.mjs --test-host`);
+    throw new Error(
+      `code-server is not provisioned at ${codeServerEntry}; run: node scripts/bootstrap.mjs --test-host`,
+    );
   }
   const port = await freePort();
   const configFile = join(sandbox, 'code-server.yaml');
   writeFileSync(configFile, 'auth: none\n');
   const args = [
     codeServerEntry,
-    '--config', configFile,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', userData,
-    '--extensions-dir', extensions,
+    '--config',
+    configFile,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    extensions,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
@@ -93,8 +139,28 @@ export async function startCodeServer({ sandbox, userData, extensions, workspace
     workspace,
   ];
   // With `systemBundle`, code-server sees that file as the OS trust store (see canBindSystemBundle).
-  const command = systemBundle ? ['unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" ${SYSTEM_BUNDLE} && shift && exec "$@"`, systemBundle, 'node', process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(command[0], command[1], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  const command = systemBundle
+    ? [
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          '-c',
+          `mount --bind "$0" ${SYSTEM_BUNDLE} && shift && exec "$@"`,
+          systemBundle,
+          'node',
+          process.execPath,
+          ...args,
+        ],
+      ]
+    : [process.execPath, args];
+  const child = spawn(command[0], command[1], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: false,
+  });
   let alive = true;
   const serverLog = [];
   child.on('exit', () => (alive = false));
@@ -141,7 +207,6 @@ export function workbenchUrl(server, { extensionPath, workspace, testsPath }) {
   return `${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
-
 /**
  * Debian's Chromium, headless, with a persistent profile (SecretStorage lives in the browser), driven
  * by playwright-core. Never downloads a browser. Background networking is off: this machine has none.
@@ -152,6 +217,14 @@ export async function launchChromium(profileDir, viewport = { width: 1400, heigh
     executablePath: process.env.LABDATA_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     viewport,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 }

@@ -21,25 +21,46 @@ const run = (command, args) => {
   }
 };
 run(process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), '--test-host']);
-run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.test.json']);
+run(process.execPath, [
+  join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+  '-p',
+  'tsconfig.test.json',
+]);
 run(process.execPath, [join(root, 'esbuild.js')]);
 
-const { launchChromium, makeSandbox, startCodeServer, workbenchUrl } = await import('./codeServer.mjs');
+const { launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
+  await import('./codeServer.mjs');
 const { MockLabServer, DEMO_TOKENS } = await import(join(root, 'out', 'test', 'mock', 'server.js'));
 
 const lab = new MockLabServer({ port: Number(process.env.LABDATA_DEMO_LAB_PORT ?? 0) });
 const labUrl = await lab.start();
 const dirs = makeSandbox('lab-data-demo-', { 'labData.baseUrl': labUrl });
 const env = { LABDATA_DEMO_TOKEN: DEMO_TOKEN };
-const desktop = !check && !process.env.LABDATA_DEMO_WEB && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
+const desktop =
+  !check &&
+  !process.env.LABDATA_DEMO_WEB &&
+  spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
 
 let stopEditor = async () => undefined;
 let url;
 if (desktop) {
-  const child = spawn('code', ['--new-window', '--wait', '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, `--extensionDevelopmentPath=${root}`, dirs.workspace], {
-    env: { ...process.env, ...env },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'code',
+    [
+      '--new-window',
+      '--wait',
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      `--extensionDevelopmentPath=${root}`,
+      dirs.workspace,
+    ],
+    {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    },
+  );
   child.on('exit', () => void stop());
   stopEditor = async () => {
     child.kill('SIGTERM');
@@ -58,7 +79,9 @@ process.stdout.write(
     '',
     `${desktop ? 'In the new window' : 'Open the VS Code address in a browser and'} click the flask icon ("Lab Data") in the activity bar.`,
     `You are signed in with the demo token "${DEMO_TOKEN}". Other demo tokens (sign out, then sign in with one):`,
-    ...Object.entries(DEMO_TOKENS).map(([token, scope]) => `    ${token.padEnd(20)} ${scope.label}`),
+    ...Object.entries(DEMO_TOKENS).map(
+      ([token, scope]) => `    ${token.padEnd(20)} ${scope.label}`,
+    ),
     '',
     check ? 'Checking the demo in headless Chromium…' : 'Press Ctrl+C to stop the lab and VS Code.',
     '',
@@ -87,28 +110,53 @@ if (check) {
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
     await page.goto(url, { waitUntil: 'domcontentloaded' });
-    await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+    await page
+      .locator('.activitybar .action-item a[aria-label^="Lab Data"]')
+      .first()
+      .click({ timeout: 60_000 });
     const first = lab.reportsFor(DEMO_TOKEN)[0].report_id;
-    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).waitFor({ state: 'visible', timeout: 60_000 });
+    await page
+      .locator(`.monaco-list-row[aria-label^="Report ${first}"]`)
+      .waitFor({ state: 'visible', timeout: 60_000 });
     const rows = await page.locator('.monaco-list-row[aria-label^="Report RPT-"]').count();
     await page.screenshot({ path: join(shots, 'demo-tree.png') });
     // The metadata document of the newest report, from its inline action.
     await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).hover();
-    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Open Metadata"]`).click({ timeout: 15_000 });
-    await page.locator('.tab', { hasText: `${first}.json` }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page
+      .locator(
+        `.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Open Metadata"]`,
+      )
+      .click({ timeout: 15_000 });
+    await page
+      .locator('.tab', { hasText: `${first}.json` })
+      .waitFor({ state: 'visible', timeout: 30_000 });
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(shots, 'demo-metadata.png') });
     // Save it, and show the file in the Explorer.
     await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).hover();
-    await page.locator(`.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Save Report PDF"]`).click({ timeout: 15_000 });
+    await page
+      .locator(
+        `.monaco-list-row[aria-label^="Report ${first}"] .action-label[aria-label^="Save Report PDF"]`,
+      )
+      .click({ timeout: 15_000 });
     await page.keyboard.press('Control+Shift+E');
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'lab-reports' }).first().click({ timeout: 30_000 });
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: `${first}.pdf` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'lab-reports' })
+      .first()
+      .click({ timeout: 30_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: `${first}.pdf` })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     await page.screenshot({ path: join(shots, 'demo-saved-pdf.png') });
-    process.stdout.write(`Demo check passed: the Reports view lists ${rows} report rows (first ${first}); screenshots in test-results/screenshots/demo-*.png\n`);
+    process.stdout.write(
+      `Demo check passed: the Reports view lists ${rows} report rows (first ${first}); screenshots in test-results/screenshots/demo-*.png\n`,
+    );
     ok = true;
   } catch (error) {
-    process.stderr.write(`Demo check failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Demo check failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   } finally {
     await browser.close().catch(() => undefined);
   }

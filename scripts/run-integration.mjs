@@ -14,7 +14,13 @@ import { format } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_SERVER_VERSION, codeServerEntry } from './bootstrap.mjs';
-import { canBindSystemBundle, launchChromium, makeSandbox, startCodeServer, workbenchUrl } from './codeServer.mjs';
+import {
+  canBindSystemBundle,
+  launchChromium,
+  makeSandbox,
+  startCodeServer,
+  workbenchUrl,
+} from './codeServer.mjs';
 import { createRequire } from 'node:module';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,7 +51,10 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
   const started = Date.now();
   state.result = undefined;
   const exited = new Promise((resolveExit) => (state.onExit = resolveExit));
-  await page.goto(workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace, testsPath }), { waitUntil: 'domcontentloaded' });
+  await page.goto(
+    workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace, testsPath }),
+    { waitUntil: 'domcontentloaded' },
+  );
   const timeout = new Promise((r) => setTimeout(() => r('timeout'), PHASE_TIMEOUT_MS));
   const code = await Promise.race([exited, timeout]);
   if (code === 'timeout') {
@@ -57,7 +66,9 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
     say(`${name} exited with code ${code} before reporting results`);
     result.failed = 1;
   }
-  say(`${name}: ${result.passed} passed, ${result.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(
+    `${name}: ${result.passed} passed, ${result.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return result;
 }
 
@@ -69,7 +80,9 @@ async function runInCodeServer() {
   // LABDATA_TEST_PHASE=bench (npm run bench) runs only activation and the tree's request counts,
   // which write their figures to test-results/bench-host.json.
   const bench = process.env.LABDATA_TEST_PHASE === 'bench';
-  const grep = bench ? 'activates in a real|performance in the extension host' : process.env.LABDATA_TEST_GREP;
+  const grep = bench
+    ? 'activates in a real|performance in the extension host'
+    : process.env.LABDATA_TEST_GREP;
   const env = {
     LABDATA_TEST_USER_DATA_DIR: dirs.userData,
     LABDATA_TEST_WORKSPACE: dirs.workspace,
@@ -78,22 +91,31 @@ async function runInCodeServer() {
   };
   // Certificates only the environment or only the OS trust store vouch for (issue 27): one CA the
   // code-server process gets as NODE_EXTRA_CA_CERTS, another added to its own copy of the OS bundle.
-  const { makeTestCertificates } = createRequire(import.meta.url)(join(root, 'out', 'test', 'support', 'certificates.js'));
+  const { makeTestCertificates } = createRequire(import.meta.url)(
+    join(root, 'out', 'test', 'support', 'certificates.js'),
+  );
   const extraCa = makeTestCertificates();
   const osCa = makeTestCertificates();
   const systemBundle = join(dirs.sandbox ?? dirname(dirs.userData), 'os-ca-bundle.crt');
-  writeFileSync(systemBundle, `${existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8') : ''}\n${osCa.caPem}`);
+  writeFileSync(
+    systemBundle,
+    `${existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8') : ''}\n${osCa.caPem}`,
+  );
   const bound = canBindSystemBundle(systemBundle);
   process.once('exit', () => [extraCa, osCa].forEach((certs) => certs.remove()));
   Object.assign(env, {
     NODE_EXTRA_CA_CERTS: extraCa.caFile,
     LABDATA_TEST_EXTRA_CA_DIR: extraCa.dir,
     LABDATA_TEST_OS_CA_DIR: osCa.dir,
-    LABDATA_TEST_OS_STORE: bound ? 'bound' : 'unshare --mount with a bind mount is not permitted here (it needs root)',
+    LABDATA_TEST_OS_STORE: bound
+      ? 'bound'
+      : 'unshare --mount with a bind mount is not permitted here (it needs root)',
   });
   const started = Date.now();
   const server = await startCodeServer({ ...dirs, env, ...(bound ? { systemBundle } : {}) });
-  say(`code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  say(
+    `code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   const browser = await launchChromium(dirs.browser);
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
@@ -109,15 +131,41 @@ async function runInCodeServer() {
     });
     await page.exposeFunction('codeAutomationExit', (code) => state.onExit(code));
 
-    addCounts(await runSuiteInPage(page, state, server, dirs, join(root, 'out', 'test', 'integration', 'index.js'), 'extension host suite'));
+    addCounts(
+      await runSuiteInPage(
+        page,
+        state,
+        server,
+        dirs,
+        join(root, 'out', 'test', 'integration', 'index.js'),
+        'extension host suite',
+      ),
+    );
     if (bench) {
       return;
     }
-    addCounts(await runSuiteInPage(page, state, server, dirs, join(root, 'out', 'test', 'integration', 'reload', 'index.js'), 'after window reload'));
+    addCounts(
+      await runSuiteInPage(
+        page,
+        state,
+        server,
+        dirs,
+        join(root, 'out', 'test', 'integration', 'reload', 'index.js'),
+        'after window reload',
+      ),
+    );
 
     say('phase: UI checks');
     const ui = await import(join(root, 'out', 'test', 'ui', 'runUi.js'));
-    addCounts(await ui.runUiSuite({ page, workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }), screenshotsDir: join(resultsDir, 'screenshots'), workspace: dirs.workspace, userDataDir: dirs.userData }));
+    addCounts(
+      await ui.runUiSuite({
+        page,
+        workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }),
+        screenshotsDir: join(resultsDir, 'screenshots'),
+        workspace: dirs.workspace,
+        userDataDir: dirs.userData,
+      }),
+    );
 
     say('phase: the packaged .vsix, installed into a fresh code-server');
     addCounts(await checkPackagedExtension(browser, join(resultsDir, 'screenshots')));
@@ -127,7 +175,9 @@ async function runInCodeServer() {
     if (counts.failed === 0) {
       rmSync(dirs.sandbox, { recursive: true, force: true });
     } else {
-      say(`kept ${dirs.sandbox} for inspection; code-server log:\n${server.serverLog.join('').slice(-4000)}`);
+      say(
+        `kept ${dirs.sandbox} for inspection; code-server log:\n${server.serverLog.join('').slice(-4000)}`,
+      );
     }
   }
 }
@@ -141,11 +191,22 @@ async function checkPackagedExtension(browser, screenshotsDir) {
   const dirs = makeSandbox('lab-data-vsix-');
   const vsix = join(dirs.sandbox, 'lab-data.vsix');
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-  const listed = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: root, encoding: 'utf8' });
-  const files = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
-  const allowed = /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
+  const listed = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const files = listed.stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const allowed =
+    /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
   const unexpected = files.filter((file) => !allowed.test(file));
-  const packaged = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', vsix], { cwd: root, encoding: 'utf8' });
+  const packaged = spawnSync(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--out', vsix],
+    { cwd: root, encoding: 'utf8' },
+  );
   const problems = [];
   if (listed.status !== 0 || packaged.status !== 0) {
     problems.push(`vsce failed: ${listed.stderr}${packaged.stderr}`);
@@ -158,29 +219,64 @@ async function checkPackagedExtension(browser, screenshotsDir) {
   }
   const size = existsSync(vsix) ? statSync(vsix).size : 0;
   if (size === 0 || size > 2.5 * 1024 * 1024) {
-    problems.push(`the .vsix is ${size} bytes; it must exist and be at most 2.5 MB (pdf.js included)`);
+    problems.push(
+      `the .vsix is ${size} bytes; it must exist and be at most 2.5 MB (pdf.js included)`,
+    );
   }
   if (problems.length === 0) {
-    const installed = spawnSync(process.execPath, [codeServerEntry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix], { encoding: 'utf8' });
+    const installed = spawnSync(
+      process.execPath,
+      [
+        codeServerEntry,
+        '--user-data-dir',
+        dirs.userData,
+        '--extensions-dir',
+        dirs.extensions,
+        '--install-extension',
+        vsix,
+      ],
+      { encoding: 'utf8' },
+    );
     if (installed.status !== 0) {
-      problems.push(`code-server --install-extension failed: ${installed.stdout}${installed.stderr}`);
+      problems.push(
+        `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
+      );
     }
   }
   if (problems.length === 0) {
     const { MockLabServer } = await import(join(root, 'out', 'test', 'mock', 'server.js'));
     const lab = new MockLabServer();
     const labUrl = await lab.start();
-    writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'labData.baseUrl': labUrl }));
-    const server = await startCodeServer({ ...dirs, env: { LABDATA_DEMO_TOKEN: 'demo-full-access' } });
+    writeFileSync(
+      join(dirs.userData, 'User', 'settings.json'),
+      JSON.stringify({
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': false,
+        'labData.baseUrl': labUrl,
+      }),
+    );
+    const server = await startCodeServer({
+      ...dirs,
+      env: { LABDATA_DEMO_TOKEN: 'demo-full-access' },
+    });
     const page = await browser.newPage();
     try {
-      await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded' });
-      await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+      await page.goto(`${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`, {
+        waitUntil: 'domcontentloaded',
+      });
+      await page
+        .locator('.activitybar .action-item a[aria-label^="Lab Data"]')
+        .first()
+        .click({ timeout: 60_000 });
       const first = lab.reportsFor('demo-full-access')[0].report_id;
-      await page.locator(`.monaco-list-row[aria-label^="Report ${first}"]`).waitFor({ state: 'visible', timeout: 60_000 });
+      await page
+        .locator(`.monaco-list-row[aria-label^="Report ${first}"]`)
+        .waitFor({ state: 'visible', timeout: 60_000 });
       await page.screenshot({ path: join(screenshotsDir, 'vsix-installed.png') });
     } catch (error) {
-      problems.push(`the installed extension did not list reports: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(
+        `the installed extension did not list reports: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       await page.close().catch(() => undefined);
       await server.stop();
@@ -192,7 +288,9 @@ async function checkPackagedExtension(browser, screenshotsDir) {
     say(`packaged extension check failed:\n  ${problems.join('\n  ')}`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
-  say(`packaged extension: ${(size / 1024).toFixed(0)} KB .vsix with ${files.length} files; installed into code-server, activated and listed reports (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  say(
+    `packaged extension: ${(size / 1024).toFixed(0)} KB .vsix with ${files.length} files; installed into code-server, activated and listed reports (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return { passed: 1, failed: 0, skipped: 0 };
 }
 
@@ -204,13 +302,26 @@ async function runInElectron() {
     const code = await runTests({
       extensionDevelopmentPath: root,
       extensionTestsPath: join(root, 'out', 'test', 'integration', phase),
-      launchArgs: [dirs.workspace, '--disable-extensions', '--user-data-dir', dirs.userData, '--skip-welcome', '--skip-release-notes'],
-      extensionTestsEnv: { LABDATA_RESULTS_FILE: resultsFile, LABDATA_TEST_USER_DATA_DIR: dirs.userData, LABDATA_TEST_WORKSPACE: dirs.workspace },
+      launchArgs: [
+        dirs.workspace,
+        '--disable-extensions',
+        '--user-data-dir',
+        dirs.userData,
+        '--skip-welcome',
+        '--skip-release-notes',
+      ],
+      extensionTestsEnv: {
+        LABDATA_RESULTS_FILE: resultsFile,
+        LABDATA_TEST_USER_DATA_DIR: dirs.userData,
+        LABDATA_TEST_WORKSPACE: dirs.workspace,
+      },
     }).catch((error) => {
       say(String(error));
       return 1;
     });
-    const result = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : { passed: 0, failed: 1 };
+    const result = existsSync(resultsFile)
+      ? JSON.parse(readFileSync(resultsFile, 'utf8'))
+      : { passed: 0, failed: 1 };
     if (code !== 0 && result.failed === 0) {
       result.failed = 1;
     }
@@ -227,7 +338,7 @@ try {
     await runInCodeServer();
   }
 } catch (error) {
-  say(error instanceof Error ? error.stack ?? error.message : String(error));
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
   counts.failed++;
 }
 // Exit explicitly: the browser driver and mocha may keep handles open after everything is stopped.

@@ -11,11 +11,19 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), 'lab-data-test-'));
-const only = process.argv.includes('--unit') ? 'unit' : process.argv.includes('--integration') ? 'integration' : 'all';
+const only = process.argv.includes('--unit')
+  ? 'unit'
+  : process.argv.includes('--integration')
+    ? 'integration'
+    : 'all';
 
 function step(title, command, args, env = {}) {
   process.stderr.write(`\n[test] ${title}\n`);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   return result.status ?? 1;
 }
 
@@ -41,39 +49,79 @@ function add(name, status, file) {
 }
 
 const bootstrapArgs = only === 'unit' ? [] : ['--test-host'];
-if (step('installing what is missing', process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), ...bootstrapArgs]) !== 0) {
+if (
+  step('installing what is missing', process.execPath, [
+    join(root, 'scripts', 'bootstrap.mjs'),
+    ...bootstrapArgs,
+  ]) !== 0
+) {
   process.exit(1);
 }
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 // Compiled files of sources that were moved or deleted would otherwise still run as tests.
 rmSync(join(root, 'out'), { recursive: true, force: true });
-if (step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 || step('type-checking the PDF viewer (browser code)', process.execPath, [tsc, '-p', 'tsconfig.webview.json']) !== 0 || step('bundling the extension', process.execPath, ['esbuild.js']) !== 0) {
+if (
+  step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 ||
+  step('type-checking the PDF viewer (browser code)', process.execPath, [
+    tsc,
+    '-p',
+    'tsconfig.webview.json',
+  ]) !== 0 ||
+  step('bundling the extension', process.execPath, ['esbuild.js']) !== 0
+) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
 {
-  // The rules the code is held to (imports run downward only, the core never imports vscode, no floating promises) count as a check.
-  const status = step('lint (ESLint)', process.execPath, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']);
+  // The rules the code is held to (imports run downward only, the core never imports vscode, no floating promises) count as a check,
+  // and so does its one format (Prettier, width 100: `npm run format` applies it).
+  const eslint = step('lint (ESLint)', process.execPath, [
+    join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+    '.',
+  ]);
+  const prettier = step('format (Prettier --check)', process.execPath, [
+    join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+    '--check',
+    '--log-level',
+    'warn',
+    '.',
+  ]);
+  const status = eslint === 0 && prettier === 0 ? 0 : 1;
   total.passed += status === 0 ? 1 : 0;
   total.failed += status === 0 ? 0 : 1;
 }
 if (only !== 'integration') {
   const file = join(scratch, 'unit.json');
-  const status = step('unit tests (mocha, plain Node, mock lab on 127.0.0.1)', process.execPath, [join(root, 'node_modules', 'mocha', 'bin', 'mocha.js')], { LABDATA_RESULTS_FILE: file });
+  const status = step(
+    'unit tests (mocha, plain Node, mock lab on 127.0.0.1)',
+    process.execPath,
+    [join(root, 'node_modules', 'mocha', 'bin', 'mocha.js')],
+    { LABDATA_RESULTS_FILE: file },
+  );
   add('unit tests', status, file);
 }
 if (only !== 'unit') {
   const file = join(scratch, 'integration.json');
-  const status = step('integration tests (real VS Code extension host)', process.execPath, [join(root, 'scripts', 'run-integration.mjs')], { LABDATA_RESULTS_FILE: file });
+  const status = step(
+    'integration tests (real VS Code extension host)',
+    process.execPath,
+    [join(root, 'scripts', 'run-integration.mjs')],
+    { LABDATA_RESULTS_FILE: file },
+  );
   add('integration tests', status, file);
 }
 if (only === 'all') {
   // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports.
-  const status = step('demo check (npm run demo -- --check)', process.execPath, [join(root, 'scripts', 'demo.mjs'), '--check']);
+  const status = step('demo check (npm run demo -- --check)', process.execPath, [
+    join(root, 'scripts', 'demo.mjs'),
+    '--check',
+  ]);
   total.passed += status === 0 ? 1 : 0;
   total.failed += status === 0 ? 0 : 1;
 }
 rmSync(scratch, { recursive: true, force: true });
 process.stderr.write(`\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+console.log(
+  `${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
+);
 process.exit(total.failed === 0 && existsSync(root) ? 0 : 1);

@@ -8,10 +8,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { MESSAGES } = createRequire(import.meta.url)(join(root, 'out', 'core', 'errors', 'messages.js'));
+const { MESSAGES } = createRequire(import.meta.url)(
+  join(root, 'out', 'core', 'errors', 'messages.js'),
+);
 const found = new Set(Object.values(MESSAGES));
 const pattern = /vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g;
-for (const name of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.ts'))) {
+for (const name of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+  (n) => n.endsWith('.ts'),
+)) {
   for (const match of readFileSync(join(root, 'src', name), 'utf8').matchAll(pattern)) {
     found.add((match[1] ?? match[2]).replace(/\\(['"])/g, '$1'));
   }

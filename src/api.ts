@@ -29,9 +29,16 @@ export interface LabDataExtensionApi {
    * The first lab (origin only, never the token) and whether a token is stored for it; with
    * several labs, `labs` lists each.
    */
-  getState(): Promise<{ readonly baseUrl?: string; readonly origin?: string; readonly signedIn: boolean; readonly labs: readonly LabState[] }>;
+  getState(): Promise<{
+    readonly baseUrl?: string;
+    readonly origin?: string;
+    readonly signedIn: boolean;
+    readonly labs: readonly LabState[];
+  }>;
   /** The data behind each view, to read what the trees show. */
-  readonly views: Readonly<Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>>;
+  readonly views: Readonly<
+    Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>
+  >;
   /** The status bar text now. */
   statusText(): string;
   /** The status bar tooltip now. */
@@ -50,7 +57,14 @@ export interface LabDataExtensionApi {
   /** How long `activate()` took, in milliseconds (also in the log). */
   readonly activationMs: number;
   /** The open overview of a lab: its aggregation, what the webview last drew, a bar click and a button press (as a person's). */
-  overview(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: 'time' | 'clients' | 'status', index: number): Promise<void>; press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview> } | undefined;
+  overview(lab: string):
+    | {
+        readonly overview?: ReportOverview;
+        readonly lastDrawn?: DrawnOverview;
+        click(chart: 'time' | 'clients' | 'status', index: number): Promise<void>;
+        press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview>;
+      }
+    | undefined;
   /** The PDF previews: what each viewer reports, and requests to it (go to a page, find, zoom). */
   readonly previews: {
     /** The URI a report's preview opens under. */
@@ -58,7 +72,10 @@ export interface LabDataExtensionApi {
     /** What the viewer of `uri` reports now. */
     state(uri: vscode.Uri): PreviewState | undefined;
     /** Sends the viewer a request (`{ type: 'goto', page }`, `{ type: 'find', query }`, `{ type: 'findNext' }`, `{ type: 'zoom', value }`, `{ type: 'getState' }`) and resolves with its answer. */
-    ask(uri: vscode.Uri, request: { readonly type: string; readonly [key: string]: unknown }): Promise<PreviewState>;
+    ask(
+      uri: vscode.Uri,
+      request: { readonly type: string; readonly [key: string]: unknown },
+    ): Promise<PreviewState>;
   };
   /** New reports since the user last looked: the badge, per-lab counts and marks, and knobs for tests. */
   readonly newReports: NewReportsApi;
@@ -122,11 +139,26 @@ export function createExtensionApi(
       await labs.refresh();
       const states: LabState[] = labs.entries.map((entry) =>
         entry.kind === 'lab'
-          ? { name: entry.connection.lab.name, baseUrl: entry.connection.lab.url.baseUrl, origin: entry.connection.lab.url.origin, signedIn: entry.connection.signedIn }
-          : { name: entry.lab.name, baseUrl: entry.lab.baseUrl, signedIn: false, problem: entry.lab.error.message },
+          ? {
+              name: entry.connection.lab.name,
+              baseUrl: entry.connection.lab.url.baseUrl,
+              origin: entry.connection.lab.url.origin,
+              signedIn: entry.connection.signedIn,
+            }
+          : {
+              name: entry.lab.name,
+              baseUrl: entry.lab.baseUrl,
+              signedIn: false,
+              problem: entry.lab.error.message,
+            },
       );
       const first = states.find((state) => state.origin !== undefined);
-      return { baseUrl: first?.baseUrl, origin: first?.origin, signedIn: first?.signedIn ?? false, labs: states };
+      return {
+        baseUrl: first?.baseUrl,
+        origin: first?.origin,
+        signedIn: first?.signedIn ?? false,
+        labs: states,
+      };
     },
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,

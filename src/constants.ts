@@ -107,5 +107,7 @@ export const SECRET_KEY_PREFIX = 'labData.token:';
  * tokens. A lab named after its host (the `labData.baseUrl` shorthand) keeps 0.1.0's key.
  */
 export function tokenSecretKey(origin: string, labName: string, host: string): string {
-  return labName === host ? `${SECRET_KEY_PREFIX}${origin}` : `${SECRET_KEY_PREFIX}${origin}#${encodeURIComponent(labName)}`;
+  return labName === host
+    ? `${SECRET_KEY_PREFIX}${origin}`
+    : `${SECRET_KEY_PREFIX}${origin}#${encodeURIComponent(labName)}`;
 }

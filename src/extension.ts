@@ -41,7 +41,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const tokens = new TokenStore(context.secrets, log);
   const registry = new LabRegistry();
   const network = new NetworkSettings(log);
-  const labs = new Labs(registry, tokens, network, log, `lab-data-vscode/${version} (VS Code ${vscode.version})`);
+  const labs = new Labs(
+    registry,
+    tokens,
+    network,
+    log,
+    `lab-data-vscode/${version} (VS Code ${vscode.version})`,
+  );
   // Tokens are read in the background: activation does not wait for SecretStorage.
   labs.ready = labs.refresh().then(() => signInForDemo(labs, log));
   const news = new NewReports(labs, context.globalState, log);
@@ -63,7 +69,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
   const findings = new SavedReportFindings();
   // Ids are recognised in any text a person writes: files, unsaved editors and notebook cells.
-  const textDocuments: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-notebook-cell' }];
+  const textDocuments: vscode.DocumentSelector = [
+    { scheme: 'file' },
+    { scheme: 'untitled' },
+    { scheme: 'vscode-notebook-cell' },
+  ];
   context.subscriptions.push(
     channel,
     tokens,
@@ -79,14 +89,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     ...tools.register(),
     previews,
     overviews,
-    vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, { supportsMultipleEditorsPerDocument: false }),
+    vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, {
+      supportsMultipleEditorsPerDocument: false,
+    }),
     activity,
     statusBar,
     authProvider,
-    vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'Lab Data', authProvider, { supportsMultipleAccounts: true }),
+    vscode.authentication.registerAuthenticationProvider(
+      AUTH_PROVIDER_ID,
+      'Lab Data',
+      authProvider,
+      { supportsMultipleAccounts: true },
+    ),
     documents,
     vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
-    vscode.workspace.registerTextDocumentContentProvider(CONNECTION_REPORT_SCHEME, connectionReports),
+    vscode.workspace.registerTextDocumentContentProvider(
+      CONNECTION_REPORT_SCHEME,
+      connectionReports,
+    ),
     ids,
     hovers,
     vscode.languages.registerHoverProvider(textDocuments, hovers),
@@ -94,13 +114,51 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerUriHandler(deepLinks),
     findings,
     vscode.window.registerFileDecorationProvider(findings),
-    vscode.languages.registerCodeActionsProvider({ scheme: 'file', pattern: '**/lab-data-sync.json' }, findings, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+    vscode.languages.registerCodeActionsProvider(
+      { scheme: 'file', pattern: '**/lab-data-sync.json' },
+      findings,
+      { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
+    ),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(commandTable({ labs, network, connectionReports, trees: views, documents, prompts, log, findings, news, searches, previews, overviews, recent: new RecentReports(context.globalState), activity, syncFolders: new SyncFolders(context.workspaceState), integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})` }), log, () => labs.ready),
+    ...registerCommands(
+      commandTable({
+        labs,
+        network,
+        connectionReports,
+        trees: views,
+        documents,
+        prompts,
+        log,
+        findings,
+        news,
+        searches,
+        previews,
+        overviews,
+        recent: new RecentReports(context.globalState),
+        activity,
+        syncFolders: new SyncFolders(context.workspaceState),
+        integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
+      }),
+      log,
+      () => labs.ready,
+    ),
   );
   const activationMs = performance.now() - started;
-  log.info('Extension', `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`);
-  return createExtensionApi(labs, views, statusBar, prompts, { ids, deepLinks }, { news, view: newsView, checker, tools }, previews, overviews, activationMs);
+  log.info(
+    'Extension',
+    `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`,
+  );
+  return createExtensionApi(
+    labs,
+    views,
+    statusBar,
+    prompts,
+    { ids, deepLinks },
+    { news, view: newsView, checker, tools },
+    previews,
+    overviews,
+    activationMs,
+  );
 }
 
 export function deactivate(): void {

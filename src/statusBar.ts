@@ -25,7 +25,11 @@ function describe(connection: LabConnection): string {
  * when, syncing, how many new reports) and opens the Lab Data menu on click.
  */
 export class ConnectionStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('labData.connection', vscode.StatusBarAlignment.Left, 10);
+  private readonly item = vscode.window.createStatusBarItem(
+    'labData.connection',
+    vscode.StatusBarAlignment.Left,
+    10,
+  );
   private readonly subscriptions: vscode.Disposable[];
   private limitEnds?: ReturnType<typeof setTimeout>;
 
@@ -36,7 +40,10 @@ export class ConnectionStatusBar implements vscode.Disposable {
   ) {
     this.item.name = 'Lab Data';
     this.item.command = Commands.statusMenu;
-    this.subscriptions = [labs.onDidChange(() => this.update()), labs.onDidChangeConnection(() => this.update())];
+    this.subscriptions = [
+      labs.onDidChange(() => this.update()),
+      labs.onDidChangeConnection(() => this.update()),
+    ];
     if (news) {
       this.subscriptions.push(news.onDidChange(() => this.update()));
     }
@@ -53,7 +60,9 @@ export class ConnectionStatusBar implements vscode.Disposable {
 
   /** The tooltip shown now. */
   get tooltip(): string {
-    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
+    return typeof this.item.tooltip === 'string'
+      ? this.item.tooltip
+      : (this.item.tooltip?.value ?? '');
   }
 
   update(): void {
@@ -64,7 +73,10 @@ export class ConnectionStatusBar implements vscode.Disposable {
     const fresh = this.news?.total ?? 0;
     const newText = fresh > 0 ? ` · ${vscode.l10n.t('{0} new', fresh)}` : '';
     if (entries.length === 0) {
-      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, `${vscode.l10n.t('No lab is set up yet.')}\n${click}`);
+      this.set(
+        `$(account) ${vscode.l10n.t('Lab Data: signed out')}`,
+        `${vscode.l10n.t('No lab is set up yet.')}\n${click}`,
+      );
       return;
     }
     if (busy) {
@@ -72,30 +84,55 @@ export class ConnectionStatusBar implements vscode.Disposable {
       return;
     }
     if (entries.length > 1) {
-      const lines = entries.map((entry) => (entry.kind === 'invalid' ? `${entry.lab.name}: ${vscode.l10n.t('misconfigured')}` : `${entry.connection.lab.name} (${entry.connection.lab.url.host}): ${describe(entry.connection)}`));
+      const lines = entries.map((entry) =>
+        entry.kind === 'invalid'
+          ? `${entry.lab.name}: ${vscode.l10n.t('misconfigured')}`
+          : `${entry.connection.lab.name} (${entry.connection.lab.url.host}): ${describe(entry.connection)}`,
+      );
       const signedIn = this.labs.signedIn.length;
-      const text = signedIn === 0 ? `$(account) ${vscode.l10n.t('Lab Data: signed out')}` : `$(beaker) ${vscode.l10n.t('{0} of {1} labs', signedIn, entries.length)}${newText}`;
-      this.set(text, `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}\n${click}`);
+      const text =
+        signedIn === 0
+          ? `$(account) ${vscode.l10n.t('Lab Data: signed out')}`
+          : `$(beaker) ${vscode.l10n.t('{0} of {1} labs', signedIn, entries.length)}${newText}`;
+      this.set(
+        text,
+        `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}\n${click}`,
+      );
       return;
     }
     const [entry] = entries;
     if (entry!.kind === 'invalid') {
-      this.set(`$(warning) ${vscode.l10n.t('Lab Data: misconfigured')}`, `${entry!.lab.error.message}\n${click}`);
+      this.set(
+        `$(warning) ${vscode.l10n.t('Lab Data: misconfigured')}`,
+        `${entry!.lab.error.message}\n${click}`,
+      );
       return;
     }
     const connection = entry!.connection;
     const { host, origin } = connection.lab.url;
     const state = connection.connection;
     if (!connection.signedIn) {
-      this.set(`$(account) ${vscode.l10n.t('Lab Data: signed out')}`, `${vscode.l10n.t('Not signed in to {0}.', origin)}\n${click}`);
+      this.set(
+        `$(account) ${vscode.l10n.t('Lab Data: signed out')}`,
+        `${vscode.l10n.t('Not signed in to {0}.', origin)}\n${click}`,
+      );
     } else if (state.kind === 'offline') {
-      this.set(`$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`, `${vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason)}\n${click}`);
+      this.set(
+        `$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`,
+        `${vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason)}\n${click}`,
+      );
     } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
       const until = new Date(state.until).toLocaleTimeString();
-      this.set(`$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', host, until)}`, `${vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', until)}\n${click}`);
+      this.set(
+        `$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', host, until)}`,
+        `${vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', until)}\n${click}`,
+      );
       this.limitEnds = setTimeout(() => this.update(), state.until - Date.now() + 50);
     } else {
-      this.set(`$(beaker) ${host}${newText}`, `${vscode.l10n.t('Lab Data: signed in to {0}', origin)}${fresh > 0 ? `\n${vscode.l10n.t('{0} new reports since you last looked', fresh)}` : ''}\n${click}`);
+      this.set(
+        `$(beaker) ${host}${newText}`,
+        `${vscode.l10n.t('Lab Data: signed in to {0}', origin)}${fresh > 0 ? `\n${vscode.l10n.t('{0} new reports since you last looked', fresh)}` : ''}\n${click}`,
+      );
     }
   }
 

@@ -58,34 +58,77 @@ function palette(): string[] {
   ];
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);
   return node;
 }
 
-function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): HTMLTableElement {
+function table(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+): HTMLTableElement {
   return element(
     'table',
     {},
-    element('thead', {}, element('tr', {}, ...header.map((cell) => element('th', { scope: 'col' }, cell)))),
-    element('tbody', {}, ...rows.map((row) => element('tr', {}, ...row.map((cell, index) => (index === 0 ? element('th', { scope: 'row' }, cell) : element('td', {}, cell)))))),
+    element(
+      'thead',
+      {},
+      element('tr', {}, ...header.map((cell) => element('th', { scope: 'col' }, cell))),
+    ),
+    element(
+      'tbody',
+      {},
+      ...rows.map((row) =>
+        element(
+          'tr',
+          {},
+          ...row.map((cell, index) =>
+            index === 0 ? element('th', { scope: 'row' }, cell) : element('td', {}, cell),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
 /** The rows each chart shows, as its table view and as what the drawn-counts report says. */
-function rowsOf(name: ChartName, overview: ReportOverview): { header: string[]; rows: string[][]; labels: string[] } {
+function rowsOf(
+  name: ChartName,
+  overview: ReportOverview,
+): { header: string[]; rows: string[][]; labels: string[] } {
   const text = data!.text;
   if (name === 'time') {
     return {
-      header: [text[overview.bucketing] ?? overview.bucketing, ...overview.types, text.total ?? 'Total'],
-      rows: overview.buckets.map((bucket, index) => [periodOf(index, bucket.key), ...overview.types.map((type) => String(bucket.byType[type] ?? 0)), String(bucket.total)]),
+      header: [
+        text[overview.bucketing] ?? overview.bucketing,
+        ...overview.types,
+        text.total ?? 'Total',
+      ],
+      rows: overview.buckets.map((bucket, index) => [
+        periodOf(index, bucket.key),
+        ...overview.types.map((type) => String(bucket.byType[type] ?? 0)),
+        String(bucket.total),
+      ]),
       labels: overview.buckets.map((bucket) => bucket.key),
     };
   }
   const counts = countsOf(name, overview);
-  const first = name === 'clients' ? (data!.byProject ? (text.project ?? 'Project') : (text.client ?? 'Client')) : (text.status ?? 'Status');
-  return { header: [first, text.reports ?? 'Reports'], rows: counts.map((row) => [row.label, String(row.count)]), labels: counts.map((row) => row.label) };
+  const first =
+    name === 'clients'
+      ? data!.byProject
+        ? (text.project ?? 'Project')
+        : (text.client ?? 'Client')
+      : (text.status ?? 'Status');
+  return {
+    header: [first, text.reports ?? 'Reports'],
+    rows: counts.map((row) => [row.label, String(row.count)]),
+    labels: counts.map((row) => row.label),
+  };
 }
 
 /** A time bucket's step as the Reports view shows dates, else its key. */
@@ -99,13 +142,19 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
   const grid = css('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
   const background = css('--vscode-editor-background', '#ffffff');
   // The count axis counts whole reports: integer steps only (never 0.5), from zero.
-  const counting = { stacked: true, beginAtZero: true, ticks: { color: foreground, precision: 0 }, grid: { color: grid } };
+  const counting = {
+    stacked: true,
+    beginAtZero: true,
+    ticks: { color: foreground, precision: 0 },
+    grid: { color: grid },
+  };
   const category = { stacked: true, ticks: { color: foreground }, grid: { color: grid } };
   const common = {
     responsive: true,
     maintainAspectRatio: false,
     animation: false as const,
-    onClick: (_event: ChartEvent, elements: Array<{ index: number }>) => elements[0] && select(name, elements[0].index),
+    onClick: (_event: ChartEvent, elements: Array<{ index: number }>) =>
+      elements[0] && select(name, elements[0].index),
     plugins: { legend: { labels: { color: foreground } } },
   };
   // Paints the theme's background under the chart, so a saved PNG is readable anywhere.
@@ -124,12 +173,37 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
       type: 'bar',
       data: {
         labels: overview.buckets.map((bucket) => bucket.key),
-        datasets: overview.types.map((type, index) => ({ label: type, data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0), backgroundColor: colours[index % colours.length] })),
+        datasets: overview.types.map((type, index) => ({
+          label: type,
+          data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0),
+          backgroundColor: colours[index % colours.length],
+        })),
       },
       options: {
         ...common,
-        scales: { x: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => periodOf(index, overview.buckets[index]?.key ?? '') } }, y: counting },
-        plugins: { ...common.plugins, tooltip: { callbacks: { title: (items: Array<{ dataIndex: number }>) => periodOf(items[0]?.dataIndex ?? 0, overview.buckets[items[0]?.dataIndex ?? 0]?.key ?? '') } } },
+        scales: {
+          x: {
+            ...category,
+            ticks: {
+              ...category.ticks,
+              callback: (_value: unknown, index: number) =>
+                periodOf(index, overview.buckets[index]?.key ?? ''),
+            },
+          },
+          y: counting,
+        },
+        plugins: {
+          ...common.plugins,
+          tooltip: {
+            callbacks: {
+              title: (items: Array<{ dataIndex: number }>) =>
+                periodOf(
+                  items[0]?.dataIndex ?? 0,
+                  overview.buckets[items[0]?.dataIndex ?? 0]?.key ?? '',
+                ),
+            },
+          },
+        },
       },
       plugins: [backdrop],
     };
@@ -137,15 +211,44 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
   const counts = name === 'clients' ? countsOf(name, overview).slice(0, 25) : overview.byStatus;
   return {
     type: 'bar',
-    data: { labels: counts.map((row) => row.label), datasets: [{ label: data!.text.reports ?? 'Reports', data: counts.map((row) => row.count), backgroundColor: counts.map((_, index) => colours[name === 'status' ? index % colours.length : 0]) }] },
+    data: {
+      labels: counts.map((row) => row.label),
+      datasets: [
+        {
+          label: data!.text.reports ?? 'Reports',
+          data: counts.map((row) => row.count),
+          backgroundColor: counts.map(
+            (_, index) => colours[name === 'status' ? index % colours.length : 0],
+          ),
+        },
+      ],
+    },
     options: {
       ...common,
       indexAxis: name === 'clients' ? 'y' : 'x',
       // Long names are shortened on the axis, the id kept whole; the table and the tooltip keep them whole.
       scales:
         name === 'clients'
-          ? { x: counting, y: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => axisLabel(counts[index]) } } }
-          : { x: { ...category, ticks: { ...category.ticks, callback: (_value: unknown, index: number) => axisLabel(counts[index]) } }, y: counting },
+          ? {
+              x: counting,
+              y: {
+                ...category,
+                ticks: {
+                  ...category.ticks,
+                  callback: (_value: unknown, index: number) => axisLabel(counts[index]),
+                },
+              },
+            }
+          : {
+              x: {
+                ...category,
+                ticks: {
+                  ...category.ticks,
+                  callback: (_value: unknown, index: number) => axisLabel(counts[index]),
+                },
+              },
+              y: counting,
+            },
       plugins: { legend: { display: false } },
     },
     plugins: [backdrop],
@@ -153,8 +256,15 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
 }
 
 /** The bars of the client chart (a client's projects when one is chosen) or the status chart. */
-function countsOf(name: 'clients' | 'status', overview: ReportOverview): ReportOverview['byClient'] {
-  return name === 'status' ? overview.byStatus : data!.byProject ? overview.byProject : overview.byClient;
+function countsOf(
+  name: 'clients' | 'status',
+  overview: ReportOverview,
+): ReportOverview['byClient'] {
+  return name === 'status'
+    ? overview.byStatus
+    : data!.byProject
+      ? overview.byProject
+      : overview.byClient;
 }
 
 /** A bar's label on its axis: shortened by the extension (name cut, id whole) when long. */
@@ -176,7 +286,15 @@ function select(name: ChartName, index: number): void {
   } else {
     const row = countsOf(name, overview)[index];
     if (row) {
-      post('filter', { chart: name, ...(name === 'clients' ? (data!.byProject ? { projectId: row.key } : { clientId: row.key }) : { status: row.key }), label: row.label });
+      post('filter', {
+        chart: name,
+        ...(name === 'clients'
+          ? data!.byProject
+            ? { projectId: row.key }
+            : { clientId: row.key }
+          : { status: row.key }),
+        label: row.label,
+      });
     }
   }
 }
@@ -184,20 +302,43 @@ function select(name: ChartName, index: number): void {
 function section(name: ChartName, title: string, overview: ReportOverview): HTMLElement {
   const { header, rows } = rowsOf(name, overview);
   const canvas = element('canvas', { role: 'img' });
-  canvas.setAttribute('aria-label', `${title}: ${rows.map((row) => `${row[0]} ${row.at(-1)}`).join(', ')}`);
+  canvas.setAttribute(
+    'aria-label',
+    `${title}: ${rows.map((row) => `${row[0]} ${row.at(-1)}`).join(', ')}`,
+  );
   const tableView = element('div', { className: 'table', hidden: true }, table(header, rows));
   const text = data!.text;
-  const toggle = element('button', { textContent: text.showTable ?? 'Table', title: text.showTableTitle ?? '' });
+  const toggle = element('button', {
+    textContent: text.showTable ?? 'Table',
+    title: text.showTableTitle ?? '',
+  });
   toggle.setAttribute('aria-pressed', 'false');
   toggle.addEventListener('click', () => {
     tableView.hidden = !tableView.hidden;
     toggle.setAttribute('aria-pressed', String(!tableView.hidden));
   });
   const png = element('button', { textContent: text.savePng ?? 'Save as PNG' });
-  png.addEventListener('click', () => post('save', { chart: name, format: 'png', data: charts.get(name)?.toBase64Image('image/png', 1) }));
+  png.addEventListener('click', () =>
+    post('save', {
+      chart: name,
+      format: 'png',
+      data: charts.get(name)?.toBase64Image('image/png', 1),
+    }),
+  );
   const csv = element('button', { textContent: text.saveCsv ?? 'Save as CSV' });
   csv.addEventListener('click', () => post('save', { chart: name, format: 'csv' }));
-  const node = element('section', { className: `chart ${name}` }, element('header', {}, element('h2', {}, title), element('span', { className: 'actions' }, toggle, png, csv)), element('div', { className: 'canvas' }, canvas), tableView);
+  const node = element(
+    'section',
+    { className: `chart ${name}` },
+    element(
+      'header',
+      {},
+      element('h2', {}, title),
+      element('span', { className: 'actions' }, toggle, png, csv),
+    ),
+    element('div', { className: 'canvas' }, canvas),
+    tableView,
+  );
   requestAnimationFrame(() => charts.set(name, new Chart(canvas, config(name, overview))));
   return node;
 }
@@ -207,15 +348,30 @@ function render(): void {
   charts.clear();
   const current = data!;
   const { overview, text } = current;
-  const heading = element('header', { className: 'top' }, element('h1', {}, text.title ?? current.lab), element('span', { className: 'summary' }, text.summary ?? ''));
-  const refresh = element('button', { textContent: text.refresh ?? 'Refresh', title: text.refreshTitle ?? '' });
+  const heading = element(
+    'header',
+    { className: 'top' },
+    element('h1', {}, text.title ?? current.lab),
+    element('span', { className: 'summary' }, text.summary ?? ''),
+  );
+  const refresh = element('button', {
+    textContent: text.refresh ?? 'Refresh',
+    title: text.refreshTitle ?? '',
+  });
   refresh.dataset.action = 'refresh';
   refresh.addEventListener('click', () => post('refresh'));
   heading.append(refresh);
   // The filter charted, and a way to drop it (which clears the Reports view's filter too).
-  const filterBar = element('p', { className: current.filter ? 'filter filtered' : 'filter' }, element('span', {}, text.filtered ?? current.filter));
+  const filterBar = element(
+    'p',
+    { className: current.filter ? 'filter filtered' : 'filter' },
+    element('span', {}, text.filtered ?? current.filter),
+  );
   if (current.filter) {
-    const clear = element('button', { textContent: text.clearFilter ?? 'Clear Filter', title: text.clearFilterTitle ?? '' });
+    const clear = element('button', {
+      textContent: text.clearFilter ?? 'Clear Filter',
+      title: text.clearFilterTitle ?? '',
+    });
     clear.dataset.action = 'clearFilter';
     clear.addEventListener('click', () => post('clearFilter'));
     filterBar.append(clear);
@@ -234,12 +390,26 @@ function render(): void {
     element(
       'table',
       {},
-      element('thead', {}, element('tr', {}, ...[text.report, text.type, text.client, text.status, text.published, ''].map((cell) => element('th', { scope: 'col' }, cell ?? '')))),
+      element(
+        'thead',
+        {},
+        element(
+          'tr',
+          {},
+          ...[text.report, text.type, text.client, text.status, text.published, ''].map((cell) =>
+            element('th', { scope: 'col' }, cell ?? ''),
+          ),
+        ),
+      ),
       element(
         'tbody',
         {},
         ...(overview.latest as readonly LatestRow[]).map((row) => {
-          const open = element('a', { href: '#', textContent: row.id, title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? '') });
+          const open = element('a', {
+            href: '#',
+            textContent: row.id,
+            title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? ''),
+          });
           open.addEventListener('click', (event) => {
             event.preventDefault();
             post(row.downloadable ? 'preview' : 'metadata', { id: row.id });
@@ -249,7 +419,16 @@ function render(): void {
             event.preventDefault();
             post('metadata', { id: row.id });
           });
-          return element('tr', {}, element('th', { scope: 'row' }, open), element('td', {}, row.type ?? ''), element('td', {}, row.client ?? ''), element('td', {}, row.status ?? ''), element('td', {}, row.published ?? row.publishedAt ?? ''), element('td', {}, metadata));
+          return element(
+            'tr',
+            {},
+            element('th', { scope: 'row' }, open),
+            element('td', {}, row.type ?? ''),
+            element('td', {}, row.client ?? ''),
+            element('td', {}, row.status ?? ''),
+            element('td', {}, row.published ?? row.publishedAt ?? ''),
+            element('td', {}, metadata),
+          );
         }),
       ),
     ),
@@ -258,7 +437,16 @@ function render(): void {
     heading,
     ...notes,
     section('time', text.timeTitle ?? 'Reports over time', overview),
-    element('div', { className: 'pair' }, section('clients', (current.byProject ? text.projectsTitle : text.clientsTitle) ?? 'By client', overview), section('status', text.statusTitle ?? 'By status', overview)),
+    element(
+      'div',
+      { className: 'pair' },
+      section(
+        'clients',
+        (current.byProject ? text.projectsTitle : text.clientsTitle) ?? 'By client',
+        overview,
+      ),
+      section('status', text.statusTitle ?? 'By status', overview),
+    ),
     latest,
   );
   requestAnimationFrame(() =>
@@ -266,19 +454,46 @@ function render(): void {
       const counts = (name: ChartName): Record<string, number> => {
         const chart = charts.get(name);
         const labels = (chart?.data.labels ?? []) as string[];
-        return Object.fromEntries(labels.map((label, index) => [label, chart!.data.datasets.reduce((sum, dataset) => sum + Number(dataset.data[index] ?? 0), 0)]));
+        return Object.fromEntries(
+          labels.map((label, index) => [
+            label,
+            chart!.data.datasets.reduce(
+              (sum, dataset) => sum + Number(dataset.data[index] ?? 0),
+              0,
+            ),
+          ]),
+        );
       };
       // What each axis shows, so a test can see whole-number counts and the labels a person reads.
       const countAxis = (name: ChartName): string => (name === 'clients' ? 'x' : 'y');
-      const ticks = (name: ChartName): number[] => (charts.get(name)?.scales[countAxis(name)]?.ticks ?? []).map((tick) => tick.value);
-      const axisLabels = (name: ChartName): string[] => (charts.get(name)?.scales[countAxis(name) === 'x' ? 'y' : 'x']?.ticks ?? []).map((tick) => (Array.isArray(tick.label) ? tick.label.join(' ') : String(tick.label ?? '')));
-      const all = <T>(of: (name: ChartName) => T): Record<ChartName, T> => ({ time: of('time'), clients: of('clients'), status: of('status') });
+      const ticks = (name: ChartName): number[] =>
+        (charts.get(name)?.scales[countAxis(name)]?.ticks ?? []).map((tick) => tick.value);
+      const axisLabels = (name: ChartName): string[] =>
+        (charts.get(name)?.scales[countAxis(name) === 'x' ? 'y' : 'x']?.ticks ?? []).map((tick) =>
+          Array.isArray(tick.label) ? tick.label.join(' ') : String(tick.label ?? ''),
+        );
+      const all = <T>(of: (name: ChartName) => T): Record<ChartName, T> => ({
+        time: of('time'),
+        clients: of('clients'),
+        status: of('status'),
+      });
       const shown = {
         filter: root.querySelector('.filter span')?.textContent ?? '',
         clearFilter: root.querySelector('button[data-action="clearFilter"]') !== null,
-        published: [...root.querySelectorAll('section.latest tbody tr td:nth-of-type(4)')].map((cell) => cell.textContent ?? ''),
+        published: [...root.querySelectorAll('section.latest tbody tr td:nth-of-type(4)')].map(
+          (cell) => cell.textContent ?? '',
+        ),
       };
-      post('drawn', { ms: Math.round(performance.now() - started), time: counts('time'), clients: counts('clients'), status: counts('status'), charts: charts.size, ticks: all(ticks), axisLabels: all(axisLabels), shown });
+      post('drawn', {
+        ms: Math.round(performance.now() - started),
+        time: counts('time'),
+        clients: counts('clients'),
+        status: counts('status'),
+        charts: charts.size,
+        ticks: all(ticks),
+        axisLabels: all(axisLabels),
+        shown,
+      });
     }),
   );
 }
@@ -290,15 +505,22 @@ window.addEventListener('message', (event: MessageEvent) => {
     data = message as unknown as OverviewData;
     render();
   } else if (message.type === 'loading') {
-    root.replaceChildren(element('p', { className: 'loading', role: 'status' }, String(message.text ?? '')));
+    root.replaceChildren(
+      element('p', { className: 'loading', role: 'status' }, String(message.text ?? '')),
+    );
   } else if (message.type === 'click') {
     select(message.chart as ChartName, Number(message.index));
   } else if (message.type === 'press') {
     // A test presses a button as a person would: the button itself, so a missing button presses nothing.
-    root.querySelector<HTMLButtonElement>(`button[data-action="${String(message.button)}"]`)?.click();
+    root
+      .querySelector<HTMLButtonElement>(`button[data-action="${String(message.button)}"]`)
+      ?.click();
   }
 });
 
 // The theme changed (VS Code sets the body's class): draw again in its colours.
-new MutationObserver(() => data && render()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+new MutationObserver(() => data && render()).observe(document.body, {
+  attributes: true,
+  attributeFilter: ['class'],
+});
 post('ready');

@@ -59,14 +59,19 @@ function post(type: string, data: Record<string, unknown> = {}): void {
 }
 
 function format(text: string, ...values: Array<string | number>): string {
-  return text.replace(/\{(\d+)\}/g, (placeholder, index: string) => String(values[Number(index)] ?? placeholder));
+  return text.replace(/\{(\d+)\}/g, (placeholder, index: string) =>
+    String(values[Number(index)] ?? placeholder),
+  );
 }
 
 /** The pages whose canvas is drawn now, by number. */
 function drawnPages(): number[] {
   const drawn: number[] = [];
   for (let index = 0; index < (doc?.numPages ?? 0); index++) {
-    if ((pdfViewer.getPageView(index) as { renderingState?: number } | undefined)?.renderingState === components.RenderingStates.FINISHED) {
+    if (
+      (pdfViewer.getPageView(index) as { renderingState?: number } | undefined)?.renderingState ===
+      components.RenderingStates.FINISHED
+    ) {
       drawn.push(index + 1);
     }
   }
@@ -74,7 +79,15 @@ function drawnPages(): number[] {
 }
 
 function state(): Record<string, unknown> {
-  return { page: doc ? pdfViewer.currentPageNumber : 1, pages: doc?.numPages ?? 0, zoom, scale: doc ? pdfViewer.currentScale : 1, matches: matches.total, matchIndex: matches.current - 1, drawn: doc ? drawnPages() : [] };
+  return {
+    page: doc ? pdfViewer.currentPageNumber : 1,
+    pages: doc?.numPages ?? 0,
+    zoom,
+    scale: doc ? pdfViewer.currentScale : 1,
+    matches: matches.total,
+    matchIndex: matches.current - 1,
+    drawn: doc ? drawnPages() : [],
+  };
 }
 
 function showError(text: string): void {
@@ -93,7 +106,9 @@ function setZoom(value: string): void {
     const percent = Number(value);
     pdfViewer.currentScale = Number.isFinite(percent) && percent > 0 ? percent / 100 : 1;
   }
-  zoomSelect.value = [...zoomSelect.options].some((option) => option.value === value) ? value : 'custom';
+  zoomSelect.value = [...zoomSelect.options].some((option) => option.value === value)
+    ? value
+    : 'custom';
   post('state', state());
 }
 
@@ -152,13 +167,26 @@ function find(type: '' | 'again' | 'find', previous = false): void {
     return;
   }
   searching = true;
-  eventBus.dispatch('find', { source: findInput, type, query, caseSensitive: false, entireWord: false, highlightAll: true, findPrevious: previous, matchDiacritics: false });
+  eventBus.dispatch('find', {
+    source: findInput,
+    type,
+    query,
+    caseSensitive: false,
+    entireWord: false,
+    highlightAll: true,
+    findPrevious: previous,
+    matchDiacritics: false,
+  });
 }
 
 /** Shows the find controller's count ("3 of 12", or that nothing matched) and tells the extension. */
 function showCount(count: { current: number; total: number }, query = findInput.value): void {
   matches = { current: count.current, total: count.total };
-  findCount.textContent = !query.trim() ? '' : count.total === 0 ? texts.noMatches : format(texts.matchOf, Math.max(1, count.current), count.total);
+  findCount.textContent = !query.trim()
+    ? ''
+    : count.total === 0
+      ? texts.noMatches
+      : format(texts.matchOf, Math.max(1, count.current), count.total);
   searching = false;
   post('state', state());
 }
@@ -168,7 +196,11 @@ function createViewer(): void {
   eventBus = new components.EventBus();
   linkService = new components.PDFLinkService({ eventBus });
   // Counts once every page is searched, so a count (and the state the extension waits for) is final.
-  const findController = new components.PDFFindController({ linkService, eventBus, updateMatchesCountOnProgress: false });
+  const findController = new components.PDFFindController({
+    linkService,
+    eventBus,
+    updateMatchesCountOnProgress: false,
+  });
   pdfViewer = new components.PDFViewer({
     container,
     eventBus,
@@ -187,38 +219,64 @@ function createViewer(): void {
       post('state', state());
     }
   });
-  eventBus.on('pagerendered', (event: { pageNumber: number; source: { div: HTMLDivElement; canvas?: HTMLCanvasElement | null }; error?: unknown }) => {
-    if (event.error) {
-      if (!firstPageReported) {
-        const text = event.error instanceof Error ? event.error.message : String(event.error);
-        showError(`This PDF could not be shown: ${text}`);
-        post('error', { message: text });
+  eventBus.on(
+    'pagerendered',
+    (event: {
+      pageNumber: number;
+      source: { div: HTMLDivElement; canvas?: HTMLCanvasElement | null };
+      error?: unknown;
+    }) => {
+      if (event.error) {
+        if (!firstPageReported) {
+          const text = event.error instanceof Error ? event.error.message : String(event.error);
+          showError(`This PDF could not be shown: ${text}`);
+          post('error', { message: text });
+        }
+        return;
       }
-      return;
-    }
-    event.source.div.classList.add('drawn');
-    if (!firstPageReported && event.pageNumber === 1) {
-      firstPageReported = true;
-      post('rendered', { page: 1, pages: doc?.numPages ?? 0, ms: Math.round(performance.now() - startedAt), painted: canvasPainted(event.source.canvas) });
-    }
-  });
+      event.source.div.classList.add('drawn');
+      if (!firstPageReported && event.pageNumber === 1) {
+        firstPageReported = true;
+        post('rendered', {
+          page: 1,
+          pages: doc?.numPages ?? 0,
+          ms: Math.round(performance.now() - startedAt),
+          painted: canvasPainted(event.source.canvas),
+        });
+      }
+    },
+  );
   // Without counting on progress, these come once a search is complete, and after each step through it.
-  eventBus.on('updatefindmatchescount', (event: { matchesCount: { current: number; total: number } }) => showCount(event.matchesCount));
-  eventBus.on('updatefindcontrolstate', (event: { state: number; matchesCount: { current: number; total: number } }) => {
-    if (event.state !== components.FindState.PENDING) {
-      showCount(event.matchesCount);
-    }
-  });
+  eventBus.on(
+    'updatefindmatchescount',
+    (event: { matchesCount: { current: number; total: number } }) => showCount(event.matchesCount),
+  );
+  eventBus.on(
+    'updatefindcontrolstate',
+    (event: { state: number; matchesCount: { current: number; total: number } }) => {
+      if (event.state !== components.FindState.PENDING) {
+        showCount(event.matchesCount);
+      }
+    },
+  );
 }
 
 async function open(data: Uint8Array): Promise<void> {
   startedAt = performance.now();
-  loading = pdfjs.getDocument({ data, isEvalSupported: false, useSystemFonts: true, enableXfa: false });
+  loading = pdfjs.getDocument({
+    data,
+    isEvalSupported: false,
+    useSystemFonts: true,
+    enableXfa: false,
+  });
   loading.onPassword = (update: (password: string) => void, reason: number) => {
     passwordAnswer = (password) => {
       if (password === undefined) {
         showError('This PDF is protected by a password.');
-        post('error', { message: 'This PDF is protected by a password, and none was given.', kind: 'password' });
+        post('error', {
+          message: 'This PDF is protected by a password, and none was given.',
+          kind: 'password',
+        });
         void loading?.destroy();
       } else {
         update(password);
@@ -283,8 +341,12 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
 });
 
-document.getElementById('prev')!.addEventListener('click', () => goTo(pdfViewer.currentPageNumber - 1));
-document.getElementById('next')!.addEventListener('click', () => goTo(pdfViewer.currentPageNumber + 1));
+document
+  .getElementById('prev')!
+  .addEventListener('click', () => goTo(pdfViewer.currentPageNumber - 1));
+document
+  .getElementById('next')!
+  .addEventListener('click', () => goTo(pdfViewer.currentPageNumber + 1));
 document.getElementById('save')!.addEventListener('click', () => post('save'));
 document.getElementById('metadata')!.addEventListener('click', () => post('metadata'));
 pageInput.addEventListener('change', () => goTo(Number(pageInput.value)));
@@ -302,7 +364,8 @@ findInput.addEventListener('keydown', (event) => {
 });
 window.addEventListener('resize', () => doc && zoom.startsWith('page-') && setZoom(zoom));
 window.addEventListener('keydown', (event) => {
-  const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
+  const typing =
+    event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
   const command = event.ctrlKey || event.metaKey;
   if (command && event.key.toLowerCase() === 'f') {
     event.preventDefault();
@@ -338,7 +401,9 @@ void (async () => {
     createViewer();
     post('ready');
   } catch (error) {
-    showError(`The PDF viewer could not start: ${error instanceof Error ? error.message : String(error)}`);
+    showError(
+      `The PDF viewer could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
     post('error', { message: String(error), kind: 'viewer' });
   }
 })();

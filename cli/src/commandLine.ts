@@ -40,8 +40,14 @@ const FOLDER_NOTE = 'FOLDER defaults to lab-reports.';
 
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   pull: {
-    options: { ...LAB, update: { type: 'boolean' }, force: { type: 'boolean' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
+    options: {
+      ...LAB,
+      update: { type: 'boolean' },
+      force: { type: 'boolean' },
+      rehash: { type: 'boolean' },
+    },
+    usage:
+      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
     summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
     details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
 SHA-256 before it takes its name. A file already there and identical is not downloaded (its lab is asked,
@@ -53,7 +59,11 @@ LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alo
   --update   take the lab's newer files and update their manifest entries
   --force    replace local files that differ from their record
   --rehash   hash every file, even those whose size and time are as recorded`,
-    examples: ['LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull', 'lab-data pull analysis/reports --json', 'lab-data pull --update'],
+    examples: [
+      'LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull',
+      'lab-data pull analysis/reports --json',
+      'lab-data pull --update',
+    ],
     positionals: 1,
   },
   verify: {
@@ -71,7 +81,8 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
   },
   sync: {
     options: { ...LAB, ...FILTERS, template: { type: 'string' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
+    usage:
+      'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
     summary: "save a lab's new and changed reports into a folder, writing its manifest",
     details: `Saves the lab's reports into FOLDER and records each in the folder's manifest, the same format the
 VS Code extension writes, so both can work on one folder. After the first sync only reports published since
@@ -82,24 +93,40 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   --client, --project, --status   the lab's filters
   --type      a report type (applied by lab-data to what the lab sends)
   --template  file names, e.g. '\${client_id}/\${report_id}.pdf' (default '\${report_id}.pdf')`,
-    examples: ['LAB_DATA_URL=https://lab.example.com lab-data sync', 'lab-data sync lab-reports --lab https://lab.example.com --since 30d --client C-1001'],
+    examples: [
+      'LAB_DATA_URL=https://lab.example.com lab-data sync',
+      'lab-data sync lab-reports --lab https://lab.example.com --since 30d --client C-1001',
+    ],
     positionals: 1,
   },
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },
-    usage: 'lab-data reports --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--type T] [--json|--jsonl|--csv]',
+    usage:
+      'lab-data reports --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--type T] [--json|--jsonl|--csv]',
     summary: 'list reports, newest first, as pages arrive',
     details: `Lists the lab's reports: a table, or every field as --json (an array), --jsonl (one object a line) or
 --csv (the extension's export columns: every field any record has). JSON and JSON Lines stream as pages
 arrive; CSV is written when the last page has come, since its header needs every field.`,
-    examples: ['lab-data reports --lab https://lab.example.com --since 7d', 'lab-data reports --jsonl > reports.jsonl', "python -c \"import pandas; print(pandas.read_json('reports.jsonl', lines=True))\""],
+    examples: [
+      'lab-data reports --lab https://lab.example.com --since 7d',
+      'lab-data reports --jsonl > reports.jsonl',
+      'python -c "import pandas; print(pandas.read_json(\'reports.jsonl\', lines=True))"',
+    ],
     positionals: 0,
   },
   samples: {
-    options: { ...LAB, since: { type: 'string' }, client: { type: 'string' }, project: { type: 'string' }, status: { type: 'string' }, ...FORMATS },
-    usage: 'lab-data samples --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--json|--jsonl|--csv]',
+    options: {
+      ...LAB,
+      since: { type: 'string' },
+      client: { type: 'string' },
+      project: { type: 'string' },
+      status: { type: 'string' },
+      ...FORMATS,
+    },
+    usage:
+      'lab-data samples --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--json|--jsonl|--csv]',
     summary: 'list samples (--since: received since)',
-    details: 'Lists the lab\'s samples, newest first; --since filters by the day received.',
+    details: "Lists the lab's samples, newest first; --since filters by the day received.",
     examples: ['lab-data samples --since 14d --csv > samples.csv'],
     positionals: 0,
   },
@@ -154,7 +181,9 @@ Exit status: 0 done; 1 a file is missing, changed, changed at the lab or could n
 /** The tool's overview (`lab-data --help`). */
 export function generalHelp(version: string): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  const rows = Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(width)}  ${spec.summary}`);
+  const rows = Object.entries(COMMANDS).map(
+    ([name, spec]) => `  ${name.padEnd(width)}  ${spec.summary}`,
+  );
   return `lab-data ${version}: reports from your laboratory's API, restored and checked like a lockfile.
 
 Usage: lab-data <command> [options]     (lab-data <command> --help for each)
@@ -195,23 +224,40 @@ export function parseCommand(name: string, args: readonly string[]): ParsedComma
   const spec = COMMANDS[name]!;
   if (args.some((arg) => /^--?(token|access-token)(=|$)/i.test(arg))) {
     // Said without echoing the argument: what follows it may be the token itself.
-    throw new CliError('A token is never given on the command line (it would be seen in the process list and the shell history): set LAB_DATA_TOKEN, or use --token-file FILE.', Exit.usage);
+    throw new CliError(
+      'A token is never given on the command line (it would be seen in the process list and the shell history): set LAB_DATA_TOKEN, or use --token-file FILE.',
+      Exit.usage,
+    );
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...args], options: { ...COMMON_OPTIONS, ...spec.options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...args],
+      options: { ...COMMON_OPTIONS, ...spec.options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)}\nSee: lab-data ${name} --help`, Exit.usage);
+    throw new CliError(
+      `${error instanceof Error ? error.message : String(error)}\nSee: lab-data ${name} --help`,
+      Exit.usage,
+    );
   }
   if (parsed.values.help) {
     return { values: parsed.values, positionals: parsed.positionals };
   }
-  if (parsed.positionals.length > spec.positionals || (spec.requiresPositional && parsed.positionals.length === 0)) {
+  if (
+    parsed.positionals.length > spec.positionals ||
+    (spec.requiresPositional && parsed.positionals.length === 0)
+  ) {
     throw new CliError(`Usage: ${spec.usage}\nSee: lab-data ${name} --help`, Exit.usage);
   }
   const formats = ['json', 'jsonl', 'csv'].filter((format) => parsed.values[format] === true);
   if (formats.length > 1) {
-    throw new CliError(`Choose one output format, not ${formats.map((format) => `--${format}`).join(' and ')}.`, Exit.usage);
+    throw new CliError(
+      `Choose one output format, not ${formats.map((format) => `--${format}`).join(' and ')}.`,
+      Exit.usage,
+    );
   }
   return { values: parsed.values, positionals: parsed.positionals };
 }

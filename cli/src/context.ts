@@ -29,9 +29,20 @@ export class CliContext {
     this.signal = signal;
   }
 
-  static async create(command: ParsedCommand, env: NodeJS.ProcessEnv, signal: AbortSignal, version: string): Promise<CliContext> {
+  static async create(
+    command: ParsedCommand,
+    env: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+    version: string,
+  ): Promise<CliContext> {
     const tokenFile = command.values['token-file'];
-    return new CliContext(command, env, await Tokens.load(env, typeof tokenFile === 'string' ? tokenFile : undefined), signal, version);
+    return new CliContext(
+      command,
+      env,
+      await Tokens.load(env, typeof tokenFile === 'string' ? tokenFile : undefined),
+      signal,
+      version,
+    );
   }
 
   flag(name: string): boolean {
@@ -53,7 +64,12 @@ export class CliContext {
   private networkOptions(): CliNetwork {
     if (!this.network) {
       const caFiles = this.command.values['ca-file'];
-      this.network = networkFromEnvironment(this.env, Array.isArray(caFiles) ? caFiles.filter((file): file is string => typeof file === 'string') : []);
+      this.network = networkFromEnvironment(
+        this.env,
+        Array.isArray(caFiles)
+          ? caFiles.filter((file): file is string => typeof file === 'string')
+          : [],
+      );
       this.network.described.forEach((line) => this.verbose(`[network] ${line}`));
     }
     return this.network;
@@ -63,7 +79,10 @@ export class CliContext {
   labUrl(): string {
     const given = this.text('lab') ?? this.env.LAB_DATA_URL?.trim();
     if (!given) {
-      throw new CliError('Which lab? Give its address with --lab https://lab.example.com, or set LAB_DATA_URL.', Exit.usage);
+      throw new CliError(
+        'Which lab? Give its address with --lab https://lab.example.com, or set LAB_DATA_URL.',
+        Exit.usage,
+      );
     }
     try {
       return parseBaseUrl(given).baseUrl;
@@ -90,7 +109,13 @@ export class CliContext {
     };
     // Named as the folder's manifest names it, so a sync finds the section the extension wrote.
     const lab = defaultLabDefinition(parseBaseUrl(baseUrl), name, false);
-    const api = new LabApi({ lab, token, network: this.networkOptions().options, userAgent: `lab-data-cli/${this.version}`, log });
+    const api = new LabApi({
+      lab,
+      token,
+      network: this.networkOptions().options,
+      userAgent: `lab-data-cli/${this.version}`,
+      log,
+    });
     this.byLab.set(key, api);
     return api;
   }
@@ -109,7 +134,10 @@ export class CliContext {
     const given = this.env[own]?.trim() || this.text('lab') || this.env.LAB_DATA_URL?.trim();
     const shown = serverText(origin, 200);
     if (!given) {
-      return new CliError(`The manifest places the lab "${serverText(name, 80)}" at ${shown}. Confirm it before the token goes there: set LAB_DATA_URL=${shown} (or ${own}, or --lab). A manifest alone never decides where a token is sent.`, Exit.auth);
+      return new CliError(
+        `The manifest places the lab "${serverText(name, 80)}" at ${shown}. Confirm it before the token goes there: set LAB_DATA_URL=${shown} (or ${own}, or --lab). A manifest alone never decides where a token is sent.`,
+        Exit.auth,
+      );
     }
     let confirmed: string;
     try {
@@ -117,7 +145,12 @@ export class CliContext {
     } catch (error) {
       return new CliError(error instanceof LabApiError ? error.message : String(error), Exit.usage);
     }
-    return confirmed === origin ? undefined : new CliError(`The manifest places the lab "${serverText(name, 80)}" at ${shown}, but you gave ${confirmed}: the token is not sent to an address you did not give.`, Exit.auth);
+    return confirmed === origin
+      ? undefined
+      : new CliError(
+          `The manifest places the lab "${serverText(name, 80)}" at ${shown}, but you gave ${confirmed}: the token is not sent to an address you did not give.`,
+          Exit.auth,
+        );
   }
 
   /**
@@ -127,12 +160,19 @@ export class CliContext {
   manifestLabApi(name: string, origin: string): LabApi | undefined {
     const key = `${name}\n${origin}`;
     if (!this.manifestLabs.has(key)) {
-      this.manifestLabs.set(key, this.manifestLabProblem(name, origin, false) === undefined ? this.api(name, origin) : undefined);
+      this.manifestLabs.set(
+        key,
+        this.manifestLabProblem(name, origin, false) === undefined
+          ? this.api(name, origin)
+          : undefined,
+      );
     }
     return this.manifestLabs.get(key);
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.byLab.values()].map((client) => client.close().catch(() => undefined)));
+    await Promise.all(
+      [...this.byLab.values()].map((client) => client.close().catch(() => undefined)),
+    );
   }
 }

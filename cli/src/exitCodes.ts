@@ -55,5 +55,8 @@ export function exitCodeOf(error: unknown): ExitCode {
 /** The worst of several exit codes: authentication and network beat a mismatch; a mismatch beats done. */
 export function worst(codes: readonly ExitCode[]): ExitCode {
   const order: readonly ExitCode[] = [Exit.ok, Exit.mismatch, Exit.network, Exit.auth, Exit.usage];
-  return codes.reduce<ExitCode>((worstSoFar, code) => (order.indexOf(code) > order.indexOf(worstSoFar) ? code : worstSoFar), Exit.ok);
+  return codes.reduce<ExitCode>(
+    (worstSoFar, code) => (order.indexOf(code) > order.indexOf(worstSoFar) ? code : worstSoFar),
+    Exit.ok,
+  );
 }

@@ -6,7 +6,9 @@ declare const LAB_DATA_CLI_VERSION: string | undefined;
 /** Set by the build from cli/package.json; "dev" when run from the sources. */
 const VERSION = typeof LAB_DATA_CLI_VERSION === 'string' ? LAB_DATA_CLI_VERSION : 'dev';
 
-async function listing(list: 'reports' | 'samples' | 'clients' | 'projects'): Promise<(context: CliContext) => Promise<ExitCode>> {
+async function listing(
+  list: 'reports' | 'samples' | 'clients' | 'projects',
+): Promise<(context: CliContext) => Promise<ExitCode>> {
   const { listRecords } = await import('./commands/list.js');
   return (context) => listRecords(context, list);
 }
@@ -15,23 +17,29 @@ async function listing(list: 'reports' | 'samples' | 'clients' | 'projects'): Pr
  * Each command is loaded when it runs, so `lab-data --help` starts without the network code
  * (the bundle evaluates a module on first use).
  */
-const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Promise<ExitCode>>>> = {
-  pull: async () => (await import('./commands/pull.js')).pull,
-  verify: async () => (await import('./commands/verify.js')).verify,
-  sync: async () => (await import('./commands/sync.js')).sync,
-  reports: () => listing('reports'),
-  samples: () => listing('samples'),
-  clients: () => listing('clients'),
-  projects: () => listing('projects'),
-  report: async () => (await import('./commands/list.js')).showReport,
-};
+const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Promise<ExitCode>>>> =
+  {
+    pull: async () => (await import('./commands/pull.js')).pull,
+    verify: async () => (await import('./commands/verify.js')).verify,
+    sync: async () => (await import('./commands/sync.js')).sync,
+    reports: () => listing('reports'),
+    samples: () => listing('samples'),
+    clients: () => listing('clients'),
+    projects: () => listing('projects'),
+    report: async () => (await import('./commands/list.js')).showReport,
+  };
 
 /** Runs one command line; resolves to the exit status. Messages go to stderr, results to stdout. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<ExitCode> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<ExitCode> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? args[0] : undefined;
-    const text = topic !== undefined && topic in COMMANDS ? commandHelp(topic) : generalHelp(VERSION);
+    const text =
+      topic !== undefined && topic in COMMANDS ? commandHelp(topic) : generalHelp(VERSION);
     (name === undefined ? process.stderr : process.stdout).write(text);
     return name === undefined ? Exit.usage : Exit.ok;
   }
@@ -41,7 +49,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, sign
   }
   const load = RUNNERS[name];
   if (!load || !(name in COMMANDS)) {
-    throw new CliError(`"${name.slice(0, 40)}" is not a lab-data command. See: lab-data --help`, Exit.usage);
+    throw new CliError(
+      `"${name.slice(0, 40)}" is not a lab-data command. See: lab-data --help`,
+      Exit.usage,
+    );
   }
   const command = parseCommand(name, args);
   if (command.values.help) {
@@ -86,15 +97,22 @@ function start(): void {
       const { serverText } = await import('../../core/errors/serverText.js');
       const { LabApiError } = await import('../../core/errors/errors.js');
       // One sanitised line at a time: messages may quote a manifest or a lab, and never show a token.
-      const lines = (error instanceof Error ? error.message : String(error)).split('\n').map((line) => serverText(line, 2000));
-      const certificate = error instanceof LabApiError && error.text?.id.startsWith('cert') === true;
+      const lines = (error instanceof Error ? error.message : String(error))
+        .split('\n')
+        .map((line) => serverText(line, 2000));
+      const certificate =
+        error instanceof LabApiError && error.text?.id.startsWith('cert') === true;
       if (certificate) {
         // The core's sentence names the extension's setting; the tool's own ways are these.
-        lines.push('With lab-data, trust the authority with --ca-file FILE (PEM) or NODE_EXTRA_CA_CERTS=FILE; the system trust store is always used.');
+        lines.push(
+          'With lab-data, trust the authority with --ca-file FILE (PEM) or NODE_EXTRA_CA_CERTS=FILE; the system trust store is always used.',
+        );
       }
       if (error instanceof LabApiError && error.text?.id === 'proxyAuth') {
         // The core's sentence names VS Code's http.proxyAuthorization, which the tool does not read.
-        lines.push('With lab-data, give the proxy credentials in the proxy address: HTTPS_PROXY=http://user:password@host:port (percent-encode special characters).');
+        lines.push(
+          'With lab-data, give the proxy credentials in the proxy address: HTTPS_PROXY=http://user:password@host:port (percent-encode special characters).',
+        );
       }
       process.stderr.write(`lab-data: ${lines.join('\n')}\n`);
       process.exitCode = exitCodeOf(error);

@@ -1,4 +1,12 @@
-import { describeProxy, loadCertificateAuthorities, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../core/connection/network';
+import {
+  describeProxy,
+  loadCertificateAuthorities,
+  proxyProblem,
+  proxySecrets,
+  resolveProxySettings,
+  systemCertificates,
+  type NetworkOptions,
+} from '../../core/connection/network';
 import { registerSecret } from '../../core/errors/serverText';
 import { CliError, Exit } from './exitCodes';
 
@@ -13,14 +21,25 @@ export interface CliNetwork {
  * `HTTPS_PROXY`/`HTTP_PROXY` (bypassed per `NO_PROXY`), and as trusted authorities Node's roots,
  * the operating system's store, `NODE_EXTRA_CA_CERTS` and every `--ca-file`, added together.
  */
-export function networkFromEnvironment(env: NodeJS.ProcessEnv, caFiles: readonly string[]): CliNetwork {
+export function networkFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  caFiles: readonly string[],
+): CliNetwork {
   const proxies = resolveProxySettings({ env });
   // A password in the proxy address never reaches the terminal, whatever prints it.
-  [proxies.httpsProxy, proxies.httpProxy].forEach((proxy) => proxySecrets(proxy).forEach(registerSecret));
-  for (const [proxy, source] of [[proxies.httpsProxy, proxies.httpsProxySource], [proxies.httpProxy, proxies.httpProxySource]] as const) {
+  [proxies.httpsProxy, proxies.httpProxy].forEach((proxy) =>
+    proxySecrets(proxy).forEach(registerSecret),
+  );
+  for (const [proxy, source] of [
+    [proxies.httpsProxy, proxies.httpsProxySource],
+    [proxies.httpProxy, proxies.httpProxySource],
+  ] as const) {
     const problem = proxy === undefined ? undefined : proxyProblem(proxy);
     if (problem) {
-      throw new CliError(`${problem.message} (from ${source ?? 'HTTPS_PROXY or HTTP_PROXY'})`, Exit.usage);
+      throw new CliError(
+        `${problem.message} (from ${source ?? 'HTTPS_PROXY or HTTP_PROXY'})`,
+        Exit.usage,
+      );
     }
   }
   const system = systemCertificates();
@@ -29,9 +48,10 @@ export function networkFromEnvironment(env: NodeJS.ProcessEnv, caFiles: readonly
     throw new CliError(problems.map((problem) => problem.message).join(' '), Exit.usage);
   }
   const described = [
-    proxies.httpsProxy ? `proxy for https: ${describeProxy(proxies.httpsProxy)} (from ${proxies.httpsProxySource ?? 'the environment'})` : 'no proxy',
+    proxies.httpsProxy
+      ? `proxy for https: ${describeProxy(proxies.httpsProxy)} (from ${proxies.httpsProxySource ?? 'the environment'})`
+      : 'no proxy',
     `trusted authorities: Node's roots${system.source ? `, the system's (${system.source})` : ''}${env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS' : ''}${caFiles.length > 0 ? `, ${caFiles.join(', ')}` : ''}`,
   ];
   return { options: { ...proxies, ...(ca ? { ca } : {}) }, described };
 }
-

@@ -63,8 +63,17 @@ export class Progress {
 /** A text table with aligned columns; every cell is server text made safe to print. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const cells = [header, ...rows].map((row) => row.map((cell) => serverText(cell, 200) ?? ''));
-  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  return cells.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()).join('\n');
+  const widths = header.map((_, column) =>
+    Math.max(...cells.map((row) => (row[column] ?? '').length)),
+  );
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Writes to stdout and waits while it is full (a pipe to a slow reader), so nothing is lost or buffered without end. */

@@ -33,13 +33,19 @@ export class Tokens {
     try {
       stats = await fs.stat(tokenFile);
     } catch {
-      throw new CliError('The file given with --token-file cannot be read (is the path right?).', Exit.usage);
+      throw new CliError(
+        'The file given with --token-file cannot be read (is the path right?).',
+        Exit.usage,
+      );
     }
     if (!stats.isFile()) {
       throw new CliError('What --token-file names is not a file.', Exit.usage);
     }
     if (process.platform !== 'win32' && (stats.mode & 0o077) !== 0) {
-      throw new CliError(`The file given with --token-file can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private first: chmod 600 on it.`, Exit.usage);
+      throw new CliError(
+        `The file given with --token-file can be read by other users (mode ${(stats.mode & 0o777).toString(8)}); make it private first: chmod 600 on it.`,
+        Exit.usage,
+      );
     }
     const token = await fs.readFile(tokenFile, 'utf8').then(
       (text) => text.trim(),
@@ -48,7 +54,10 @@ export class Tokens {
       },
     );
     if (!TOKEN_SHAPE.test(token)) {
-      throw new CliError('The file given with --token-file does not hold one token (printable characters, no spaces).', Exit.usage);
+      throw new CliError(
+        'The file given with --token-file does not hold one token (printable characters, no spaces).',
+        Exit.usage,
+      );
     }
     return new Tokens(env, token);
   }
@@ -65,7 +74,12 @@ export class Tokens {
 
   /** The sentence for a missing token: which variable to set. */
   missing(lab: string, several: boolean): CliError {
-    const variable = several ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)` : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;
-    return new CliError(`No token for the lab "${lab}": set ${variable} to its access token, or pass --token-file.`, Exit.auth);
+    const variable = several
+      ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)`
+      : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;
+    return new CliError(
+      `No token for the lab "${lab}": set ${variable} to its access token, or pass --token-file.`,
+      Exit.auth,
+    );
   }
 }

@@ -2,7 +2,8 @@ import { labError } from '../errors/messages';
 import { pathSegment } from './query';
 
 /** The endpoints a lab may rename (spec §9.2: names are placeholders each provider confirms per tenant). */
-export type EndpointName = 'reports' | 'report' | 'reportFile' | 'clients' | 'client' | 'projects' | 'samples';
+export type EndpointName =
+  'reports' | 'report' | 'reportFile' | 'clients' | 'client' | 'projects' | 'samples';
 export type EndpointTemplates = Readonly<Record<EndpointName, string>>;
 
 export const DEFAULT_ENDPOINTS: EndpointTemplates = {
@@ -62,15 +63,24 @@ export function endpointTemplateProblem(name: EndpointName, template: unknown): 
   } catch {
     return `endpoint "${name}" has a broken percent-encoding`;
   }
-  if (decoded.split(/[/\\]/).some((segment) => segment === '.' || segment === '..') || /[\\?#]/.test(decoded) || decoded.includes('//')) {
+  if (
+    decoded.split(/[/\\]/).some((segment) => segment === '.' || segment === '..') ||
+    /[\\?#]/.test(decoded) ||
+    decoded.includes('//')
+  ) {
     return `endpoint "${name}" must not contain "." or ".." segments (percent-encoded ones included)`;
   }
   const placeholders = [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
-  const unknown = placeholders.find((placeholder) => placeholder !== 'report_id' && placeholder !== 'client_id');
+  const unknown = placeholders.find(
+    (placeholder) => placeholder !== 'report_id' && placeholder !== 'client_id',
+  );
   if (unknown !== undefined) {
     return `endpoint "${name}" has an unknown placeholder {${unknown.slice(0, 40)}}; only {report_id} and {client_id} exist`;
   }
-  if (template.replace(PLACEHOLDER, '').includes('{') || template.replace(PLACEHOLDER, '').includes('}')) {
+  if (
+    template.replace(PLACEHOLDER, '').includes('{') ||
+    template.replace(PLACEHOLDER, '').includes('}')
+  ) {
     return `endpoint "${name}" has an unbalanced brace`;
   }
   const required = REQUIRED_PLACEHOLDER[name];
@@ -87,12 +97,18 @@ export function endpointTemplateProblem(name: EndpointName, template: unknown): 
  * Validates a lab's `endpoints` setting over the defaults. Returns every problem found, so one
  * error row can say all of them; an empty list means the templates are usable.
  */
-export function parseEndpoints(value: unknown): { endpoints: EndpointTemplates; problems: string[] } {
+export function parseEndpoints(value: unknown): {
+  endpoints: EndpointTemplates;
+  problems: string[];
+} {
   if (value === undefined || value === null) {
     return { endpoints: DEFAULT_ENDPOINTS, problems: [] };
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { endpoints: DEFAULT_ENDPOINTS, problems: ['"endpoints" must be an object of path templates'] };
+    return {
+      endpoints: DEFAULT_ENDPOINTS,
+      problems: ['"endpoints" must be an object of path templates'],
+    };
   }
   const problems: string[] = [];
   const endpoints: Record<EndpointName, string> = { ...DEFAULT_ENDPOINTS };

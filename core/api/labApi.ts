@@ -9,8 +9,23 @@ import { labError } from '../errors/messages';
 import { nextPageLink } from './pageLinks';
 import { NOTHING_SEEN, iteratePages, morePages, type Page, type PagingAnomaly } from './pagination';
 import { buildListQuery, type ListQuery } from './query';
-import { parseClient, parseProject, parseReport, parseSample, type Client, type Project, type Report, type Sample, isJsonObject } from './records';
-import { writeFileSafely, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from '../files/safeWriter';
+import {
+  parseClient,
+  parseProject,
+  parseReport,
+  parseSample,
+  type Client,
+  type Project,
+  type Report,
+  type Sample,
+  isJsonObject,
+} from './records';
+import {
+  writeFileSafely,
+  type ExistingFilePolicy,
+  type PreparedFolder,
+  type SavedFile,
+} from '../files/safeWriter';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const DEFAULT_CONCURRENCY = 4;
@@ -26,7 +41,10 @@ const MAX_FILE_MIB_LIMIT = 1024 * 1024;
 
 /** Bytes for a `labData.maxFileSizeMiB` value; anything that is not a positive number gets the default. */
 export function maxFileBytes(mib: unknown): number {
-  const value = typeof mib === 'number' && Number.isFinite(mib) && mib >= 1 ? Math.min(Math.floor(mib), MAX_FILE_MIB_LIMIT) : DEFAULT_MAX_FILE_MIB;
+  const value =
+    typeof mib === 'number' && Number.isFinite(mib) && mib >= 1
+      ? Math.min(Math.floor(mib), MAX_FILE_MIB_LIMIT)
+      : DEFAULT_MAX_FILE_MIB;
   return value * 1024 * 1024;
 }
 
@@ -58,17 +76,31 @@ export interface IterateOptions {
  * use (or none at all). Any of these is accepted only when the body starts as a PDF does
  * ({@link pdfHeadProblem}); HTML, JSON, text and everything else are refused before a byte is read.
  */
-const PDF_CONTENT_TYPES: ReadonlySet<string> = new Set(['application/pdf', 'application/x-pdf', 'application/octet-stream', 'binary/octet-stream', 'application/force-download', 'application/download', 'application/x-download', '']);
+const PDF_CONTENT_TYPES: ReadonlySet<string> = new Set([
+  'application/pdf',
+  'application/x-pdf',
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/force-download',
+  'application/download',
+  'application/x-download',
+  '',
+]);
 
 type Parser<T> = (value: unknown) => T | undefined;
 
 /** Checks the PDF magic at the start of a file (allowing a little leading junk, as readers do). */
 export function pdfHeadProblem(head: Buffer): LabApiError | undefined {
-  return head.subarray(0, 1024).includes('%PDF-') ? undefined : labError('invalidResponse', 'notPdf');
+  return head.subarray(0, 1024).includes('%PDF-')
+    ? undefined
+    : labError('invalidResponse', 'notPdf');
 }
 
 /** Everything a lab's API client is built from: the lab's definition and its token, plus HTTP options. */
-export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxConcurrentRequests'> {
+export interface LabApiOptions extends Omit<
+  HttpClientOptions,
+  'baseUrl' | 'maxConcurrentRequests'
+> {
   readonly lab: LabDefinition;
   /** Used when the lab sets no `maxConcurrentRequests` of its own. */
   readonly maxConcurrentRequests?: number;
@@ -79,7 +111,10 @@ export interface LabApiOptions extends Omit<HttpClientOptions, 'baseUrl' | 'maxC
   /** Told when a list's paging cannot be trusted (every walk, whoever asked for it), so the user can be told. */
   readonly onPagingAnomaly?: (anomaly: PagingAnomaly) => void;
   /** Sees every report and sample the lab sends (lists and single reports), so ids can be learned and looked up without asking again. */
-  readonly onRecords?: (records: { readonly reports?: readonly Report[]; readonly samples?: readonly Sample[] }) => void;
+  readonly onRecords?: (records: {
+    readonly reports?: readonly Report[];
+    readonly samples?: readonly Sample[];
+  }) => void;
 }
 
 /**
@@ -100,7 +135,15 @@ export class LabApi {
   private readonly onPagingAnomaly: NonNullable<LabApiOptions['onPagingAnomaly']>;
 
   constructor(options: LabApiOptions) {
-    const { lab, pageSize, maxConcurrentRequests, maxFileBytes, onRecords, onPagingAnomaly, ...http } = options;
+    const {
+      lab,
+      pageSize,
+      maxConcurrentRequests,
+      maxFileBytes,
+      onRecords,
+      onPagingAnomaly,
+      ...http
+    } = options;
     this.onPagingAnomaly = onPagingAnomaly ?? (() => undefined);
     this.maxFileBytes = maxFileBytes ?? DEFAULT_MAX_PDF_BYTES;
     this.onRecords = onRecords ?? (() => undefined);
@@ -108,7 +151,11 @@ export class LabApi {
     this.paths = labPaths(lab);
     this.defaultPageSize = lab.pageSize ?? pageSize ?? DEFAULT_PAGE_SIZE;
     this.concurrency = lab.maxConcurrentRequests ?? maxConcurrentRequests ?? DEFAULT_CONCURRENCY;
-    this.#http = new HttpClient({ ...http, baseUrl: lab.url, maxConcurrentRequests: this.concurrency });
+    this.#http = new HttpClient({
+      ...http,
+      baseUrl: lab.url,
+      maxConcurrentRequests: this.concurrency,
+    });
   }
 
   /** A client for a bare base URL with the spec's default endpoints (the one-lab case, tests). */
@@ -126,8 +173,19 @@ export class LabApi {
     return this.#http.close();
   }
 
-  async listReports(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Report>> {
-    const page = await this.listPage(this.paths.reports(), 'reports', parseReport, query, signal, link);
+  async listReports(
+    query: ListQuery = {},
+    signal?: AbortSignal,
+    link?: string,
+  ): Promise<Page<Report>> {
+    const page = await this.listPage(
+      this.paths.reports(),
+      'reports',
+      parseReport,
+      query,
+      signal,
+      link,
+    );
     this.onRecords({ reports: page.items });
     return page;
   }
@@ -136,15 +194,32 @@ export class LabApi {
    * One authenticated request for one report, as every list makes it, for Check Connection: the
    * status the lab answered with, its request id and how many records came back. Fails like any list.
    */
-  async checkReports(signal?: AbortSignal): Promise<{ readonly status: number; readonly requestId?: string; readonly records: number; readonly totalCount?: number }> {
+  async checkReports(signal?: AbortSignal): Promise<{
+    readonly status: number;
+    readonly requestId?: string;
+    readonly records: number;
+    readonly totalCount?: number;
+  }> {
     const path = this.paths.reports();
-    const { body, status, requestId } = await this.#http.getJsonResponse(path, buildListQuery({ page: 1, pageSize: 1 }), signal);
+    const { body, status, requestId } = await this.#http.getJsonResponse(
+      path,
+      buildListQuery({ page: 1, pageSize: 1 }),
+      signal,
+    );
     const { records, meta } = parseListBody(body, 'reports', path);
     return { status, requestId, records: records.length, totalCount: meta.total_count };
   }
 
-  iterateReports(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Report>> {
-    return this.iterate((page, signal, link) => this.listReports({ ...query, page }, signal, link), (report) => report.report_id, query, options);
+  iterateReports(
+    query: ListQuery = {},
+    options: IterateOptions = {},
+  ): AsyncGenerator<Page<Report>> {
+    return this.iterate(
+      (page, signal, link) => this.listReports({ ...query, page }, signal, link),
+      (report) => report.report_id,
+      query,
+      options,
+    );
   }
 
   async getReport(reportId: string, signal?: AbortSignal): Promise<Report> {
@@ -162,14 +237,24 @@ export class LabApi {
   private static checkPdfResponse(response: LabResponse, maxBytes: number): void {
     const type = response.contentType.split(';')[0]!.trim().toLowerCase();
     if (!PDF_CONTENT_TYPES.has(type)) {
-      throw labError('invalidResponse', 'notPdfType', { type: serverText(type, 60) || 'no content type' }, {
-        status: response.status,
-        path: response.path,
-        requestId: response.requestId,
-      });
+      throw labError(
+        'invalidResponse',
+        'notPdfType',
+        { type: serverText(type, 60) || 'no content type' },
+        {
+          status: response.status,
+          path: response.path,
+          requestId: response.requestId,
+        },
+      );
     }
     if (response.contentLength !== undefined && response.contentLength > maxBytes) {
-      throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, { path: response.path, requestId: response.requestId });
+      throw labError(
+        'invalidResponse',
+        'fileTooLarge',
+        { mib: Math.round(maxBytes / 1024 / 1024) },
+        { path: response.path, requestId: response.requestId },
+      );
     }
   }
 
@@ -178,33 +263,58 @@ export class LabApi {
    * download: a PDF content type, the size cap from `Content-Length` up front and while reading,
    * `%PDF-` at the start, and every declared byte received.
    */
-  async fetchReportFile(reportId: string, options: { readonly maxBytes?: number; readonly signal?: AbortSignal; readonly onProgress?: (bytes: number, total?: number) => void } = {}): Promise<Buffer> {
+  async fetchReportFile(
+    reportId: string,
+    options: {
+      readonly maxBytes?: number;
+      readonly signal?: AbortSignal;
+      readonly onProgress?: (bytes: number, total?: number) => void;
+    } = {},
+  ): Promise<Buffer> {
     const path = this.paths.reportFile(reportId);
     const maxBytes = options.maxBytes ?? this.maxFileBytes;
-    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal, highWaterMark: FILE_HIGH_WATER_MARK }, async (response) => {
-      LabApi.checkPdfResponse(response, maxBytes);
-      const details = { path: response.path, requestId: response.requestId };
-      const chunks: Buffer[] = [];
-      let received = 0;
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
-        received += chunk.length;
-        if (received > maxBytes) {
-          response.body.destroy();
-          throw labError('invalidResponse', 'fileTooLarge', { mib: Math.round(maxBytes / 1024 / 1024) }, details);
+    return this.#http.getStream(
+      {
+        path,
+        accept: 'application/pdf',
+        signal: options.signal,
+        highWaterMark: FILE_HIGH_WATER_MARK,
+      },
+      async (response) => {
+        LabApi.checkPdfResponse(response, maxBytes);
+        const details = { path: response.path, requestId: response.requestId };
+        const chunks: Buffer[] = [];
+        let received = 0;
+        for await (const chunk of response.body as AsyncIterable<Buffer>) {
+          received += chunk.length;
+          if (received > maxBytes) {
+            response.body.destroy();
+            throw labError(
+              'invalidResponse',
+              'fileTooLarge',
+              { mib: Math.round(maxBytes / 1024 / 1024) },
+              details,
+            );
+          }
+          chunks.push(chunk);
+          options.onProgress?.(received, response.contentLength);
         }
-        chunks.push(chunk);
-        options.onProgress?.(received, response.contentLength);
-      }
-      if (response.contentLength !== undefined && received !== response.contentLength) {
-        throw labError('invalidResponse', 'transferShort', { received, expected: response.contentLength }, details);
-      }
-      const file = Buffer.concat(chunks, received);
-      const problem = pdfHeadProblem(file);
-      if (problem) {
-        throw problem.with(details);
-      }
-      return file;
-    });
+        if (response.contentLength !== undefined && received !== response.contentLength) {
+          throw labError(
+            'invalidResponse',
+            'transferShort',
+            { received, expected: response.contentLength },
+            details,
+          );
+        }
+        const file = Buffer.concat(chunks, received);
+        const problem = pdfHeadProblem(file);
+        if (problem) {
+          throw problem.with(details);
+        }
+        return file;
+      },
+    );
   }
 
   /** Streams a report's PDF into `folder` through the safe writer. */
@@ -217,39 +327,60 @@ export class LabApi {
    * `source`), with the same checks; the token goes nowhere but the lab's origin whatever the path.
    */
   async downloadFileAt(path: string, options: DownloadOptions): Promise<SavedFile> {
-    return this.#http.getStream({ path, accept: 'application/pdf', signal: options.signal, highWaterMark: FILE_HIGH_WATER_MARK }, async (response) => {
-      const maxBytes = options.maxBytes ?? this.maxFileBytes;
-      LabApi.checkPdfResponse(response, maxBytes);
-      try {
-        return await writeFileSafely({
-          folder: options.folder,
-          fileName: options.fileName,
-          root: options.root,
-          source: response.body,
-          ifExists: options.ifExists,
-          expectedBytes: response.contentLength,
-          maxBytes,
-          checkHead: pdfHeadProblem,
-          checkSha256: options.checkSha256,
-          recordTime: options.recordTime,
-          signal: options.signal,
-          onProgress: options.onProgress,
-        });
-      } catch (error) {
-        if (error instanceof LabApiError && error.path === undefined && error.code !== 'fileSystem' && error.code !== 'fileExists') {
-          throw error.with({ path: response.path, requestId: response.requestId });
+    return this.#http.getStream(
+      {
+        path,
+        accept: 'application/pdf',
+        signal: options.signal,
+        highWaterMark: FILE_HIGH_WATER_MARK,
+      },
+      async (response) => {
+        const maxBytes = options.maxBytes ?? this.maxFileBytes;
+        LabApi.checkPdfResponse(response, maxBytes);
+        try {
+          return await writeFileSafely({
+            folder: options.folder,
+            fileName: options.fileName,
+            root: options.root,
+            source: response.body,
+            ifExists: options.ifExists,
+            expectedBytes: response.contentLength,
+            maxBytes,
+            checkHead: pdfHeadProblem,
+            checkSha256: options.checkSha256,
+            recordTime: options.recordTime,
+            signal: options.signal,
+            onProgress: options.onProgress,
+          });
+        } catch (error) {
+          if (
+            error instanceof LabApiError &&
+            error.path === undefined &&
+            error.code !== 'fileSystem' &&
+            error.code !== 'fileExists'
+          ) {
+            throw error.with({ path: response.path, requestId: response.requestId });
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      },
+    );
   }
 
   listClients(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Client>> {
     return this.listPage(this.paths.clients(), 'clients', parseClient, query, signal, link);
   }
 
-  iterateClients(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Client>> {
-    return this.iterate((page, signal, link) => this.listClients({ ...query, page }, signal, link), (client) => client.client_id, query, options);
+  iterateClients(
+    query: ListQuery = {},
+    options: IterateOptions = {},
+  ): AsyncGenerator<Page<Client>> {
+    return this.iterate(
+      (page, signal, link) => this.listClients({ ...query, page }, signal, link),
+      (client) => client.client_id,
+      query,
+      options,
+    );
   }
 
   getClient(clientId: string, signal?: AbortSignal): Promise<Client> {
@@ -261,31 +392,69 @@ export class LabApi {
     return this.listPage(this.paths.projects(), 'projects', parseProject, query, signal, link);
   }
 
-  iterateProjects(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Project>> {
-    return this.iterate((page, signal, link) => this.listProjects({ ...query, page }, signal, link), (project) => project.project_id, query, options);
+  iterateProjects(
+    query: ListQuery = {},
+    options: IterateOptions = {},
+  ): AsyncGenerator<Page<Project>> {
+    return this.iterate(
+      (page, signal, link) => this.listProjects({ ...query, page }, signal, link),
+      (project) => project.project_id,
+      query,
+      options,
+    );
   }
 
-  async listSamples(query: ListQuery = {}, signal?: AbortSignal, link?: string): Promise<Page<Sample>> {
-    const page = await this.listPage(this.paths.samples(), 'samples', parseSample, query, signal, link);
+  async listSamples(
+    query: ListQuery = {},
+    signal?: AbortSignal,
+    link?: string,
+  ): Promise<Page<Sample>> {
+    const page = await this.listPage(
+      this.paths.samples(),
+      'samples',
+      parseSample,
+      query,
+      signal,
+      link,
+    );
     this.onRecords({ samples: page.items });
     return page;
   }
 
-  iterateSamples(query: ListQuery = {}, options: IterateOptions = {}): AsyncGenerator<Page<Sample>> {
-    return this.iterate((page, signal, link) => this.listSamples({ ...query, page }, signal, link), (sample) => sample.id ?? JSON.stringify(sample.raw), query, options);
+  iterateSamples(
+    query: ListQuery = {},
+    options: IterateOptions = {},
+  ): AsyncGenerator<Page<Sample>> {
+    return this.iterate(
+      (page, signal, link) => this.listSamples({ ...query, page }, signal, link),
+      (sample) => sample.id ?? JSON.stringify(sample.raw),
+      query,
+      options,
+    );
   }
 
   /**
    * One page of a list: page `query.page`, or the page at `link` (a next-page link the server gave,
    * already checked to be on the lab's origin). Whether more follow is judged from what came back.
    */
-  private async listPage<T>(path: string, resource: string, parse: Parser<T>, query: ListQuery, signal?: AbortSignal, link?: string): Promise<Page<T>> {
+  private async listPage<T>(
+    path: string,
+    resource: string,
+    parse: Parser<T>,
+    query: ListQuery,
+    signal?: AbortSignal,
+    link?: string,
+  ): Promise<Page<T>> {
     const page = query.page ?? 1;
     const pageSize = query.pageSize ?? this.defaultPageSize;
     const at = link === undefined ? undefined : new URL(link, this.origin);
     const { body, headers } = at
       ? await this.#http.getJsonResponse(at.pathname, Object.fromEntries(at.searchParams), signal)
-      : await this.#http.getJsonResponse(path, buildListQuery({ ...query, page, pageSize }), signal);
+      : await this.#http.getJsonResponse(
+          path,
+          buildListQuery({ ...query, page, pageSize }),
+          signal,
+        );
     const { records, meta, next: bodyNext } = parseListBody(body, resource, path);
     const items: T[] = [];
     for (const record of records) {
@@ -294,15 +463,33 @@ export class LabApi {
         items.push(item);
       }
     }
-    const next = nextPageLink(bodyNext, headers.link, this.lab.url, at ?? new URL(path, this.origin));
+    const next = nextPageLink(
+      bodyNext,
+      headers.link,
+      this.lab.url,
+      at ?? new URL(path, this.origin),
+    );
     if (next.foreign) {
       this.onPagingAnomaly({ kind: 'foreignLink', page });
     }
-    const result = { items, page: meta.page ?? page, pageSize: meta.page_size ?? pageSize, totalPages: meta.total_pages, totalCount: meta.total_count, next: next.link, skipped: records.length - items.length };
+    const result = {
+      items,
+      page: meta.page ?? page,
+      pageSize: meta.page_size ?? pageSize,
+      totalPages: meta.total_pages,
+      totalCount: meta.total_count,
+      next: next.link,
+      skipped: records.length - items.length,
+    };
     return { ...result, hasMore: morePages(result, NOTHING_SEEN, meta.page_size, pageSize) };
   }
 
-  private iterate<T>(fetchPage: (page: number, signal?: AbortSignal, link?: string) => Promise<Page<T>>, keyOf: (item: T) => string | undefined, query: ListQuery, options: IterateOptions): AsyncGenerator<Page<T>> {
+  private iterate<T>(
+    fetchPage: (page: number, signal?: AbortSignal, link?: string) => Promise<Page<T>>,
+    keyOf: (item: T) => string | undefined,
+    query: ListQuery,
+    options: IterateOptions,
+  ): AsyncGenerator<Page<T>> {
     const concurrency = options.concurrency ?? this.concurrency;
     // Walking one page after another, the server's own next-page link is followed where it gave one.
     const links = new Map<number, string>();
@@ -317,13 +504,26 @@ export class LabApi {
       options.onAnomaly?.(anomaly);
       this.onPagingAnomaly(anomaly);
     };
-    return iteratePages(fetchFollowing, { startPage: query.page ?? 1, maxPages: options.maxPages, concurrency, keyOf, onAnomaly, signal: options.signal });
+    return iteratePages(fetchFollowing, {
+      startPage: query.page ?? 1,
+      maxPages: options.maxPages,
+      concurrency,
+      keyOf,
+      onAnomaly,
+      signal: options.signal,
+    });
   }
 
-  private async getOne<T>(path: string, parse: Parser<T>, what: string, signal?: AbortSignal): Promise<T> {
+  private async getOne<T>(
+    path: string,
+    parse: Parser<T>,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const body = await this.#http.getJson(path, undefined, signal);
     // Some servers wrap a single record as `{ "data": { … } }`.
-    const record = parse(body) ?? (isJsonObject(body) && isJsonObject(body.data) ? parse(body.data) : undefined);
+    const record =
+      parse(body) ?? (isJsonObject(body) && isJsonObject(body.data) ? parse(body.data) : undefined);
     if (record === undefined) {
       throw labError('invalidResponse', 'recordNoId', { what }, { path });
     }

@@ -6,13 +6,27 @@ import { MAX_PAGE_SIZE } from './query';
 import { proxyProblem } from '../connection/network';
 
 /** The filters of spec §4.9 a lab can confirm; the pickers offer only a lab's own. */
-export const FILTER_NAMES = ['published_since', 'status', 'client_id', 'project_id', 'received_since', 'updated_since'] as const;
+export const FILTER_NAMES = [
+  'published_since',
+  'status',
+  'client_id',
+  'project_id',
+  'received_since',
+  'updated_since',
+] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 /** Without a `filters` list, a lab is taken to offer every filter the spec names for reports and samples. */
-export const DEFAULT_FILTERS: readonly FilterName[] = ['published_since', 'status', 'client_id', 'project_id', 'received_since'];
+export const DEFAULT_FILTERS: readonly FilterName[] = [
+  'published_since',
+  'status',
+  'client_id',
+  'project_id',
+  'received_since',
+];
 
 export const MAX_CONCURRENCY = 16;
-const NAME_SHAPE = /^[^\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]{1,60}$/u;
+const NAME_SHAPE =
+  /^[^\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]{1,60}$/u;
 
 /** A usable lab: where it is, which paths it serves, and how it pages and filters. */
 export interface LabDefinition {
@@ -50,13 +64,19 @@ export function labPaths(lab: LabDefinition): LabPaths {
 }
 
 /** A definition with the spec's defaults, for a bare base URL (tests, the one-lab shorthand). */
-export function defaultLabDefinition(url: LabBaseUrl, name: string = url.host, shorthand = true): LabDefinition {
+export function defaultLabDefinition(
+  url: LabBaseUrl,
+  name: string = url.host,
+  shorthand = true,
+): LabDefinition {
   return { name, url, endpoints: DEFAULT_ENDPOINTS, filters: DEFAULT_FILTERS, shorthand };
 }
 
 /** Why `name` cannot name a lab (empty, too long, control or invisible characters), or undefined. */
 export function labNameProblem(name: string): string | undefined {
-  return NAME_SHAPE.test(name.trim()) ? undefined : 'A lab name is 1 to 60 characters without control characters';
+  return NAME_SHAPE.test(name.trim())
+    ? undefined
+    : 'A lab name is 1 to 60 characters without control characters';
 }
 
 function integerIn(value: unknown, min: number, max: number): boolean {
@@ -70,7 +90,13 @@ function integerIn(value: unknown, min: number, max: number): boolean {
 export function parseLabDefinition(entry: unknown, index: number): LabDefinition | InvalidLab {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
     const name = `#${index + 1}`;
-    return { name, error: labError('invalidInput', 'labInvalid', { name, problems: 'each entry must be an object with "name" and "baseUrl"' }) };
+    return {
+      name,
+      error: labError('invalidInput', 'labInvalid', {
+        name,
+        problems: 'each entry must be an object with "name" and "baseUrl"',
+      }),
+    };
   }
   const raw = entry as Record<string, unknown>;
   const problems: string[] = [];
@@ -94,12 +120,18 @@ export function parseLabDefinition(entry: unknown, index: number): LabDefinition
   if (raw.pageSize !== undefined && !integerIn(raw.pageSize, 1, MAX_PAGE_SIZE)) {
     problems.push(`"pageSize" must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
-  if (raw.maxConcurrentRequests !== undefined && !integerIn(raw.maxConcurrentRequests, 1, MAX_CONCURRENCY)) {
+  if (
+    raw.maxConcurrentRequests !== undefined &&
+    !integerIn(raw.maxConcurrentRequests, 1, MAX_CONCURRENCY)
+  ) {
     problems.push(`"maxConcurrentRequests" must be a whole number from 1 to ${MAX_CONCURRENCY}`);
   }
   let filters: readonly FilterName[] = DEFAULT_FILTERS;
   if (raw.filters !== undefined) {
-    if (!Array.isArray(raw.filters) || raw.filters.some((filter) => !(FILTER_NAMES as readonly unknown[]).includes(filter))) {
+    if (
+      !Array.isArray(raw.filters) ||
+      raw.filters.some((filter) => !(FILTER_NAMES as readonly unknown[]).includes(filter))
+    ) {
       problems.push(`"filters" must list only ${FILTER_NAMES.join(', ')}`);
     } else {
       filters = [...new Set(raw.filters as FilterName[])];
@@ -116,14 +148,21 @@ export function parseLabDefinition(entry: unknown, index: number): LabDefinition
   }
   let caCertificates: string[] | undefined;
   if (raw.caCertificates !== undefined) {
-    if (!Array.isArray(raw.caCertificates) || raw.caCertificates.some((file) => typeof file !== 'string' || file.trim() === '')) {
+    if (
+      !Array.isArray(raw.caCertificates) ||
+      raw.caCertificates.some((file) => typeof file !== 'string' || file.trim() === '')
+    ) {
       problems.push('"caCertificates" must list PEM files');
     } else {
       caCertificates = (raw.caCertificates as string[]).map((file) => file.trim());
     }
   }
   if (problems.length > 0 || !url) {
-    return { name, baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl.slice(0, 200) : undefined, error: labError('invalidInput', 'labInvalid', { name, problems: problems.join('; ') }) };
+    return {
+      name,
+      baseUrl: typeof raw.baseUrl === 'string' ? raw.baseUrl.slice(0, 200) : undefined,
+      error: labError('invalidInput', 'labInvalid', { name, problems: problems.join('; ') }),
+    };
   }
   return {
     name,
@@ -156,7 +195,13 @@ export function parseLabDefinitions(labsSetting: unknown, baseUrlSetting: unknow
     const parsed = parseLabDefinition(entry, index);
     const key = parsed.name.toLowerCase();
     if (names.has(key)) {
-      invalid.push({ name: parsed.name, error: labError('invalidInput', 'labInvalid', { name: parsed.name, problems: 'another lab already has this name' }) });
+      invalid.push({
+        name: parsed.name,
+        error: labError('invalidInput', 'labInvalid', {
+          name: parsed.name,
+          problems: 'another lab already has this name',
+        }),
+      });
       return;
     }
     names.add(key);
@@ -165,12 +210,19 @@ export function parseLabDefinitions(labsSetting: unknown, baseUrlSetting: unknow
   if (typeof baseUrlSetting === 'string' && baseUrlSetting.trim() !== '') {
     try {
       const url = parseBaseUrl(baseUrlSetting);
-      if (!names.has(url.host.toLowerCase()) && !labs.some((lab) => lab.url.baseUrl === url.baseUrl && lab.endpoints === DEFAULT_ENDPOINTS)) {
+      if (
+        !names.has(url.host.toLowerCase()) &&
+        !labs.some((lab) => lab.url.baseUrl === url.baseUrl && lab.endpoints === DEFAULT_ENDPOINTS)
+      ) {
         labs.unshift(defaultLabDefinition(url));
       }
     } catch (error) {
       const problems = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
-      invalid.unshift({ name: 'labData.baseUrl', baseUrl: baseUrlSetting.slice(0, 200), error: labError('invalidInput', 'labInvalid', { name: 'labData.baseUrl', problems }) });
+      invalid.unshift({
+        name: 'labData.baseUrl',
+        baseUrl: baseUrlSetting.slice(0, 200),
+        error: labError('invalidInput', 'labInvalid', { name: 'labData.baseUrl', problems }),
+      });
     }
   }
   return { labs, invalid };

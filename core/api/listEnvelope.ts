@@ -66,7 +66,9 @@ const PREFERRED_RECORD_KEYS = ['data', 'items', 'results', 'records'];
 function nonNegativeInteger(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
   // Beyond a safe integer a count means nothing (and would make arithmetic on it wrong): ignored.
-  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
+  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
+    ? number
+    : undefined;
 }
 
 function readMeta(source: JsonObject): PageMeta {
@@ -103,13 +105,17 @@ export function parseListBody(body: unknown, resource: string, path: string): Li
   const arrayKeys = Object.keys(body).filter((key) => Array.isArray(body[key]));
   const key =
     [resource, ...PREFERRED_RECORD_KEYS].find((name) => arrayKeys.includes(name)) ??
-    (arrayKeys.length === 1 ? arrayKeys[0] : arrayKeys.find((name) => (body[name] as unknown[]).some(isJsonObject)));
+    (arrayKeys.length === 1
+      ? arrayKeys[0]
+      : arrayKeys.find((name) => (body[name] as unknown[]).some(isJsonObject)));
   let records: unknown[] | undefined = key === undefined ? undefined : (body[key] as unknown[]);
   if (records === undefined) {
     // One more place real servers use: `{ "data": { "items": [...] } }`.
     for (const value of Object.values(body)) {
       if (isJsonObject(value)) {
-        const inner = [resource, ...PREFERRED_RECORD_KEYS].find((name) => Array.isArray(value[name]));
+        const inner = [resource, ...PREFERRED_RECORD_KEYS].find((name) =>
+          Array.isArray(value[name]),
+        );
         if (inner) {
           records = value[inner] as unknown[];
           break;

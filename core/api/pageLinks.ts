@@ -33,7 +33,12 @@ function isDefaultPort(url: URL): boolean {
  * to ask for, `null` for "no next page", undefined when the server gave no links; `foreign` tells
  * that a link was ignored because it points elsewhere.
  */
-export function nextPageLink(bodyNext: NextLink, linkHeader: string | string[] | undefined, lab: LabBaseUrl, from: URL): { readonly link: NextLink; readonly foreign: boolean } {
+export function nextPageLink(
+  bodyNext: NextLink,
+  linkHeader: string | string[] | undefined,
+  lab: LabBaseUrl,
+  from: URL,
+): { readonly link: NextLink; readonly foreign: boolean } {
   const raw = bodyNext !== undefined ? bodyNext : nextFromLinkHeader(linkHeader);
   if (raw === undefined || raw === null) {
     return { link: raw, foreign: false };
@@ -46,7 +51,11 @@ export function nextPageLink(bodyNext: NextLink, linkHeader: string | string[] |
   }
   const labOrigin = new URL(lab.origin);
   const sameOrigin = url.origin === labOrigin.origin;
-  const sameHostOtherScheme = url.hostname === labOrigin.hostname && isDefaultPort(url) && isDefaultPort(labOrigin) && ['http:', 'https:'].includes(url.protocol);
+  const sameHostOtherScheme =
+    url.hostname === labOrigin.hostname &&
+    isDefaultPort(url) &&
+    isDefaultPort(labOrigin) &&
+    ['http:', 'https:'].includes(url.protocol);
   if (!sameOrigin && !sameHostOtherScheme) {
     return { link: undefined, foreign: true };
   }

@@ -35,7 +35,13 @@ export const NOTHING_SEEN: PagesSeen = { received: 0, longest: 0 };
  * a first page shorter than asked for, with nothing to say why, may be a server's own cap, so the
  * next page is asked for too. An empty page always ends the list.
  */
-export function morePages(page: Pick<Page<unknown>, 'items' | 'skipped' | 'page' | 'next' | 'totalCount' | 'totalPages'>, seen: PagesSeen, declaredPageSize: number | undefined, requested: number, fresh = page.items.length + page.skipped): boolean {
+export function morePages(
+  page: Pick<Page<unknown>, 'items' | 'skipped' | 'page' | 'next' | 'totalCount' | 'totalPages'>,
+  seen: PagesSeen,
+  declaredPageSize: number | undefined,
+  requested: number,
+  fresh = page.items.length + page.skipped,
+): boolean {
   const length = page.items.length + page.skipped;
   if (length === 0) {
     return false;
@@ -60,16 +66,34 @@ export function morePages(page: Pick<Page<unknown>, 'items' | 'skipped' | 'page'
  * what has been seen including it. Length decisions use the page as sent (`sent`); counts use only
  * the records not seen before (`fresh`). The first page keeps its own verdict.
  */
-export function judgeAfter(sent: Page<unknown>, fresh: Pick<Page<unknown>, 'items' | 'skipped'>, seen: PagesSeen): { readonly more: boolean; readonly seen: PagesSeen } {
+export function judgeAfter(
+  sent: Page<unknown>,
+  fresh: Pick<Page<unknown>, 'items' | 'skipped'>,
+  seen: PagesSeen,
+): { readonly more: boolean; readonly seen: PagesSeen } {
   const freshCount = fresh.items.length + fresh.skipped;
-  const more = seen.longest === 0 ? sent.hasMore : morePages(sent, seen, sent.pageSize, sent.pageSize, freshCount);
-  return { more, seen: { received: seen.received + freshCount, longest: Math.max(seen.longest, sent.items.length + sent.skipped) } };
+  const more =
+    seen.longest === 0
+      ? sent.hasMore
+      : morePages(sent, seen, sent.pageSize, sent.pageSize, freshCount);
+  return {
+    more,
+    seen: {
+      received: seen.received + freshCount,
+      longest: Math.max(seen.longest, sent.items.length + sent.skipped),
+    },
+  };
 }
 
 export type PagingAnomaly =
   | { readonly kind: 'repeatedPage'; readonly page: number }
   /** The server counted more records than it sent before its pages ran out. */
-  | { readonly kind: 'fewerThanCounted'; readonly page: number; readonly received: number; readonly counted: number }
+  | {
+      readonly kind: 'fewerThanCounted';
+      readonly page: number;
+      readonly received: number;
+      readonly counted: number;
+    }
   /** The server's link to the next page pointed elsewhere; pages were asked for by number instead. */
   | { readonly kind: 'foreignLink'; readonly page: number }
   | { readonly kind: 'pageCap'; readonly page: number }
@@ -101,10 +125,17 @@ const READ_AHEAD = 4;
  */
 export function knownLastPage(first: Page<unknown>, requested: number): number | undefined {
   const received = first.items.length + first.skipped;
-  if (!first.hasMore || first.page !== requested || received !== first.pageSize || first.pageSize <= 0 || first.next === null) {
+  if (
+    !first.hasMore ||
+    first.page !== requested ||
+    received !== first.pageSize ||
+    first.pageSize <= 0 ||
+    first.next === null
+  ) {
     return undefined;
   }
-  const fromCount = first.totalCount !== undefined ? Math.ceil(first.totalCount / first.pageSize) : undefined;
+  const fromCount =
+    first.totalCount !== undefined ? Math.ceil(first.totalCount / first.pageSize) : undefined;
   if (first.totalPages !== undefined && fromCount !== undefined && first.totalPages !== fromCount) {
     return undefined;
   }
@@ -151,7 +182,10 @@ class Deduplicator<T> {
  * up to `concurrency` of the following pages are asked for at once; otherwise, and as soon as the
  * server's answers stop matching, pages are asked for one after another.
  */
-export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>, options: IteratePagesOptions<T>): AsyncGenerator<Page<T>> {
+export async function* iteratePages<T>(
+  fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>,
+  options: IteratePagesOptions<T>,
+): AsyncGenerator<Page<T>> {
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const first = options.startPage ?? 1;
   const lastAllowed = first + maxPages - 1;
@@ -160,7 +194,9 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
   // Pages asked for ahead are cancelled with this when the caller stops early, one fails, or the
   // walk falls back to one page at a time.
   const ahead = new AbortController();
-  const aheadSignal = options.signal ? AbortSignal.any([options.signal, ahead.signal]) : ahead.signal;
+  const aheadSignal = options.signal
+    ? AbortSignal.any([options.signal, ahead.signal])
+    : ahead.signal;
   const pending = new Map<number, Promise<Page<T>>>();
   // Set once the first page vouches for the page count; cleared when the walk goes one by one.
   let last: number | undefined;
@@ -169,7 +205,12 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
   let page = first;
   /** At most `concurrency` requests in flight, a new one as soon as any answers, and a bounded read-ahead. */
   const pump = (): void => {
-    while (last !== undefined && inFlight < concurrency && next <= last && next < page + concurrency * READ_AHEAD) {
+    while (
+      last !== undefined &&
+      inFlight < concurrency &&
+      next <= last &&
+      next < page + concurrency * READ_AHEAD
+    ) {
       const started = fetchPage(next, aheadSignal);
       inFlight++;
       // Awaited in order below; meanwhile a later page's failure must not go unhandled.
@@ -245,5 +286,7 @@ export async function* iteratePages<T>(fetchPage: (page: number, signal?: AbortS
 }
 
 function isNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'notFound';
+  return (
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'notFound'
+  );
 }

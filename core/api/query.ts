@@ -21,9 +21,19 @@ export type ListQuery = ListFilters & PageRequest;
 export const MAX_PAGE_SIZE = 1000;
 
 /** Every query parameter {@link buildListQuery} can send. */
-export const LIST_PARAMETERS: ReadonlySet<string> = new Set(['page', 'page_size', 'published_since', 'updated_since', 'received_since', 'status', 'client_id', 'project_id']);
+export const LIST_PARAMETERS: ReadonlySet<string> = new Set([
+  'page',
+  'page_size',
+  'published_since',
+  'updated_since',
+  'received_since',
+  'status',
+  'client_id',
+  'project_id',
+]);
 
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * Checks that a timestamp is ISO 8601 and returns it in UTC as `YYYY-MM-DDTHH:MM:SSZ`.
@@ -49,11 +59,29 @@ export function toUtcTimestamp(value: string | Date, name = 'date'): string {
   const monthNumber = Number(month);
   const dayNumber = Number(day);
   const daysInMonth = new Date(Date.UTC(Number(year), monthNumber, 0)).getUTCDate();
-  if (monthNumber < 1 || monthNumber > 12 || dayNumber < 1 || dayNumber > daysInMonth || Number(hour ?? 0) > 23 || Number(minute ?? 0) > 59 || Number(second ?? 0) > 59) {
+  if (
+    monthNumber < 1 ||
+    monthNumber > 12 ||
+    dayNumber < 1 ||
+    dayNumber > daysInMonth ||
+    Number(hour ?? 0) > 23 ||
+    Number(minute ?? 0) > 59 ||
+    Number(second ?? 0) > 59
+  ) {
     throw labError('invalidInput', 'dateNotReal', { name, text });
   }
-  const normalisedZone = zone === undefined ? 'Z' : zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  const iso = hour === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}T${hour}:${minute}:${second ?? '00'}${match[7] ? `.${match[7]}` : ''}${normalisedZone}`;
+  const normalisedZone =
+    zone === undefined
+      ? 'Z'
+      : zone.toUpperCase() === 'Z'
+        ? 'Z'
+        : zone.includes(':')
+          ? zone
+          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const iso =
+    hour === undefined
+      ? `${year}-${month}-${day}T00:00:00Z`
+      : `${year}-${month}-${day}T${hour}:${minute}:${second ?? '00'}${match[7] ? `.${match[7]}` : ''}${normalisedZone}`;
   const parsed = new Date(iso);
   if (Number.isNaN(parsed.getTime())) {
     throw labError('invalidInput', 'dateNotReal', { name, text });
@@ -109,8 +137,17 @@ export function buildListQuery(query: ListQuery): Record<string, string> {
 /** Encodes a record id as one path segment; refuses ids that would change the path's meaning. */
 export function pathSegment(id: string, what: string): string {
   const text = String(id).trim();
-  if (text.length === 0 || text === '.' || text === '..' || text.length > 256 || /[\u0000-\u001f\u007f]/.test(text)) {
-    throw labError('invalidInput', 'idInvalid', { text: text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?'), what });
+  if (
+    text.length === 0 ||
+    text === '.' ||
+    text === '..' ||
+    text.length > 256 ||
+    /[\u0000-\u001f\u007f]/.test(text)
+  ) {
+    throw labError('invalidInput', 'idInvalid', {
+      text: text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?'),
+      what,
+    });
   }
   return encodeURIComponent(text);
 }

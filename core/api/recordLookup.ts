@@ -2,7 +2,10 @@ import { LabApiError } from '../errors/errors';
 import type { JsonObject, Report } from './records';
 
 /** What a lookup found: the record, that the lab has no such record, or why it could not ask. */
-export type LookupResult<T> = { readonly kind: 'found'; readonly record: T } | { readonly kind: 'notFound' } | { readonly kind: 'unavailable'; readonly reason: string };
+export type LookupResult<T> =
+  | { readonly kind: 'found'; readonly record: T }
+  | { readonly kind: 'notFound' }
+  | { readonly kind: 'unavailable'; readonly reason: string };
 
 /** Shared by every lab's lookups: at most `perSecond` requests in any second, in total. */
 export class RequestBudget {
@@ -101,14 +104,20 @@ export class RecordLookup<T> {
       return running;
     }
     if (!this.fetch) {
-      return Promise.resolve({ kind: 'unavailable', reason: 'this lab cannot look records of this kind up one by one' });
+      return Promise.resolve({
+        kind: 'unavailable',
+        reason: 'this lab cannot look records of this kind up one by one',
+      });
     }
     const paused = this.options.paused();
     if (paused !== undefined) {
       return Promise.resolve({ kind: 'unavailable', reason: paused });
     }
     if (!this.options.budget.take()) {
-      return Promise.resolve({ kind: 'unavailable', reason: 'too many lookups right now; hover again in a moment' });
+      return Promise.resolve({
+        kind: 'unavailable',
+        reason: 'too many lookups right now; hover again in a moment',
+      });
     }
     this.requests++;
     const fetch = this.fetch;
@@ -122,7 +131,10 @@ export class RecordLookup<T> {
           this.store(id, { kind: 'notFound' }, this.ttl);
           return { kind: 'notFound' };
         }
-        const result: LookupResult<T> = { kind: 'unavailable', reason: error instanceof Error ? error.message : String(error) };
+        const result: LookupResult<T> = {
+          kind: 'unavailable',
+          reason: error instanceof Error ? error.message : String(error),
+        };
         if (!signal?.aborted) {
           this.store(id, result, this.failureTtl);
         }

@@ -109,7 +109,13 @@ export function parseClient(value: unknown): Client | undefined {
   if (clientId === undefined) {
     return undefined;
   }
-  return { client_id: clientId, name: text(value.name), status: text(value.status), updated_at: text(value.updated_at), raw: value };
+  return {
+    client_id: clientId,
+    name: text(value.name),
+    status: text(value.status),
+    updated_at: text(value.updated_at),
+    raw: value,
+  };
 }
 
 export function parseProject(value: unknown): Project | undefined {

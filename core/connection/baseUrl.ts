@@ -20,7 +20,10 @@ export function isLoopbackHost(hostname: string): boolean {
   if (host === 'localhost' || host === '[::1]' || host === '::1') {
     return true;
   }
-  return /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(host) && host.split('.').every((part) => Number(part) <= 255);
+  return (
+    /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(host) &&
+    host.split('.').every((part) => Number(part) <= 255)
+  );
 }
 
 /**

@@ -4,7 +4,16 @@ import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { serverText } from '../errors/serverText';
-import { bypassesProxy, describeProxy, pemCertificates, proxyCredentialSource, proxyFor, proxyProblem, proxySource, type NetworkOptions } from './network';
+import {
+  bypassesProxy,
+  describeProxy,
+  pemCertificates,
+  proxyCredentialSource,
+  proxyFor,
+  proxyProblem,
+  proxySource,
+  type NetworkOptions,
+} from './network';
 import { isLoopbackHost } from './baseUrl';
 import { tlsProblemOf } from './tlsProblems';
 
@@ -72,9 +81,15 @@ class StepTimeout extends Error {
 }
 
 /** `work`, failing with a {@link StepTimeout} after `ms` and with the abort reason when `signal` aborts; `cleanup` runs when either gives up. */
-function bounded<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, cleanup: () => void = () => undefined): Promise<T> {
+function bounded<T>(
+  work: Promise<T>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  cleanup: () => void = () => undefined,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => finish(() => reject(signal?.reason ?? new Error('cancelled')), true);
+    const onAbort = (): void =>
+      finish(() => reject(signal?.reason ?? new Error('cancelled')), true);
     const timer = setTimeout(() => finish(() => reject(new StepTimeout(ms)), true), ms);
     let done = false;
     function finish(settle: () => void, gaveUp: boolean): void {
@@ -133,7 +148,11 @@ function defaultPort(url: URL): number {
 }
 
 /** Resolves one host name; an IP address needs no lookup. */
-async function lookUp(host: string, ms: number, signal: AbortSignal | undefined): Promise<{ ok: true; text: string } | { ok: false; text: string }> {
+async function lookUp(
+  host: string,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true; text: string } | { ok: false; text: string }> {
   if (net.isIP(host) !== 0) {
     return { ok: true, text: `${host} is an address; nothing to look up` };
   }
@@ -167,9 +186,20 @@ function proxyCredentials(proxy: URL, network: NetworkOptions): string | undefin
 }
 
 /** Opens a TCP (or, for an https proxy, TLS) connection to `host:port`. */
-function openSocket(host: string, port: number, options: { secure: boolean; ca?: readonly string[] }, ms: number, signal: AbortSignal | undefined): Promise<net.Socket> {
+function openSocket(
+  host: string,
+  port: number,
+  options: { secure: boolean; ca?: readonly string[] },
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<net.Socket> {
   const socket = options.secure
-    ? tls.connect({ host, port, ...(net.isIP(host) === 0 ? { servername: host } : {}), ...(options.ca ? { ca: [...options.ca] } : {}) })
+    ? tls.connect({
+        host,
+        port,
+        ...(net.isIP(host) === 0 ? { servername: host } : {}),
+        ...(options.ca ? { ca: [...options.ca] } : {}),
+      })
     : net.connect({ host, port });
   const connected = new Promise<net.Socket>((resolve, reject) => {
     socket.once(options.secure ? 'secureConnect' : 'connect', () => {
@@ -182,7 +212,13 @@ function openSocket(host: string, port: number, options: { secure: boolean; ca?:
 }
 
 /** Sends a CONNECT for `target` and reads the proxy's answer: its status and status line. */
-function connectThrough(socket: net.Socket, target: string, credentials: string | undefined, ms: number, signal: AbortSignal | undefined): Promise<{ status: number; statusLine: string }> {
+function connectThrough(
+  socket: net.Socket,
+  target: string,
+  credentials: string | undefined,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ status: number; statusLine: string }> {
   const answered = new Promise<{ status: number; statusLine: string }>((resolve, reject) => {
     let received = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
@@ -192,10 +228,16 @@ function connectThrough(socket: net.Socket, target: string, credentials: string 
         return;
       }
       cleanup();
-      const statusLine = received.subarray(0, Math.max(0, received.indexOf('\r\n'))).toString('latin1');
+      const statusLine = received
+        .subarray(0, Math.max(0, received.indexOf('\r\n')))
+        .toString('latin1');
       const status = Number(/^HTTP\/\d(?:\.\d)?\s+(\d{3})/.exec(statusLine)?.[1] ?? NaN);
       if (Number.isNaN(status)) {
-        reject(new Error(`the proxy's answer is not HTTP: ${serverText(statusLine || received.subarray(0, 80).toString('latin1'), 80)}`));
+        reject(
+          new Error(
+            `the proxy's answer is not HTTP: ${serverText(statusLine || received.subarray(0, 80).toString('latin1'), 80)}`,
+          ),
+        );
         return;
       }
       resolve({ status, statusLine: serverText(statusLine, 120) });
@@ -216,7 +258,9 @@ function connectThrough(socket: net.Socket, target: string, credentials: string 
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('error', onError);
-    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials ? `Proxy-Authorization: ${credentials}\r\n` : ''}\r\n`);
+    socket.write(
+      `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials ? `Proxy-Authorization: ${credentials}\r\n` : ''}\r\n`,
+    );
   });
   return bounded(answered, ms, signal, () => socket.destroy());
 }
@@ -231,7 +275,8 @@ interface PeerCertificate {
 
 /** A certificate's name for a person: its common name, else its organisation. */
 function nameOf(name: Record<string, string | string[]> | undefined): string {
-  const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+  const first = (value: string | string[] | undefined): string | undefined =>
+    Array.isArray(value) ? value[0] : value;
   const text = first(name?.CN) ?? first(name?.O) ?? first(name?.OU);
   return text ? serverText(text, 120) : '(no name)';
 }
@@ -240,7 +285,12 @@ function nameOf(name: Record<string, string | string[]> | undefined): string {
 function chainOf(leaf: PeerCertificate): PeerCertificate[] {
   const chain: PeerCertificate[] = [];
   let current: PeerCertificate | undefined = leaf;
-  while (current && Object.keys(current).length > 0 && !chain.includes(current) && chain.length < 10) {
+  while (
+    current &&
+    Object.keys(current).length > 0 &&
+    !chain.includes(current) &&
+    chain.length < 10
+  ) {
     chain.push(current);
     current = current.issuerCertificate;
   }
@@ -253,7 +303,11 @@ function validTo(certificate: PeerCertificate): string {
 }
 
 /** Which set of authorities holds the root (or the issuer) of `top`: Node's roots, a CA file, or the configured list. */
-function trustedBy(top: PeerCertificate, options: ConnectionCheckOptions, read: (file: string) => string): string {
+function trustedBy(
+  top: PeerCertificate,
+  options: ConnectionCheckOptions,
+  read: (file: string) => string,
+): string {
   let anchor: X509Certificate;
   try {
     anchor = new X509Certificate(top.raw!);
@@ -264,7 +318,10 @@ function trustedBy(top: PeerCertificate, options: ConnectionCheckOptions, read: 
     pems.some((pem) => {
       try {
         const candidate = new X509Certificate(pem);
-        return candidate.fingerprint256 === anchor.fingerprint256 || (anchor.checkIssued(candidate) && anchor.verify(candidate.publicKey));
+        return (
+          candidate.fingerprint256 === anchor.fingerprint256 ||
+          (anchor.checkIssued(candidate) && anchor.verify(candidate.publicKey))
+        );
       } catch {
         return false;
       }
@@ -312,7 +369,12 @@ function untrustedAdvice(code: string): string {
 }
 
 /** The TLS handshake over `socket` (direct or through the tunnel), never rejecting a chain before it is described. */
-async function tlsStep(socket: net.Socket, url: URL, options: ConnectionCheckOptions, ms: number): Promise<Omit<CheckStep, 'ms'> & { secure?: tls.TLSSocket }> {
+async function tlsStep(
+  socket: net.Socket,
+  url: URL,
+  options: ConnectionCheckOptions,
+  ms: number,
+): Promise<Omit<CheckStep, 'ms'> & { secure?: tls.TLSSocket }> {
   const host = stripBrackets(url.hostname);
   const secure = tls.connect({
     socket,
@@ -340,13 +402,29 @@ async function tlsStep(socket: net.Socket, url: URL, options: ConnectionCheckOpt
       throw error;
     }
     secure.destroy();
-    return { kind: 'tls', outcome: 'failed', summary: `the TLS handshake failed: ${reasonOf(error)}`, details: [] };
+    return {
+      kind: 'tls',
+      outcome: 'failed',
+      summary: `the TLS handshake failed: ${reasonOf(error)}`,
+      details: [],
+    };
   }
   const chain = chainOf(secure.getPeerCertificate(true) as unknown as PeerCertificate);
   const details = [`protocol: ${secure.getProtocol() ?? 'unknown'}`];
-  chain.forEach((certificate, index) => details.push(`certificate ${index + 1}: ${nameOf(certificate.subject)}, issued by ${nameOf(certificate.issuer)}, valid to ${validTo(certificate)}`));
+  chain.forEach((certificate, index) =>
+    details.push(
+      `certificate ${index + 1}: ${nameOf(certificate.subject)}, issued by ${nameOf(certificate.issuer)}, valid to ${validTo(certificate)}`,
+    ),
+  );
   if (secure.authorized) {
-    const by = chain.length > 0 ? trustedBy(chain[chain.length - 1]!, options, options.read ?? ((file) => readFileSync(file, 'utf8'))) : 'the trusted authorities';
+    const by =
+      chain.length > 0
+        ? trustedBy(
+            chain[chain.length - 1]!,
+            options,
+            options.read ?? ((file) => readFileSync(file, 'utf8')),
+          )
+        : 'the trusted authorities';
     details.push(`trusted by ${by}`);
     return { kind: 'tls', outcome: 'ok', summary: `trusted, by ${by}`, details, secure };
   }
@@ -382,14 +460,34 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
   // 1. Name resolution: the lab's host; through a proxy, the proxy's host (the proxy looks the lab up).
   let started = process.hrtime.bigint();
   const labName = await lookUp(host, ms, signal);
-  const proxyName = proxyUrl ? await lookUp(stripBrackets(proxyUrl.hostname), ms, signal) : undefined;
+  const proxyName = proxyUrl
+    ? await lookUp(stripBrackets(proxyUrl.hostname), ms, signal)
+    : undefined;
   if (proxyName) {
-    const labLine = labName.ok ? labName.text : `${labName.text}; through the proxy only the proxy needs to find it`;
+    const labLine = labName.ok
+      ? labName.text
+      : `${labName.text}; through the proxy only the proxy needs to find it`;
     reachable = proxyName.ok;
-    steps.push({ kind: 'resolve', outcome: proxyName.ok ? 'ok' : 'failed', ms: elapsed(started), summary: proxyName.ok ? 'the proxy’s host was found' : 'the proxy’s host was not found', details: [`lab: ${labLine}`, `proxy: ${proxyName.text}`] });
+    steps.push({
+      kind: 'resolve',
+      outcome: proxyName.ok ? 'ok' : 'failed',
+      ms: elapsed(started),
+      summary: proxyName.ok ? 'the proxy’s host was found' : 'the proxy’s host was not found',
+      details: [`lab: ${labLine}`, `proxy: ${proxyName.text}`],
+    });
   } else {
     reachable = labName.ok;
-    steps.push({ kind: 'resolve', outcome: labName.ok ? 'ok' : 'failed', ms: elapsed(started), summary: !labName.ok ? 'the lab’s host was not found' : net.isIP(host) !== 0 ? 'an address: nothing to look up' : 'the lab’s host was found', details: [labName.text] });
+    steps.push({
+      kind: 'resolve',
+      outcome: labName.ok ? 'ok' : 'failed',
+      ms: elapsed(started),
+      summary: !labName.ok
+        ? 'the lab’s host was not found'
+        : net.isIP(host) !== 0
+          ? 'an address: nothing to look up'
+          : 'the lab’s host was found',
+      details: [labName.text],
+    });
   }
 
   // 2. The proxy in use and who chose it.
@@ -406,15 +504,28 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
       reachable = false;
       details.push(problem.message);
     }
-    steps.push({ kind: 'proxy', outcome: problem ? 'failed' : 'ok', ms: elapsed(started), summary: `${describeProxy(proxy)} (from ${source})`, details });
+    steps.push({
+      kind: 'proxy',
+      outcome: problem ? 'failed' : 'ok',
+      ms: elapsed(started),
+      summary: `${describeProxy(proxy)} (from ${source})`,
+      details,
+    });
   } else {
-    const configured = url.protocol === 'https:' ? options.network.httpsProxy : options.network.httpProxy;
+    const configured =
+      url.protocol === 'https:' ? options.network.httpsProxy : options.network.httpProxy;
     const why = isLoopbackHost(url.hostname)
       ? 'a lab on this machine is never reached through a proxy'
       : configured && bypassesProxy(url, options.network.noProxy)
         ? `the lab's host is in noProxy (http.noProxy or NO_PROXY), so ${describeProxy(configured)} is bypassed`
         : 'no proxy is set (http.proxy, HTTPS_PROXY, HTTP_PROXY)';
-    steps.push({ kind: 'proxy', outcome: 'ok', ms: elapsed(started), summary: 'direct', details: [why] });
+    steps.push({
+      kind: 'proxy',
+      outcome: 'ok',
+      ms: elapsed(started),
+      summary: 'direct',
+      details: [why],
+    });
   }
 
   // 3. The connection: the tunnel's answer through a proxy, else a direct TCP connection.
@@ -422,24 +533,45 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
   let socket: net.Socket | undefined;
   const target = `${net.isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   if (!reachable) {
-    steps.push({ kind: 'connect', outcome: 'skipped', ms: 0, summary: 'not tried: an earlier step failed', details: [] });
+    steps.push({
+      kind: 'connect',
+      outcome: 'skipped',
+      ms: 0,
+      summary: 'not tried: an earlier step failed',
+      details: [],
+    });
   } else if (proxyUrl && proxy !== undefined) {
     const proxyHost = stripBrackets(proxyUrl.hostname);
     const proxyPort = Number(proxyUrl.port || (proxyUrl.protocol === 'https:' ? 443 : 80));
     try {
-      socket = await openSocket(proxyHost, proxyPort, { secure: proxyUrl.protocol === 'https:', ca: options.network.ca }, ms, signal);
+      socket = await openSocket(
+        proxyHost,
+        proxyPort,
+        { secure: proxyUrl.protocol === 'https:', ca: options.network.ca },
+        ms,
+        signal,
+      );
       const sent = proxyCredentials(proxyUrl, options.network);
       const answer = await connectThrough(socket, target, sent, ms, signal);
       const source = proxySource(proxy, options.network) ?? 'your proxy settings';
       const details = [`CONNECT ${target} → ${answer.statusLine}`];
       if (answer.status >= 200 && answer.status < 300) {
-        steps.push({ kind: 'connect', outcome: 'ok', ms: elapsed(started), summary: `tunnel to ${target} open (HTTP ${answer.status})`, details });
+        steps.push({
+          kind: 'connect',
+          outcome: 'ok',
+          ms: elapsed(started),
+          summary: `tunnel to ${target} open (HTTP ${answer.status})`,
+          details,
+        });
       } else {
         socket.destroy();
         socket = undefined;
         let summary: string;
         if (answer.status === 407 || answer.status === 401) {
-          const from = proxyCredentialSource(proxy, options.network) === 'proxyAuthorization' ? 'http.proxyAuthorization' : `the user name and password in the proxy address (${source})`;
+          const from =
+            proxyCredentialSource(proxy, options.network) === 'proxyAuthorization'
+              ? 'http.proxyAuthorization'
+              : `the user name and password in the proxy address (${source})`;
           summary =
             sent === undefined
               ? `the proxy asks for credentials (HTTP ${answer.status}) and none were sent: set http.proxyAuthorization, or write user:password@ into the proxy address`
@@ -455,27 +587,59 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
       }
       socket?.destroy();
       socket = undefined;
-      steps.push({ kind: 'connect', outcome: 'failed', ms: elapsed(started), summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${reasonOf(error)}`, details: [`check ${proxySource(proxy, options.network) ?? 'your proxy settings'}`] });
+      steps.push({
+        kind: 'connect',
+        outcome: 'failed',
+        ms: elapsed(started),
+        summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${reasonOf(error)}`,
+        details: [`check ${proxySource(proxy, options.network) ?? 'your proxy settings'}`],
+      });
     }
   } else {
     try {
       socket = await openSocket(host, port, { secure: false }, ms, signal);
-      steps.push({ kind: 'connect', outcome: 'ok', ms: elapsed(started), summary: `connected to ${target}`, details: [`local ${socket.localAddress ?? '?'}:${socket.localPort ?? '?'} → ${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`] });
+      steps.push({
+        kind: 'connect',
+        outcome: 'ok',
+        ms: elapsed(started),
+        summary: `connected to ${target}`,
+        details: [
+          `local ${socket.localAddress ?? '?'}:${socket.localPort ?? '?'} → ${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`,
+        ],
+      });
     } catch (error) {
       if (signal?.aborted) {
         throw error;
       }
-      steps.push({ kind: 'connect', outcome: 'failed', ms: elapsed(started), summary: `cannot connect to ${target}: ${reasonOf(error)}`, details: [] });
+      steps.push({
+        kind: 'connect',
+        outcome: 'failed',
+        ms: elapsed(started),
+        summary: `cannot connect to ${target}: ${reasonOf(error)}`,
+        details: [],
+      });
     }
   }
 
   // 4. TLS, for an https lab.
   started = process.hrtime.bigint();
   if (url.protocol !== 'https:') {
-    steps.push({ kind: 'tls', outcome: 'skipped', ms: 0, summary: 'not used: the lab is reached over plain http (only a lab on this machine may be)', details: [] });
+    steps.push({
+      kind: 'tls',
+      outcome: 'skipped',
+      ms: 0,
+      summary: 'not used: the lab is reached over plain http (only a lab on this machine may be)',
+      details: [],
+    });
     socket?.destroy();
   } else if (!socket) {
-    steps.push({ kind: 'tls', outcome: 'skipped', ms: 0, summary: 'not tried: no connection', details: [] });
+    steps.push({
+      kind: 'tls',
+      outcome: 'skipped',
+      ms: 0,
+      summary: 'not tried: no connection',
+      details: [],
+    });
   } else {
     const { secure, ...step } = await tlsStep(socket, url, options, ms);
     secure?.destroy();
@@ -486,20 +650,44 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
   // 5. One authenticated request through the lab's own client (its transport, retries and all).
   started = process.hrtime.bigint();
   if (!options.request) {
-    steps.push({ kind: 'request', outcome: 'skipped', ms: 0, summary: 'not tried: not signed in to this lab', details: [] });
+    steps.push({
+      kind: 'request',
+      outcome: 'skipped',
+      ms: 0,
+      summary: 'not tried: not signed in to this lab',
+      details: [],
+    });
   } else {
     try {
       const probe = await options.request(signal ?? new AbortController().signal);
       const count = `${probe.records} report${probe.records === 1 ? '' : 's'}${probe.totalCount !== undefined ? ` of ${probe.totalCount}` : ''}`;
-      steps.push({ kind: 'request', outcome: 'ok', ms: elapsed(started), summary: `HTTP ${probe.status}, ${count}`, details: probe.requestId ? [`request id ${serverText(probe.requestId, 80)}`] : [] });
+      steps.push({
+        kind: 'request',
+        outcome: 'ok',
+        ms: elapsed(started),
+        summary: `HTTP ${probe.status}, ${count}`,
+        details: probe.requestId ? [`request id ${serverText(probe.requestId, 80)}`] : [],
+      });
     } catch (error) {
       if (signal?.aborted) {
         throw error;
       }
       const facts = error as { status?: number; requestId?: string; message?: string };
       const status = typeof facts.status === 'number' ? `HTTP ${facts.status}: ` : '';
-      steps.push({ kind: 'request', outcome: 'failed', ms: elapsed(started), summary: `${status}${serverText(facts.message ?? String(error), 300)}`, details: facts.requestId ? [`request id ${serverText(facts.requestId, 80)}`] : [] });
+      steps.push({
+        kind: 'request',
+        outcome: 'failed',
+        ms: elapsed(started),
+        summary: `${status}${serverText(facts.message ?? String(error), 300)}`,
+        details: facts.requestId ? [`request id ${serverText(facts.requestId, 80)}`] : [],
+      });
     }
   }
-  return { lab: options.name, baseUrl: options.baseUrl, ...(options.transport ? { transport: options.transport } : {}), steps, ok: steps.every((step) => step.outcome !== 'failed') };
+  return {
+    lab: options.name,
+    baseUrl: options.baseUrl,
+    ...(options.transport ? { transport: options.transport } : {}),
+    steps,
+    ok: steps.every((step) => step.outcome !== 'failed'),
+  };
 }

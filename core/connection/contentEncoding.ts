@@ -10,7 +10,9 @@ export function contentCodings(header: string | undefined): string[] | undefined
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity');
-  return codings.every((coding) => ['gzip', 'x-gzip', 'deflate', 'br'].includes(coding)) ? codings : undefined;
+  return codings.every((coding) => ['gzip', 'x-gzip', 'deflate', 'br'].includes(coding))
+    ? codings
+    : undefined;
 }
 
 /**
@@ -23,7 +25,8 @@ class InflateEither extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     if (!this.inner) {
-      const zlibWrapped = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
+      const zlibWrapped =
+        chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
       this.inner = zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw();
       this.inner.on('data', (data: Buffer) => {
         if (!this.push(data)) {
@@ -83,6 +86,12 @@ export function decodeBody(body: Readable, codings: readonly string[]): Readable
   const stages = [...codings].reverse().map(decoder);
   const last = stages[stages.length - 1]!;
   // pipeline() destroys every stage when one fails or the reader destroys the last.
-  (pipeline as (...streams: Array<NodeJS.ReadableStream | NodeJS.WritableStream | ((error: Error | null) => void)>) => void)(body, ...stages, () => undefined);
+  (
+    pipeline as (
+      ...streams: Array<
+        NodeJS.ReadableStream | NodeJS.WritableStream | ((error: Error | null) => void)
+      >
+    ) => void
+  )(body, ...stages, () => undefined);
   return last;
 }

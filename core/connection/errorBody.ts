@@ -8,8 +8,24 @@ export interface ErrorBody {
 
 const MAX_REASON = 300;
 const MAX_REQUEST_ID = 120;
-const MESSAGE_KEYS = ['message', 'detail', 'error_description', 'title', 'error', 'msg', 'reason', 'description'];
-const REQUEST_ID_KEYS = ['request_id', 'requestId', 'correlation_id', 'correlationId', 'trace_id', 'traceId'];
+const MESSAGE_KEYS = [
+  'message',
+  'detail',
+  'error_description',
+  'title',
+  'error',
+  'msg',
+  'reason',
+  'description',
+];
+const REQUEST_ID_KEYS = [
+  'request_id',
+  'requestId',
+  'correlation_id',
+  'correlationId',
+  'trace_id',
+  'traceId',
+];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -24,7 +40,9 @@ function messageIn(value: unknown, depth = 0): string | undefined {
     return undefined;
   }
   if (Array.isArray(value)) {
-    const messages = value.map((item) => messageIn(item, depth + 1)).filter((item): item is string => item !== undefined);
+    const messages = value
+      .map((item) => messageIn(item, depth + 1))
+      .filter((item): item is string => item !== undefined);
     return messages.length > 0 ? messages.join(' ') : undefined;
   }
   if (isObject(value)) {
@@ -48,7 +66,10 @@ function fieldErrors(body: Record<string, unknown>): string | undefined {
     if (REQUEST_ID_KEYS.includes(field) || field === 'status_code' || field === 'code') {
       continue;
     }
-    const message = Array.isArray(value) || typeof value === 'string' || isObject(value) ? messageIn(value) : undefined;
+    const message =
+      Array.isArray(value) || typeof value === 'string' || isObject(value)
+        ? messageIn(value)
+        : undefined;
     if (message) {
       parts.push(field === 'non_field_errors' ? message : `${field}: ${message}`);
     }
@@ -87,16 +108,29 @@ export function readErrorBody(text: string, contentType: string): ErrorBody {
     if (/json/i.test(contentType)) {
       return {};
     }
-    const plain = trimmed.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
+    const plain = trimmed
+      .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]*>/g, ' ');
     return { reason: serverText(plain, MAX_REASON) || undefined };
   }
   if (!isObject(parsed)) {
     return { reason: serverText(messageIn(parsed), MAX_REASON) || undefined };
   }
   const direct = isObject(parsed.error) ? messageIn(parsed.error) : undefined;
-  const problem = typeof parsed.title === 'string' && typeof parsed.detail === 'string' ? `${parsed.title}: ${parsed.detail}` : undefined;
-  const listed = Array.isArray(parsed.errors) ? messageIn(parsed.errors) : isObject(parsed.errors) ? fieldErrors(parsed.errors) : undefined;
-  const known = direct ?? problem ?? MESSAGE_KEYS.map((key) => messageIn(parsed[key])).find((message) => message !== undefined) ?? listed;
+  const problem =
+    typeof parsed.title === 'string' && typeof parsed.detail === 'string'
+      ? `${parsed.title}: ${parsed.detail}`
+      : undefined;
+  const listed = Array.isArray(parsed.errors)
+    ? messageIn(parsed.errors)
+    : isObject(parsed.errors)
+      ? fieldErrors(parsed.errors)
+      : undefined;
+  const known =
+    direct ??
+    problem ??
+    MESSAGE_KEYS.map((key) => messageIn(parsed[key])).find((message) => message !== undefined) ??
+    listed;
   const reason = known ?? fieldErrors(parsed);
   return { reason: serverText(reason, MAX_REASON) || undefined, requestId: requestIdIn(parsed) };
 }

@@ -3,7 +3,14 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
 import { isUntrustedChainCode } from './tlsProblems';
-import { refusedTunnel, TransportError, type Transport, type TransportRequest, type TransportResponse, type TransportSettings } from './transport';
+import {
+  refusedTunnel,
+  TransportError,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+  type TransportSettings,
+} from './transport';
 
 /** A `fetch` to send through: the extension host's (VS Code's network stack) or, in tests, Node's. */
 export type FetchFunction = (input: URL, init: RequestInit) => Promise<Response>;
@@ -65,11 +72,21 @@ export class FetchTransport implements Transport {
     }, timeouts.headersMs);
     let response: Response;
     try {
-      response = await this.options.fetch(request.url, { method: request.method, headers: request.headers, redirect: 'manual', signal: controller.signal });
+      response = await this.options.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        redirect: 'manual',
+        signal: controller.signal,
+      });
     } catch (error) {
       done();
       if (timedOut) {
-        throw new TransportError('UND_ERR_HEADERS_TIMEOUT', 'the lab did not answer in time', undefined, { cause: error });
+        throw new TransportError(
+          'UND_ERR_HEADERS_TIMEOUT',
+          'the lab did not answer in time',
+          undefined,
+          { cause: error },
+        );
       }
       if (request.signal?.aborted) {
         throw request.signal.reason ?? error;
@@ -84,7 +101,14 @@ export class FetchTransport implements Transport {
       delete headers['content-encoding'];
       delete headers['content-length'];
     }
-    const body = response.body ? bodyOf(response.body as unknown as NodeReadableStream<Uint8Array>, timeouts.bodyIdleMs, controller, request.highWaterMark) : Readable.from([]);
+    const body = response.body
+      ? bodyOf(
+          response.body as unknown as NodeReadableStream<Uint8Array>,
+          timeouts.bodyIdleMs,
+          controller,
+          request.highWaterMark,
+        )
+      : Readable.from([]);
     body.once('close', done);
     return { status: response.status, headers, body };
   }
@@ -120,7 +144,12 @@ function headersOf(headers: Headers): IncomingHttpHeaders {
  * longer than `idleMs` while a read waits, and gives a broken connection the platform's code
  * (`fetch` reports it as a bare "terminated" whose cause holds the code).
  */
-function bodyOf(stream: NodeReadableStream<Uint8Array>, idleMs: number, controller: AbortController, highWaterMark?: number): Readable {
+function bodyOf(
+  stream: NodeReadableStream<Uint8Array>,
+  idleMs: number,
+  controller: AbortController,
+  highWaterMark?: number,
+): Readable {
   const reader = stream.getReader();
   let timer: NodeJS.Timeout | undefined;
   return new Readable({
@@ -128,7 +157,9 @@ function bodyOf(stream: NodeReadableStream<Uint8Array>, idleMs: number, controll
     read() {
       timer = setTimeout(() => {
         controller.abort();
-        this.destroy(new TransportError('UND_ERR_BODY_TIMEOUT', 'the lab stopped sending the body'));
+        this.destroy(
+          new TransportError('UND_ERR_BODY_TIMEOUT', 'the lab stopped sending the body'),
+        );
       }, idleMs);
       reader.read().then(
         ({ done, value }) => {
@@ -156,14 +187,23 @@ function platformError(error: unknown): Error {
   }
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   if (typeof cause?.code === 'string' && !(error as NodeJS.ErrnoException).code) {
-    return Object.assign(new Error(typeof cause.message === 'string' ? cause.message : error.message, { cause: error }), { code: cause.code });
+    return Object.assign(
+      new Error(typeof cause.message === 'string' ? cause.message : error.message, {
+        cause: error,
+      }),
+      { code: cause.code },
+    );
   }
   return error;
 }
 
 /** Whether `error` (or its cause) is a certificate chain the transport did not trust. */
 export function isUntrustedChain(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 4;
+    current = current.cause, depth++
+  ) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && isUntrustedChainCode(code)) {
       return true;

@@ -7,11 +7,33 @@ import { readErrorBody, type ErrorBody } from './errorBody';
 import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from '../errors/errors';
 import { cancelledError, labError, type MessageId } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
-import { DIRECT, describeProxy, proxyCredentialSource, proxySecrets, proxySource, type NetworkOptions } from './network';
+import {
+  DIRECT,
+  describeProxy,
+  proxyCredentialSource,
+  proxySecrets,
+  proxySource,
+  type NetworkOptions,
+} from './network';
 import { tlsProblemOf, type TlsProblem } from './tlsProblems';
-import { TransportError, type Transport, type TransportFactory, type TransportResponse, type TransportTimeouts } from './transport';
+import {
+  TransportError,
+  type Transport,
+  type TransportFactory,
+  type TransportResponse,
+  type TransportTimeouts,
+} from './transport';
 import { UndiciTransport } from './undiciTransport';
-import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './timing';
+import {
+  DEFAULT_RETRY_POLICY,
+  RETRYABLE_STATUSES,
+  RateLimitGate,
+  Semaphore,
+  backoffDelay,
+  parseRetryAfter,
+  sleep,
+  type RetryPolicy,
+} from './timing';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 /** Where the core writes what it does; the VS Code layer points it at the "Lab Data" log. */
@@ -20,14 +42,25 @@ export type LogSink = (level: LogLevel, message: string) => void;
 /** Connect, headers and body-idle timeouts (the transport's; see {@link TransportTimeouts}). */
 export type HttpTimeouts = TransportTimeouts;
 
-export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 10_000, headersMs: 30_000, bodyIdleMs: 60_000 };
+export const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyIdleMs: 60_000,
+};
 export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_REQUEST_ID_LENGTH = 120;
 /** What a request asks for after the server refused the narrower `Accept` (406); the answer is still checked. */
 const ACCEPT_ANYTHING = '*/*';
-const REQUEST_ID_HEADERS = ['x-request-id', 'x-correlation-id', 'request-id', 'correlation-id', 'x-ms-request-id', 'x-amzn-requestid'];
+const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'x-correlation-id',
+  'request-id',
+  'correlation-id',
+  'x-ms-request-id',
+  'x-amzn-requestid',
+];
 
 /** What the connection to the lab looks like after a request, for a status display. */
 export type ConnectionEvent =
@@ -106,7 +139,10 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 function describeHeaders(headers: IncomingHttpHeaders): string {
   return Object.entries(headers)
     .filter(([name]) => name !== 'set-cookie')
-    .map(([name, value]) => `${name}: ${serverText(Array.isArray(value) ? value.join(', ') : String(value ?? ''), 120)}`)
+    .map(
+      ([name, value]) =>
+        `${name}: ${serverText(Array.isArray(value) ? value.join(', ') : String(value ?? ''), 120)}`,
+    )
     .join('; ');
 }
 
@@ -128,13 +164,38 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** A proxy's verdict on credentials: never worth another attempt with the same ones. */
-const PROXY_CREDENTIAL_MESSAGES: ReadonlySet<string> = new Set(['proxyAuth', 'proxyAuthRejected', 'proxyUrlAuthRejected']);
-const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const PROXY_CREDENTIAL_MESSAGES: ReadonlySet<string> = new Set([
+  'proxyAuth',
+  'proxyAuthRejected',
+  'proxyUrlAuthRejected',
+]);
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
 function certificateMessage(code: string): MessageId {
-  const messages: Readonly<Record<TlsProblem, MessageId>> = { selfSigned: 'certSelfSigned', unknownRoot: 'certUnknownRoot', unknownIssuer: 'certUnknownIssuer', expired: 'certExpired', wrongHost: 'certWrongHost', other: 'certOther' };
+  const messages: Readonly<Record<TlsProblem, MessageId>> = {
+    selfSigned: 'certSelfSigned',
+    unknownRoot: 'certUnknownRoot',
+    unknownIssuer: 'certUnknownIssuer',
+    expired: 'certExpired',
+    wrongHost: 'certWrongHost',
+    other: 'certOther',
+  };
   return messages[tlsProblemOf(code)];
 }
 
@@ -152,7 +213,9 @@ function statusMessage(status: number): { code: LabErrorCode; id: MessageId } {
     case 429:
       return { code: 'rateLimited', id: 'rateLimited' };
     default:
-      return status >= 500 ? { code: 'server', id: 'serverFailed' } : { code: 'unexpectedStatus', id: 'unexpectedStatus' };
+      return status >= 500
+        ? { code: 'server', id: 'serverFailed' }
+        : { code: 'unexpectedStatus', id: 'unexpectedStatus' };
   }
 }
 
@@ -204,7 +267,9 @@ export class HttpClient {
     this.onFailure = options.onFailure ?? (() => undefined);
     const settings = { connections: concurrency, timeouts: this.timeouts };
     this.network = options.network ?? DIRECT;
-    this.transport = options.transport ? options.transport(settings) : new UndiciTransport({ ...settings, network: this.network });
+    this.transport = options.transport
+      ? options.transport(settings)
+      : new UndiciTransport({ ...settings, network: this.network });
     // Whatever a server sends back (an echoed token included) is redacted before anyone sees it.
     registerSecret(options.token);
     registerSecret(options.network?.proxyAuthorization);
@@ -214,20 +279,45 @@ export class HttpClient {
   }
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
-  async getJson(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<unknown> {
+  async getJson(
+    path: string,
+    query?: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     return (await this.getJsonResponse(path, query, signal)).body;
   }
 
   /** {@link getJson}, with the response's status, headers (a list's `Link` header, say) and request id. */
-  async getJsonResponse(path: string, query?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<{ readonly body: unknown; readonly headers: IncomingHttpHeaders; readonly status: number; readonly requestId?: string }> {
-    return this.send({ path, query, accept: 'application/json', signal }, async (response) => ({ body: await this.readJson(response, signal), headers: response.headers, status: response.status, requestId: response.requestId }), true);
+  async getJsonResponse(
+    path: string,
+    query?: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<{
+    readonly body: unknown;
+    readonly headers: IncomingHttpHeaders;
+    readonly status: number;
+    readonly requestId?: string;
+  }> {
+    return this.send(
+      { path, query, accept: 'application/json', signal },
+      async (response) => ({
+        body: await this.readJson(response, signal),
+        headers: response.headers,
+        status: response.status,
+        requestId: response.requestId,
+      }),
+      true,
+    );
   }
 
   /**
    * GETs a resource and hands the streaming body to `consume`. The body is always destroyed
    * afterwards; failures inside `consume` are not retried (the consumer may have side effects).
    */
-  async getStream<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>): Promise<T> {
+  async getStream<T>(
+    spec: RequestSpec,
+    consume: (response: LabResponse) => Promise<T>,
+  ): Promise<T> {
     return this.send(spec, consume, false);
   }
 
@@ -236,7 +326,11 @@ export class HttpClient {
     await this.transport.close();
   }
 
-  private async send<T>(spec: RequestSpec, consume: (response: LabResponse) => Promise<T>, retryBodyFailures: boolean): Promise<T> {
+  private async send<T>(
+    spec: RequestSpec,
+    consume: (response: LabResponse) => Promise<T>,
+    retryBodyFailures: boolean,
+  ): Promise<T> {
     const path = spec.path;
     const query = spec.query ?? {};
     const search = new URLSearchParams(query).toString();
@@ -253,8 +347,14 @@ export class HttpClient {
           const { response, url } = await this.dispatch(target, { ...spec, accept }, context);
           const requestId = requestIdOf(response.headers);
           // One line per request at the default level; headers only at debug (bodies are never logged).
-          this.log('info', `[http] ${describe} → ${response.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`);
-          this.log('debug', `[http] ${describe} response headers: ${describeHeaders(response.headers)}`);
+          this.log(
+            'info',
+            `[http] ${describe} → ${response.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`,
+          );
+          this.log(
+            'debug',
+            `[http] ${describe} response headers: ${describeHeaders(response.headers)}`,
+          );
           if (response.status < 200 || response.status >= 300) {
             throw await this.statusFailure(response, path, query, requestId, url);
           }
@@ -269,12 +369,17 @@ export class HttpClient {
               requestId,
               contentType: header(response.headers, 'content-type') ?? '',
               // The declared length is of the encoded bytes; a decoded body is counted as it is read.
-              contentLength: body === response.body ? declaredLength(header(response.headers, 'content-length')) : undefined,
+              contentLength:
+                body === response.body
+                  ? declaredLength(header(response.headers, 'content-length'))
+                  : undefined,
               path,
             });
           } catch (error) {
             const mapped = this.toLabError(error, { ...context, requestId });
-            throw retryBodyFailures ? new AttemptFailure(mapped, this.isTransient(mapped, error)) : new AttemptFailure(mapped, false);
+            throw retryBodyFailures
+              ? new AttemptFailure(mapped, this.isTransient(mapped, error))
+              : new AttemptFailure(mapped, false);
           } finally {
             discard(body);
             discard(response.body);
@@ -291,13 +396,18 @@ export class HttpClient {
       const { error } = failure;
       if (error.status === 406 && accept !== ACCEPT_ANYTHING) {
         // The server cannot label its answer as we asked: ask again for whatever it has, and check what comes.
-        this.log('info', `[http] ${describe} refused Accept: ${accept} (HTTP 406); asking again with Accept: ${ACCEPT_ANYTHING}`);
+        this.log(
+          'info',
+          `[http] ${describe} refused Accept: ${accept} (HTTP 406); asking again with Accept: ${ACCEPT_ANYTHING}`,
+        );
         accept = ACCEPT_ANYTHING;
         attempt--;
         continue;
       }
       const givingUp = !failure.retryable || attempt >= this.retry.retries;
-      const delay = givingUp ? 0 : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
+      const delay = givingUp
+        ? 0
+        : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
       this.reportConnection(error, delay);
       if (givingUp) {
         const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
@@ -306,7 +416,10 @@ export class HttpClient {
         }
         throw final;
       }
-      this.log('warn', `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`);
+      this.log(
+        'warn',
+        `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`,
+      );
       if (error.code === 'rateLimited') {
         // Every caller of this origin waits for the same moment before its next request.
         this.gate.pauseUntil(Date.now() + delay);
@@ -322,11 +435,17 @@ export class HttpClient {
 
   private reportConnection(error: LabApiError, retryInMs: number): void {
     if (error.code === 'rateLimited') {
-      this.onConnection({ kind: 'rateLimited', until: error.retryAt?.getTime() ?? Date.now() + retryInMs });
+      this.onConnection({
+        kind: 'rateLimited',
+        until: error.retryAt?.getTime() ?? Date.now() + retryInMs,
+      });
     } else if (error.code === 'unauthorized') {
       // Only the lab's own 401 means its token is no longer good; see statusFailure.
       this.onConnection({ kind: 'unauthorized' });
-    } else if ((error.code === 'network' || error.code === 'timeout') && error.status === undefined) {
+    } else if (
+      (error.code === 'network' || error.code === 'timeout') &&
+      error.status === undefined
+    ) {
       this.onConnection({ kind: 'offline', reason: error.message });
     } else if (error.status !== undefined) {
       this.onConnection({ kind: 'online' });
@@ -335,18 +454,31 @@ export class HttpClient {
 
   /** Whether a failure without an HTTP status is worth another attempt. */
   private isTransient(error: LabApiError, raw: unknown): boolean {
-    return error.code === 'timeout' || (error.code === 'network' && !PROXY_CREDENTIAL_MESSAGES.has(error.text?.id ?? '') && TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''));
+    return (
+      error.code === 'timeout' ||
+      (error.code === 'network' &&
+        !PROXY_CREDENTIAL_MESSAGES.has(error.text?.id ?? '') &&
+        TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''))
+    );
   }
 
   /**
    * Sends one GET, following redirects itself: the token goes only to the lab's own origin, never
    * over plain http except to loopback, and each hop takes its own route (proxy or direct).
    */
-  private async dispatch(target: URL, spec: RequestSpec, context: AttemptContext): Promise<{ response: TransportResponse; url: URL }> {
+  private async dispatch(
+    target: URL,
+    spec: RequestSpec,
+    context: AttemptContext,
+  ): Promise<{ response: TransportResponse; url: URL }> {
     let url = target;
     for (let hop = 0; ; hop++) {
       const sameOrigin = url.origin === this.baseUrl.origin;
-      const headers: Record<string, string> = { accept: spec.accept, 'accept-encoding': ACCEPT_ENCODING, 'user-agent': this.userAgent };
+      const headers: Record<string, string> = {
+        accept: spec.accept,
+        'accept-encoding': ACCEPT_ENCODING,
+        'user-agent': this.userAgent,
+      };
       if (sameOrigin) {
         headers.authorization = `Bearer ${this.#token}`;
       }
@@ -354,7 +486,13 @@ export class HttpClient {
       context.target = url;
       let response: TransportResponse;
       try {
-        response = await this.transport.send({ method: 'GET', url, headers, signal: spec.signal, highWaterMark: spec.highWaterMark });
+        response = await this.transport.send({
+          method: 'GET',
+          url,
+          headers,
+          signal: spec.signal,
+          highWaterMark: spec.highWaterMark,
+        });
       } catch (error) {
         const mapped = this.toLabError(error, context);
         throw new AttemptFailure(mapped, this.isTransient(mapped, error));
@@ -367,14 +505,20 @@ export class HttpClient {
       await readAtMost(response.body, MAX_ERROR_BODY_BYTES).catch(() => undefined);
       discard(response.body);
       const next = new URL(location, url);
-      const insecure = next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
+      const insecure =
+        next.protocol !== 'https:' && !(next.protocol === 'http:' && isLoopbackHost(next.hostname));
       if (hop >= MAX_REDIRECTS || insecure) {
-        throw labError('insecureRedirect', insecure ? 'redirectInsecure' : 'redirectTooMany', {}, {
-          status: response.status,
-          path: context.path,
-          params: context.params,
-          requestId: requestIdOf(response.headers),
-        });
+        throw labError(
+          'insecureRedirect',
+          insecure ? 'redirectInsecure' : 'redirectTooMany',
+          {},
+          {
+            status: response.status,
+            path: context.path,
+            params: context.params,
+            requestId: requestIdOf(response.headers),
+          },
+        );
       }
       if (next.origin !== this.baseUrl.origin) {
         this.log('info', `[http] following a redirect to ${next.origin} without the access token`);
@@ -383,29 +527,66 @@ export class HttpClient {
     }
   }
 
-  private async statusFailure(response: TransportResponse, path: string, params: Readonly<Record<string, string>>, headerRequestId: string | undefined, from: URL): Promise<AttemptFailure> {
+  private async statusFailure(
+    response: TransportResponse,
+    path: string,
+    params: Readonly<Record<string, string>>,
+    headerRequestId: string | undefined,
+    from: URL,
+  ): Promise<AttemptFailure> {
     const status = response.status;
     const { reason, requestId: bodyRequestId } = await this.readErrorBody(response);
     const requestId = headerRequestId ?? bodyRequestId;
     const details = { status, path, params, requestId, reason };
-    if ((status === 401 || status === 403) && (from.origin !== this.baseUrl.origin || header(response.headers, 'proxy-authenticate') !== undefined)) {
+    if (
+      (status === 401 || status === 403) &&
+      (from.origin !== this.baseUrl.origin ||
+        header(response.headers, 'proxy-authenticate') !== undefined)
+    ) {
       // A login page or another service after a redirect, or a proxy asking for its own credentials
       // with a 401: not the lab's verdict on the token, which is kept.
       return from.origin !== this.baseUrl.origin
-        ? new AttemptFailure(labError('unexpectedStatus', 'unauthorizedElsewhere', { origin: from.origin, status }, details), false)
-        : new AttemptFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status }, details), false);
+        ? new AttemptFailure(
+            labError(
+              'unexpectedStatus',
+              'unauthorizedElsewhere',
+              { origin: from.origin, status },
+              details,
+            ),
+            false,
+          )
+        : new AttemptFailure(
+            labError('unexpectedStatus', 'unauthorizedProxy', { status }, details),
+            false,
+          );
     }
     const { code, id } = statusMessage(status);
     const args = { origin: this.baseUrl.origin, status };
     const retryable = RETRYABLE_STATUSES.has(status);
     if (status === 429 || status === 503) {
-      const waitMs = parseRetryAfter(header(response.headers, 'retry-after'), Date.now(), header(response.headers, 'retry-after-ms'));
+      const waitMs = parseRetryAfter(
+        header(response.headers, 'retry-after'),
+        Date.now(),
+        header(response.headers, 'retry-after-ms'),
+      );
       const retryAt = waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined;
       if (waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs) {
         // Too long to wait inside a request: fail fast and say when to come back.
-        return new AttemptFailure(labError(code, status === 429 ? 'rateLimitedUntil' : 'unavailableUntil', { time: formatClock(retryAt!) }, { ...details, retryAt }), false);
+        return new AttemptFailure(
+          labError(
+            code,
+            status === 429 ? 'rateLimitedUntil' : 'unavailableUntil',
+            { time: formatClock(retryAt!) },
+            { ...details, retryAt },
+          ),
+          false,
+        );
       }
-      return new AttemptFailure(labError(code, id, args, { ...details, retryAt }), retryable, waitMs);
+      return new AttemptFailure(
+        labError(code, id, args, { ...details, retryAt }),
+        retryable,
+        waitMs,
+      );
     }
     return new AttemptFailure(labError(code, id, args, details), retryable);
   }
@@ -415,7 +596,10 @@ export class HttpClient {
     let body: Readable = response.body;
     try {
       body = decodedBody(response);
-      return readErrorBody((await readAtMost(body, MAX_ERROR_BODY_BYTES)).toString('utf8'), header(response.headers, 'content-type') ?? '');
+      return readErrorBody(
+        (await readAtMost(body, MAX_ERROR_BODY_BYTES)).toString('utf8'),
+        header(response.headers, 'content-type') ?? '',
+      );
     } catch {
       return {};
     } finally {
@@ -426,11 +610,16 @@ export class HttpClient {
 
   private async readJson(response: LabResponse, signal?: AbortSignal): Promise<unknown> {
     if (!/[/+]json\b/i.test(response.contentType)) {
-      throw labError('invalidResponse', 'notJson', { type: response.contentType.split(';')[0] || 'no content type' }, {
-        status: response.status,
-        path: response.path,
-        requestId: response.requestId,
-      });
+      throw labError(
+        'invalidResponse',
+        'notJson',
+        { type: response.contentType.split(';')[0] || 'no content type' },
+        {
+          status: response.status,
+          path: response.path,
+          requestId: response.requestId,
+        },
+      );
     }
     if (response.contentLength !== undefined && response.contentLength > this.maxJsonBytes) {
       throw this.tooLarge(response);
@@ -449,18 +638,32 @@ export class HttpClient {
     }
     try {
       // A byte-order mark is not JSON, but some servers (and Windows tools behind them) send one.
-      return JSON.parse(Buffer.concat(chunks).toString('utf8').replace(/^\ufeff/, ''));
+      return JSON.parse(
+        Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/^\ufeff/, ''),
+      );
     } catch {
-      throw labError('invalidResponse', 'badJson', {}, { status: response.status, path: response.path, requestId: response.requestId });
+      throw labError(
+        'invalidResponse',
+        'badJson',
+        {},
+        { status: response.status, path: response.path, requestId: response.requestId },
+      );
     }
   }
 
   private tooLarge(response: LabResponse): LabApiError {
-    return labError('invalidResponse', 'jsonTooLarge', { mib: Math.round(this.maxJsonBytes / 1024 / 1024) }, {
-      status: response.status,
-      path: response.path,
-      requestId: response.requestId,
-    });
+    return labError(
+      'invalidResponse',
+      'jsonTooLarge',
+      { mib: Math.round(this.maxJsonBytes / 1024 / 1024) },
+      {
+        status: response.status,
+        path: response.path,
+        requestId: response.requestId,
+      },
+    );
   }
 
   /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
@@ -476,28 +679,72 @@ export class HttpClient {
     const code = errorCode(error);
     const raw = error instanceof Error ? serverText(error.message) : undefined;
     const origin = context.target?.origin ?? this.baseUrl.origin;
-    if (proxy !== undefined && error instanceof TransportError && error.code === 'ERR_PROXY_TUNNEL' && error.proxyStatus !== undefined) {
+    if (
+      proxy !== undefined &&
+      error instanceof TransportError &&
+      error.code === 'ERR_PROXY_TUNNEL' &&
+      error.proxyStatus !== undefined
+    ) {
       return this.tunnelRefused(proxy, error.proxyStatus, origin, details);
     }
-    if (context.signal?.aborted || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError')) {
+    if (
+      context.signal?.aborted ||
+      code === 'UND_ERR_ABORTED' ||
+      code === 'ABORT_ERR' ||
+      (error instanceof Error && error.name === 'AbortError')
+    ) {
       return labError('cancelled', 'cancelled', {}, details);
     }
     if (code && TIMEOUT_CODES.has(code)) {
-      const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for an answer' : 'receiving data';
+      const what =
+        code === 'UND_ERR_CONNECT_TIMEOUT'
+          ? 'connecting'
+          : code === 'UND_ERR_HEADERS_TIMEOUT'
+            ? 'waiting for an answer'
+            : 'receiving data';
       return labError('timeout', 'timeout', { origin, what }, { ...details, detail: code });
     }
     if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/.test(code)) {
-      return labError('network', certificateMessage(code), { origin, code }, { ...details, detail: code });
+      return labError(
+        'network',
+        certificateMessage(code),
+        { origin, code },
+        { ...details, detail: code },
+      );
     }
-    const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was dropped' : code === 'ENOTFOUND' ? 'host name not found' : (code ?? raw ?? 'network error');
-    if (proxy !== undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')) {
+    const reason =
+      code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+          ? 'the connection was dropped'
+          : code === 'ENOTFOUND'
+            ? 'host name not found'
+            : (code ?? raw ?? 'network error');
+    if (
+      proxy !== undefined &&
+      (code === 'ECONNREFUSED' ||
+        code === 'ENOTFOUND' ||
+        code === 'EAI_AGAIN' ||
+        code === 'EHOSTUNREACH' ||
+        code === 'ETIMEDOUT')
+    ) {
       // Through a proxy, this machine only ever connects to the proxy: the failure is the proxy's.
-      return labError('network', 'proxyUnreachable', { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), reason }, { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` });
+      return labError(
+        'network',
+        'proxyUnreachable',
+        { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), reason },
+        { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` },
+      );
     }
     if (code === 'ENOTFOUND') {
       return labError('network', 'hostNotFound', { origin }, { ...details, detail: code });
     }
-    return labError('network', 'unreachable', { origin, reason }, { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw });
+    return labError(
+      'network',
+      'unreachable',
+      { origin, reason },
+      { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw },
+    );
   }
 
   /** Who chose `proxy`, for messages: the setting or variable, or plain words when the caller did not say. */
@@ -511,7 +758,12 @@ export class HttpClient {
    * the user info of the proxy address and the setting or variable that holds it), missing ones
    * are asked for. Anything else is the proxy refusing the lab.
    */
-  private tunnelRefused(proxy: string, status: number, origin: string, details: LabApiErrorDetails): LabApiError {
+  private tunnelRefused(
+    proxy: string,
+    status: number,
+    origin: string,
+    details: LabApiErrorDetails,
+  ): LabApiError {
     const args = { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), status };
     const facts = { ...details, status, detail: `proxy ${args.proxy} from ${args.proxySource}` };
     if (status !== 401 && status !== 407) {
@@ -519,10 +771,21 @@ export class HttpClient {
     }
     const credentials = proxyCredentialSource(proxy, this.network);
     if (credentials === undefined) {
-      return labError('network', 'proxyAuth', args, { ...facts, detail: `${facts.detail}; no credentials were sent` });
+      return labError('network', 'proxyAuth', args, {
+        ...facts,
+        detail: `${facts.detail}; no credentials were sent`,
+      });
     }
-    const from = credentials === 'proxyAuthorization' ? 'http.proxyAuthorization' : `the user info in ${args.proxySource}`;
-    return labError('network', credentials === 'proxyAuthorization' ? 'proxyAuthRejected' : 'proxyUrlAuthRejected', args, { ...facts, detail: `${facts.detail}; credentials from ${from}` });
+    const from =
+      credentials === 'proxyAuthorization'
+        ? 'http.proxyAuthorization'
+        : `the user info in ${args.proxySource}`;
+    return labError(
+      'network',
+      credentials === 'proxyAuthorization' ? 'proxyAuthRejected' : 'proxyUrlAuthRejected',
+      args,
+      { ...facts, detail: `${facts.detail}; credentials from ${from}` },
+    );
   }
 }
 
@@ -587,5 +850,7 @@ export function formatClock(at: Date, now: number = Date.now()): string {
   }
   const pad = (n: number): string => String(n).padStart(2, '0');
   const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
-  return at.getTime() - now < 20 * 60 * 60 * 1000 ? time : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
+  return at.getTime() - now < 20 * 60 * 60 * 1000
+    ? time
+    : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
 }

@@ -40,8 +40,16 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 /** A variable's value and the spelling it was found under (`HTTPS_PROXY` or `https_proxy`). */
-function envEntry(env: NodeJS.ProcessEnv, name: string): { readonly name: string; readonly value: string } | undefined {
-  const found = env[name] !== undefined ? name : env[name.toLowerCase()] !== undefined ? name.toLowerCase() : undefined;
+function envEntry(
+  env: NodeJS.ProcessEnv,
+  name: string,
+): { readonly name: string; readonly value: string } | undefined {
+  const found =
+    env[name] !== undefined
+      ? name
+      : env[name.toLowerCase()] !== undefined
+        ? name.toLowerCase()
+        : undefined;
   const value = found === undefined ? undefined : env[found]?.trim();
   return found !== undefined && value ? { name: found, value } : undefined;
 }
@@ -104,7 +112,7 @@ function patternMatches(pattern: string, host: string, port: string): boolean {
       return false;
     }
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-    return ((ipv4ToNumber(host) & mask) >>> 0) === ((ipv4ToNumber(cidr[1]!) & mask) >>> 0);
+    return (ipv4ToNumber(host) & mask) >>> 0 === (ipv4ToNumber(cidr[1]!) & mask) >>> 0;
   }
   let patternPort: string | undefined;
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
@@ -160,7 +168,11 @@ export function describeProxy(proxy: string): string {
 
 /** Who chose `proxy` (one of `network`'s proxies): the setting or variable it came from, when known. */
 export function proxySource(proxy: string, network: NetworkOptions): string | undefined {
-  return proxy === network.httpsProxy ? network.httpsProxySource : proxy === network.httpProxy ? network.httpProxySource : undefined;
+  return proxy === network.httpsProxy
+    ? network.httpsProxySource
+    : proxy === network.httpProxy
+      ? network.httpProxySource
+      : undefined;
 }
 
 /**
@@ -168,7 +180,9 @@ export function proxySource(proxy: string, network: NetworkOptions): string | un
  * written and decoded. Read from the text itself too, so an address too malformed for `URL` still
  * gives up its password to redaction.
  */
-export function proxyUserInfo(proxy: string): { readonly user: string; readonly password?: string; readonly written: string } | undefined {
+export function proxyUserInfo(
+  proxy: string,
+): { readonly user: string; readonly password?: string; readonly written: string } | undefined {
   // Up to the last "@" before the path, as URL parsers read it.
   const written = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(proxy)?.[1];
   if (written === undefined || written === '') {
@@ -182,7 +196,13 @@ export function proxyUserInfo(proxy: string): { readonly user: string; readonly 
       return text;
     }
   };
-  return colon < 0 ? { user: decode(written), written } : { user: decode(written.slice(0, colon)), password: decode(written.slice(colon + 1)), written };
+  return colon < 0
+    ? { user: decode(written), written }
+    : {
+        user: decode(written.slice(0, colon)),
+        password: decode(written.slice(colon + 1)),
+        written,
+      };
 }
 
 /**
@@ -200,7 +220,15 @@ export function proxySecrets(proxy: string | undefined): string[] {
   }
   const writtenPassword = info.written.slice(info.written.indexOf(':') + 1);
   const pair = `${info.user}:${info.password}`;
-  return [...new Set([info.written, pair, Buffer.from(pair).toString('base64'), writtenPassword, info.password])].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  return [
+    ...new Set([
+      info.written,
+      pair,
+      Buffer.from(pair).toString('base64'),
+      writtenPassword,
+      info.password,
+    ]),
+  ].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
 }
 
 /**
@@ -208,7 +236,10 @@ export function proxySecrets(proxy: string | undefined): string[] {
  * transport passes `http.proxyAuthorization` as its token): `http.proxyAuthorization` wins; else a
  * user name and password in the proxy address; else none is sent.
  */
-export function proxyCredentialSource(proxy: string, network: NetworkOptions): 'proxyAuthorization' | 'proxyUrl' | undefined {
+export function proxyCredentialSource(
+  proxy: string,
+  network: NetworkOptions,
+): 'proxyAuthorization' | 'proxyUrl' | undefined {
   if (network.proxyAuthorization) {
     return 'proxyAuthorization';
   }
@@ -227,10 +258,16 @@ export function proxyProblem(proxy: string): LabApiError | undefined {
   try {
     url = new URL(proxy);
   } catch {
-    return labError('invalidInput', 'proxyInvalid', { proxy: describeProxy(proxy), reason: 'it is not a URL such as http://proxy.example.com:3128' });
+    return labError('invalidInput', 'proxyInvalid', {
+      proxy: describeProxy(proxy),
+      reason: 'it is not a URL such as http://proxy.example.com:3128',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return labError('invalidInput', 'proxyInvalid', { proxy: describeProxy(proxy), reason: `${url.protocol} proxies are not supported; use http:// or https://` });
+    return labError('invalidInput', 'proxyInvalid', {
+      proxy: describeProxy(proxy),
+      reason: `${url.protocol} proxies are not supported; use http:// or https://`,
+    });
   }
   return undefined;
 }
@@ -262,7 +299,12 @@ export function loadCertificateAuthorities(
     try {
       text = read(file);
     } catch (error) {
-      problems.push(labError('invalidInput', 'caFileUnreadable', { file, reason: (error as NodeJS.ErrnoException).code ?? 'unreadable' }));
+      problems.push(
+        labError('invalidInput', 'caFileUnreadable', {
+          file,
+          reason: (error as NodeJS.ErrnoException).code ?? 'unreadable',
+        }),
+      );
       continue;
     }
     const certificates = pemCertificates(text);
@@ -302,8 +344,12 @@ const SYSTEM_BUNDLES = [
  * later: every platform's store), else on Linux the distribution's PEM bundle. Empty when neither
  * is there (Node 20 on macOS or Windows: name the file with a CA option instead).
  */
-export function systemCertificates(read: (file: string) => string = (file) => readFileSync(file, 'utf8'), platform: NodeJS.Platform = process.platform): { readonly certificates: string[]; readonly source?: string } {
-  const getCACertificates = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates;
+export function systemCertificates(
+  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+  platform: NodeJS.Platform = process.platform,
+): { readonly certificates: string[]; readonly source?: string } {
+  const getCACertificates = (tls as { getCACertificates?: (type: string) => string[] })
+    .getCACertificates;
   if (typeof getCACertificates === 'function') {
     try {
       return { certificates: getCACertificates('system'), source: "Node's system store" };

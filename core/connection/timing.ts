@@ -42,7 +42,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Exponential back-off (base × 2^attempt, capped) with 50–100 % jitter. `attempt` counts from 0. */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.round(ceiling * (0.5 + 0.5 * random()));
 }
@@ -51,7 +55,11 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
  * Reads a `Retry-After` (delta seconds or HTTP-date) or `retry-after-ms` value into milliseconds
  * from `now`. Returns undefined for a missing or unreadable value; a date in the past gives 0.
  */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now(), retryAfterMs?: string): number | undefined {
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number = Date.now(),
+  retryAfterMs?: string,
+): number | undefined {
   const parsed = parseRetryAfterUnbounded(value, now, retryAfterMs);
   return parsed === undefined ? undefined : Math.min(parsed, MAX_RETRY_AFTER_MS);
 }
@@ -59,7 +67,11 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
 /** The longest wait a `Retry-After` can ask for: a week. Anything longer (or absurd) is read as a week. */
 export const MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
-function parseRetryAfterUnbounded(value: string | undefined, now: number, retryAfterMs?: string): number | undefined {
+function parseRetryAfterUnbounded(
+  value: string | undefined,
+  now: number,
+  retryAfterMs?: string,
+): number | undefined {
   if (retryAfterMs !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(retryAfterMs)) {
     return Math.ceil(Number(retryAfterMs));
   }
@@ -204,7 +216,12 @@ export class Throttle {
  * `work(item, index)` for every item, at most `concurrency` at a time, results in the items' order;
  * stops taking items once `signal` is aborted (what is under way finishes or fails on its own).
  */
-export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -214,6 +231,8 @@ export async function mapConcurrently<T, R>(items: readonly T[], concurrency: nu
       results[index] = await work(items[index]!, index);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker),
+  );
   return results;
 }

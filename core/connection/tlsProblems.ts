@@ -2,7 +2,8 @@
  * What a TLS verification code says is wrong, in one place for every part that explains or acts on
  * it (the client's messages, Check Connection's advice, the switch to Lab Data's own connection).
  */
-export type TlsProblem = 'selfSigned' | 'unknownRoot' | 'unknownIssuer' | 'expired' | 'wrongHost' | 'other';
+export type TlsProblem =
+  'selfSigned' | 'unknownRoot' | 'unknownIssuer' | 'expired' | 'wrongHost' | 'other';
 
 const PROBLEMS: Readonly<Record<string, TlsProblem>> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'selfSigned',
@@ -24,5 +25,10 @@ export function tlsProblemOf(code: string): TlsProblem {
 /** Whether the chain was refused for who vouched for it (a root or issuer this side does not trust), not for its dates or name. */
 export function isUntrustedChainCode(code: string): boolean {
   const problem = tlsProblemOf(code);
-  return problem === 'selfSigned' || problem === 'unknownRoot' || problem === 'unknownIssuer' || code === 'CERT_UNTRUSTED';
+  return (
+    problem === 'selfSigned' ||
+    problem === 'unknownRoot' ||
+    problem === 'unknownIssuer' ||
+    code === 'CERT_UNTRUSTED'
+  );
 }

@@ -100,7 +100,17 @@ const PROXY_TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
  * cause's message) holds the proxy's status: that failure in the seam's words, else undefined.
  */
 export function refusedTunnel(error: unknown): TransportError | undefined {
-  const messages = error instanceof Error ? [error.message, error.cause instanceof Error ? error.cause.message : ''] : [];
+  const messages =
+    error instanceof Error
+      ? [error.message, error.cause instanceof Error ? error.cause.message : '']
+      : [];
   const tunnel = PROXY_TUNNEL_STATUS.exec(messages.join(' '));
-  return tunnel ? new TransportError('ERR_PROXY_TUNNEL', `the proxy answered the tunnel with ${tunnel[1]}`, Number(tunnel[1]), { cause: error }) : undefined;
+  return tunnel
+    ? new TransportError(
+        'ERR_PROXY_TUNNEL',
+        `the proxy answered the tunnel with ${tunnel[1]}`,
+        Number(tunnel[1]),
+        { cause: error },
+      )
+    : undefined;
 }

@@ -1,7 +1,18 @@
 import type { Socket } from 'node:net';
-import type { Dispatcher as UndiciDispatcher, Agent as UndiciAgent, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent, buildConnector as BuildConnector } from 'undici';
+import type {
+  Dispatcher as UndiciDispatcher,
+  Agent as UndiciAgent,
+  Pool as UndiciPool,
+  ProxyAgent as UndiciProxyAgent,
+  buildConnector as BuildConnector,
+} from 'undici';
 
-import type { Transport, TransportRequest, TransportResponse, TransportSettings } from './transport';
+import type {
+  Transport,
+  TransportRequest,
+  TransportResponse,
+  TransportSettings,
+} from './transport';
 import { refusedTunnel } from './transport';
 import { proxyFor, type NetworkOptions } from './network';
 
@@ -44,7 +55,8 @@ const MAX_END_HOLD_MS = 120_000;
  */
 export function guardSocket(socket: Socket): Socket {
   const emit = socket.emit;
-  const parserOf = (): { paused?: boolean } | null | undefined => (socket as unknown as Record<symbol, { paused?: boolean } | null>)[kParser];
+  const parserOf = (): { paused?: boolean } | null | undefined =>
+    (socket as unknown as Record<symbol, { paused?: boolean } | null>)[kParser];
   const deliver = (event: string | symbol, args: unknown[]): boolean => {
     try {
       return Reflect.apply(emit, socket, [event, ...args]) as boolean;
@@ -69,7 +81,8 @@ export function guardSocket(socket: Socket): Socket {
     if (event === 'end' && parserOf()?.paused) {
       // Node destroys a socket right after its 'end' (autoDestroy), and a destroyed socket's
       // parser can never resume: keep it until undici has read the rest and closes it itself.
-      const state = (socket as unknown as { _readableState?: { autoDestroy?: boolean } })._readableState;
+      const state = (socket as unknown as { _readableState?: { autoDestroy?: boolean } })
+        ._readableState;
       if (state) {
         state.autoDestroy = false;
       }
@@ -94,15 +107,24 @@ function guarded(connect: Connector): Connector {
     });
 }
 
-function guardedPool(origin: string | URL, options: UndiciPool.Options & { connect?: Connector | object }): UndiciPool {
-  const connect = typeof options.connect === 'function' ? options.connect : buildConnector({ ...(options.connect as object) } as BuildConnector.BuildOptions);
+function guardedPool(
+  origin: string | URL,
+  options: UndiciPool.Options & { connect?: Connector | object },
+): UndiciPool {
+  const connect =
+    typeof options.connect === 'function'
+      ? options.connect
+      : buildConnector({ ...(options.connect as object) } as BuildConnector.BuildOptions);
   return new Pool(origin, { ...options, connect: guarded(connect) });
 }
 
 /** undici's Agent, every connection guarded. */
 export class Agent extends BaseAgent {
   constructor(options: UndiciAgent.Options = {}) {
-    super({ ...options, factory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options) });
+    super({
+      ...options,
+      factory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options),
+    });
   }
 }
 
@@ -112,7 +134,8 @@ export class ProxyAgent extends BaseProxyAgent {
     super({
       ...options,
       factory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options),
-      clientFactory: (origin, poolOptions) => guardedPool(origin, poolOptions as UndiciPool.Options),
+      clientFactory: (origin, poolOptions) =>
+        guardedPool(origin, poolOptions as UndiciPool.Options),
     } as UndiciProxyAgent.Options);
   }
 }
@@ -177,7 +200,12 @@ export class UndiciTransport implements Transport {
   private directPool(): UndiciDispatcher {
     const { connections, timeouts, network } = this.options;
     const ca = network.ca ? [...network.ca] : undefined;
-    return new Agent({ connections, connect: { timeout: timeouts.connectMs, ...(ca ? { ca } : {}) }, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyIdleMs });
+    return new Agent({
+      connections,
+      connect: { timeout: timeouts.connectMs, ...(ca ? { ca } : {}) },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyIdleMs,
+    });
   }
 
   private proxyPool(proxy: string): UndiciDispatcher {

@@ -20,20 +20,33 @@ export interface ConnectionReportContext {
  * outcome, time and facts. Everything passes through redaction of `secrets` and of every secret
  * the core registered (tokens, proxy credentials), as a second line of defence.
  */
-export function renderConnectionReport(checks: readonly ConnectionCheck[], context: ConnectionReportContext, secrets: readonly string[] = []): string {
-  const lines = ['Lab Data: Check Connection', `When: ${context.at.toISOString()}`, `Integration: ${context.integration}`];
+export function renderConnectionReport(
+  checks: readonly ConnectionCheck[],
+  context: ConnectionReportContext,
+  secrets: readonly string[] = [],
+): string {
+  const lines = [
+    'Lab Data: Check Connection',
+    `When: ${context.at.toISOString()}`,
+    `Integration: ${context.integration}`,
+  ];
   if (checks.length === 0) {
     lines.push('', 'No lab is defined yet: add one with "Lab Data: Add Lab…".');
   }
   for (const check of checks) {
     const failed = check.steps.find((step) => step.outcome === 'failed');
-    lines.push('', `Lab "${check.lab}" at ${check.baseUrl}: ${failed ? `failed at ${STEP_NAMES[failed.kind]}` : 'every step passed'}`);
+    lines.push(
+      '',
+      `Lab "${check.lab}" at ${check.baseUrl}: ${failed ? `failed at ${STEP_NAMES[failed.kind]}` : 'every step passed'}`,
+    );
     if (check.transport) {
       lines.push(`  Its requests: ${check.transport}`);
     }
     check.steps.forEach((step, index) => {
       const time = step.outcome === 'skipped' ? '' : `, ${step.ms} ms`;
-      lines.push(`  ${index + 1}. ${STEP_NAMES[step.kind]}: ${step.outcome}${time}: ${step.summary}`);
+      lines.push(
+        `  ${index + 1}. ${STEP_NAMES[step.kind]}: ${step.outcome}${time}: ${step.summary}`,
+      );
       step.details.forEach((detail) => lines.push(`       ${detail}`));
     });
   }

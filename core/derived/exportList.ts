@@ -16,7 +16,10 @@ function cellText(value: unknown): string {
   if (value === undefined || value === null) {
     return '';
   }
-  if (Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
+  if (
+    Array.isArray(value) &&
+    value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))
+  ) {
     return value.filter((item) => item !== null && item !== '').join('; ');
   }
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -45,7 +48,12 @@ export interface RecordNames {
  * without a known name gets an empty name, so the column is there for every row.
  */
 export function withNames(record: JsonObject, names: RecordNames): JsonObject {
-  const kinds = (['client', 'project'] as const).filter((kind) => typeof record[`${kind}_id`] === 'string' && !(`${kind}_name` in record) && names[kind].size > 0);
+  const kinds = (['client', 'project'] as const).filter(
+    (kind) =>
+      typeof record[`${kind}_id`] === 'string' &&
+      !(`${kind}_name` in record) &&
+      names[kind].size > 0,
+  );
   if (kinds.length === 0) {
     return record;
   }
@@ -66,7 +74,10 @@ export function withNames(record: JsonObject, names: RecordNames): JsonObject {
  * cancellation and other failures are thrown.
  */
 export async function lookupNames(api: LabApi, signal?: AbortSignal): Promise<RecordNames> {
-  const collect = async <T>(pages: AsyncIterable<Page<T>>, entry: (item: T) => [string, string | undefined]): Promise<Map<string, string>> => {
+  const collect = async <T>(
+    pages: AsyncIterable<Page<T>>,
+    entry: (item: T) => [string, string | undefined],
+  ): Promise<Map<string, string>> => {
     const names = new Map<string, string>();
     try {
       for await (const page of pages) {
@@ -78,14 +89,23 @@ export async function lookupNames(api: LabApi, signal?: AbortSignal): Promise<Re
         }
       }
     } catch (error) {
-      if (!(error instanceof LabApiError && (error.code === 'forbidden' || error.code === 'notFound'))) {
+      if (!(
+        error instanceof LabApiError &&
+        (error.code === 'forbidden' || error.code === 'notFound')
+      )) {
         throw error;
       }
     }
     return names;
   };
-  const client = await collect(api.iterateClients({}, { signal }), (item) => [item.client_id, item.name]);
-  const project = await collect(api.iterateProjects({}, { signal }), (item) => [item.project_id, item.name]);
+  const client = await collect(api.iterateClients({}, { signal }), (item) => [
+    item.client_id,
+    item.name,
+  ]);
+  const project = await collect(api.iterateProjects({}, { signal }), (item) => [
+    item.project_id,
+    item.name,
+  ]);
   return { client, project };
 }
 
@@ -112,9 +132,15 @@ export interface ExportResult {
  * to a scratch file first, because a CSV header needs every field before the first row; the result
  * is then written through the safe writer, so an interrupted export leaves no partial file.
  */
-export async function exportRecords(pages: AsyncIterable<readonly JsonObject[]>, options: ExportOptions): Promise<ExportResult> {
+export async function exportRecords(
+  pages: AsyncIterable<readonly JsonObject[]>,
+  options: ExportOptions,
+): Promise<ExportResult> {
   await fs.mkdir(options.folder, { recursive: true });
-  const scratch = path.join(options.folder, `.lab-data-export-${randomBytes(6).toString('hex')}.part`);
+  const scratch = path.join(
+    options.folder,
+    `.lab-data-export-${randomBytes(6).toString('hex')}.part`,
+  );
   const columns = new Map<string, true>();
   let rows = 0;
   try {

@@ -17,7 +17,9 @@ export interface IdMatch {
   readonly pattern: number;
 }
 
-type Token = { readonly kind: 'letters' | 'digits'; readonly text: string } | { readonly kind: 'separator'; readonly text: string };
+type Token =
+  | { readonly kind: 'letters' | 'digits'; readonly text: string }
+  | { readonly kind: 'separator'; readonly text: string };
 
 /** Ids this short or this plain (only digits) would match ordinary numbers and words. */
 const MIN_LENGTH = 4;
@@ -31,11 +33,23 @@ function tokens(id: string): Token[] | undefined {
   if (!parts || parts.join('') !== id) {
     return undefined;
   }
-  return parts.map((text) => (/^\p{L}/u.test(text) ? { kind: 'letters', text } : /^\p{N}/u.test(text) ? { kind: 'digits', text } : { kind: 'separator', text }));
+  return parts.map((text) =>
+    /^\p{L}/u.test(text)
+      ? { kind: 'letters', text }
+      : /^\p{N}/u.test(text)
+        ? { kind: 'digits', text }
+        : { kind: 'separator', text },
+  );
 }
 
 function shapeKey(parts: readonly Token[]): string {
-  return parts.map((part) => (part.kind === 'separator' ? part.text : `${part.kind === 'letters' ? 'L' : 'D'}${part.text.length}`)).join('');
+  return parts
+    .map((part) =>
+      part.kind === 'separator'
+        ? part.text
+        : `${part.kind === 'letters' ? 'L' : 'D'}${part.text.length}`,
+    )
+    .join('');
 }
 
 function escape(text: string): string {
@@ -58,7 +72,11 @@ export class IdShapes {
     let changed = false;
     for (const id of ids) {
       const parts = id.length >= MIN_LENGTH && id.length <= 64 ? tokens(id) : undefined;
-      if (!parts || !parts.some((part) => part.kind === 'letters') || !parts.some((part) => part.kind === 'digits')) {
+      if (
+        !parts ||
+        !parts.some((part) => part.kind === 'letters') ||
+        !parts.some((part) => part.kind === 'digits')
+      ) {
         continue; // plain numbers or words: recognising them in text would be noise
       }
       const key = shapeKey(parts);
@@ -72,7 +90,11 @@ export class IdShapes {
         continue;
       }
       parts.forEach((part, index) => {
-        if (part.kind === 'letters' && !known.varying[index] && part.text !== known.parts[index]!.text) {
+        if (
+          part.kind === 'letters' &&
+          !known.varying[index] &&
+          part.text !== known.parts[index]!.text
+        ) {
           known.varying[index] = true;
           changed = true;
         }
@@ -94,7 +116,17 @@ export class IdShapes {
       return undefined;
     }
     const alternatives = [...this.shapes.values()].map((shape) =>
-      shape.parts.map((part, index) => (part.kind === 'separator' ? escape(part.text) : part.kind === 'digits' ? `\\p{N}{${part.text.length}}` : shape.varying[index] ? `\\p{L}{${part.text.length}}` : escape(part.text))).join(''),
+      shape.parts
+        .map((part, index) =>
+          part.kind === 'separator'
+            ? escape(part.text)
+            : part.kind === 'digits'
+              ? `\\p{N}{${part.text.length}}`
+              : shape.varying[index]
+                ? `\\p{L}{${part.text.length}}`
+                : escape(part.text),
+        )
+        .join(''),
     );
     // Longest first, so a longer shape wins over a prefix of it.
     return alternatives.sort((a, b) => b.length - a.length).join('|');
@@ -102,7 +134,9 @@ export class IdShapes {
 
   get pattern(): RegExp | undefined {
     const source = this.source;
-    return source === undefined ? undefined : (this.compiled ??= new RegExp(`${BEFORE}(?:${source})${AFTER}`, 'gu'));
+    return source === undefined
+      ? undefined
+      : (this.compiled ??= new RegExp(`${BEFORE}(?:${source})${AFTER}`, 'gu'));
   }
 }
 
@@ -127,7 +161,11 @@ export function userIdPattern(source: unknown): RegExp | string {
 }
 
 /** Every id in `text` that one of the patterns recognises, in order, non-overlapping. */
-export function findIds(text: string, patterns: ReadonlyArray<{ readonly kind: IdKind; readonly pattern: RegExp }>, limit = 2000): IdMatch[] {
+export function findIds(
+  text: string,
+  patterns: ReadonlyArray<{ readonly kind: IdKind; readonly pattern: RegExp }>,
+  limit = 2000,
+): IdMatch[] {
   const found: IdMatch[] = [];
   for (const [index, { kind, pattern }] of patterns.entries()) {
     pattern.lastIndex = 0;
@@ -135,7 +173,13 @@ export function findIds(text: string, patterns: ReadonlyArray<{ readonly kind: I
       if (match[0].length === 0) {
         continue;
       }
-      found.push({ kind, id: match[0], start: match.index, end: match.index + match[0].length, pattern: index });
+      found.push({
+        kind,
+        id: match[0],
+        start: match.index,
+        end: match.index + match[0].length,
+        pattern: index,
+      });
       if (found.length >= limit) {
         break;
       }

@@ -70,7 +70,10 @@ export class PeriodicCheck {
   private readonly timers: Timers;
 
   constructor(private readonly options: PeriodicCheckOptions) {
-    this.timers = options.timers ?? { setInterval: (callback, ms) => setInterval(callback, ms), clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>) };
+    this.timers = options.timers ?? {
+      setInterval: (callback, ms) => setInterval(callback, ms),
+      clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+    };
   }
 
   /** Ticks so far (each may ask several labs). */
@@ -94,7 +97,9 @@ export class PeriodicCheck {
   /** One round: each ready lab without a check in flight is asked once. Resolves when this round's checks end. */
   async tick(): Promise<void> {
     this.tickCount++;
-    const due = this.options.targets().filter((target) => !this.inFlight.has(target.name) && target.ready());
+    const due = this.options
+      .targets()
+      .filter((target) => !this.inFlight.has(target.name) && target.ready());
     await Promise.all(
       due.map(async ({ name }) => {
         this.inFlight.add(name);

@@ -57,7 +57,14 @@ export interface ReportOverview {
   /** Reports published after the user's "new since" mark, when there is one. */
   readonly newSince?: { readonly mark: string; readonly count: number };
   /** The newest reports, for the table. */
-  readonly latest: ReadonlyArray<{ readonly id: string; readonly type?: string; readonly client?: string; readonly status?: string; readonly publishedAt?: string; readonly downloadable: boolean }>;
+  readonly latest: ReadonlyArray<{
+    readonly id: string;
+    readonly type?: string;
+    readonly client?: string;
+    readonly status?: string;
+    readonly publishedAt?: string;
+    readonly downloadable: boolean;
+  }>;
 }
 
 const DAY = 86_400_000;
@@ -73,7 +80,9 @@ function isoDay(at: number): string {
 /** Monday 00:00 UTC of the ISO week holding `at`, and the week's `YYYY-Www` key. */
 function isoWeek(at: number): { start: number; key: string } {
   const day = new Date(at);
-  const start = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()) - ((day.getUTCDay() + 6) % 7) * DAY;
+  const start =
+    Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()) -
+    ((day.getUTCDay() + 6) % 7) * DAY;
   // The ISO year is the year of the week's Thursday.
   const thursday = new Date(start + 3 * DAY);
   const year = thursday.getUTCFullYear();
@@ -87,7 +96,10 @@ function bucketOf(at: number, bucketing: Bucketing): { start: number; key: strin
   }
   const date = new Date(at);
   if (bucketing === 'month') {
-    return { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), key: isoDay(at).slice(0, 7) };
+    return {
+      start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1),
+      key: isoDay(at).slice(0, 7),
+    };
   }
   const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   return { start, key: isoDay(start) };
@@ -110,7 +122,11 @@ export function bucketingFor(from: number, to: number): Bucketing {
   return days <= 31 ? 'day' : days <= 183 ? 'week' : 'month';
 }
 
-function counted(map: Map<string, number>, label: (key: string) => string, name: (key: string) => string | undefined = () => undefined): Count[] {
+function counted(
+  map: Map<string, number>,
+  label: (key: string) => string,
+  name: (key: string) => string | undefined = () => undefined,
+): Count[] {
   return [...map.entries()]
     .map(([key, count]) => {
       const whole = label(key);
@@ -121,7 +137,11 @@ function counted(map: Map<string, number>, label: (key: string) => string, name:
 }
 
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+  return typeof value === 'string' && value.trim()
+    ? value.trim()
+    : typeof value === 'number'
+      ? String(value)
+      : undefined;
 }
 
 /**
@@ -132,13 +152,24 @@ function text(value: unknown): string | undefined {
  */
 export function aggregateReports(
   reports: readonly Report[],
-  options: { readonly now: Date; readonly mark?: string; readonly clientNames?: ReadonlyMap<string, string>; readonly projectNames?: ReadonlyMap<string, string>; readonly latest?: number },
+  options: {
+    readonly now: Date;
+    readonly mark?: string;
+    readonly clientNames?: ReadonlyMap<string, string>;
+    readonly projectNames?: ReadonlyMap<string, string>;
+    readonly latest?: number;
+  },
 ): ReportOverview {
   const now = options.now.getTime();
-  const dated = reports.map((report) => ({ report, at: timeOf(report.published_at) })).filter((entry): entry is { report: Report; at: number } => entry.at !== undefined);
+  const dated = reports
+    .map((report) => ({ report, at: timeOf(report.published_at) }))
+    .filter((entry): entry is { report: Report; at: number } => entry.at !== undefined);
   const undated = reports.length - dated.length;
   const first = dated.reduce((min, entry) => Math.min(min, entry.at), Infinity);
-  const last = Math.max(now, dated.reduce((max, entry) => Math.max(max, entry.at), -Infinity));
+  const last = Math.max(
+    now,
+    dated.reduce((max, entry) => Math.max(max, entry.at), -Infinity),
+  );
   const bucketing = dated.length === 0 ? 'day' : bucketingFor(first, last);
 
   const typeTotals = new Map<string, number>();
@@ -146,14 +177,25 @@ export function aggregateReports(
     const type = text(report.report_type) ?? UNKNOWN;
     typeTotals.set(type, (typeTotals.get(type) ?? 0) + 1);
   }
-  const ranked = [...typeTotals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([type]) => type);
+  const ranked = [...typeTotals.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([type]) => type);
   const kept = new Set(ranked.length > MAX_TYPES ? ranked.slice(0, MAX_TYPES - 1) : ranked);
   const types = ranked.length > MAX_TYPES ? [...kept, OTHER] : ranked;
 
-  const buckets: Array<{ key: string; start: number; total: number; byType: Record<string, number> }> = [];
+  const buckets: Array<{
+    key: string;
+    start: number;
+    total: number;
+    byType: Record<string, number>;
+  }> = [];
   if (dated.length > 0) {
     const index = new Map<string, (typeof buckets)[number]>();
-    for (let start = bucketOf(first, bucketing).start; start <= last; start = nextStart(start, bucketing)) {
+    for (
+      let start = bucketOf(first, bucketing).start;
+      start <= last;
+      start = nextStart(start, bucketing)
+    ) {
       const bucket = { key: bucketOf(start, bucketing).key, start, total: 0, byType: {} };
       buckets.push(bucket);
       index.set(bucket.key, bucket);
@@ -186,26 +228,65 @@ export function aggregateReports(
   const latest = [...reports]
     .sort((a, b) => (timeOf(b.published_at) ?? -Infinity) - (timeOf(a.published_at) ?? -Infinity))
     .slice(0, options.latest ?? 10)
-    .map((report) => ({ id: report.report_id, type: report.report_type, client: report.client_id, status: report.status, publishedAt: report.published_at, downloadable: report.download_available !== false }));
+    .map((report) => ({
+      id: report.report_id,
+      type: report.report_type,
+      client: report.client_id,
+      status: report.status,
+      publishedAt: report.published_at,
+      downloadable: report.download_available !== false,
+    }));
   return {
     total: reports.length,
     bucketing,
-    buckets: buckets.map((bucket) => ({ key: bucket.key, start: new Date(bucket.start).toISOString().replace(/\.\d{3}Z$/, 'Z'), total: bucket.total, byType: bucket.byType })),
+    buckets: buckets.map((bucket) => ({
+      key: bucket.key,
+      start: new Date(bucket.start).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      total: bucket.total,
+      byType: bucket.byType,
+    })),
     types,
     byClient: counted(clients, named(options.clientNames), (key) => options.clientNames?.get(key)),
-    byProject: counted(projects, named(options.projectNames), (key) => options.projectNames?.get(key)),
+    byProject: counted(projects, named(options.projectNames), (key) =>
+      options.projectNames?.get(key),
+    ),
     byStatus: counted(statuses, (key) => key),
     undated,
-    ...(markAt !== undefined ? { newSince: { mark: options.mark!, count: dated.filter((entry) => entry.at > markAt).length } } : {}),
+    ...(markAt !== undefined
+      ? {
+          newSince: {
+            mark: options.mark!,
+            count: dated.filter((entry) => entry.at > markAt).length,
+          },
+        }
+      : {}),
     latest,
   };
 }
 
 /** A chart's data as CSV rows (header first), for "Save as CSV" and copying. */
-export function overviewCsv(overview: ReportOverview, chart: 'time' | 'clients' | 'projects' | 'status'): string[][] {
+export function overviewCsv(
+  overview: ReportOverview,
+  chart: 'time' | 'clients' | 'projects' | 'status',
+): string[][] {
   if (chart === 'time') {
-    return [[overview.bucketing, ...overview.types, 'total'], ...overview.buckets.map((bucket) => [bucket.key, ...overview.types.map((type) => String(bucket.byType[type] ?? 0)), String(bucket.total)])];
+    return [
+      [overview.bucketing, ...overview.types, 'total'],
+      ...overview.buckets.map((bucket) => [
+        bucket.key,
+        ...overview.types.map((type) => String(bucket.byType[type] ?? 0)),
+        String(bucket.total),
+      ]),
+    ];
   }
-  const rows = chart === 'clients' ? overview.byClient : chart === 'projects' ? overview.byProject : overview.byStatus;
-  return [[chart === 'status' ? 'status' : chart === 'clients' ? 'client' : 'project', 'reports'], ...rows.map((row) => [row.label, String(row.count)])];
+  const rows =
+    chart === 'clients'
+      ? overview.byClient
+      : chart === 'projects'
+        ? overview.byProject
+        : overview.byStatus;
+  return [
+    [chart === 'status' ? 'status' : chart === 'clients' ? 'client' : 'project', 'reports'],
+    ...rows.map((row) => [row.label, String(row.count)]),
+  ];
 }

@@ -49,7 +49,14 @@ export function resolveSince(value: string, now: Date, name = 'published-since d
     return toUtcTimestamp(new Date(now.getTime() - hours * 3_600_000), name);
   }
   const months = unit === 'm' ? amount : amount * 12;
-  const target = new Date(now.getFullYear(), now.getMonth() - months, 1, now.getHours(), now.getMinutes(), now.getSeconds());
+  const target = new Date(
+    now.getFullYear(),
+    now.getMonth() - months,
+    1,
+    now.getHours(),
+    now.getMinutes(),
+    now.getSeconds(),
+  );
   const lastDay = new Date(target.getFullYear(), target.getMonth() + 1, 0).getDate();
   target.setDate(Math.min(now.getDate(), lastDay));
   return toUtcTimestamp(target, name);
@@ -68,7 +75,10 @@ const FIELDS = ['name', 'lab', 'publishedSince', 'status', 'clientId', 'projectI
  * characters) and string values; a `publishedSince` is checked now so a typo shows at once, and
  * resolved again at every refresh. Unknown keys are ignored so newer settings stay readable.
  */
-export function parseSavedSearches(value: unknown, now = new Date()): { readonly searches: SavedSearch[]; readonly invalid: InvalidSavedSearch[] } {
+export function parseSavedSearches(
+  value: unknown,
+  now = new Date(),
+): { readonly searches: SavedSearch[]; readonly invalid: InvalidSavedSearch[] } {
   const searches: SavedSearch[] = [];
   const invalid: InvalidSavedSearch[] = [];
   if (!Array.isArray(value)) {
@@ -76,8 +86,19 @@ export function parseSavedSearches(value: unknown, now = new Date()): { readonly
   }
   const names = new Set<string>();
   value.forEach((entry: unknown, index) => {
-    const name = typeof (entry as { name?: unknown } | null)?.name === 'string' ? ((entry as { name: string }).name.trim() || undefined) : undefined;
-    const fail = (why: string): void => void invalid.push({ index, name, error: labError('invalidInput', 'savedSearchInvalid', { name: name ?? `#${index + 1}`, why }) });
+    const name =
+      typeof (entry as { name?: unknown } | null)?.name === 'string'
+        ? (entry as { name: string }).name.trim() || undefined
+        : undefined;
+    const fail = (why: string): void =>
+      void invalid.push({
+        index,
+        name,
+        error: labError('invalidInput', 'savedSearchInvalid', {
+          name: name ?? `#${index + 1}`,
+          why,
+        }),
+      });
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       return fail('it is not an object');
     }
@@ -104,7 +125,9 @@ export function parseSavedSearches(value: unknown, now = new Date()): { readonly
       try {
         resolveSince(kept.publishedSince, now);
       } catch (error) {
-        return fail(error instanceof LabApiError ? error.message.replace(/\.$/, '') : String(error));
+        return fail(
+          error instanceof LabApiError ? error.message.replace(/\.$/, '') : String(error),
+        );
       }
     }
     names.add(key);
@@ -121,7 +144,9 @@ export function searchesForLab(searches: readonly SavedSearch[], lab: string): S
 /** The filters a saved search sends, with its date resolved at `now`. */
 export function searchFilters(search: SavedSearch, now: Date): ListFilters {
   return {
-    ...(search.publishedSince !== undefined ? { publishedSince: resolveSince(search.publishedSince, now) } : {}),
+    ...(search.publishedSince !== undefined
+      ? { publishedSince: resolveSince(search.publishedSince, now) }
+      : {}),
     ...(search.status !== undefined ? { status: search.status } : {}),
     ...(search.clientId !== undefined ? { clientId: search.clientId } : {}),
     ...(search.projectId !== undefined ? { projectId: search.projectId } : {}),
@@ -129,8 +154,16 @@ export function searchFilters(search: SavedSearch, now: Date): ListFilters {
 }
 
 /** The lab filters (spec names) a saved search needs, to check them against the filters a lab offers. */
-export function filtersNeeded(search: SavedSearch): Array<'published_since' | 'status' | 'client_id' | 'project_id'> {
-  return [search.publishedSince !== undefined && 'published_since', search.status !== undefined && 'status', search.clientId !== undefined && 'client_id', search.projectId !== undefined && 'project_id'].filter(
-    (filter): filter is 'published_since' | 'status' | 'client_id' | 'project_id' => filter !== false,
+export function filtersNeeded(
+  search: SavedSearch,
+): Array<'published_since' | 'status' | 'client_id' | 'project_id'> {
+  return [
+    search.publishedSince !== undefined && 'published_since',
+    search.status !== undefined && 'status',
+    search.clientId !== undefined && 'client_id',
+    search.projectId !== undefined && 'project_id',
+  ].filter(
+    (filter): filter is 'published_since' | 'status' | 'client_id' | 'project_id' =>
+      filter !== false,
   );
 }

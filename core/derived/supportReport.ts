@@ -29,7 +29,11 @@ function localTimestamp(at: Date): string {
  * and whether a production workflow is blocked. It never contains a token: it is built only
  * from the error's own fields, and everything passes through redaction of `secrets`.
  */
-export function buildSupportReport(error: LabApiError, context: SupportContext, secrets: readonly string[] = []): string {
+export function buildSupportReport(
+  error: LabApiError,
+  context: SupportContext,
+  secrets: readonly string[] = [],
+): string {
   const params = Object.entries(error.params ?? {})
     .map(([key, value]) => `${key}=${LIST_PARAMETERS.has(key) ? value : '[withheld]'}`)
     .join(', ');

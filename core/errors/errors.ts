@@ -117,18 +117,30 @@ export class LabApiError extends Error implements LabApiErrorDetails {
 
 /** True when the error means the user (or a caller's signal) cancelled the work. */
 export function isCancellation(error: unknown): boolean {
-  return error instanceof LabApiError ? error.code === 'cancelled' : error instanceof Error && error.name === 'AbortError';
+  return error instanceof LabApiError
+    ? error.code === 'cancelled'
+    : error instanceof Error && error.name === 'AbortError';
 }
 
 /** Catalogue messages about the way to the lab (a proxy's answer, an unusable proxy address), whatever their code. */
-const NETWORK_MESSAGES: ReadonlySet<string> = new Set(['unauthorizedProxy', 'proxyInvalid', 'caFileUnreadable', 'caFileNoPem']);
+const NETWORK_MESSAGES: ReadonlySet<string> = new Set([
+  'unauthorizedProxy',
+  'proxyInvalid',
+  'caFileUnreadable',
+  'caFileNoPem',
+]);
 
 /**
  * True when the error is about the way to the lab rather than the lab's answer: no connection, a
  * timeout, a proxy or TLS failure, unusable network settings. Check Connection can tell which step.
  */
 export function isNetworkFailure(error: unknown): boolean {
-  return error instanceof LabApiError && (error.code === 'network' || error.code === 'timeout' || (error.text !== undefined && NETWORK_MESSAGES.has(error.text.id)));
+  return (
+    error instanceof LabApiError &&
+    (error.code === 'network' ||
+      error.code === 'timeout' ||
+      (error.text !== undefined && NETWORK_MESSAGES.has(error.text.id)))
+  );
 }
 
 export { redactSecrets } from './serverText';

@@ -10,8 +10,10 @@ export const MESSAGES = {
   baseUrlEmpty: 'Enter the address of your lab, for example https://lab.example.com.',
   baseUrlNotUrl: '"{text}" is not a web address; enter one like https://lab.example.com.',
   baseUrlScheme: 'The lab address must start with https:// (got {scheme}).',
-  baseUrlInsecure: 'The lab address must use https:// so the access token is never sent unencrypted (plain http is allowed only for this machine).',
-  baseUrlCredentials: 'The lab address must not contain a user name or password; the access token is entered separately.',
+  baseUrlInsecure:
+    'The lab address must use https:// so the access token is never sent unencrypted (plain http is allowed only for this machine).',
+  baseUrlCredentials:
+    'The lab address must not contain a user name or password; the access token is entered separately.',
   baseUrlQuery: 'The lab address must not contain a query (?…) or fragment (#…).',
   labInvalid: 'The lab "{name}" is set up wrongly in labData.labs: {problems}.',
   labUnknown: 'There is no lab named "{name}"; add it to labData.labs or sign in to it first.',
@@ -19,57 +21,78 @@ export const MESSAGES = {
   endpointPlaceholder: 'The {endpoint} endpoint needs a value for its {placeholder} placeholder.',
   // Query values
   dateInvalid: 'The {name} is not a valid date.',
-  dateNotIso: 'The {name} "{text}" is not an ISO 8601 date such as 2024-05-01 or 2024-05-01T08:00:00Z.',
-  dateNoZone: 'The {name} "{text}" has a time but no time zone; add Z for UTC or an offset such as +02:00.',
+  dateNotIso:
+    'The {name} "{text}" is not an ISO 8601 date such as 2024-05-01 or 2024-05-01T08:00:00Z.',
+  dateNoZone:
+    'The {name} "{text}" has a time but no time zone; add Z for UTC or an offset such as +02:00.',
   dateNotReal: 'The {name} "{text}" is not a real date or time.',
   numberRange: 'The {name} must be a whole number from 1 to {max}.',
   filterLength: 'The {name} filter must be between 1 and 200 characters.',
   idInvalid: '"{text}" is not a valid {what} id.',
-  sinceNotRelative: 'The {name} "{text}" is neither a date nor a relative time such as today, -24h, -7d, -2w, -1m or -1y.',
+  sinceNotRelative:
+    'The {name} "{text}" is neither a date nor a relative time such as today, -24h, -7d, -2w, -1m or -1y.',
   savedSearchInvalid: 'The saved search "{name}" in labData.savedSearches cannot be used: {why}.',
   // HTTP
   badRequest: 'The lab rejected the request as invalid; check the filter, date or page values.',
   unauthorized: 'The lab at {origin} did not accept the access token; sign in again.',
-  unauthorizedElsewhere: 'A server at {origin}, which is not the lab, refused the request (HTTP {status}); your sign-in to the lab is kept.',
-  unauthorizedProxy: 'A proxy between you and the lab refused the request (HTTP {status}); your sign-in to the lab is kept. Check http.proxy and http.proxyAuthorization.',
+  unauthorizedElsewhere:
+    'A server at {origin}, which is not the lab, refused the request (HTTP {status}); your sign-in to the lab is kept.',
+  unauthorizedProxy:
+    'A proxy between you and the lab refused the request (HTTP {status}); your sign-in to the lab is kept. Check http.proxy and http.proxyAuthorization.',
   forbidden: 'This is outside the scope your access token was provisioned for.',
   notFound: 'Not found, or not available within your access scope.',
   rateLimited: 'The lab is limiting requests; try again later.',
   rateLimitedUntil: 'The lab is limiting requests; try again after {time}.',
   unavailableUntil: 'The lab is unavailable; try again after {time}.',
-  serverFailed: "The lab's server failed (HTTP {status}); try again later, and contact support if it keeps happening.",
+  serverFailed:
+    "The lab's server failed (HTTP {status}); try again later, and contact support if it keeps happening.",
   unexpectedStatus: 'The lab answered with an unexpected HTTP status {status}.',
   redirectInsecure: 'The lab redirected to an address that is not https; the request was stopped.',
   redirectTooMany: 'The lab redirected too many times.',
   notJson: 'The lab answered with {type} instead of JSON; a proxy or login page may be in the way.',
   badJson: 'The lab sent a response that is not valid JSON.',
-  unknownEncoding: 'The lab sent its answer encoded as "{encoding}", which this extension cannot decode.',
-  jsonTooLarge: "The lab's response is larger than {mib} MiB, the most this extension reads as JSON.",
+  unknownEncoding:
+    'The lab sent its answer encoded as "{encoding}", which this extension cannot decode.',
+  jsonTooLarge:
+    "The lab's response is larger than {mib} MiB, the most this extension reads as JSON.",
   cancelled: 'The request was cancelled.',
   timeout: 'The lab at {origin} timed out while {what}.',
   hostNotFound: 'Cannot reach the lab at {origin}: its host name could not be found.',
   unreachable: 'Cannot reach the lab at {origin} ({reason}).',
   // Certificates
-  certSelfSigned: 'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',
-  certUnknownIssuer: 'Cannot reach the lab at {origin}: its certificate was issued by an authority this machine does not trust (a private CA, or a proxy that inspects TLS). Add that authority’s certificate (PEM) to the operating system’s trust store or to the labData.caCertificates setting.',
-  certUnknownRoot: 'Cannot reach the lab at {origin}: its certificate chain ends in a root this machine does not trust. That is often a proxy that inspects TLS: ask IT for its root certificate and add it to the operating system’s trust store (VS Code and Lab Data read it) or to the labData.caCertificates setting.',
-  certExpired: 'Cannot reach the lab at {origin}: its certificate has expired or is not valid yet. Ask the lab to renew it; Lab Data never switches verification off.',
-  certWrongHost: 'Cannot reach the lab at {origin}: its certificate is for another host name. Check the lab address in your settings.',
-  certOther: 'Cannot reach the lab at {origin}: its certificate is not trusted ({code}). If your organisation uses a private certificate authority, add it to the labData.caCertificates setting.',
-  caFileUnreadable: 'The certificate file {file} in labData.caCertificates could not be read ({reason}).',
-  caFileNoPem: 'The file {file} in labData.caCertificates holds no PEM certificate (-----BEGIN CERTIFICATE-----).',
+  certSelfSigned:
+    'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',
+  certUnknownIssuer:
+    'Cannot reach the lab at {origin}: its certificate was issued by an authority this machine does not trust (a private CA, or a proxy that inspects TLS). Add that authority’s certificate (PEM) to the operating system’s trust store or to the labData.caCertificates setting.',
+  certUnknownRoot:
+    'Cannot reach the lab at {origin}: its certificate chain ends in a root this machine does not trust. That is often a proxy that inspects TLS: ask IT for its root certificate and add it to the operating system’s trust store (VS Code and Lab Data read it) or to the labData.caCertificates setting.',
+  certExpired:
+    'Cannot reach the lab at {origin}: its certificate has expired or is not valid yet. Ask the lab to renew it; Lab Data never switches verification off.',
+  certWrongHost:
+    'Cannot reach the lab at {origin}: its certificate is for another host name. Check the lab address in your settings.',
+  certOther:
+    'Cannot reach the lab at {origin}: its certificate is not trusted ({code}). If your organisation uses a private certificate authority, add it to the labData.caCertificates setting.',
+  caFileUnreadable:
+    'The certificate file {file} in labData.caCertificates could not be read ({reason}).',
+  caFileNoPem:
+    'The file {file} in labData.caCertificates holds no PEM certificate (-----BEGIN CERTIFICATE-----).',
   // Proxies
-  proxyAuth: 'The proxy at {proxy} (from {proxySource}) asks for credentials (HTTP {status}); set http.proxyAuthorization in your user settings, or write them into the proxy address (user:password@ before its host).',
-  proxyAuthRejected: 'The proxy at {proxy} (from {proxySource}) rejected the credentials in http.proxyAuthorization (HTTP {status}); correct that setting in your user settings.',
-  proxyUrlAuthRejected: 'The proxy at {proxy} rejected the user name and password in its address in {proxySource} (HTTP {status}); correct them there.',
-  proxyRefused: 'The proxy at {proxy} (from {proxySource}) refused to connect to {origin} (HTTP {status}); ask your network administrators to allow the lab, or add it to http.noProxy.',
+  proxyAuth:
+    'The proxy at {proxy} (from {proxySource}) asks for credentials (HTTP {status}); set http.proxyAuthorization in your user settings, or write them into the proxy address (user:password@ before its host).',
+  proxyAuthRejected:
+    'The proxy at {proxy} (from {proxySource}) rejected the credentials in http.proxyAuthorization (HTTP {status}); correct that setting in your user settings.',
+  proxyUrlAuthRejected:
+    'The proxy at {proxy} rejected the user name and password in its address in {proxySource} (HTTP {status}); correct them there.',
+  proxyRefused:
+    'The proxy at {proxy} (from {proxySource}) refused to connect to {origin} (HTTP {status}); ask your network administrators to allow the lab, or add it to http.noProxy.',
   proxyUnreachable: 'Cannot reach the proxy at {proxy} ({reason}); check {proxySource}.',
   proxyInvalid: 'The proxy address "{proxy}" is not usable: {reason}.',
   // Responses and files
   listUnknownShape: "The lab's list of {resource} is not in a form this extension understands.",
   listNoRecords: "The lab's list of {resource} holds no list of records.",
   recordNoId: "The lab's answer for this {what} has no {what} id.",
-  notPdfType: 'The lab answered with {type} instead of a PDF; a proxy or login page may be in the way. Nothing was saved.',
+  notPdfType:
+    'The lab answered with {type} instead of a PDF; a proxy or login page may be in the way. Nothing was saved.',
   notPdf: 'The lab sent something that is not a PDF file; nothing was saved.',
   fileTooLarge: 'The report file is larger than the {mib} MiB limit.',
   transferBroken: 'The connection to the lab broke off during the download; nothing was saved.',
@@ -78,7 +101,8 @@ export const MESSAGES = {
   writeFailed: 'Could not write to {folder}: {reason}.',
   writeDiskFull: 'The disk is full: nothing could be saved in {folder}.',
   writeQuota: 'Your disk quota is used up: nothing could be saved in {folder}.',
-  writeFileTooBig: 'The file is larger than this system lets a file grow (a file size limit): it was not saved in {folder}.',
+  writeFileTooBig:
+    'The file is larger than this system lets a file grow (a file size limit): it was not saved in {folder}.',
   writeNoPermission: 'No permission to write in {folder}.',
   writeReadOnly: 'The disk holding {folder} is read-only.',
   writeNotAFolder: 'A file stands where a folder should be in {folder}.',
@@ -86,13 +110,17 @@ export const MESSAGES = {
   writeBadName: 'Refusing the file name "{name}".',
   writeInTheWay: 'Refusing to write {name}: a link or folder of that name is in the way.',
   writeExists: '{name} already exists in {folder}.',
-  fileChangedAtLab: 'The lab now sends a different file for {id} than the one its folder recorded; nothing was written.',
+  fileChangedAtLab:
+    'The lab now sends a different file for {id} than the one its folder recorded; nothing was written.',
   serverReason: 'The lab said: “{reason}”',
   // Signing in
   labNameTaken: 'There is already a lab named {name}; choose another name.',
-  labAddressTaken: 'The lab {name} already has this address and these paths; sign in to it instead (a second tenant on one address has its own base path or paths).',
-  tokenRejectedKept: 'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',
-  tokenRejected: 'That token was rejected ({reason}); nothing was stored. Check the token and sign in again.',
+  labAddressTaken:
+    'The lab {name} already has this address and these paths; sign in to it instead (a second tenant on one address has its own base path or paths).',
+  tokenRejectedKept:
+    'That token was rejected ({reason}). You are still signed in to {name} with your previous token.',
+  tokenRejected:
+    'That token was rejected ({reason}); nothing was stored. Check the token and sign in again.',
 } as const;
 
 export type MessageId = keyof typeof MESSAGES;
@@ -100,13 +128,26 @@ export type MessageArgs = Readonly<Record<string, string | number>>;
 
 /** Fills a message template's `{name}` placeholders (the English text the core keeps in `message`). */
 export function formatMessage(id: MessageId, args: MessageArgs = {}): string {
-  return MESSAGES[id].replace(/\{(\w+)\}/g, (match, name: string) => (name in args ? String(args[name]) : match));
+  return MESSAGES[id].replace(/\{(\w+)\}/g, (match, name: string) =>
+    name in args ? String(args[name]) : match,
+  );
 }
 
 /** A {@link LabApiError} whose sentence comes from the catalogue, so the VS Code layer can translate it. */
-export function labError(code: LabErrorCode, id: MessageId, args: MessageArgs = {}, details: LabApiErrorDetails = {}): LabApiError {
+export function labError(
+  code: LabErrorCode,
+  id: MessageId,
+  args: MessageArgs = {},
+  details: LabApiErrorDetails = {},
+): LabApiError {
   const sentence = formatMessage(id, args);
-  return new LabApiError(code, details.reason ? `${sentence} ${formatMessage('serverReason', { reason: details.reason })}` : sentence, { ...details, text: { id, args } });
+  return new LabApiError(
+    code,
+    details.reason
+      ? `${sentence} ${formatMessage('serverReason', { reason: details.reason })}`
+      : sentence,
+    { ...details, text: { id, args } },
+  );
 }
 
 /** The error a cancelled request or write ends with. */

@@ -32,7 +32,10 @@ const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
 /** Replaces every occurrence of the given and the registered secrets, and anything shaped like a bearer credential. */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let result = text;
-  const all = secrets.length === 0 ? knownSecrets : [...new Set([...secrets, ...knownSecrets])].sort(longestFirst);
+  const all =
+    secrets.length === 0
+      ? knownSecrets
+      : [...new Set([...secrets, ...knownSecrets])].sort(longestFirst);
   for (const secret of all) {
     if (secret.length === 0) {
       continue;
@@ -48,7 +51,9 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   return result
     .replace(URL_USER_INFO, '$1[redacted]@')
     .replace(/((?:bearer|basic)\s+)[^\s"',;]+/gi, '$1[redacted]')
-    .replace(/(token\s+)([^\s"',;]+)/gi, (match, prefix: string, value: string) => (/\d/.test(value) || value.length >= 12 ? `${prefix}[redacted]` : match));
+    .replace(/(token\s+)([^\s"',;]+)/gi, (match, prefix: string, value: string) =>
+      /\d/.test(value) || value.length >= 12 ? `${prefix}[redacted]` : match,
+    );
 }
 
 /** Controls (C0, DEL, C1), line and paragraph separators: each run becomes one space. */
@@ -62,11 +67,22 @@ const DEFAULT_SERVER_TEXT_LENGTH = 200;
  * bidirectional-override or zero-width characters, secrets redacted, at most `max` characters
  * (cut with "…"). Anything that is not a string, number or boolean becomes the empty string.
  */
-export function serverText(value: unknown, max = DEFAULT_SERVER_TEXT_LENGTH, secrets: readonly string[] = []): string {
-  const raw = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : '';
+export function serverText(
+  value: unknown,
+  max = DEFAULT_SERVER_TEXT_LENGTH,
+  secrets: readonly string[] = [],
+): string {
+  const raw =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+        ? String(value)
+        : '';
   // Invisible characters go first, so a secret spelled with them in between is still found; the
   // whole text is redacted before it is cut, so no part of a secret survives at the cut.
-  const flat = redactSecrets(raw.replace(INVISIBLE, '').replace(LINE_BREAKING, ' '), secrets).replace(/\s+/g, ' ').trim();
+  const flat = redactSecrets(raw.replace(INVISIBLE, '').replace(LINE_BREAKING, ' '), secrets)
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat.length <= max) {
     return flat;
   }

@@ -2,7 +2,8 @@ import { serverText } from '../errors/serverText';
 
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 // Control characters, bidirectional overrides/isolates and other invisible format characters.
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const UNSAFE_CHARACTERS =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 const FORBIDDEN_ON_SOME_OS = /[<>:"/\\|?*]/g;
 /** Most file systems allow 255 bytes per name; leave room for the temporary-file prefix and suffix. */
 export const MAX_FILE_NAME_BYTES = 200;
@@ -27,7 +28,11 @@ function truncateUtf8(text: string, maxBytes: number): string {
  * dots or spaces, at most {@link MAX_FILE_NAME_BYTES} bytes with the extension kept. Never empty.
  */
 export function sanitizeFileName(name: string, fallback = 'report'): string {
-  let result = name.normalize('NFC').replace(UNSAFE_CHARACTERS, '').replace(FORBIDDEN_ON_SOME_OS, '_').trim();
+  let result = name
+    .normalize('NFC')
+    .replace(UNSAFE_CHARACTERS, '')
+    .replace(FORBIDDEN_ON_SOME_OS, '_')
+    .trim();
   // Leading dots would hide the file or make it `.`/`..`; trailing dots and spaces vanish on Windows.
   result = result.replace(/^\.+/, (dots) => '_'.repeat(dots.length)).replace(/[. ]+$/, '');
   if (WINDOWS_RESERVED.test(result)) {
@@ -36,7 +41,11 @@ export function sanitizeFileName(name: string, fallback = 'report'): string {
   if (Buffer.byteLength(result, 'utf8') > MAX_FILE_NAME_BYTES) {
     const dot = result.lastIndexOf('.');
     const extension = dot > 0 && result.length - dot <= 10 ? result.slice(dot) : '';
-    result = truncateUtf8(result.slice(0, result.length - extension.length), MAX_FILE_NAME_BYTES - Buffer.byteLength(extension, 'utf8')).replace(/[. ]+$/, '') + extension;
+    result =
+      truncateUtf8(
+        result.slice(0, result.length - extension.length),
+        MAX_FILE_NAME_BYTES - Buffer.byteLength(extension, 'utf8'),
+      ).replace(/[. ]+$/, '') + extension;
   }
   return result.length === 0 ? fallback : result;
 }
@@ -45,7 +54,11 @@ export function sanitizeFileName(name: string, fallback = 'report'): string {
 export const MAX_TEMPLATE_FOLDERS = 5;
 
 /** Fills one segment of a template: each value sanitised before it goes in, the whole segment after. */
-function fillSegment(segment: string, fields: Readonly<Record<string, string | undefined>>, fallback: string): string {
+function fillSegment(
+  segment: string,
+  fields: Readonly<Record<string, string | undefined>>,
+  fallback: string,
+): string {
   const filled = segment.replace(/\$\{([A-Za-z0-9_]+)\}/g, (_match, key: string) => {
     const value = fields[key];
     return value === undefined ? '' : sanitizeFileName(value, '').replace(/\.+$/, '');
@@ -61,10 +74,16 @@ function fillSegment(segment: string, fields: Readonly<Record<string, string | u
  * is a relative path with `/` between at most {@link MAX_TEMPLATE_FOLDERS} folders and the name.
  * Unknown placeholders become empty.
  */
-export function renderFileName(template: string, fields: Readonly<Record<string, string | undefined>>, fallback = 'report.pdf'): string {
+export function renderFileName(
+  template: string,
+  fields: Readonly<Record<string, string | undefined>>,
+  fallback = 'report.pdf',
+): string {
   const segments = template.split(/[\\/]+/).filter((segment) => segment.trim() !== '');
   const name = fillSegment(segments.pop() ?? '', fields, fallback);
-  const folders = segments.map((segment) => fillSegment(segment, fields, '')).filter((folder) => folder !== '' && /[^_]/.test(folder));
+  const folders = segments
+    .map((segment) => fillSegment(segment, fields, ''))
+    .filter((folder) => folder !== '' && /[^_]/.test(folder));
   return [...folders.slice(0, MAX_TEMPLATE_FOLDERS), name].join('/');
 }
 
@@ -97,5 +116,7 @@ export function relativePathProblem(file: string): string | undefined {
     return `it is more than ${MAX_TEMPLATE_FOLDERS} folders deep`;
   }
   const unsafe = segments.find((segment) => sanitizeFileName(segment, '') !== segment);
-  return unsafe === undefined ? undefined : 'it has a name no system can hold safely (a reserved name, a control character, or a trailing dot or space)';
+  return unsafe === undefined
+    ? undefined
+    : 'it has a name no system can hold safely (a reserved name, a control character, or a trailing dot or space)';
 }

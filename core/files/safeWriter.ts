@@ -92,7 +92,14 @@ function fileSystemError(error: unknown, folder: string): LabApiError {
   }
   const code = (error as NodeJS.ErrnoException).code;
   const id = code === undefined ? undefined : WRITE_FAILURES[code];
-  return id ? labError('fileSystem', id, { folder }, { detail: code }) : labError('fileSystem', 'writeFailed', { folder, reason: code ?? 'unknown error' }, { detail: code });
+  return id
+    ? labError('fileSystem', id, { folder }, { detail: code })
+    : labError(
+        'fileSystem',
+        'writeFailed',
+        { folder, reason: code ?? 'unknown error' },
+        { detail: code },
+      );
 }
 
 /** Counts, hashes and checks the bytes on their way to disk, in the same pass. */
@@ -107,10 +114,15 @@ class WriteMonitor {
   take(chunk: Buffer): void {
     this.bytes += chunk.length;
     if (this.options.maxBytes !== undefined && this.bytes > this.options.maxBytes) {
-      throw labError('invalidResponse', 'fileTooLargeGeneric', { mib: Math.round(this.options.maxBytes / 1024 / 1024) });
+      throw labError('invalidResponse', 'fileTooLargeGeneric', {
+        mib: Math.round(this.options.maxBytes / 1024 / 1024),
+      });
     }
     if (this.head !== undefined) {
-      this.head = this.head.length === 0 && chunk.length >= HEAD_BYTES ? chunk.subarray(0, HEAD_BYTES) : Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
+      this.head =
+        this.head.length === 0 && chunk.length >= HEAD_BYTES
+          ? chunk.subarray(0, HEAD_BYTES)
+          : Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
       if (this.head.length >= HEAD_BYTES) {
         this.checkHead();
       }
@@ -151,8 +163,16 @@ async function writeAll(handle: FileHandle, buffers: Buffer[], total: number): P
  * second batch is full before the first is on disk). Chunks are taken as they come ('data'), never
  * re-joined by a reader.
  */
-function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], monitor: WriteMonitor, signal?: AbortSignal): Promise<void> {
-  const stream = source instanceof Readable ? source : Readable.from(source as AsyncIterable<Uint8Array>, { objectMode: false });
+function streamInto(
+  handle: FileHandle,
+  source: SafeWriteOptions['source'],
+  monitor: WriteMonitor,
+  signal?: AbortSignal,
+): Promise<void> {
+  const stream =
+    source instanceof Readable
+      ? source
+      : Readable.from(source as AsyncIterable<Uint8Array>, { objectMode: false });
   return new Promise<void>((resolve, reject) => {
     let batch: Buffer[] = [];
     let batchBytes = 0;
@@ -224,7 +244,11 @@ function streamInto(handle: FileHandle, source: SafeWriteOptions['source'], moni
     const onError = (error: Error): void => fail(error);
     const onClose = (): void => {
       if (!stream.readableEnded) {
-        fail(Object.assign(new Error('the transfer ended early'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+        fail(
+          Object.assign(new Error('the transfer ended early'), {
+            code: 'ERR_STREAM_PREMATURE_CLOSE',
+          }),
+        );
       }
     };
     const cleanup = (): void => {
@@ -268,7 +292,12 @@ export async function prepareFolder(folder: string, root?: string): Promise<Prep
 }
 
 /** Steps into one component of a path under `realRoot`: created when missing, a link followed only when it stays inside. */
-async function enterFolder(next: string, realRoot: string, folder: string, root: string): Promise<string> {
+async function enterFolder(
+  next: string,
+  realRoot: string,
+  folder: string,
+  root: string,
+): Promise<string> {
   let stat = await lstatOrUndefined(next);
   if (!stat) {
     await fs.mkdir(next).catch((error: unknown) => {
@@ -332,7 +361,10 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
   if (options.signal?.aborted) {
     throw cancelledError();
   }
-  const prepared = typeof options.folder === 'string' ? await prepareFolder(options.folder, options.root) : options.folder;
+  const prepared =
+    typeof options.folder === 'string'
+      ? await prepareFolder(options.folder, options.root)
+      : options.folder;
   const folder = prepared.resolved;
   const target = path.join(folder, fileName);
   if (path.dirname(target) !== folder) {
@@ -353,11 +385,21 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
   const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
   let handle: FileHandle | undefined;
   try {
-    handle = await fs.open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0), 0o644);
+    handle = await fs.open(
+      temp,
+      fsConstants.O_WRONLY |
+        fsConstants.O_CREAT |
+        fsConstants.O_EXCL |
+        (fsConstants.O_NOFOLLOW ?? 0),
+      0o644,
+    );
     const monitor = new WriteMonitor(options);
     await streamInto(handle, options.source, monitor, options.signal);
     if (options.expectedBytes !== undefined && monitor.bytes !== options.expectedBytes) {
-      throw labError('network', 'transferShort', { received: monitor.bytes, expected: options.expectedBytes });
+      throw labError('network', 'transferShort', {
+        received: monitor.bytes,
+        expected: options.expectedBytes,
+      });
     }
     // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
     // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
@@ -371,8 +413,17 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const finalName = await commit(temp, folder, fileName, policy);
     const finalPath = path.join(folder, finalName);
-    const mtimeMs = options.recordTime === false ? undefined : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
-    return { path: finalPath, fileName: finalName, bytes: monitor.bytes, sha256, ...(mtimeMs !== undefined ? { mtimeMs } : {}) };
+    const mtimeMs =
+      options.recordTime === false
+        ? undefined
+        : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
+    return {
+      path: finalPath,
+      fileName: finalName,
+      bytes: monitor.bytes,
+      sha256,
+      ...(mtimeMs !== undefined ? { mtimeMs } : {}),
+    };
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await fs.unlink(temp).catch(() => undefined);
@@ -384,13 +435,23 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code && /^(UND_ERR|ECONNRESET|EPIPE|ERR_STREAM_PREMATURE_CLOSE)/.test(code)) {
-      throw labError(code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'network', 'transferBroken', {}, { detail: code });
+      throw labError(
+        code === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'network',
+        'transferBroken',
+        {},
+        { detail: code },
+      );
     }
     throw fileSystemError(error, prepared.requested);
   }
 }
 
-async function commit(temp: string, folder: string, fileName: string, policy: ExistingFilePolicy): Promise<string> {
+async function commit(
+  temp: string,
+  folder: string,
+  fileName: string,
+  policy: ExistingFilePolicy,
+): Promise<string> {
   if (policy === 'overwrite') {
     const existing = await lstatOrUndefined(path.join(folder, fileName));
     if (existing && !existing.isFile()) {
@@ -399,7 +460,10 @@ async function commit(temp: string, folder: string, fileName: string, policy: Ex
     await fs.rename(temp, path.join(folder, fileName));
     return fileName;
   }
-  const candidates = policy === 'fail' ? [fileName] : [fileName, ...Array.from({ length: 99 }, (_, i) => numberedFileName(fileName, i + 1))];
+  const candidates =
+    policy === 'fail'
+      ? [fileName]
+      : [fileName, ...Array.from({ length: 99 }, (_, i) => numberedFileName(fileName, i + 1))];
   for (const candidate of candidates) {
     if (await linkNoClobber(temp, path.join(folder, candidate))) {
       await fs.unlink(temp).catch(() => undefined);

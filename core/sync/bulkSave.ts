@@ -6,7 +6,12 @@ import { cancelledError } from '../errors/messages';
 import type { Report } from '../api/records';
 import { pathExists, reportFileName } from './reportFiles';
 import { currentSha256, isUpToDate, readManifest, sectionFor, type LabSection } from './manifest';
-import { prepareFolder, type ExistingFilePolicy, type PreparedFolder, type SavedFile } from '../files/safeWriter';
+import {
+  prepareFolder,
+  type ExistingFilePolicy,
+  type PreparedFolder,
+  type SavedFile,
+} from '../files/safeWriter';
 import { Throttle } from '../connection/timing';
 
 /** What to do with a file that is already there. */
@@ -28,7 +33,18 @@ export interface SaveTarget {
 }
 
 /** What to do with one report: download it (into this name, with this policy) or leave it. */
-export type SaveDecision = { readonly action: 'download'; readonly fileName: string; readonly ifExists: ExistingFilePolicy } | { readonly action: 'skip'; readonly reason: string; readonly upToDate?: boolean; readonly fileName?: string };
+export type SaveDecision =
+  | {
+      readonly action: 'download';
+      readonly fileName: string;
+      readonly ifExists: ExistingFilePolicy;
+    }
+  | {
+      readonly action: 'skip';
+      readonly reason: string;
+      readonly upToDate?: boolean;
+      readonly fileName?: string;
+    };
 
 /** Why a report without a file is left out. */
 export const NO_FILE = 'no file is available for this report';
@@ -66,7 +82,10 @@ export interface SaveProgress {
 }
 
 /** Asks "overwrite, keep both or skip?" one dialog at a time, remembering "for all" answers. */
-export type ExistingFileQuestion = (fileName: string, reason: 'exists' | 'changedLocally') => Promise<ExistingFileChoice>;
+export type ExistingFileQuestion = (
+  fileName: string,
+  reason: 'exists' | 'changedLocally',
+) => Promise<ExistingFileChoice>;
 
 export interface SaveOptions {
   readonly api: LabApi;
@@ -74,7 +93,11 @@ export interface SaveOptions {
   readonly signal: AbortSignal;
   readonly concurrency: number;
   /** Asks a person about one existing file (`more`: other files follow); undefined cancels the run. */
-  readonly ask?: (fileName: string, reason: 'exists' | 'changedLocally', more: boolean) => Promise<ExistingFileAnswer | undefined>;
+  readonly ask?: (
+    fileName: string,
+    reason: 'exists' | 'changedLocally',
+    more: boolean,
+  ) => Promise<ExistingFileAnswer | undefined>;
   /** Told of each report that could not be saved. */
   readonly warn?: (message: string) => void;
   /** A standing answer for files that already exist (from command arguments). */
@@ -102,7 +125,10 @@ export function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
 }
 
 /** The safe writer's policy for each answer that writes. */
-export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = { overwrite: 'overwrite', keepBoth: 'keepBoth' };
+export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePolicy> = {
+  overwrite: 'overwrite',
+  keepBoth: 'keepBoth',
+};
 
 /** How often a run tells its display how far it is. */
 export const PROGRESS_INTERVAL_MS = 100;
@@ -117,7 +143,8 @@ export async function decideByExistingFile(
   target: SaveTarget,
   lab: string,
   ask: ExistingFileQuestion,
-  exists: (fileName: string) => Promise<boolean> = (name) => pathExists(path.join(target.folder, name)),
+  exists: (fileName: string) => Promise<boolean> = (name) =>
+    pathExists(path.join(target.folder, name)),
   identical: (report: Report, fileName: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<SaveDecision> {
   if (report.download_available === false) {
@@ -132,7 +159,9 @@ export async function decideByExistingFile(
     return { action: 'skip', reason: UP_TO_DATE, upToDate: true, fileName };
   }
   const choice = await ask(fileName, 'exists');
-  return choice === 'skip' ? { action: 'skip', reason: `${fileName} already exists` } : { action: 'download', fileName, ifExists: POLICY[choice] };
+  return choice === 'skip'
+    ? { action: 'skip', reason: `${fileName} already exists` }
+    : { action: 'download', fileName, ifExists: POLICY[choice] };
 }
 
 /**
@@ -142,9 +171,20 @@ export async function decideByExistingFile(
  * through a {@link Throttle}.
  */
 /** Write failures that no other file in the same folder can escape; the run stops asking for files after one. */
-const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOTDIR', 'EEXIST']);
+const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'ENOTDIR',
+  'EEXIST',
+]);
 
-export async function saveReports(reports: readonly Report[], options: SaveOptions): Promise<SaveRun> {
+export async function saveReports(
+  reports: readonly Report[],
+  options: SaveOptions,
+): Promise<SaveRun> {
   const run: SaveRun = { saved: [], skipped: [], failed: [], bytes: 0, cancelled: false };
   const cancel = new AbortController();
   const signal = AbortSignal.any([options.signal, cancel.signal]);
@@ -158,7 +198,9 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
       if (signal.aborted) {
         throw cancelledError();
       }
-      const answer = options.ask ? await options.ask(fileName, reason, reports.length > 1) : undefined;
+      const answer = options.ask
+        ? await options.ask(fileName, reason, reports.length > 1)
+        : undefined;
       if (!answer) {
         cancel.abort();
         throw cancelledError();
@@ -178,30 +220,55 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
       () => new Set<string>(),
     ),
   );
-  const exists = async (fileName: string): Promise<boolean> => (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(foldCase(path.basename(fileName)));
+  const exists = async (fileName: string): Promise<boolean> =>
+    (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(
+      foldCase(path.basename(fileName)),
+    );
   // The folder's manifest, read once, tells a file already saved from this revision by its SHA-256.
   let section: Promise<LabSection> | undefined;
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
     section ??= readManifest(options.target.folder).then(
-      (manifest) => sectionFor(manifest, { name: options.api.lab.name, origin: options.api.origin }),
+      (manifest) =>
+        sectionFor(manifest, { name: options.api.lab.name, origin: options.api.origin }),
       () => ({ origin: options.api.origin, files: {} }),
     );
     const entry = (await section).files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
       return false; // not worth reading the file
     }
-    return isUpToDate(report, entry, await currentSha256(path.join(options.target.folder, fileName), entry));
+    return isUpToDate(
+      report,
+      entry,
+      await currentSha256(path.join(options.target.folder, fileName), entry),
+    );
   };
-  const decide = options.decide ?? ((report: Report, question: ExistingFileQuestion) => decideByExistingFile(report, options.target, options.api.lab.name, question, exists, identical));
+  const decide =
+    options.decide ??
+    ((report: Report, question: ExistingFileQuestion) =>
+      decideByExistingFile(
+        report,
+        options.target,
+        options.api.lab.name,
+        question,
+        exists,
+        identical,
+      ));
   // Bytes of files still arriving, kept as one running sum.
   let arriving = 0;
   let done = 0;
   const onProgress = options.onProgress;
-  const display = new Throttle(PROGRESS_INTERVAL_MS, () => onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }));
+  const display = new Throttle(PROGRESS_INTERVAL_MS, () =>
+    onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }),
+  );
 
   // Each folder is created, resolved and checked against its root once per run, not once per file.
   const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
-    subfolder === '.' ? prepareFolder(options.target.folder, options.target.root) : prepareFolder(path.join(options.target.folder, subfolder), options.target.root ?? options.target.folder),
+    subfolder === '.'
+      ? prepareFolder(options.target.folder, options.target.root)
+      : prepareFolder(
+          path.join(options.target.folder, subfolder),
+          options.target.root ?? options.target.folder,
+        ),
   );
 
   const saveOne = async (item: Report): Promise<void> => {
@@ -209,7 +276,14 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
     try {
       const decision = await decide(item, ask);
       if (decision.action === 'skip') {
-        const upToDate = decision.upToDate ? { upToDate: true, ...(decision.fileName ? { path: path.join(options.target.folder, decision.fileName) } : {}) } : {};
+        const upToDate = decision.upToDate
+          ? {
+              upToDate: true,
+              ...(decision.fileName
+                ? { path: path.join(options.target.folder, decision.fileName) }
+                : {}),
+            }
+          : {};
         run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...upToDate });
         return;
       }
@@ -237,11 +311,17 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
         return;
       }
       run.failed.push({ reportId: item.report_id, error });
-      if (error instanceof LabApiError && error.code === 'fileSystem' && FOLDER_WIDE_FAILURES.has(error.detail ?? '')) {
+      if (
+        error instanceof LabApiError &&
+        error.code === 'fileSystem' &&
+        FOLDER_WIDE_FAILURES.has(error.detail ?? '')
+      ) {
         // The disk is full, read-only or closed to us: every other file would fail the same way.
         folderFailure ??= error;
       }
-      options.warn?.(`Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`);
+      options.warn?.(
+        `Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`,
+      );
     } finally {
       arriving -= received;
       done++;
@@ -262,7 +342,9 @@ export async function saveReports(reports: readonly Report[], options: SaveOptio
       await saveOne(item);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker),
+  );
   display.flush();
   run.cancelled ||= signal.aborted;
   return run;

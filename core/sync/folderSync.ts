@@ -5,11 +5,21 @@ import type { LabApi, IterateOptions } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
 import { pathExists, reportFileName } from './reportFiles';
-import { afterSync, decideSync, deletedSinceLastSync, plannedFileName, type SyncDecision } from './syncPlan';
+import {
+  afterSync,
+  decideSync,
+  deletedSinceLastSync,
+  plannedFileName,
+  type SyncDecision,
+} from './syncPlan';
 import { currentSha256, readManifest, sectionFor, updateManifest } from './manifest';
 
 /** Every report of a query, page after page (concurrently where the lab's paging allows). */
-export async function listAllReports(api: LabApi, query: ListQuery, options: IterateOptions & { readonly onPage?: (listed: number, total?: number) => void } = {}): Promise<Report[]> {
+export async function listAllReports(
+  api: LabApi,
+  query: ListQuery,
+  options: IterateOptions & { readonly onPage?: (listed: number, total?: number) => void } = {},
+): Promise<Report[]> {
   const reports: Report[] = [];
   for await (const page of api.iterateReports(query, options)) {
     reports.push(...page.items);
@@ -18,22 +28,39 @@ export async function listAllReports(api: LabApi, query: ListQuery, options: Ite
   return reports;
 }
 
-export const SKIP_REASONS: Readonly<Record<Extract<SyncDecision, { action: 'skip' }>['reason'], string>> = {
+export const SKIP_REASONS: Readonly<
+  Record<Extract<SyncDecision, { action: 'skip' }>['reason'], string>
+> = {
   noFile: NO_FILE,
   upToDate: 'up to date',
   changedLocallyKept: 'changed locally; the lab has no newer version, so the local file is kept',
 };
 
 /** Turns the plan for one report into what the saver does, asking a person when the plan says so. */
-async function toSaveDecision(decision: SyncDecision, ask: ExistingFileQuestion): Promise<SaveDecision> {
+async function toSaveDecision(
+  decision: SyncDecision,
+  ask: ExistingFileQuestion,
+): Promise<SaveDecision> {
   switch (decision.action) {
     case 'skip':
-      return { action: 'skip', reason: SKIP_REASONS[decision.reason], ...(decision.reason === 'upToDate' ? { upToDate: true } : {}) };
+      return {
+        action: 'skip',
+        reason: SKIP_REASONS[decision.reason],
+        ...(decision.reason === 'upToDate' ? { upToDate: true } : {}),
+      };
     case 'download':
       return decision;
     case 'ask': {
       const choice = await ask(decision.fileName, decision.reason);
-      return choice === 'skip' ? { action: 'skip', reason: decision.reason === 'changedLocally' ? 'changed locally; kept' : `${decision.fileName} already exists` } : { action: 'download', fileName: decision.fileName, ifExists: POLICY[choice] };
+      return choice === 'skip'
+        ? {
+            action: 'skip',
+            reason:
+              decision.reason === 'changedLocally'
+                ? 'changed locally; kept'
+                : `${decision.fileName} already exists`,
+          }
+        : { action: 'download', fileName: decision.fileName, ifExists: POLICY[choice] };
     }
   }
 }
@@ -42,7 +69,10 @@ export interface FolderSyncSteps {
   /** Lists the reports to consider (`publishedSince` the watermark after the first sync). */
   readonly list: (query: ListQuery, since: string | undefined) => Promise<Report[]>;
   /** Saves reports as `decide` says (the command runs {@link saveReports} under a progress notification). */
-  readonly save: (reports: readonly Report[], decide: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>) => PromiseLike<SaveRun>;
+  readonly save: (
+    reports: readonly Report[],
+    decide: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>,
+  ) => PromiseLike<SaveRun>;
   /**
    * Asked before anything is written by the first sync of this folder with this lab (`first`), and
    * by every filtered one (which lists what its filters match, not what is new); false stops it.
@@ -75,7 +105,11 @@ export interface FolderSyncResult {
  * overwrites a locally changed file without asking. With nothing new it costs one list request and
  * writes nothing, not even the manifest.
  */
-export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderSyncSteps): Promise<FolderSyncResult> {
+export async function syncFolder(
+  api: LabApi,
+  target: SaveTarget,
+  steps: FolderSyncSteps,
+): Promise<FolderSyncResult> {
   const lab = { name: api.lab.name, origin: api.origin };
   const manifest = await readManifest(target.folder);
   const section = sectionFor(manifest, lab);
@@ -83,21 +117,49 @@ export async function syncFolder(api: LabApi, target: SaveTarget, steps: FolderS
   const listed = await steps.list(since ? { publishedSince: since } : {}, since);
   const first = !section.watermark;
   if ((first || steps.filtered) && steps.confirm && !(await steps.confirm(listed, first))) {
-    return { since, listed, run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true }, watermark: since, manifestWritten: false, files: Object.keys(section.files).length, declined: true };
+    return {
+      since,
+      listed,
+      run: { saved: [], skipped: [], failed: [], bytes: 0, cancelled: true },
+      watermark: since,
+      manifestWritten: false,
+      files: Object.keys(section.files).length,
+      declined: true,
+    };
   }
   // A filtered sync writes only what its filter matches: files deleted locally outside it are left for a full sync.
-  const missing = steps.filtered ? [] : await deletedSinceLastSync(section, new Set(listed.map((report) => report.report_id)), (file) => pathExists(path.join(target.folder, file)));
-  const fileNameOf = (report: Report): string => plannedFileName(report, section, (candidate) => reportFileName(candidate, target.template, lab.name));
+  const missing = steps.filtered
+    ? []
+    : await deletedSinceLastSync(
+        section,
+        new Set(listed.map((report) => report.report_id)),
+        (file) => pathExists(path.join(target.folder, file)),
+      );
+  const fileNameOf = (report: Report): string =>
+    plannedFileName(report, section, (candidate) =>
+      reportFileName(candidate, target.template, lab.name),
+    );
   const run = await steps.save([...listed, ...missing], async (report, ask) => {
     const fileName = fileNameOf(report);
     const entry = section.files[report.report_id];
-    const sha = report.download_available === false ? undefined : await currentSha256(path.join(target.folder, fileName), entry?.file === fileName ? entry : undefined, target.rehash);
+    const sha =
+      report.download_available === false
+        ? undefined
+        : await currentSha256(
+            path.join(target.folder, fileName),
+            entry?.file === fileName ? entry : undefined,
+            target.rehash,
+          );
     return toSaveDecision(decideSync(report, entry, fileName, sha), ask);
   });
   let watermark = section.watermark;
   let files = Object.keys(section.files).length;
   const manifestWritten = await updateManifest(target.folder, lab, (current) => {
-    const next = afterSync(current, listed, run.saved, { complete: run.failed.length === 0 && !run.cancelled && !steps.filtered, savedAt: new Date().toISOString(), sourceOf: (id) => api.paths.reportFile(id) });
+    const next = afterSync(current, listed, run.saved, {
+      complete: run.failed.length === 0 && !run.cancelled && !steps.filtered,
+      savedAt: new Date().toISOString(),
+      sourceOf: (id) => api.paths.reportFile(id),
+    });
     watermark = next.section.watermark;
     files = Object.keys(next.section.files).length;
     return next.changed ? next.section : undefined;

@@ -41,7 +41,10 @@ const REVISION_FIELDS = ['revision', 'version', 'report_version', 'revision_numb
 export function revisionOf(raw: Readonly<Record<string, unknown>>): string | undefined {
   for (const field of REVISION_FIELDS) {
     const value = raw[field];
-    if ((typeof value === 'string' && value.trim()) || (typeof value === 'number' && Number.isFinite(value))) {
+    if (
+      (typeof value === 'string' && value.trim()) ||
+      (typeof value === 'number' && Number.isFinite(value))
+    ) {
       return String(value);
     }
   }
@@ -49,7 +52,13 @@ export function revisionOf(raw: Readonly<Record<string, unknown>>): string | und
 }
 
 /** The manifest entry of a report saved just now. */
-export function manifestEntry(report: Report, file: SavedFile, savedAt: string, source: string, previous?: ManifestEntry): ManifestEntry {
+export function manifestEntry(
+  report: Report,
+  file: SavedFile,
+  savedAt: string,
+  source: string,
+  previous?: ManifestEntry,
+): ManifestEntry {
   const updatedAt = typeof report.raw.updated_at === 'string' ? report.raw.updated_at : undefined;
   // A report known only by id (re-fetched after a local delete) keeps what was known of it.
   const known = Object.keys(report.raw).length > 1;
@@ -68,14 +77,27 @@ export function manifestEntry(report: Report, file: SavedFile, savedAt: string, 
     metadata: known ? report.raw : previous?.metadata,
   };
   // Fields the lab did not send are left out, not written as null.
-  return Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)) as unknown as ManifestEntry;
+  return Object.fromEntries(
+    Object.entries(entry).filter(([, value]) => value !== undefined),
+  ) as unknown as ManifestEntry;
 }
 
 /** A section with the files saved just now recorded (single saves and bulk saves; the watermark is sync's). */
-export function recordSaved(section: LabSection, saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>, savedAt: string, sourceOf: (reportId: string) => string): LabSection {
+export function recordSaved(
+  section: LabSection,
+  saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>,
+  savedAt: string,
+  sourceOf: (reportId: string) => string,
+): LabSection {
   const files: Record<string, ManifestEntry> = { ...section.files };
   for (const { report, file } of saved) {
-    files[report.report_id] = manifestEntry(report, file, savedAt, sourceOf(report.report_id), files[report.report_id]);
+    files[report.report_id] = manifestEntry(
+      report,
+      file,
+      savedAt,
+      sourceOf(report.report_id),
+      files[report.report_id],
+    );
   }
   return { ...section, files };
 }
@@ -112,7 +134,9 @@ function asSection(value: unknown): LabSection | undefined {
     return undefined;
   }
   const files = value.files as Record<string, ManifestEntry>;
-  return typeof value.watermark === 'string' ? { origin: value.origin, watermark: value.watermark, files } : { origin: value.origin, files };
+  return typeof value.watermark === 'string'
+    ? { origin: value.origin, watermark: value.watermark, files }
+    : { origin: value.origin, files };
 }
 
 /**
@@ -163,13 +187,23 @@ export function sectionFor(manifest: SyncManifest, lab: LabKey): LabSection {
   if (own && own.origin === lab.origin) {
     return own;
   }
-  const legacy = Object.entries(manifest.labs).find(([key, section]) => key.startsWith(LEGACY_PREFIX) && section.origin === lab.origin);
+  const legacy = Object.entries(manifest.labs).find(
+    ([key, section]) => key.startsWith(LEGACY_PREFIX) && section.origin === lab.origin,
+  );
   return legacy?.[1] ?? { origin: lab.origin, files: {} };
 }
 
 /** The manifest with `lab`'s section replaced (a legacy section of its origin is adopted, so removed). */
-export function withSection(manifest: SyncManifest, lab: LabKey, section: LabSection): SyncManifest {
-  const labs = Object.fromEntries(Object.entries(manifest.labs).filter(([key, value]) => !(key.startsWith(LEGACY_PREFIX) && value.origin === lab.origin)));
+export function withSection(
+  manifest: SyncManifest,
+  lab: LabKey,
+  section: LabSection,
+): SyncManifest {
+  const labs = Object.fromEntries(
+    Object.entries(manifest.labs).filter(
+      ([key, value]) => !(key.startsWith(LEGACY_PREFIX) && value.origin === lab.origin),
+    ),
+  );
   labs[lab.name] = section;
   const sorted = Object.fromEntries(Object.entries(labs).sort(([a], [b]) => a.localeCompare(b)));
   return { version: 2, labs: sorted };
@@ -177,16 +211,31 @@ export function withSection(manifest: SyncManifest, lab: LabKey, section: LabSec
 
 /** Reads the manifest of a folder. */
 export async function readManifest(folder: string): Promise<SyncManifest> {
-  return parseManifest(await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8').catch(() => undefined));
+  return parseManifest(
+    await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8').catch(() => undefined),
+  );
 }
 
 /** Writes the manifest through the safe writer (temporary file, then rename), files sorted for stable diffs. */
 export async function writeManifest(folder: string, manifest: SyncManifest): Promise<void> {
   const labs = Object.fromEntries(
-    Object.entries(manifest.labs).map(([name, section]) => [name, { ...section, files: Object.fromEntries(Object.entries(section.files).sort(([a], [b]) => a.localeCompare(b))) }]),
+    Object.entries(manifest.labs).map(([name, section]) => [
+      name,
+      {
+        ...section,
+        files: Object.fromEntries(
+          Object.entries(section.files).sort(([a], [b]) => a.localeCompare(b)),
+        ),
+      },
+    ]),
   );
   const text = `${JSON.stringify({ version: 2, labs }, null, 2)}\n`;
-  await writeFileSafely({ folder, fileName: MANIFEST_FILE_NAME, source: Readable.from([Buffer.from(text)]), ifExists: 'overwrite' });
+  await writeFileSafely({
+    folder,
+    fileName: MANIFEST_FILE_NAME,
+    source: Readable.from([Buffer.from(text)]),
+    ifExists: 'overwrite',
+  });
 }
 
 const manifestQueues = new Map<string, Promise<unknown>>();
@@ -196,7 +245,11 @@ const manifestQueues = new Map<string, Promise<unknown>>();
  * per folder (a single save finishing during a sync never loses either's entries). `change`
  * returns undefined when there is nothing to write. Resolves to whether the manifest was written.
  */
-export function updateManifest(folder: string, lab: LabKey, change: (section: LabSection) => LabSection | undefined): Promise<boolean> {
+export function updateManifest(
+  folder: string,
+  lab: LabKey,
+  change: (section: LabSection) => LabSection | undefined,
+): Promise<boolean> {
   const key = path.resolve(folder);
   const run = (manifestQueues.get(key) ?? Promise.resolve())
     .catch(() => undefined)
@@ -210,13 +263,24 @@ export function updateManifest(folder: string, lab: LabKey, change: (section: La
       return true;
     });
   manifestQueues.set(key, run);
-  void run.finally(() => manifestQueues.get(key) === run && manifestQueues.delete(key)).catch(() => undefined);
+  void run
+    .finally(() => manifestQueues.get(key) === run && manifestQueues.delete(key))
+    .catch(() => undefined);
   return run;
 }
 
 /** Whether a local file is the lab's file of this report as published: the manifest's SHA-256 of the same revision. */
-export function isUpToDate(report: Report, entry: ManifestEntry | undefined, localSha256: string | undefined): boolean {
-  return entry !== undefined && localSha256 !== undefined && localSha256 === entry.sha256 && entry.published_at === report.published_at;
+export function isUpToDate(
+  report: Report,
+  entry: ManifestEntry | undefined,
+  localSha256: string | undefined,
+): boolean {
+  return (
+    entry !== undefined &&
+    localSha256 !== undefined &&
+    localSha256 === entry.sha256 &&
+    entry.published_at === report.published_at
+  );
 }
 
 /**
@@ -225,14 +289,22 @@ export function isUpToDate(report: Report, entry: ManifestEntry | undefined, loc
  * ten thousand unchanged files cost ten thousand `stat`s, not reads), else computed from its bytes.
  * `rehash` always computes.
  */
-export async function currentSha256(file: string, entry: ManifestEntry | undefined, rehash = false): Promise<string | undefined> {
+export async function currentSha256(
+  file: string,
+  entry: ManifestEntry | undefined,
+  rehash = false,
+): Promise<string | undefined> {
   if (!rehash && entry?.mtime_ms !== undefined) {
     const stats = await fs.stat(file).catch(() => undefined);
     if (stats === undefined) {
       return undefined;
     }
     // Within a millisecond: copies and tools that restore times keep them at various precisions (ns, µs, ms).
-    if (stats.isFile() && stats.size === entry.bytes && Math.abs(stats.mtimeMs - entry.mtime_ms) < 1) {
+    if (
+      stats.isFile() &&
+      stats.size === entry.bytes &&
+      Math.abs(stats.mtimeMs - entry.mtime_ms) < 1
+    ) {
       return entry.sha256;
     }
   }
@@ -244,7 +316,14 @@ export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
   | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
   | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
-  | { readonly kind: 'entry'; readonly file: string; readonly lab: string; readonly reportId: string; readonly name: string; readonly reason: string };
+  | {
+      readonly kind: 'entry';
+      readonly file: string;
+      readonly lab: string;
+      readonly reportId: string;
+      readonly name: string;
+      readonly reason: string;
+    };
 
 const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
@@ -255,7 +334,9 @@ const SHA256_SHAPE = /^[0-9a-f]{64}$/;
  * file name would leave the folder or that another entry already uses, or an entry without a
  * usable SHA-256. Returns the manifest only when there is no problem.
  */
-export async function readManifestStrictly(folder: string): Promise<{ readonly manifest?: SyncManifest; readonly problems: readonly ManifestProblem[] }> {
+export async function readManifestStrictly(
+  folder: string,
+): Promise<{ readonly manifest?: SyncManifest; readonly problems: readonly ManifestProblem[] }> {
   const file = path.join(folder, MANIFEST_FILE_NAME);
   let text: string;
   try {
@@ -267,7 +348,11 @@ export async function readManifestStrictly(folder: string): Promise<{ readonly m
   try {
     parsed = JSON.parse(text.replace(/^\ufeff/, ''));
   } catch (error) {
-    return { problems: [{ kind: 'malformed', file, reason: error instanceof Error ? error.message : String(error) }] };
+    return {
+      problems: [
+        { kind: 'malformed', file, reason: error instanceof Error ? error.message : String(error) },
+      ],
+    };
   }
   if (!isObject(parsed)) {
     return { problems: [{ kind: 'malformed', file, reason: 'it is not a JSON object' }] };
@@ -275,8 +360,20 @@ export async function readManifestStrictly(folder: string): Promise<{ readonly m
   if (parsed.version !== 1 && parsed.version !== 2) {
     return { problems: [{ kind: 'version', file, version: parsed.version }] };
   }
-  if (parsed.version === 2 && (!isObject(parsed.labs) || Object.values(parsed.labs).some((section) => asSection(section) === undefined))) {
-    return { problems: [{ kind: 'malformed', file, reason: 'its "labs" are not sections with an "origin" and "files"' }] };
+  if (
+    parsed.version === 2 &&
+    (!isObject(parsed.labs) ||
+      Object.values(parsed.labs).some((section) => asSection(section) === undefined))
+  ) {
+    return {
+      problems: [
+        {
+          kind: 'malformed',
+          file,
+          reason: 'its "labs" are not sections with an "origin" and "files"',
+        },
+      ],
+    };
   }
   const manifest = manifestFrom(parsed);
   const problems: ManifestProblem[] = [];
@@ -285,8 +382,12 @@ export async function readManifestStrictly(folder: string): Promise<{ readonly m
     for (const [key, entry] of Object.entries(section.files)) {
       const reportId = typeof entry?.report_id === 'string' ? entry.report_id : key;
       const name = typeof entry?.file === 'string' ? entry.file : '';
-      const bad = (reason: string): void => void problems.push({ kind: 'entry', file, lab, reportId, name, reason });
-      const reason = name.toLowerCase() === MANIFEST_FILE_NAME ? 'it is the manifest itself' : relativePathProblem(name);
+      const bad = (reason: string): void =>
+        void problems.push({ kind: 'entry', file, lab, reportId, name, reason });
+      const reason =
+        name.toLowerCase() === MANIFEST_FILE_NAME
+          ? 'it is the manifest itself'
+          : relativePathProblem(name);
       if (reason !== undefined) {
         bad(reason);
         continue;

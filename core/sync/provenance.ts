@@ -14,13 +14,25 @@ export function changesAtLab(entry: ManifestEntry, current: Report): string[] {
     reasons.push(`revision ${entry.revision} → ${revision}`);
   }
   const updatedAt = typeof current.raw.updated_at === 'string' ? current.raw.updated_at : undefined;
-  if (updatedAt !== undefined && entry.updated_at !== undefined && Date.parse(updatedAt) > Date.parse(entry.updated_at)) {
+  if (
+    updatedAt !== undefined &&
+    entry.updated_at !== undefined &&
+    Date.parse(updatedAt) > Date.parse(entry.updated_at)
+  ) {
     reasons.push(`updated ${updatedAt}`);
   }
-  if (current.published_at !== undefined && entry.published_at !== undefined && Date.parse(current.published_at) > Date.parse(entry.published_at)) {
+  if (
+    current.published_at !== undefined &&
+    entry.published_at !== undefined &&
+    Date.parse(current.published_at) > Date.parse(entry.published_at)
+  ) {
     reasons.push(`published again ${current.published_at}`);
   }
-  if (current.status !== undefined && entry.status !== undefined && current.status !== entry.status) {
+  if (
+    current.status !== undefined &&
+    entry.status !== undefined &&
+    current.status !== entry.status
+  ) {
     reasons.push(`status ${entry.status} → ${current.status}`);
   }
   if (current.download_available === false) {
@@ -76,7 +88,9 @@ export interface VerifyOptions {
  */
 export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
   const manifest = await readManifest(folder);
-  const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
+  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
+    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
+  );
   let done = 0;
   const files = await mapConcurrently(
     work,
@@ -88,10 +102,13 @@ export async function verifyFolder(folder: string, options: VerifyOptions): Prom
     },
     options.signal,
   );
-  const ids = (keep: (file: VerifiedFile) => boolean): string[] => files.filter(keep).map((file) => file.reportId);
+  const ids = (keep: (file: VerifiedFile) => boolean): string[] =>
+    files.filter(keep).map((file) => file.reportId);
   return {
     checked: ids(() => true),
-    ok: ids((file) => file.local === 'same' && file.atLab.length === 0 && file.unavailable === undefined),
+    ok: ids(
+      (file) => file.local === 'same' && file.atLab.length === 0 && file.unavailable === undefined,
+    ),
     changedLocally: ids((file) => file.local === 'changed'),
     changedAtLab: ids((file) => file.atLab.length > 0),
     missing: ids((file) => file.local === 'missing'),
@@ -100,11 +117,17 @@ export async function verifyFolder(folder: string, options: VerifyOptions): Prom
   };
 }
 
-async function verifyOne(folder: string, item: { lab: string; origin: string; entry: ManifestEntry }, options: VerifyOptions): Promise<VerifiedFile> {
+async function verifyOne(
+  folder: string,
+  item: { lab: string; origin: string; entry: ManifestEntry },
+  options: VerifyOptions,
+): Promise<VerifiedFile> {
   const { lab, origin, entry } = item;
   const resolved = path.resolve(folder, entry.file);
   // The manifest is a file in the workspace: a recorded name that leaves the folder is never read.
-  const sha = isInside(resolved, path.resolve(folder)) ? await currentSha256(resolved, entry, options.rehash) : undefined;
+  const sha = isInside(resolved, path.resolve(folder))
+    ? await currentSha256(resolved, entry, options.rehash)
+    : undefined;
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'same' : 'changed';
   const base = { lab, reportId: entry.report_id, file: entry.file, entry, local } as const;
   if (!options.apiFor) {
@@ -115,7 +138,10 @@ async function verifyOne(folder: string, item: { lab: string; origin: string; en
     return { ...base, atLab: [], unavailable: `not signed in to ${lab} at ${origin}` };
   }
   try {
-    return { ...base, atLab: changesAtLab(entry, await api.getReport(entry.report_id, options.signal)) };
+    return {
+      ...base,
+      atLab: changesAtLab(entry, await api.getReport(entry.report_id, options.signal)),
+    };
   } catch (error) {
     if (error instanceof LabApiError && error.code === 'notFound') {
       return { ...base, atLab: ['no longer available at the lab'] };
@@ -123,6 +149,11 @@ async function verifyOne(folder: string, item: { lab: string; origin: string; en
     if (options.signal?.aborted) {
       throw error;
     }
-    return { ...base, atLab: [], unavailable: error instanceof Error ? error.message : String(error), ...(error instanceof LabApiError ? { error } : {}) };
+    return {
+      ...base,
+      atLab: [],
+      unavailable: error instanceof Error ? error.message : String(error),
+      ...(error instanceof LabApiError ? { error } : {}),
+    };
   }
 }

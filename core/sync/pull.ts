@@ -7,7 +7,14 @@ import { mapConcurrently } from '../connection/timing';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import { oncePerKey } from './bulkSave';
-import { currentSha256, manifestEntry, revisionOf, updateManifest, type ManifestEntry, type SyncManifest } from './manifest';
+import {
+  currentSha256,
+  manifestEntry,
+  revisionOf,
+  updateManifest,
+  type ManifestEntry,
+  type SyncManifest,
+} from './manifest';
 import { changesAtLab } from './provenance';
 
 /** What pulling one entry of a manifest came to. */
@@ -55,7 +62,11 @@ export interface PullOptions {
   /** Files at once; the lab's own request limit applies on top. */
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly bytes: number }) => void;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly bytes: number;
+  }) => void;
   /** Told of each entry as it is done. */
   readonly onFile?: (file: PulledFile) => void;
 }
@@ -68,12 +79,25 @@ export interface PullResult {
 }
 
 /** Connection failures every other request to the same lab would meet too (not a file that broke off). */
-const UNREACHABLE: ReadonlySet<string> = new Set(['unreachable', 'hostNotFound', 'proxyUnreachable', 'proxyRefused', 'proxyAuth', 'proxyAuthRejected', 'proxyUrlAuthRejected']);
+const UNREACHABLE: ReadonlySet<string> = new Set([
+  'unreachable',
+  'hostNotFound',
+  'proxyUnreachable',
+  'proxyRefused',
+  'proxyAuth',
+  'proxyAuthRejected',
+  'proxyUrlAuthRejected',
+]);
 
 /** Whether every other request to the same lab would fail alike, so its remaining files fail without asking. */
 function labWide(error: LabApiError): boolean {
   const id = error.text?.id ?? '';
-  return error.code === 'unauthorized' || error.code === 'forbidden' || error.code === 'rateLimited' || (error.code === 'network' && (UNREACHABLE.has(id) || id.startsWith('cert')));
+  return (
+    error.code === 'unauthorized' ||
+    error.code === 'forbidden' ||
+    error.code === 'rateLimited' ||
+    (error.code === 'network' && (UNREACHABLE.has(id) || id.startsWith('cert')))
+  );
 }
 
 /**
@@ -88,12 +112,20 @@ export function reportPathFromSource(source: string, reportId: string): string |
 
 /** A recorded path on the lab's origin we are willing to request: absolute, no host, no `..`. */
 function usableSource(source: unknown): source is string {
-  return typeof source === 'string' && /^\/[^/\\]/.test(source) && !source.split(/[?#]/)[0]!.split('/').includes('..');
+  return (
+    typeof source === 'string' &&
+    /^\/[^/\\]/.test(source) &&
+    !source.split(/[?#]/)[0]!.split('/').includes('..')
+  );
 }
 
 function versionOf(entry: ManifestEntry | Report): string | undefined {
   const revision = 'raw' in entry ? revisionOf(entry.raw) : entry.revision;
-  return revision !== undefined ? `revision ${revision}` : entry.published_at !== undefined ? `published ${entry.published_at}` : undefined;
+  return revision !== undefined
+    ? `revision ${revision}`
+    : entry.published_at !== undefined
+      ? `published ${entry.published_at}`
+      : undefined;
 }
 
 /**
@@ -105,9 +137,18 @@ function versionOf(entry: ManifestEntry | Report): string | undefined {
  * differs from its record is left alone unless `force`. Nothing outside the folder is written:
  * the manifest must have passed {@link readManifestStrictly}.
  */
-export async function pullFolder(folder: string, manifest: SyncManifest, options: PullOptions): Promise<PullResult> {
-  const work = Object.entries(manifest.labs).flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })));
-  const updates = new Map<string, Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: SavedFile }>>();
+export async function pullFolder(
+  folder: string,
+  manifest: SyncManifest,
+  options: PullOptions,
+): Promise<PullResult> {
+  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
+    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
+  );
+  const updates = new Map<
+    string,
+    Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: SavedFile }>
+  >();
   // Each folder is made, resolved and checked against the root once per run, not once per file.
   const folderOf = oncePerKey((subfolder: string) => prepareFolder(subfolder, folder));
   // One listing per folder tells a missing file without a failing look per file (a fresh clone has them all missing).
@@ -118,7 +159,8 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
     ),
   );
   // No listing (the folder is not there, or not readable): the file itself is looked at.
-  const listed = async (file: string): Promise<boolean> => (await listing(path.dirname(file)))?.has(path.basename(file)) ?? true;
+  const listed = async (file: string): Promise<boolean> =>
+    (await listing(path.dirname(file)))?.has(path.basename(file)) ?? true;
   /** Records the files `update` took in their labs' sections; resolves to whether the manifest was written. */
   const recordUpdates = async (): Promise<boolean> => {
     let written = false;
@@ -129,7 +171,13 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
         (await updateManifest(folder, { name: lab, origin }, (section) => {
           const entries = { ...section.files };
           for (const { report, entry, file } of saved) {
-            entries[entry.report_id] = manifestEntry(report, { ...file, fileName: entry.file }, savedAt, entry.source, entry);
+            entries[entry.report_id] = manifestEntry(
+              report,
+              { ...file, fileName: entry.file },
+              savedAt,
+              entry.source,
+              entry,
+            );
           }
           return { ...section, files: entries };
         })) || written;
@@ -146,7 +194,12 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
       work,
       options.concurrency ?? 4,
       async (item) => {
-        const base = { lab: item.lab, origin: item.origin, reportId: item.entry.report_id, file: item.entry.file };
+        const base = {
+          lab: item.lab,
+          origin: item.origin,
+          reportId: item.entry.report_id,
+          file: item.entry.file,
+        };
         let result: PulledFile;
         const down = labsDown.get(item.lab);
         try {
@@ -163,7 +216,10 @@ export async function pullFolder(folder: string, manifest: SyncManifest, options
           if (options.signal?.aborted || isCancellation(error)) {
             throw error;
           }
-          const failure = error instanceof LabApiError ? error : labError('network', 'unreachable', { origin: item.origin, reason: String(error) });
+          const failure =
+            error instanceof LabApiError
+              ? error
+              : labError('network', 'unreachable', { origin: item.origin, reason: String(error) });
           if (labWide(failure)) {
             labsDown.set(item.lab, failure);
           }
@@ -187,7 +243,13 @@ async function pullOne(
   folder: string,
   item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
   options: PullOptions,
-  { folderOf, listed }: { readonly folderOf: (subfolder: string) => Promise<PreparedFolder>; readonly listed: (file: string) => Promise<boolean> },
+  {
+    folderOf,
+    listed,
+  }: {
+    readonly folderOf: (subfolder: string) => Promise<PreparedFolder>;
+    readonly listed: (file: string) => Promise<boolean>;
+  },
   onUpdated: (report: Report, saved: SavedFile) => void,
 ): Promise<PulledFile> {
   const { lab, origin, entry } = item;
@@ -197,9 +259,15 @@ async function pullOne(
   const local = present ? await currentSha256(target, entry, options.rehash) : undefined;
   const api = options.apiFor(lab, origin);
   if (!api) {
-    return { ...base, state: 'failed', error: labError('unauthorized', 'unauthorized', { origin }) };
+    return {
+      ...base,
+      state: 'failed',
+      error: labError('unauthorized', 'unauthorized', { origin }),
+    };
   }
-  const metadataPath = usableSource(entry.source) ? reportPathFromSource(entry.source, entry.report_id) : undefined;
+  const metadataPath = usableSource(entry.source)
+    ? reportPathFromSource(entry.source, entry.report_id)
+    : undefined;
   const atLab = async (): Promise<{ report?: Report; changes: string[]; gone: boolean }> => {
     if (metadataPath === undefined) {
       return { changes: [], gone: false };
@@ -214,10 +282,16 @@ async function pullOne(
       throw error;
     }
   };
-  const versions = (report?: Report): { recorded?: string; atLab?: string } => ({ recorded: versionOf(entry), atLab: report ? versionOf(report) : undefined });
+  const versions = (report?: Report): { recorded?: string; atLab?: string } => ({
+    recorded: versionOf(entry),
+    atLab: report ? versionOf(report) : undefined,
+  });
   const download = async (check: boolean): Promise<SavedFile> => {
     if (!usableSource(entry.source)) {
-      throw labError('invalidInput', 'idInvalid', { text: String(entry.source), what: 'file source' });
+      throw labError('invalidInput', 'idInvalid', {
+        text: String(entry.source),
+        what: 'file source',
+      });
     }
     return api.downloadFileAt(entry.source, {
       folder: await folderOf(path.dirname(target)),
@@ -230,7 +304,12 @@ async function pullOne(
       signal: options.signal,
       // A restore (the recorded bytes, checked) leaves the manifest as it is: no time to record.
       recordTime: !check,
-      checkSha256: check ? (sha) => (sha === entry.sha256 ? undefined : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })) : undefined,
+      checkSha256: check
+        ? (sha) =>
+            sha === entry.sha256
+              ? undefined
+              : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })
+        : undefined,
     });
   };
 
@@ -247,7 +326,13 @@ async function pullOne(
     }
     const saved = await download(false);
     onUpdated(lab.report, saved);
-    return { ...base, state: 'updated', changes: lab.changes, bytes: saved.bytes, ...versions(lab.report) };
+    return {
+      ...base,
+      state: 'updated',
+      changes: lab.changes,
+      bytes: saved.bytes,
+      ...versions(lab.report),
+    };
   }
   if (local !== undefined && !options.force) {
     return { ...base, state: 'changedLocally' };
@@ -259,13 +344,32 @@ async function pullOne(
     }
     // Only with `update`: the lab's newer file was taken; its entry follows it.
     const lab = await atLab();
-    const report = lab.report ?? { report_id: entry.report_id, published_at: entry.published_at, raw: { report_id: entry.report_id } };
+    const report = lab.report ?? {
+      report_id: entry.report_id,
+      published_at: entry.published_at,
+      raw: { report_id: entry.report_id },
+    };
     onUpdated(report, saved);
-    return { ...base, state: 'updated', changes: lab.changes.length > 0 ? lab.changes : ['a different file'], bytes: saved.bytes, ...versions(lab.report) };
+    return {
+      ...base,
+      state: 'updated',
+      changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
+      bytes: saved.bytes,
+      ...versions(lab.report),
+    };
   } catch (error) {
     if (error instanceof LabApiError && error.text?.id === 'fileChangedAtLab') {
-      const lab = await atLab().catch(() => ({ report: undefined, changes: [] as string[], gone: false }));
-      return { ...base, state: 'changedAtLab', changes: lab.changes.length > 0 ? lab.changes : ['a different file'], ...versions(lab.report) };
+      const lab = await atLab().catch(() => ({
+        report: undefined,
+        changes: [] as string[],
+        gone: false,
+      }));
+      return {
+        ...base,
+        state: 'changedAtLab',
+        changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
+        ...versions(lab.report),
+      };
     }
     if (error instanceof LabApiError && error.code === 'notFound') {
       return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };

@@ -6,16 +6,27 @@ import type { Report } from '../api/records';
 export const DEFAULT_FILE_NAME_TEMPLATE = '${report_id}.pdf';
 
 /** The file name of a report's PDF from a template (`labData.fileNameTemplate`), safe on every OS. */
-export function reportFileName(report: Report, template: string = DEFAULT_FILE_NAME_TEMPLATE, lab?: string): string {
-  const published = report.published_at && /^\d{4}-\d{2}-\d{2}/.test(report.published_at) ? report.published_at.slice(0, 10) : undefined;
-  return renderFileName(template || DEFAULT_FILE_NAME_TEMPLATE, {
-    report_id: report.report_id,
-    report_type: report.report_type,
-    published_date: published,
-    client_id: report.client_id,
-    project_id: report.project_id,
-    lab,
-  }, `${report.report_id}.pdf`);
+export function reportFileName(
+  report: Report,
+  template: string = DEFAULT_FILE_NAME_TEMPLATE,
+  lab?: string,
+): string {
+  const published =
+    report.published_at && /^\d{4}-\d{2}-\d{2}/.test(report.published_at)
+      ? report.published_at.slice(0, 10)
+      : undefined;
+  return renderFileName(
+    template || DEFAULT_FILE_NAME_TEMPLATE,
+    {
+      report_id: report.report_id,
+      report_type: report.report_type,
+      published_date: published,
+      client_id: report.client_id,
+      project_id: report.project_id,
+      lab,
+    },
+    `${report.report_id}.pdf`,
+  );
 }
 
 /** Whether something (a file, a link, a folder) is at `file`; never follows a link. */

@@ -6,8 +6,16 @@ import { laterTimestamp } from './reportFiles';
 /** What a sync does with one report. `ask` means a person must choose (the file was changed or is foreign). */
 export type SyncDecision =
   | { readonly action: 'skip'; readonly reason: 'noFile' | 'upToDate' | 'changedLocallyKept' }
-  | { readonly action: 'download'; readonly fileName: string; readonly ifExists: 'fail' | 'overwrite' }
-  | { readonly action: 'ask'; readonly fileName: string; readonly reason: 'exists' | 'changedLocally' };
+  | {
+      readonly action: 'download';
+      readonly fileName: string;
+      readonly ifExists: 'fail' | 'overwrite';
+    }
+  | {
+      readonly action: 'ask';
+      readonly fileName: string;
+      readonly reason: 'exists' | 'changedLocally';
+    };
 
 /**
  * Decides one report from its manifest entry and the file on disk (`localSha256` undefined when
@@ -15,7 +23,12 @@ export type SyncDecision =
  * newer publication; a locally changed file is never overwritten without asking, and kept when
  * the lab has nothing newer.
  */
-export function decideSync(report: Report, entry: ManifestEntry | undefined, fileName: string, localSha256: string | undefined): SyncDecision {
+export function decideSync(
+  report: Report,
+  entry: ManifestEntry | undefined,
+  fileName: string,
+  localSha256: string | undefined,
+): SyncDecision {
   if (report.download_available === false) {
     return { action: 'skip', reason: 'noFile' };
   }
@@ -36,7 +49,11 @@ export function decideSync(report: Report, entry: ManifestEntry | undefined, fil
 }
 
 /** The file a report is (or would be) saved as: the one the manifest recorded, else the template's. */
-export function plannedFileName(report: Report, section: LabSection, fromTemplate: (report: Report) => string): string {
+export function plannedFileName(
+  report: Report,
+  section: LabSection,
+  fromTemplate: (report: Report) => string,
+): string {
   return section.files[report.report_id]?.file ?? fromTemplate(report);
 }
 
@@ -44,11 +61,20 @@ export function plannedFileName(report: Report, section: LabSection, fromTemplat
  * Reports an earlier sync saved whose files were deleted since and that the listing (which only
  * covers what is new) did not bring back: they are fetched again by id, without listing everything.
  */
-export async function deletedSinceLastSync(section: LabSection, listedIds: ReadonlySet<string>, exists: (fileName: string) => Promise<boolean>): Promise<Report[]> {
+export async function deletedSinceLastSync(
+  section: LabSection,
+  listedIds: ReadonlySet<string>,
+  exists: (fileName: string) => Promise<boolean>,
+): Promise<Report[]> {
   const missing: Report[] = [];
   for (const entry of Object.values(section.files)) {
     if (!listedIds.has(entry.report_id) && !(await exists(entry.file))) {
-      missing.push({ report_id: entry.report_id, published_at: entry.published_at, download_available: true, raw: { report_id: entry.report_id } });
+      missing.push({
+        report_id: entry.report_id,
+        published_at: entry.published_at,
+        download_available: true,
+        raw: { report_id: entry.report_id },
+      });
     }
   }
   return missing;
@@ -63,9 +89,21 @@ export function afterSync(
   section: LabSection,
   listed: readonly Report[],
   saved: ReadonlyArray<{ readonly report: Report; readonly file: SavedFile }>,
-  options: { readonly complete: boolean; readonly savedAt: string; readonly sourceOf: (reportId: string) => string },
+  options: {
+    readonly complete: boolean;
+    readonly savedAt: string;
+    readonly sourceOf: (reportId: string) => string;
+  },
 ): { section: LabSection; changed: boolean } {
   const { files } = recordSaved(section, saved, options.savedAt, options.sourceOf);
-  const watermark = options.complete ? listed.reduce<string | undefined>((latest, report) => laterTimestamp(latest, report.published_at), section.watermark) : section.watermark;
-  return { section: { origin: section.origin, watermark, files }, changed: saved.length > 0 || watermark !== section.watermark };
+  const watermark = options.complete
+    ? listed.reduce<string | undefined>(
+        (latest, report) => laterTimestamp(latest, report.published_at),
+        section.watermark,
+      )
+    : section.watermark;
+  return {
+    section: { origin: section.origin, watermark, files },
+    changed: saved.length > 0 || watermark !== section.watermark,
+  };
 }

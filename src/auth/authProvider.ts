@@ -10,7 +10,8 @@ export const AUTH_PROVIDER_ID = 'labData';
  * because no other extension needs a lab's token.
  */
 export class LabAuthenticationProvider implements vscode.AuthenticationProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
+  private readonly changed =
+    new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
   readonly onDidChangeSessions = this.changed.event;
   private current = new Map<string, vscode.AuthenticationSession>();
   private readonly subscription: vscode.Disposable;
@@ -53,7 +54,15 @@ export class LabAuthenticationProvider implements vscode.AuthenticationProvider,
     const next = new Map<string, vscode.AuthenticationSession>();
     for (const { lab } of this.labs.signedIn) {
       const id = `${lab.url.origin}#${lab.name}`;
-      next.set(id, this.current.get(id) ?? { id, accessToken: '', account: { id, label: lab.name }, scopes: [] });
+      next.set(
+        id,
+        this.current.get(id) ?? {
+          id,
+          accessToken: '',
+          account: { id, label: lab.name },
+          scopes: [],
+        },
+      );
     }
     const added = [...next.values()].filter((session) => !this.current.has(session.id));
     const removed = [...this.current.values()].filter((session) => !next.has(session.id));

@@ -7,10 +7,19 @@ import type { Logger } from '../log';
  * mock lab. Honoured only for the first lab, only on this machine (loopback) and only when not
  * signed in, so the variable can never send a token anywhere else or replace a real sign-in.
  */
-export async function signInForDemo(labs: Labs, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function signInForDemo(
+  labs: Labs,
+  log: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const token = env.LABDATA_DEMO_TOKEN;
   const connection = labs.all[0];
-  if (!token || !connection || connection.signedIn || !isLoopbackHost(new URL(connection.lab.url.origin).hostname)) {
+  if (
+    !token ||
+    !connection ||
+    connection.signedIn ||
+    !isLoopbackHost(new URL(connection.lab.url.origin).hostname)
+  ) {
     return;
   }
   const { lab } = connection;
@@ -18,6 +27,9 @@ export async function signInForDemo(labs: Labs, log: Logger, env: NodeJS.Process
     await labs.signIn(lab.url.baseUrl, token, lab.name);
     log.info('Demo', `Signed in to the demo lab at ${lab.url.origin}.`);
   } catch (error) {
-    log.warn('Demo', `Demo sign-in to ${lab.url.origin} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.warn(
+      'Demo',
+      `Demo sign-in to ${lab.url.origin} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -1,12 +1,23 @@
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
-import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, endpointTemplateProblem, type EndpointName } from '../../core/api/endpoints';
+import {
+  DEFAULT_ENDPOINTS,
+  ENDPOINT_NAMES,
+  endpointTemplateProblem,
+  type EndpointName,
+} from '../../core/api/endpoints';
 import { labNameProblem } from '../../core/api/labDefinition';
 import { labError } from '../../core/errors/messages';
 import type { Labs } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
 import type { Prompts } from '../ui/prompts';
-import { baseUrlProblem, rejectedToken, signedInResult, tokenProblem, type SignInResult } from './signIn';
+import {
+  baseUrlProblem,
+  rejectedToken,
+  signedInResult,
+  tokenProblem,
+  type SignInResult,
+} from './signIn';
 
 /** Arguments of `labData.addLab` for tasks, tests and other extensions: nothing is asked. */
 export interface AddLabArgs {
@@ -47,23 +58,48 @@ function endpointLabel(name: EndpointName): string {
  * written to the user's `labData.labs` and the token stored. Returns `{ name, baseUrl, host }` once
  * signed in, or undefined. With `{ name, baseUrl, endpoints?, token? }` it asks nothing.
  */
-export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<SignInResult | undefined> {
+export async function addLab(
+  labs: Labs,
+  prompts: Prompts,
+  ...args: unknown[]
+): Promise<SignInResult | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as AddLabArgs;
-  const taken = (name: string): boolean => labs.entries.some((entry) => (entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name).toLowerCase() === name.trim().toLowerCase());
+  const taken = (name: string): boolean =>
+    labs.entries.some(
+      (entry) =>
+        (entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name).toLowerCase() ===
+        name.trim().toLowerCase(),
+    );
   if (targets.automated && typeof given.baseUrl === 'string') {
     const name = typeof given.name === 'string' ? given.name.trim() : '';
     if (!name) {
       throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
     }
-    const entry = { name, baseUrl: parseBaseUrl(given.baseUrl).baseUrl, ...(given.endpoints && Object.keys(given.endpoints).length > 0 ? { endpoints: given.endpoints } : {}) };
+    const entry = {
+      name,
+      baseUrl: parseBaseUrl(given.baseUrl).baseUrl,
+      ...(given.endpoints && Object.keys(given.endpoints).length > 0
+        ? { endpoints: given.endpoints }
+        : {}),
+    };
     // The token is checked before anything is written: one that fails leaves nothing, so the same call can simply be tried again.
-    const checked = typeof given.token === 'string' ? await labs.probe(entry, given.token).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined))) : undefined;
+    const checked =
+      typeof given.token === 'string'
+        ? await labs
+            .probe(entry, given.token)
+            .catch((error: unknown) => Promise.reject(rejectedToken(error, undefined)))
+        : undefined;
     const outcome = await labs.addLab(entry, checked);
     return checked ? signedInResult(outcome) : undefined;
   }
   const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 3);
-  const typed = await prompts.text(title(1), vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'), 'https://', baseUrlProblem);
+  const typed = await prompts.text(
+    title(1),
+    vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'),
+    'https://',
+    baseUrlProblem,
+  );
   if (typed === undefined) {
     return undefined;
   }
@@ -72,16 +108,27 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
   if (endpoints === null) {
     return undefined;
   }
-  const entry = { name: '', baseUrl, ...(endpoints && Object.keys(endpoints).length > 0 ? { endpoints } : {}) };
+  const entry = {
+    name: '',
+    baseUrl,
+    ...(endpoints && Object.keys(endpoints).length > 0 ? { endpoints } : {}),
+  };
   // The token is checked before the name is asked, so the name can start from the lab's own.
   const checked = await prompts.token(
     {
       title: vscode.l10n.t('Lab Data: Add Lab: Access Token'),
-      prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", parseBaseUrl(baseUrl).host, parseBaseUrl(baseUrl).origin),
+      prompt: vscode.l10n.t(
+        "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
+        parseBaseUrl(baseUrl).host,
+        parseBaseUrl(baseUrl).origin,
+      ),
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
     },
-    (token, signal) => labs.probe(entry, token, signal).catch((error: unknown) => Promise.reject(rejectedToken(error, undefined))),
+    (token, signal) =>
+      labs
+        .probe(entry, token, signal)
+        .catch((error: unknown) => Promise.reject(rejectedToken(error, undefined))),
   );
   if (checked === undefined) {
     return undefined;
@@ -89,9 +136,18 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
   const ownName = checked.ownName !== undefined && !taken(checked.ownName) ? checked.ownName : '';
   const name = await prompts.text(
     title(3),
-    ownName ? vscode.l10n.t('A name for the lab; it calls itself “{0}”', ownName) : vscode.l10n.t('A name for the lab, as you and your colleagues call it (for example Riverside contract lab)'),
+    ownName
+      ? vscode.l10n.t('A name for the lab; it calls itself “{0}”', ownName)
+      : vscode.l10n.t(
+          'A name for the lab, as you and your colleagues call it (for example Riverside contract lab)',
+        ),
     ownName,
-    (value) => (labNameProblem(value) ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.') : taken(value) ? vscode.l10n.t('There is already a lab named {0}.', value.trim()) : undefined),
+    (value) =>
+      labNameProblem(value)
+        ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.')
+        : taken(value)
+          ? vscode.l10n.t('There is already a lab named {0}.', value.trim())
+          : undefined,
   );
   if (name === undefined) {
     return undefined;
@@ -104,13 +160,25 @@ export async function addLab(labs: Labs, prompts: Prompts, ...args: unknown[]): 
  * The endpoint step: the spec's paths (Enter), or the lab's own, one path per endpoint starting
  * from the spec's, each checked as you type. Returns only the paths that differ; null means cancel.
  */
-async function askEndpoints(prompts: Prompts, title: string): Promise<Partial<Record<EndpointName, string>> | undefined | null> {
+async function askEndpoints(
+  prompts: Prompts,
+  title: string,
+): Promise<Partial<Record<EndpointName, string>> | undefined | null> {
   const choice = await prompts.pickOne(
     title,
     vscode.l10n.t('Which paths does the lab serve?'),
     [
-      { id: 'standard', label: vscode.l10n.t('The standard paths'), description: `${DEFAULT_ENDPOINTS.reports}, ${DEFAULT_ENDPOINTS.reportFile}, …`, detail: vscode.l10n.t('What the API specification names; most labs use these.') },
-      { id: 'own', label: vscode.l10n.t('The lab’s own paths…'), detail: vscode.l10n.t('Your provider confirmed other paths for your tenant; set each one.') },
+      {
+        id: 'standard',
+        label: vscode.l10n.t('The standard paths'),
+        description: `${DEFAULT_ENDPOINTS.reports}, ${DEFAULT_ENDPOINTS.reportFile}, …`,
+        detail: vscode.l10n.t('What the API specification names; most labs use these.'),
+      },
+      {
+        id: 'own',
+        label: vscode.l10n.t('The lab’s own paths…'),
+        detail: vscode.l10n.t('Your provider confirmed other paths for your tenant; set each one.'),
+      },
     ],
     false,
     'standard',
@@ -123,7 +191,12 @@ async function askEndpoints(prompts: Prompts, title: string): Promise<Partial<Re
   }
   const own: Partial<Record<EndpointName, string>> = {};
   for (const [index, endpoint] of ENDPOINT_NAMES.entries()) {
-    const template = await prompts.text(`${title}: ${endpointLabel(endpoint)} (${index + 1}/${ENDPOINT_NAMES.length})`, vscode.l10n.t('Path of the {0}, below the lab’s address', endpointLabel(endpoint)), DEFAULT_ENDPOINTS[endpoint], (value) => endpointTemplateProblem(endpoint, value.trim()));
+    const template = await prompts.text(
+      `${title}: ${endpointLabel(endpoint)} (${index + 1}/${ENDPOINT_NAMES.length})`,
+      vscode.l10n.t('Path of the {0}, below the lab’s address', endpointLabel(endpoint)),
+      DEFAULT_ENDPOINTS[endpoint],
+      (value) => endpointTemplateProblem(endpoint, value.trim()),
+    );
     if (template === undefined) {
       return null;
     }

@@ -50,7 +50,12 @@ const REJECTING_COMMANDS: ReadonlySet<string> = new Set([Commands.previewReport]
  * silent, and the user sees one short message with a "Show Log" button. The handler's result is
  * returned so other extensions and tasks can chain commands.
  */
-export function runCommand(id: string, handler: CommandHandler, log: Logger, ready: () => Promise<void> = () => Promise.resolve()): (...args: unknown[]) => Promise<unknown> {
+export function runCommand(
+  id: string,
+  handler: CommandHandler,
+  log: Logger,
+  ready: () => Promise<void> = () => Promise.resolve(),
+): (...args: unknown[]) => Promise<unknown> {
   return async (...args: unknown[]) => {
     try {
       await ready();
@@ -60,7 +65,10 @@ export function runCommand(id: string, handler: CommandHandler, log: Logger, rea
         log.info('Command', `${id} was cancelled.`);
         return undefined;
       }
-      log.error('Command', `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      log.error(
+        'Command',
+        `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      );
       void showError(error, log);
       if (REJECTING_COMMANDS.has(id)) {
         throw error instanceof LabApiError ? new Error(phrase(error)) : error;
@@ -71,6 +79,12 @@ export function runCommand(id: string, handler: CommandHandler, log: Logger, rea
 }
 
 /** Registers a table of command ids and handlers through {@link runCommand}; each waits for `ready` (the labs' first read) first. */
-export function registerCommands(table: Readonly<Record<string, CommandHandler>>, log: Logger, ready?: () => Promise<void>): vscode.Disposable[] {
-  return Object.entries(table).map(([id, handler]) => vscode.commands.registerCommand(id, runCommand(id, handler, log, ready)));
+export function registerCommands(
+  table: Readonly<Record<string, CommandHandler>>,
+  log: Logger,
+  ready?: () => Promise<void>,
+): vscode.Disposable[] {
+  return Object.entries(table).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, runCommand(id, handler, log, ready)),
+  );
 }

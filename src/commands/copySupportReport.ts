@@ -7,15 +7,35 @@ import type { Logger } from '../log';
  * `labData.copySupportReport`: copies a report of the last failed request, of any lab, in the shape
  * the provider's support asks for (spec section 7). Returns the text; never contains a token.
  */
-export async function copySupportReport(labs: Labs, log: Logger, integration: string): Promise<string | undefined> {
+export async function copySupportReport(
+  labs: Labs,
+  log: Logger,
+  integration: string,
+): Promise<string | undefined> {
   const failure = labs.lastFailure;
   if (!failure) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No request to the lab has failed yet, so there is nothing to report.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('No request to the lab has failed yet, so there is nothing to report.'),
+    );
     return undefined;
   }
-  const tenant = failure.lab.name === failure.lab.url.host ? failure.lab.url.host : `${failure.lab.name} (${failure.lab.url.host})`;
-  const text = log.redact(buildSupportReport(failure.error, { tenant, integration, at: failure.at, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }));
+  const tenant =
+    failure.lab.name === failure.lab.url.host
+      ? failure.lab.url.host
+      : `${failure.lab.name} (${failure.lab.url.host})`;
+  const text = log.redact(
+    buildSupportReport(failure.error, {
+      tenant,
+      integration,
+      at: failure.at,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    }),
+  );
   await vscode.env.clipboard.writeText(text);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Support report copied. Paste it into your ticket; it contains no token or downloaded data.'));
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t(
+      'Support report copied. Paste it into your ticket; it contains no token or downloaded data.',
+    ),
+  );
   return text;
 }

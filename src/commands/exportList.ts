@@ -5,7 +5,13 @@ import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { LabApiError } from '../../core/errors/errors';
-import { exportRecords, lookupNames, withNames, type ExportFormat, type RecordNames } from '../../core/derived/exportList';
+import {
+  exportRecords,
+  lookupNames,
+  withNames,
+  type ExportFormat,
+  type RecordNames,
+} from '../../core/derived/exportList';
 import type { LabApi } from '../../core/api/labApi';
 import type { Page } from '../../core/api/pagination';
 import type { ListQuery } from '../../core/api/query';
@@ -16,7 +22,12 @@ import { serverText } from '../../core/errors/serverText';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
-import { describeReportFilter, matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import {
+  describeReportFilter,
+  matchesLocally,
+  serverPart,
+  type ReportsTreeProvider,
+} from '../views/reportsTree';
 import { localTime } from '../views/nodes';
 import { knownNames } from '../views/recordText';
 import type { SamplesTreeProvider } from '../views/samplesTree';
@@ -34,14 +45,27 @@ export interface ExportSummary {
 
 const LISTS: readonly ExportListName[] = ['reports', 'samples', 'clients'];
 
-function pagesOf(api: LabApi, list: ExportListName, query: ListQuery, signal: AbortSignal): AsyncIterable<Page<{ raw: JsonObject }>> {
+function pagesOf(
+  api: LabApi,
+  list: ExportListName,
+  query: ListQuery,
+  signal: AbortSignal,
+): AsyncIterable<Page<{ raw: JsonObject }>> {
   // A list whose paging cannot be trusted is reported for every walk, by the lab's connection.
   const options = { signal };
-  return list === 'reports' ? api.iterateReports(query, options) : list === 'samples' ? api.iterateSamples(query, options) : api.iterateClients(query, options);
+  return list === 'reports'
+    ? api.iterateReports(query, options)
+    : list === 'samples'
+      ? api.iterateSamples(query, options)
+      : api.iterateClients(query, options);
 }
 
 /** The records of each page that `keep` keeps (the part of the Reports view's filter that Lab Data applies itself), with names beside ids. */
-async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, keep: (item: { raw: JsonObject }) => boolean = () => true, names?: RecordNames): AsyncGenerator<JsonObject[]> {
+async function* records(
+  pages: AsyncIterable<Page<{ raw: JsonObject }>>,
+  keep: (item: { raw: JsonObject }) => boolean = () => true,
+  names?: RecordNames,
+): AsyncGenerator<JsonObject[]> {
   for await (const page of pages) {
     yield page.items.filter(keep).map((item) => (names ? withNames(item.raw, names) : item.raw));
   }
@@ -49,7 +73,11 @@ async function* records(pages: AsyncIterable<Page<{ raw: JsonObject }>>, keep: (
 
 /** The list's name in a sentence ("12 reports"). */
 function listWord(list: ExportListName): string {
-  return list === 'reports' ? vscode.l10n.t('reports') : list === 'samples' ? vscode.l10n.t('samples') : vscode.l10n.t('clients');
+  return list === 'reports'
+    ? vscode.l10n.t('reports')
+    : list === 'samples'
+      ? vscode.l10n.t('samples')
+      : vscode.l10n.t('clients');
 }
 
 /** The first name from `name` on that is not taken in `folder` (`reports-….csv`, `reports-… (1).csv`, …). */
@@ -75,18 +103,36 @@ async function freeFileName(folder: string, name: string): Promise<string> {
  * `target` (default `lab-exports/<list>-<date>.<ext>` in the workspace) gets a numbered name when it
  * exists. Returns `{ uri, rows }` with the file written. An interrupted export leaves no partial file.
  */
-export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider }, prompts: PromptsHolder, log: Logger, fromView: ExportListName | undefined, ...args: unknown[]): Promise<ExportSummary | undefined> {
+export async function exportList(
+  labs: Labs,
+  trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider },
+  prompts: PromptsHolder,
+  log: Logger,
+  fromView: ExportListName | undefined,
+  ...args: unknown[]
+): Promise<ExportSummary | undefined> {
   const targets = commandTargets(args);
   const options = targets.options;
-  let list = (typeof options.list === 'string' ? options.list : targets.search ? 'reports' : fromView) as ExportListName | undefined;
+  let list = (
+    typeof options.list === 'string' ? options.list : targets.search ? 'reports' : fromView
+  ) as ExportListName | undefined;
   if (list !== undefined && !LISTS.includes(list)) {
-    throw new LabApiError('invalidInput', vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')));
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')),
+    );
   }
-  list ??= (await prompts.current.pickOne(vscode.l10n.t('Lab Data: Export List'), vscode.l10n.t('Which list?'), LISTS.map((id) => ({ id, label: id })), false)) as ExportListName | undefined;
+  list ??= (await prompts.current.pickOne(
+    vscode.l10n.t('Lab Data: Export List'),
+    vscode.l10n.t('Which list?'),
+    LISTS.map((id) => ({ id, label: id })),
+    false,
+  )) as ExportListName | undefined;
   if (!list) {
     return undefined;
   }
-  let format = (typeof options.format === 'string' ? options.format : undefined) as ExportFormat | undefined;
+  let format = (typeof options.format === 'string' ? options.format : undefined) as
+    ExportFormat | undefined;
   if (format !== undefined && format !== 'csv' && format !== 'jsonl') {
     throw new LabApiError('invalidInput', vscode.l10n.t('"format" must be "csv" or "jsonl".'));
   }
@@ -96,11 +142,18 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     return undefined;
   }
   const lab = api.lab.name;
-  const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')?.uri.fsPath;
-  const given = isObject(options.filter) ? filterOf(options.filter) : targets.search ? searchFilters(targets.search, new Date()) : undefined;
+  const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')
+    ?.uri.fsPath;
+  const given = isObject(options.filter)
+    ? filterOf(options.filter)
+    : targets.search
+      ? searchFilters(targets.search, new Date())
+      : undefined;
   const viewFilter = !given && list === 'reports' ? trees.reports.filterOf(lab) : undefined;
-  const receivedSince = !given && list === 'samples' ? trees.samples.receivedSinceOf(lab) : undefined;
-  const query: ListQuery = given ?? (viewFilter ? serverPart(viewFilter) : withReceivedSince(receivedSince));
+  const receivedSince =
+    !given && list === 'samples' ? trees.samples.receivedSinceOf(lab) : undefined;
+  const query: ListQuery =
+    given ?? (viewFilter ? serverPart(viewFilter) : withReceivedSince(receivedSince));
   // The filter in words, for the dialog's title and the closing message.
   const filterText = serverText(
     targets.search
@@ -121,13 +174,22 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
   if (targets.automated) {
     // A script: the target it gave (or the dated default) in the workspace, never replacing a file.
     if (!root) {
-      throw new LabApiError('invalidInput', vscode.l10n.t('Open a folder first: exports are written into the workspace.'));
+      throw new LabApiError(
+        'invalidInput',
+        vscode.l10n.t('Open a folder first: exports are written into the workspace.'),
+      );
     }
     format ??= 'csv';
-    const target = typeof options.target === 'string' && options.target.trim() ? options.target.trim() : path.join('lab-exports', `${list}-${date}.${format}`);
+    const target =
+      typeof options.target === 'string' && options.target.trim()
+        ? options.target.trim()
+        : path.join('lab-exports', `${list}-${date}.${format}`);
     const resolved = path.resolve(root, target);
     if (!isInside(resolved, root)) {
-      throw new LabApiError('invalidInput', vscode.l10n.t('The export target must be inside the workspace folder.'));
+      throw new LabApiError(
+        'invalidInput',
+        vscode.l10n.t('The export target must be inside the workspace folder.'),
+      );
     }
     folder = path.dirname(resolved);
     fileName = path.basename(resolved);
@@ -136,14 +198,28 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     // A person: a save dialog on a dated name not yet taken; the type chosen there is the format.
     const start = path.join(root ?? os.homedir(), 'lab-exports');
     const offered = await freeFileName(start, `${list}-${date}.${format ?? 'csv'}`);
-    const title = filterText ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText) : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
-    const types: Record<string, string[]> = format === 'jsonl' ? { 'JSON Lines': ['jsonl'] } : format === 'csv' ? { CSV: ['csv'] } : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
-    const chosen = await prompts.current.saveFile(title, vscode.Uri.file(path.join(start, offered)), types);
+    const title = filterText
+      ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText)
+      : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
+    const types: Record<string, string[]> =
+      format === 'jsonl'
+        ? { 'JSON Lines': ['jsonl'] }
+        : format === 'csv'
+          ? { CSV: ['csv'] }
+          : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
+    const chosen = await prompts.current.saveFile(
+      title,
+      vscode.Uri.file(path.join(start, offered)),
+      types,
+    );
     if (!chosen) {
       return undefined;
     }
     if (chosen.scheme !== 'file') {
-      throw new LabApiError('invalidInput', vscode.l10n.t('Choose a file on this computer to export to.'));
+      throw new LabApiError(
+        'invalidInput',
+        vscode.l10n.t('Choose a file on this computer to export to.'),
+      );
     }
     format ??= chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv';
     folder = path.dirname(chosen.fsPath);
@@ -152,35 +228,54 @@ export async function exportList(labs: Labs, trees: { reports: ReportsTreeProvid
     ifExists = 'overwrite';
   }
   const started = Date.now();
-  const result = await withNotificationProgress(vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab), async (progress, token) => {
-    const signal = toAbortSignal(token);
-    // Names are a help, not the export: a lab that cannot list them (a 400, a timeout, limits run out) still gets its CSV, with the ids.
-    const names =
-      list !== 'clients' && format === 'csv'
-        ? await lookupNames(api, signal).catch((error: unknown) => {
-            if (signal.aborted) {
-              throw error;
-            }
-            log.warn('Export', `Client and project names could not be listed, so the CSV has ids only: ${error instanceof LabApiError ? error.describe() : String(error)}`);
-            return undefined;
-          })
-        : undefined;
-    const keep = viewFilter && ((item: { raw: JsonObject }) => matchesLocally(item as Report, viewFilter));
-    return exportRecords(records(pagesOf(api, list, query, signal), keep, names), {
-      folder,
-      fileName,
-      root: targets.automated ? root : folder,
-      format,
-      ifExists,
-      signal,
-      onRecords: (rows) => progress.report({ message: vscode.l10n.t('{0} records', rows) }),
-    });
-  });
+  const result = await withNotificationProgress(
+    vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab),
+    async (progress, token) => {
+      const signal = toAbortSignal(token);
+      // Names are a help, not the export: a lab that cannot list them (a 400, a timeout, limits run out) still gets its CSV, with the ids.
+      const names =
+        list !== 'clients' && format === 'csv'
+          ? await lookupNames(api, signal).catch((error: unknown) => {
+              if (signal.aborted) {
+                throw error;
+              }
+              log.warn(
+                'Export',
+                `Client and project names could not be listed, so the CSV has ids only: ${error instanceof LabApiError ? error.describe() : String(error)}`,
+              );
+              return undefined;
+            })
+          : undefined;
+      const keep =
+        viewFilter && ((item: { raw: JsonObject }) => matchesLocally(item as Report, viewFilter));
+      return exportRecords(records(pagesOf(api, list, query, signal), keep, names), {
+        folder,
+        fileName,
+        root: targets.automated ? root : folder,
+        format,
+        ifExists,
+        signal,
+        onRecords: (rows) => progress.report({ message: vscode.l10n.t('{0} records', rows) }),
+      });
+    },
+  );
   const uri = vscode.Uri.file(result.file.path);
-  log.info('Export', `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`);
+  log.info(
+    'Export',
+    `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`,
+  );
   const open = vscode.l10n.t('Open');
   const where = vscode.workspace.asRelativePath(uri);
-  const message = filterText ? vscode.l10n.t('Exported {0} {1} of {2} to {3}, filtered: {4}.', result.rows, listWord(list), lab, where, filterText) : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', result.rows, listWord(list), lab, where);
+  const message = filterText
+    ? vscode.l10n.t(
+        'Exported {0} {1} of {2} to {3}, filtered: {4}.',
+        result.rows,
+        listWord(list),
+        lab,
+        where,
+        filterText,
+      )
+    : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', result.rows, listWord(list), lab, where);
   void vscode.window.showInformationMessage(message, open).then((choice) => {
     if (choice === open) {
       void vscode.window.showTextDocument(uri);
@@ -211,11 +306,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const FILTER_KEYS = ['publishedSince', 'updatedSince', 'receivedSince', 'status', 'clientId', 'projectId'] as const;
+const FILTER_KEYS = [
+  'publishedSince',
+  'updatedSince',
+  'receivedSince',
+  'status',
+  'clientId',
+  'projectId',
+] as const;
 
 /** Only the filter fields of an arguments object (never paging), as strings. */
 function filterOf(value: Record<string, unknown>): ListQuery {
-  return Object.fromEntries(FILTER_KEYS.filter((key) => typeof value[key] === 'string' && (value[key] as string).trim() !== '').map((key) => [key, (value[key] as string).trim()]));
+  return Object.fromEntries(
+    FILTER_KEYS.filter(
+      (key) => typeof value[key] === 'string' && (value[key] as string).trim() !== '',
+    ).map((key) => [key, (value[key] as string).trim()]),
+  );
 }
 
 function withReceivedSince(receivedSince: string | undefined): ListQuery {

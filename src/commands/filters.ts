@@ -24,7 +24,12 @@ export interface ReportFilterArgs {
   readonly reportType?: string;
 }
 
-const FILTER_OF: Readonly<Record<Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName>> = { publishedSince: 'published_since', status: 'status', clientId: 'client_id', projectId: 'project_id' };
+const FILTER_OF: Readonly<Record<Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName>> = {
+  publishedSince: 'published_since',
+  status: 'status',
+  clientId: 'client_id',
+  projectId: 'project_id',
+};
 
 /** Whether an arguments object sets any report filter (an automation call rather than "ask me"). */
 export function hasReportFilter(options: Readonly<Record<string, unknown>>): boolean {
@@ -33,17 +38,32 @@ export function hasReportFilter(options: Readonly<Record<string, unknown>>): boo
 
 /** A filter from command arguments, with its date validated and in UTC, using only filters the lab offers. */
 export function filterFromArgs(given: ReportFilterArgs, api: LabApi): ReportFilter {
-  for (const [key, filter] of Object.entries(FILTER_OF) as Array<[Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName]>) {
+  for (const [key, filter] of Object.entries(FILTER_OF) as Array<
+    [Exclude<keyof ReportFilterArgs, 'reportType'>, FilterName]
+  >) {
     if (given[key] !== undefined && !api.lab.filters.includes(filter)) {
-      throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', api.lab.name, filter));
+      throw new LabApiError(
+        'invalidInput',
+        vscode.l10n.t(
+          '{0} does not offer the {1} filter (see "filters" in labData.labs).',
+          api.lab.name,
+          filter,
+        ),
+      );
     }
   }
   return {
-    publishedSince: given.publishedSince !== undefined ? toUtcTimestamp(given.publishedSince, 'published-since date') : undefined,
+    publishedSince:
+      given.publishedSince !== undefined
+        ? toUtcTimestamp(given.publishedSince, 'published-since date')
+        : undefined,
     status: given.status,
     clientId: given.clientId,
     projectId: given.projectId,
-    reportType: typeof given.reportType === 'string' && given.reportType.trim() ? given.reportType.trim() : undefined,
+    reportType:
+      typeof given.reportType === 'string' && given.reportType.trim()
+        ? given.reportType.trim()
+        : undefined,
   };
 }
 
@@ -62,7 +82,13 @@ async function optionalItems<T>(load: () => Promise<readonly T[]>): Promise<read
 /** The report types among a first page of reports (the lab has no list of types). */
 async function reportTypes(api: LabApi): Promise<string[]> {
   const reports = await optionalItems(async () => (await api.listReports({ pageSize: 100 })).items);
-  return [...new Set(reports.map((report) => report.report_type).filter((type): type is string => typeof type === 'string' && type.trim() !== ''))].sort((a, b) => a.localeCompare(b));
+  return [
+    ...new Set(
+      reports
+        .map((report) => report.report_type)
+        .filter((type): type is string => typeof type === 'string' && type.trim() !== ''),
+    ),
+  ].sort((a, b) => a.localeCompare(b));
 }
 
 const STATUSES = ['published', 'amended'];
@@ -70,7 +96,15 @@ const STATUSES = ['published', 'amended'];
 /** How a project, location or work order is named in a picker: by name, with its id and kind. */
 function projectChoice(project: Project): Choice {
   const kind = typeof project.raw.kind === 'string' ? statusWord(project.raw.kind) : undefined;
-  return { id: project.project_id, label: serverText(project.name ?? project.project_id, 120), description: serverText([project.name ? project.project_id : undefined, kind].filter(Boolean).join(' · '), 120) || undefined };
+  return {
+    id: project.project_id,
+    label: serverText(project.name ?? project.project_id, 120),
+    description:
+      serverText(
+        [project.name ? project.project_id : undefined, kind].filter(Boolean).join(' · '),
+        120,
+      ) || undefined,
+  };
 }
 
 type Criterion = 'published_since' | 'status' | 'client_id' | 'project_id' | 'report_type';
@@ -82,7 +116,12 @@ type Criterion = 'published_since' | 'status' | 'client_id' | 'project_id' | 're
  * its current value first, so Enter keeps it. Two criteria take three steps; reopening and pressing
  * Enter through keeps the filter; unchecking a criterion clears it.
  */
-export async function askReportFilter(api: LabApi, prompts: Prompts, title: string, current: ReportFilter = {}): Promise<ReportFilter | undefined> {
+export async function askReportFilter(
+  api: LabApi,
+  prompts: Prompts,
+  title: string,
+  current: ReportFilter = {},
+): Promise<ReportFilter | undefined> {
   const offered = api.lab.filters;
   const nameOf = knownNames.of(api.lab.name);
   const named = (kind: 'client' | 'project', id: string): string => {
@@ -90,7 +129,8 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
     return name ? `${name} (${id})` : id;
   };
   const values: Record<Criterion, string | undefined> = {
-    published_since: current.publishedSince && (localTime(current.publishedSince) ?? current.publishedSince),
+    published_since:
+      current.publishedSince && (localTime(current.publishedSince) ?? current.publishedSince),
     status: current.status && statusWord(current.status),
     client_id: current.clientId && named('client', current.clientId),
     project_id: current.projectId && named('project', current.projectId),
@@ -103,14 +143,22 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
     project_id: vscode.l10n.t('Project, location or work order'),
     report_type: vscode.l10n.t('Report type'),
   };
-  const criteria = [...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) => offered.includes(filter)), 'report_type' as const];
+  const criteria = [
+    ...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) =>
+      offered.includes(filter),
+    ),
+    'report_type' as const,
+  ];
   const chosen = await prompts.pickCriteria(
     title,
     criteria.map((criterion) => ({
       id: criterion,
       label: labels[criterion],
       description: serverText(values[criterion] ?? vscode.l10n.t('any'), 160),
-      detail: criterion === 'report_type' ? vscode.l10n.t('The lab has no such filter: Lab Data filters the reports it receives.') : undefined,
+      detail:
+        criterion === 'report_type'
+          ? vscode.l10n.t('The lab has no such filter: Lab Data filters the reports it receives.')
+          : undefined,
       picked: values[criterion] !== undefined,
     })),
   );
@@ -118,14 +166,33 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
     return undefined;
   }
   const steps = criteria.filter((criterion) => chosen.includes(criterion));
-  const step = (criterion: Criterion): string => `${title}: ${labels[criterion]} (${steps.indexOf(criterion) + 1}/${steps.length})`;
+  const step = (criterion: Criterion): string =>
+    `${title}: ${labels[criterion]} (${steps.indexOf(criterion) + 1}/${steps.length})`;
   const filter: { -readonly [K in keyof ReportFilter]: ReportFilter[K] } = {};
   // A value in force that the list does not hold (a client past the first page, a type not among the
   // first reports, a status set by automation) is offered first as itself, so Enter still keeps it;
   // a list the lab does not share asks nothing and keeps the value in force.
-  const pick = (criterion: Criterion, placeHolder: string, choices: Choice[], value: string | undefined, shown: string | undefined): Promise<string | null | undefined> => {
-    const offered = value !== undefined && !choices.some((choice) => choice.id === value) ? [{ id: value, label: serverText(shown ?? value, 120), description: vscode.l10n.t('current') }, ...choices] : choices;
-    return offered.length === 0 ? Promise.resolve(value ?? null) : prompts.pickOne(step(criterion), placeHolder, offered, true, value);
+  const pick = (
+    criterion: Criterion,
+    placeHolder: string,
+    choices: Choice[],
+    value: string | undefined,
+    shown: string | undefined,
+  ): Promise<string | null | undefined> => {
+    const offered =
+      value !== undefined && !choices.some((choice) => choice.id === value)
+        ? [
+            {
+              id: value,
+              label: serverText(shown ?? value, 120),
+              description: vscode.l10n.t('current'),
+            },
+            ...choices,
+          ]
+        : choices;
+    return offered.length === 0
+      ? Promise.resolve(value ?? null)
+      : prompts.pickOne(step(criterion), placeHolder, offered, true, value);
   };
   for (const criterion of steps) {
     let answer: string | null | undefined;
@@ -135,26 +202,64 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
         filter.publishedSince = answer ?? undefined;
         break;
       case 'status':
-        answer = await pick(criterion, vscode.l10n.t('Status'), STATUSES.map((id) => ({ id, label: statusWord(id) })), current.status, values.status);
+        answer = await pick(
+          criterion,
+          vscode.l10n.t('Status'),
+          STATUSES.map((id) => ({ id, label: statusWord(id) })),
+          current.status,
+          values.status,
+        );
         filter.status = answer ?? undefined;
         break;
       case 'client_id': {
-        const clients = await optionalItems(async () => (await api.listClients({ pageSize: 200 })).items);
-        clients.forEach((client) => knownNames.remember(api.lab.name, 'client', client.client_id, client.name));
-        answer = await pick(criterion, vscode.l10n.t('Client'), clients.map((c) => ({ id: c.client_id, label: serverText(c.name ?? c.client_id, 120), description: c.name ? serverText(c.client_id, 80) : undefined })), current.clientId, values.client_id);
+        const clients = await optionalItems(
+          async () => (await api.listClients({ pageSize: 200 })).items,
+        );
+        clients.forEach((client) =>
+          knownNames.remember(api.lab.name, 'client', client.client_id, client.name),
+        );
+        answer = await pick(
+          criterion,
+          vscode.l10n.t('Client'),
+          clients.map((c) => ({
+            id: c.client_id,
+            label: serverText(c.name ?? c.client_id, 120),
+            description: c.name ? serverText(c.client_id, 80) : undefined,
+          })),
+          current.clientId,
+          values.client_id,
+        );
         filter.clientId = answer ?? undefined;
         break;
       }
       case 'project_id': {
-        const projects = await optionalItems(async () => (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items);
-        projects.forEach((project) => knownNames.remember(api.lab.name, 'project', project.project_id, project.name));
-        answer = await pick(criterion, vscode.l10n.t('Project, location or work order'), projects.map(projectChoice), current.projectId, values.project_id);
+        const projects = await optionalItems(
+          async () => (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items,
+        );
+        projects.forEach((project) =>
+          knownNames.remember(api.lab.name, 'project', project.project_id, project.name),
+        );
+        answer = await pick(
+          criterion,
+          vscode.l10n.t('Project, location or work order'),
+          projects.map(projectChoice),
+          current.projectId,
+          values.project_id,
+        );
         filter.projectId = answer ?? undefined;
         break;
       }
       case 'report_type': {
         const types = await reportTypes(api);
-        answer = await pick(criterion, vscode.l10n.t('Report type (the lab has no such filter: Lab Data filters the reports it receives)'), types.map((type) => ({ id: type, label: serverText(type, 120) })), current.reportType, current.reportType);
+        answer = await pick(
+          criterion,
+          vscode.l10n.t(
+            'Report type (the lab has no such filter: Lab Data filters the reports it receives)',
+          ),
+          types.map((type) => ({ id: type, label: serverText(type, 120) })),
+          current.reportType,
+          current.reportType,
+        );
         filter.reportType = answer ?? undefined;
         break;
       }
@@ -171,14 +276,27 @@ export async function askReportFilter(api: LabApi, prompts: Prompts, title: stri
  * offers, filtered on the server. With a filter in its arguments (`{ lab?, publishedSince?, … }`)
  * it asks nothing; from a toolbar button (which passes the selected row) it asks.
  */
-export async function filterReports(labs: Labs, tree: ReportsTreeProvider, prompts: Prompts, ...args: unknown[]): Promise<ReportFilter | undefined> {
+export async function filterReports(
+  labs: Labs,
+  tree: ReportsTreeProvider,
+  prompts: Prompts,
+  ...args: unknown[]
+): Promise<ReportFilter | undefined> {
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts, targets.lab);
   const api = connection?.api;
   if (!connection || !api) {
     return undefined;
   }
-  const filter = targets.automated && hasReportFilter(targets.options) ? filterFromArgs(targets.options as ReportFilterArgs, api) : await askReportFilter(api, prompts, vscode.l10n.t('Lab Data: Filter Reports'), tree.filterOf(connection.lab.name));
+  const filter =
+    targets.automated && hasReportFilter(targets.options)
+      ? filterFromArgs(targets.options as ReportFilterArgs, api)
+      : await askReportFilter(
+          api,
+          prompts,
+          vscode.l10n.t('Lab Data: Filter Reports'),
+          tree.filterOf(connection.lab.name),
+        );
   if (!filter) {
     return undefined;
   }
@@ -187,13 +305,21 @@ export async function filterReports(labs: Labs, tree: ReportsTreeProvider, promp
 }
 
 /** `labData.clearReportsFilter`: clears one lab's filter (`{ lab }` or its row), or every lab's. */
-export async function clearReportsFilter(tree: ReportsTreeProvider, ...args: unknown[]): Promise<void> {
+export async function clearReportsFilter(
+  tree: ReportsTreeProvider,
+  ...args: unknown[]
+): Promise<void> {
   const { lab } = commandTargets(args);
   await (lab === undefined ? tree.clearFilters() : tree.setFilter(lab, {}));
 }
 
 /** `labData.filterSamples`: received-since, as `{ lab?, receivedSince }` or chosen from presets. */
-export async function filterSamples(labs: Labs, tree: SamplesTreeProvider, prompts: Prompts, ...args: unknown[]): Promise<string | undefined> {
+export async function filterSamples(
+  labs: Labs,
+  tree: SamplesTreeProvider,
+  prompts: Prompts,
+  ...args: unknown[]
+): Promise<string | undefined> {
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts, targets.lab);
   if (!connection) {
@@ -201,11 +327,21 @@ export async function filterSamples(labs: Labs, tree: SamplesTreeProvider, promp
   }
   const name = connection.lab.name;
   if (!connection.lab.filters.includes('received_since')) {
-    throw new LabApiError('invalidInput', vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', name, 'received_since'));
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t(
+        '{0} does not offer the {1} filter (see "filters" in labData.labs).',
+        name,
+        'received_since',
+      ),
+    );
   }
   if (targets.automated && 'receivedSince' in targets.options) {
     const value = targets.options.receivedSince;
-    await tree.setReceivedSince(name, typeof value === 'string' && value ? toUtcTimestamp(value, 'received-since date') : undefined);
+    await tree.setReceivedSince(
+      name,
+      typeof value === 'string' && value ? toUtcTimestamp(value, 'received-since date') : undefined,
+    );
     return tree.receivedSinceOf(name);
   }
   const since = await prompts.since(vscode.l10n.t('Lab Data: Filter Samples'), 'received');
@@ -217,6 +353,9 @@ export async function filterSamples(labs: Labs, tree: SamplesTreeProvider, promp
 }
 
 /** `labData.clearSamplesFilter`: clears one lab's received-since filter (`{ lab }` or its row), or every lab's. */
-export async function clearSamplesFilter(tree: SamplesTreeProvider, ...args: unknown[]): Promise<void> {
+export async function clearSamplesFilter(
+  tree: SamplesTreeProvider,
+  ...args: unknown[]
+): Promise<void> {
   await tree.setReceivedSince(commandTargets(args).lab, undefined);
 }

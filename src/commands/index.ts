@@ -7,7 +7,12 @@ import type { PromptsHolder } from '../ui/prompts';
 import type { Trees } from '../views/registerViews';
 import type { CommandHandler } from './commandRunner';
 import { copyLink } from '../ids/deepLinks';
-import { compareSavedReport, redownloadSavedReport, verifySavedReports, type SavedReportFindings } from '../provenance/savedReports';
+import {
+  compareSavedReport,
+  redownloadSavedReport,
+  verifySavedReports,
+  type SavedReportFindings,
+} from '../provenance/savedReports';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
@@ -67,23 +72,55 @@ export interface CommandServices {
 }
 
 /** The table of every command id and its handler. */
-export function commandTable({ labs, network, connectionReports, trees, documents, prompts, log, findings, news, searches, previews, overviews, recent, activity, syncFolders, integration }: CommandServices): Record<string, CommandHandler> {
-  const palette = { labs, prompts, reportsTree: trees.reports, reportsView: trees.reportsView, recent };
+export function commandTable({
+  labs,
+  network,
+  connectionReports,
+  trees,
+  documents,
+  prompts,
+  log,
+  findings,
+  news,
+  searches,
+  previews,
+  overviews,
+  recent,
+  activity,
+  syncFolders,
+  integration,
+}: CommandServices): Record<string, CommandHandler> {
+  const palette = {
+    labs,
+    prompts,
+    reportsTree: trees.reports,
+    reportsView: trees.reportsView,
+    recent,
+  };
   return {
     [Commands.signIn]: (...args) => signIn(labs, prompts.current, ...args),
     [Commands.addLab]: (...args) => addLab(labs, prompts.current, ...args),
     [Commands.signOut]: (...args) => signOut(labs, prompts.current, ...args),
     [Commands.refresh]: () => refreshAll(trees),
-    [Commands.filterReports]: (...args) => filterReports(labs, trees.reports, prompts.current, ...args),
+    [Commands.filterReports]: (...args) =>
+      filterReports(labs, trees.reports, prompts.current, ...args),
     [Commands.clearReportsFilter]: (...args) => clearReportsFilter(trees.reports, ...args),
-    [Commands.filterSamples]: (...args) => filterSamples(labs, trees.samples, prompts.current, ...args),
+    [Commands.filterSamples]: (...args) =>
+      filterSamples(labs, trees.samples, prompts.current, ...args),
     [Commands.clearSamplesFilter]: (...args) => clearSamplesFilter(trees.samples, ...args),
-    [Commands.openReportMetadata]: (...args) => openReportMetadata(labs, documents, prompts, ...args),
-    [Commands.showOverview]: (...args) => showOverview(labs, overviews, trees.reports, prompts, ...args),
-    [Commands.previewReport]: (...args) => previewReport(labs, previews, prompts, palette, log, ...args),
+    [Commands.openReportMetadata]: (...args) =>
+      openReportMetadata(labs, documents, prompts, ...args),
+    [Commands.showOverview]: (...args) =>
+      showOverview(labs, overviews, trees.reports, prompts, ...args),
+    [Commands.previewReport]: (...args) =>
+      previewReport(labs, previews, prompts, palette, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
-    [Commands.saveAllReports]: (...args) => activity.run(vscode.l10n.t('Saving reports'), () => saveAllReports(labs, trees.reports, prompts, log, ...args)),
-    [Commands.syncReports]: (...args) => syncReports(labs, trees.reports, prompts, syncFolders, log, activity, ...args),
+    [Commands.saveAllReports]: (...args) =>
+      activity.run(vscode.l10n.t('Saving reports'), () =>
+        saveAllReports(labs, trees.reports, prompts, log, ...args),
+      ),
+    [Commands.syncReports]: (...args) =>
+      syncReports(labs, trees.reports, prompts, syncFolders, log, activity, ...args),
     [Commands.findReport]: (...args) => findReport(palette, ...args),
     [Commands.searchReports]: (...args) => searchReports(palette, ...args),
     [Commands.listSamples]: (...args) => listSamples(palette, ...args),
@@ -92,16 +129,23 @@ export function commandTable({ labs, network, connectionReports, trees, document
     [Commands.copyLink]: (...args) => copyLink(labs, false, ...args),
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
-    [Commands.redownloadSavedReport]: (args) => redownloadSavedReport(findings, args as Parameters<typeof redownloadSavedReport>[1]),
-    [Commands.compareSavedReport]: (args) => compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
+    [Commands.redownloadSavedReport]: (args) =>
+      redownloadSavedReport(findings, args as Parameters<typeof redownloadSavedReport>[1]),
+    [Commands.compareSavedReport]: (args) =>
+      compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),
-    [Commands.exportReports]: (...args) => exportList(labs, trees, prompts, log, 'reports', ...args),
-    [Commands.exportClients]: (...args) => exportList(labs, trees, prompts, log, 'clients', ...args),
-    [Commands.exportSamples]: (...args) => exportList(labs, trees, prompts, log, 'samples', ...args),
+    [Commands.exportReports]: (...args) =>
+      exportList(labs, trees, prompts, log, 'reports', ...args),
+    [Commands.exportClients]: (...args) =>
+      exportList(labs, trees, prompts, log, 'clients', ...args),
+    [Commands.exportSamples]: (...args) =>
+      exportList(labs, trees, prompts, log, 'samples', ...args),
     [Commands.markAllSeen]: (...args) => markAllSeen(news, trees.reports, ...args),
-    [Commands.saveFilterAsSearch]: (...args) => saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
+    [Commands.saveFilterAsSearch]: (...args) =>
+      saveFilterAsSearch(labs, trees.reports, searches, prompts.current, ...args),
     [Commands.statusMenu]: () => statusMenu(labs, log, news),
-    [Commands.checkConnection]: (...args) => checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
+    [Commands.checkConnection]: (...args) =>
+      checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
     [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
     [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };

@@ -10,11 +10,18 @@ import type { Choice, Prompts } from '../ui/prompts';
  * lab), else the only signed-in lab, else the one the user picks. When the lab is signed out it
  * starts "Sign In" for it and gives undefined.
  */
-export async function labForCommand(labs: Labs, prompts: Prompts, name?: string): Promise<LabConnection | undefined> {
+export async function labForCommand(
+  labs: Labs,
+  prompts: Prompts,
+  name?: string,
+): Promise<LabConnection | undefined> {
   if (name !== undefined) {
     const connection = labs.require(name);
     if (!connection.signedIn) {
-      await vscode.commands.executeCommand(Commands.signIn, { name: connection.lab.name, baseUrl: connection.lab.url.baseUrl });
+      await vscode.commands.executeCommand(Commands.signIn, {
+        name: connection.lab.name,
+        baseUrl: connection.lab.url.baseUrl,
+      });
       return labs.get(name)?.signedIn ? labs.get(name) : undefined;
     }
     return connection;
@@ -37,7 +44,11 @@ export async function labForCommand(labs: Labs, prompts: Prompts, name?: string)
 }
 
 /** The API of the lab a command acts on (see {@link labForCommand}). */
-export async function apiForCommand(labs: Labs, prompts: Prompts, name?: string): Promise<LabApi | undefined> {
+export async function apiForCommand(
+  labs: Labs,
+  prompts: Prompts,
+  name?: string,
+): Promise<LabApi | undefined> {
   return (await labForCommand(labs, prompts, name))?.api;
 }
 

@@ -10,7 +10,12 @@ import { commandTargets, type RecordRef } from '../ui/commandTargets';
  * `{ lab?, id }`; asks for an id without one), or of a client, project or sample tree item. Opening
  * it again reads the server again. Returns the document's Uri.
  */
-export async function openReportMetadata(labs: Labs, documents: MetadataDocumentProvider, prompts: PromptsHolder, ...args: unknown[]): Promise<vscode.Uri | undefined> {
+export async function openReportMetadata(
+  labs: Labs,
+  documents: MetadataDocumentProvider,
+  prompts: PromptsHolder,
+  ...args: unknown[]
+): Promise<vscode.Uri | undefined> {
   const targets = commandTargets(args);
   let ref: RecordRef | undefined = targets.refs[0];
   if (!ref) {

@@ -7,7 +7,12 @@ import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Prompts, PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
-import { matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
+import {
+  matchesLocally,
+  serverPart,
+  type ReportFilter,
+  type ReportsTreeProvider,
+} from '../views/reportsTree';
 import type { Page } from '../../core/api/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
@@ -18,9 +23,21 @@ import { serverText } from '../../core/errors/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [
-  { id: 'openMetadata', label: () => vscode.l10n.t('$(json) Open Metadata'), several: () => vscode.l10n.t('$(json) Open Metadata of each') },
-  { id: 'savePdf', label: () => vscode.l10n.t('$(cloud-download) Save PDF'), several: () => vscode.l10n.t('$(cloud-download) Save PDFs') },
-  { id: 'copyId', label: () => vscode.l10n.t('$(copy) Copy Id'), several: () => vscode.l10n.t('$(copy) Copy Ids') },
+  {
+    id: 'openMetadata',
+    label: () => vscode.l10n.t('$(json) Open Metadata'),
+    several: () => vscode.l10n.t('$(json) Open Metadata of each'),
+  },
+  {
+    id: 'savePdf',
+    label: () => vscode.l10n.t('$(cloud-download) Save PDF'),
+    several: () => vscode.l10n.t('$(cloud-download) Save PDFs'),
+  },
+  {
+    id: 'copyId',
+    label: () => vscode.l10n.t('$(copy) Copy Id'),
+    several: () => vscode.l10n.t('$(copy) Copy Ids'),
+  },
   { id: 'reveal', label: () => vscode.l10n.t('$(list-tree) Reveal in Reports View') },
 ];
 
@@ -33,18 +50,39 @@ export interface PaletteServices {
 }
 
 function summaryOf(report: Report): string {
-  return [report.report_type, localTime(report.published_at), report.status, report.download_available === false ? 'no file' : undefined].filter(Boolean).join(' · ');
+  return [
+    report.report_type,
+    localTime(report.published_at),
+    report.status,
+    report.download_available === false ? 'no file' : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** The pages with only the reports that pass the filter's local part (the report type); the lab's count no longer applies then. */
-async function* locallyFiltered(pages: AsyncIterable<Page<Report>>, filter: ReportFilter): AsyncIterable<Page<Report>> {
+async function* locallyFiltered(
+  pages: AsyncIterable<Page<Report>>,
+  filter: ReportFilter,
+): AsyncIterable<Page<Report>> {
   for await (const page of pages) {
-    yield filter.reportType === undefined ? page : { ...page, items: page.items.filter((report) => matchesLocally(report, filter)), totalCount: undefined };
+    yield filter.reportType === undefined
+      ? page
+      : {
+          ...page,
+          items: page.items.filter((report) => matchesLocally(report, filter)),
+          totalCount: undefined,
+        };
   }
 }
 
 /** Runs one action on one or several reports of one lab. */
-async function act(action: ReportAction, reports: readonly Report[], api: LabApi, services: PaletteServices): Promise<unknown> {
+async function act(
+  action: ReportAction,
+  reports: readonly Report[],
+  api: LabApi,
+  services: PaletteServices,
+): Promise<unknown> {
   const ids = reports.map((report) => report.report_id);
   const lab = api.lab.name;
   switch (action) {
@@ -56,16 +94,25 @@ async function act(action: ReportAction, reports: readonly Report[], api: LabApi
       return uris.length === 1 ? uris[0] : uris;
     }
     case 'savePdf':
-      return vscode.commands.executeCommand(Commands.saveReportPdf, ids.length === 1 ? { lab, id: ids[0] } : { lab, ids });
+      return vscode.commands.executeCommand(
+        Commands.saveReportPdf,
+        ids.length === 1 ? { lab, id: ids[0] } : { lab, ids },
+      );
     case 'copyId':
       await vscode.env.clipboard.writeText(ids.join('\n'));
-      void vscode.window.showInformationMessage(ids.length === 1 ? vscode.l10n.t('Copied {0}.', ids[0]!) : vscode.l10n.t('Copied {0} report ids.', ids.length));
+      void vscode.window.showInformationMessage(
+        ids.length === 1
+          ? vscode.l10n.t('Copied {0}.', ids[0]!)
+          : vscode.l10n.t('Copied {0} report ids.', ids.length),
+      );
       return ids;
     case 'reveal': {
       const node = await services.reportsTree.findNode(lab, ids[0]!);
       if (!node) {
         void vscode.window.showInformationMessage(
-          Object.keys(services.reportsTree.filterOf(lab)).length > 0 ? vscode.l10n.t('{0} is not in the Reports view with its current filter.', ids[0]!) : vscode.l10n.t('{0} is not in the Reports view.', ids[0]!),
+          Object.keys(services.reportsTree.filterOf(lab)).length > 0
+            ? vscode.l10n.t('{0} is not in the Reports view with its current filter.', ids[0]!)
+            : vscode.l10n.t('{0} is not in the Reports view.', ids[0]!),
         );
         return false;
       }
@@ -76,9 +123,24 @@ async function act(action: ReportAction, reports: readonly Report[], api: LabApi
   }
 }
 
-async function chooseAction(prompts: Prompts, title: string, several: boolean): Promise<ReportAction | undefined> {
-  const choices = ACTIONS.flatMap((action) => (!several ? [{ id: action.id, label: action.label() }] : action.several ? [{ id: action.id, label: action.several() }] : []));
-  const picked = await prompts.pickOne(title, vscode.l10n.t('What would you like to do?'), choices, false);
+async function chooseAction(
+  prompts: Prompts,
+  title: string,
+  several: boolean,
+): Promise<ReportAction | undefined> {
+  const choices = ACTIONS.flatMap((action) =>
+    !several
+      ? [{ id: action.id, label: action.label() }]
+      : action.several
+        ? [{ id: action.id, label: action.several() }]
+        : [],
+  );
+  const picked = await prompts.pickOne(
+    title,
+    vscode.l10n.t('What would you like to do?'),
+    choices,
+    false,
+  );
   return (picked ?? undefined) as ReportAction | undefined;
 }
 
@@ -89,7 +151,14 @@ function parseAction(value: unknown): ReportAction | undefined {
   if (typeof value === 'string' && ACTIONS.some((action) => action.id === value)) {
     return value as ReportAction;
   }
-  throw new LabApiError('invalidInput', vscode.l10n.t('Unknown action "{0}"; use one of {1}.', String(value).slice(0, 40), ACTIONS.map((a) => a.id).join(', ')));
+  throw new LabApiError(
+    'invalidInput',
+    vscode.l10n.t(
+      'Unknown action "{0}"; use one of {1}.',
+      String(value).slice(0, 40),
+      ACTIONS.map((a) => a.id).join(', '),
+    ),
+  );
 }
 
 /**
@@ -97,7 +166,12 @@ function parseAction(value: unknown): ReportAction | undefined {
  * Open Metadata, Save PDF, Copy Id, Reveal in Reports view. Arguments: `"RPT-1"` or
  * `{ id: "RPT-1", action?: "openMetadata" | "savePdf" | "copyId" | "reveal" }`.
  */
-export async function findReport(services: PaletteServices, ...args: unknown[]): Promise<{ report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined> {
+export async function findReport(
+  services: PaletteServices,
+  ...args: unknown[]
+): Promise<
+  { report: Record<string, unknown>; action?: ReportAction; result?: unknown } | undefined
+> {
   const targets = commandTargets(args);
   const given = targets.automated ? (targets.options as { action?: unknown }) : {};
   const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
@@ -111,17 +185,31 @@ export async function findReport(services: PaletteServices, ...args: unknown[]):
       ? await api.getReport(idGiven).catch((error: unknown) => {
           throw notFoundHint(error, idGiven, lab, undefined);
         })
-      : await askForReport(services.prompts.current, api, services, vscode.l10n.t('Lab Data: Find Report'));
+      : await askForReport(
+          services.prompts.current,
+          api,
+          services,
+          vscode.l10n.t('Lab Data: Find Report'),
+        );
   if (!report) {
     return undefined;
   }
   await services.recent.remember(lab, report.report_id);
-  const action = parseAction(given.action) ?? (await chooseAction(services.prompts.current, `${report.report_id}: ${summaryOf(report)}`, false));
+  const action =
+    parseAction(given.action) ??
+    (await chooseAction(
+      services.prompts.current,
+      `${report.report_id}: ${summaryOf(report)}`,
+      false,
+    ));
   if (!action) {
     return { report: report.raw };
   }
   if (action === 'savePdf' && report.download_available === false) {
-    throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to download.', report.report_id));
+    throw new LabApiError(
+      'notFound',
+      vscode.l10n.t('Report {0} has no file to download.', report.report_id),
+    );
   }
   return { report: report.raw, action, result: await act(action, [report], api, services) };
 }
@@ -131,7 +219,10 @@ export async function findReport(services: PaletteServices, ...args: unknown[]):
  * status, clientId, projectId, action? }` without prompts); results stream in page by page; the
  * chosen reports get an action, in bulk. Returns the ids found (with arguments) or chosen.
  */
-export async function searchReports(services: PaletteServices, ...args: unknown[]): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
+export async function searchReports(
+  services: PaletteServices,
+  ...args: unknown[]
+): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
   const targets = commandTargets(args);
   const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
@@ -150,7 +241,10 @@ export async function searchReports(services: PaletteServices, ...args: unknown[
     if (!action || reports.length === 0) {
       return { ids };
     }
-    const chosen = action === 'savePdf' ? reports.filter((report) => report.download_available !== false) : reports;
+    const chosen =
+      action === 'savePdf'
+        ? reports.filter((report) => report.download_available !== false)
+        : reports;
     return { ids, action, result: await act(action, chosen, api, services) };
   }
   const title = vscode.l10n.t('Lab Data: Search Reports');
@@ -158,28 +252,63 @@ export async function searchReports(services: PaletteServices, ...args: unknown[
   if (!filter) {
     return undefined;
   }
-  const chosen = await prompts.pickFromPages(filter.reportType !== undefined ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType) : title, locallyFiltered(api.iterateReports(serverPart(filter)), filter), (report) => ({ id: report.report_id, label: serverText(report.report_id, 120), description: serverText(summaryOf(report), 200), detail: typeof report.raw.title === 'string' ? serverText(report.raw.title, 200) : undefined }), true);
+  const chosen = await prompts.pickFromPages(
+    filter.reportType !== undefined
+      ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType)
+      : title,
+    locallyFiltered(api.iterateReports(serverPart(filter)), filter),
+    (report) => ({
+      id: report.report_id,
+      label: serverText(report.report_id, 120),
+      description: serverText(summaryOf(report), 200),
+      detail: typeof report.raw.title === 'string' ? serverText(report.raw.title, 200) : undefined,
+    }),
+    true,
+  );
   if (!chosen || chosen.length === 0) {
     return undefined;
   }
-  const action = await chooseAction(prompts, vscode.l10n.t('{0} report(s) chosen', chosen.length), chosen.length > 1);
+  const action = await chooseAction(
+    prompts,
+    vscode.l10n.t('{0} report(s) chosen', chosen.length),
+    chosen.length > 1,
+  );
   if (!action) {
     return { ids: chosen.map((report) => report.report_id) };
   }
-  return { ids: chosen.map((report) => report.report_id), action, result: await act(action, action === 'savePdf' ? chosen.filter((r) => r.download_available !== false) : chosen, api, services) };
+  return {
+    ids: chosen.map((report) => report.report_id),
+    action,
+    result: await act(
+      action,
+      action === 'savePdf' ? chosen.filter((r) => r.download_available !== false) : chosen,
+      api,
+      services,
+    ),
+  };
 }
 
 function sampleChoice(sample: Sample): { id: string; label: string; description?: string } {
   const raw = sample.raw;
-  const text = (key: string): string | undefined => (typeof raw[key] === 'string' ? (raw[key] as string) : undefined);
-  return { id: sample.id ?? JSON.stringify(raw), label: sample.id ?? text('sample_name') ?? 'Sample', description: [text('sample_name'), text('matrix'), localTime(text('received_at'))].filter(Boolean).join(' · ') };
+  const text = (key: string): string | undefined =>
+    typeof raw[key] === 'string' ? (raw[key] as string) : undefined;
+  return {
+    id: sample.id ?? JSON.stringify(raw),
+    label: sample.id ?? text('sample_name') ?? 'Sample',
+    description: [text('sample_name'), text('matrix'), localTime(text('received_at'))]
+      .filter(Boolean)
+      .join(' · '),
+  };
 }
 
 /**
  * `labData.listSamples`: samples received since a date, page by page, in a quick pick; choosing
  * one opens its JSON. Arguments `{ receivedSince?, pageSize? }` return the sample ids without prompts.
  */
-export async function listSamples(services: PaletteServices, ...rawArgs: unknown[]): Promise<{ ids: string[] } | { opened: string } | undefined> {
+export async function listSamples(
+  services: PaletteServices,
+  ...rawArgs: unknown[]
+): Promise<{ ids: string[] } | { opened: string } | undefined> {
   const targets = commandTargets(rawArgs);
   const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
   if (!api) {
@@ -187,7 +316,9 @@ export async function listSamples(services: PaletteServices, ...rawArgs: unknown
   }
   if (targets.automated) {
     const args = targets.options as { receivedSince?: string; pageSize?: number };
-    const receivedSince = args.receivedSince ? toUtcTimestamp(args.receivedSince, 'received-since date') : undefined;
+    const receivedSince = args.receivedSince
+      ? toUtcTimestamp(args.receivedSince, 'received-since date')
+      : undefined;
     const ids: string[] = [];
     for await (const page of api.iterateSamples({ receivedSince, pageSize: args.pageSize })) {
       ids.push(...page.items.map((sample) => sampleChoice(sample).id));
@@ -199,12 +330,19 @@ export async function listSamples(services: PaletteServices, ...rawArgs: unknown
   if (since === undefined) {
     return undefined;
   }
-  const chosen = await prompts.pickFromPages(vscode.l10n.t('Lab Data: Samples'), api.iterateSamples({ receivedSince: since ?? undefined }), sampleChoice, false);
+  const chosen = await prompts.pickFromPages(
+    vscode.l10n.t('Lab Data: Samples'),
+    api.iterateSamples({ receivedSince: since ?? undefined }),
+    sampleChoice,
+    false,
+  );
   const sample = chosen?.[0];
   if (!sample) {
     return undefined;
   }
-  await vscode.commands.executeCommand(Commands.openReportMetadata, new SampleNode(sample, 'palette', 0, api.lab.name));
+  await vscode.commands.executeCommand(
+    Commands.openReportMetadata,
+    new SampleNode(sample, 'palette', 0, api.lab.name),
+  );
   return { opened: sampleChoice(sample).id };
 }
-

@@ -21,7 +21,14 @@ const FIRST_PAGE_TIMEOUT_MS = 60_000;
  * preview tab titled `<id> (preview)`, and resolves with `{ pages }` once page 1 is on screen. It
  * rejects with the reason when the file cannot be fetched or the viewer cannot show it.
  */
-export async function previewReport(labs: Labs, previews: PdfPreviewProvider, prompts: PromptsHolder, sources: ReportIdSources, log: Logger, ...args: unknown[]): Promise<{ pages: number } | undefined> {
+export async function previewReport(
+  labs: Labs,
+  previews: PdfPreviewProvider,
+  prompts: PromptsHolder,
+  sources: ReportIdSources,
+  log: Logger,
+  ...args: unknown[]
+): Promise<{ pages: number } | undefined> {
   const targets = commandTargets(args);
   const ref = targets.refs.find((candidate) => candidate.kind === 'report');
   const connection = await labForCommand(labs, prompts.current, ref?.lab ?? targets.lab);
@@ -30,7 +37,15 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
     return undefined;
   }
   // Without an id, asked as Find Report asks: suggestions, part of one, an unknown id said in the picker.
-  const asked = (ref?.id ?? targets.ids[0]) !== undefined ? undefined : await askForReport(prompts.current, api, sources, vscode.l10n.t('Lab Data: Preview Report'));
+  const asked =
+    (ref?.id ?? targets.ids[0]) !== undefined
+      ? undefined
+      : await askForReport(
+          prompts.current,
+          api,
+          sources,
+          vscode.l10n.t('Lab Data: Preview Report'),
+        );
   const id = ref?.id ?? targets.ids[0] ?? asked?.report_id;
   if (!id) {
     return undefined;
@@ -42,28 +57,51 @@ export async function previewReport(labs: Labs, previews: PdfPreviewProvider, pr
     throw new LabApiError('notFound', vscode.l10n.t('Report {0} has no file to preview.', id));
   }
   const started = Date.now();
-  const bytes = await withNotificationProgress(vscode.l10n.t('Opening {0}…', id), (progress, token) => {
-    let reported = 0;
-    return api.fetchReportFile(id, {
-      maxBytes: Math.min(api.maxFileBytes, MAX_PREVIEW_BYTES),
-      signal: toAbortSignal(token),
-      onProgress: (received, total) => {
-        if (total && received - reported > total / 20) {
-          progress.report({ increment: ((received - reported) / total) * 100 });
-          reported = received;
-        }
-      },
-    });
-  });
+  const bytes = await withNotificationProgress(
+    vscode.l10n.t('Opening {0}…', id),
+    (progress, token) => {
+      let reported = 0;
+      return api.fetchReportFile(id, {
+        maxBytes: Math.min(api.maxFileBytes, MAX_PREVIEW_BYTES),
+        signal: toAbortSignal(token),
+        onProgress: (received, total) => {
+          if (total && received - reported > total / 20) {
+            progress.report({ increment: ((received - reported) / total) * 100 });
+            reported = received;
+          }
+        },
+      });
+    },
+  );
   const uri = PdfPreviewProvider.reportUri(connection.lab.name, id);
   previews.holdReport(uri, bytes, connection.lab.name, id);
-  await vscode.commands.executeCommand('vscode.openWith', uri, PDF_PREVIEW_VIEW_TYPE, { preview: true });
+  await vscode.commands.executeCommand('vscode.openWith', uri, PDF_PREVIEW_VIEW_TYPE, {
+    preview: true,
+  });
   const session = await previews.session(uri);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const shown = await Promise.race([
     session.firstPage,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new LabApiError('timeout', vscode.l10n.t('The preview of {0} did not show its first page within a minute.', id))), FIRST_PAGE_TIMEOUT_MS))),
+    new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () =>
+            reject(
+              new LabApiError(
+                'timeout',
+                vscode.l10n.t(
+                  'The preview of {0} did not show its first page within a minute.',
+                  id,
+                ),
+              ),
+            ),
+          FIRST_PAGE_TIMEOUT_MS,
+        )),
+    ),
   ]).finally(() => clearTimeout(timer));
-  log.info('Preview', `${id} of ${connection.lab.name}: ${bytes.length} bytes, ${shown.pages} page(s), first page on screen ${Date.now() - started} ms after the command.`);
+  log.info(
+    'Preview',
+    `${id} of ${connection.lab.name}: ${bytes.length} bytes, ${shown.pages} page(s), first page on screen ${Date.now() - started} ms after the command.`,
+  );
   return { pages: shown.pages };
 }

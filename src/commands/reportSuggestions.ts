@@ -31,7 +31,11 @@ export class RecentReports {
 }
 
 /** The ids to suggest for a lab: recently used first, then the reports loaded in the Reports view. */
-export function reportSuggestions(recent: readonly string[], loaded: readonly Report[], recentLabel: string): Choice[] {
+export function reportSuggestions(
+  recent: readonly string[],
+  loaded: readonly Report[],
+  recentLabel: string,
+): Choice[] {
   const byId = new Map(loaded.map((report) => [report.report_id, report]));
   const choices: Choice[] = [];
   const seen = new Set<string>();
@@ -41,20 +45,44 @@ export function reportSuggestions(recent: readonly string[], loaded: readonly Re
       choices.push({ id, label: serverText(id, 120), description });
     }
   };
-  const describe = (report: Report | undefined): string | undefined => (report ? [report.report_type, localDate(report.published_at)].filter(Boolean).map((part) => serverText(part, 80)).join(' · ') : undefined);
-  recent.forEach((id) => add(id, [recentLabel, describe(byId.get(id))].filter(Boolean).join(' · ')));
+  const describe = (report: Report | undefined): string | undefined =>
+    report
+      ? [report.report_type, localDate(report.published_at)]
+          .filter(Boolean)
+          .map((part) => serverText(part, 80))
+          .join(' · ')
+      : undefined;
+  recent.forEach((id) =>
+    add(id, [recentLabel, describe(byId.get(id))].filter(Boolean).join(' · ')),
+  );
   loaded.forEach((report) => add(report.report_id, describe(report)));
   return choices;
 }
 
 /** "Not found" with what a report id looks like, so a partial or mistyped id gets a hint, not a dead end. */
-export function notFoundHint(error: unknown, id: string, lab: string, example: string | undefined): unknown {
+export function notFoundHint(
+  error: unknown,
+  id: string,
+  lab: string,
+  example: string | undefined,
+): unknown {
   if (!(error instanceof LabApiError) || error.code !== 'notFound') {
     return error;
   }
   const sentence = vscode.l10n.t('{0} has no report "{1}".', lab, serverText(id, 80));
-  const hint = example ? vscode.l10n.t('Report ids look like {0}; type part of one to choose from the reports already loaded.', serverText(example, 80)) : vscode.l10n.t('Report ids are given whole, as the lab prints them on the report (for example RPT-2024-000123).');
-  return new LabApiError('notFound', `${sentence} ${hint}`, { path: error.path, status: error.status, requestId: error.requestId });
+  const hint = example
+    ? vscode.l10n.t(
+        'Report ids look like {0}; type part of one to choose from the reports already loaded.',
+        serverText(example, 80),
+      )
+    : vscode.l10n.t(
+        'Report ids are given whole, as the lab prints them on the report (for example RPT-2024-000123).',
+      );
+  return new LabApiError('notFound', `${sentence} ${hint}`, {
+    path: error.path,
+    status: error.status,
+    requestId: error.requestId,
+  });
 }
 
 /** Where report-id suggestions come from: ids used recently, and the reports the Reports view has loaded. */
@@ -69,9 +97,18 @@ export interface ReportIdSources {
  * one the lab does not know is a line in the picker, not an error after it. Resolves to the report,
  * or undefined when the person cancelled; the caller remembers it among the recent ones.
  */
-export async function askForReport(prompts: Prompts, api: LabApi, sources: ReportIdSources, title: string): Promise<Report | undefined> {
+export async function askForReport(
+  prompts: Prompts,
+  api: LabApi,
+  sources: ReportIdSources,
+  title: string,
+): Promise<Report | undefined> {
   const lab = api.lab.name;
-  const suggestions = reportSuggestions(sources.recent.ids(lab), sources.reportsTree.loadedReports(lab), vscode.l10n.t('recent'));
+  const suggestions = reportSuggestions(
+    sources.recent.ids(lab),
+    sources.reportsTree.loadedReports(lab),
+    vscode.l10n.t('recent'),
+  );
   let found: Report | undefined;
   const id = await prompts.reportId(suggestions, {
     title,

@@ -26,7 +26,11 @@ interface LabReports {
   readonly ids: string[];
 }
 
-function groupByLab(args: readonly unknown[]): { groups: LabReports[]; options: SaveArgs; several: boolean } {
+function groupByLab(args: readonly unknown[]): {
+  groups: LabReports[];
+  options: SaveArgs;
+  several: boolean;
+} {
   const targets = commandTargets(args);
   const groups = new Map<string | undefined, LabReports>();
   const group = (lab: string | undefined): LabReports => {
@@ -38,12 +42,22 @@ function groupByLab(args: readonly unknown[]): { groups: LabReports[]; options: 
     return found;
   };
   for (const ref of targets.refs.filter((candidate) => candidate.kind === 'report')) {
-    group(ref.lab).reports.push((ref.record && parseReport(ref.record)) ?? { report_id: ref.id, download_available: ref.downloadable, raw: { report_id: ref.id } });
+    group(ref.lab).reports.push(
+      (ref.record && parseReport(ref.record)) ?? {
+        report_id: ref.id,
+        download_available: ref.downloadable,
+        raw: { report_id: ref.id },
+      },
+    );
   }
   if (targets.ids.length > 0) {
     group(targets.lab).ids.push(...targets.ids);
   }
-  return { groups: [...groups.values()], options: targets.options as SaveArgs, several: targets.several };
+  return {
+    groups: [...groups.values()],
+    options: targets.options as SaveArgs,
+    several: targets.several,
+  };
 }
 
 /**
@@ -51,7 +65,12 @@ function groupByLab(args: readonly unknown[]): { groups: LabReports[]; options: 
  * Arguments: a tree item or selection, an id or ids, or `{ lab?, id }` / `{ lab?, ids }` (with
  * `ifExists`). Returns the saved file's Uri, or a Uri[] for several, so tasks and other extensions can chain it.
  */
-export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Logger, ...args: unknown[]): Promise<vscode.Uri | vscode.Uri[] | undefined> {
+export async function saveReportPdf(
+  labs: Labs,
+  prompts: PromptsHolder,
+  log: Logger,
+  ...args: unknown[]
+): Promise<vscode.Uri | vscode.Uri[] | undefined> {
   const { groups, options, several } = groupByLab(args);
   if (groups.length === 0) {
     const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);
@@ -74,7 +93,12 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
       reports.push(await api.getReport(id));
     }
     if (reports.every((report) => report.download_available === false)) {
-      throw new LabApiError('notFound', reports.length === 1 ? vscode.l10n.t('Report {0} has no file to download.', reports[0]!.report_id) : vscode.l10n.t('None of these reports has a file to download.'));
+      throw new LabApiError(
+        'notFound',
+        reports.length === 1
+          ? vscode.l10n.t('Report {0} has no file to download.', reports[0]!.report_id)
+          : vscode.l10n.t('None of these reports has a file to download.'),
+      );
     }
     target ??= await resolveDownloadTarget(prompts.current);
     if (!target) {
@@ -83,7 +107,12 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
     const run = await save(api, reports, target, prompts, log, options.ifExists);
     runs.push(run);
     // The contract returns the file: saved now, or already there with the lab's bytes.
-    uris.push(...run.saved.map((saved) => vscode.Uri.file(saved.file.path)), ...run.skipped.flatMap((skip) => (skip.upToDate && skip.path ? [vscode.Uri.file(skip.path)] : [])));
+    uris.push(
+      ...run.saved.map((saved) => vscode.Uri.file(saved.file.path)),
+      ...run.skipped.flatMap((skip) =>
+        skip.upToDate && skip.path ? [vscode.Uri.file(skip.path)] : [],
+      ),
+    );
     if (run.cancelled) {
       break;
     }
@@ -100,7 +129,11 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
       one && saved.length === 1
         ? vscode.l10n.t('Saved {0}.', saved[0]!.file.fileName)
         : one && upToDate.length === 1
-          ? vscode.l10n.t('{0} is up to date in {1}.', serverText(upToDate[0]!.reportId, 120), `${shownFolder(path.dirname(upToDate[0]!.path!))}/`)
+          ? vscode.l10n.t(
+              '{0} is up to date in {1}.',
+              serverText(upToDate[0]!.reportId, 120),
+              `${shownFolder(path.dirname(upToDate[0]!.path!))}/`,
+            )
           : runs.map(summarize).join(' ');
     void offerToOpen(uris, message);
   } else if (!runs.some((run) => run.cancelled)) {
@@ -109,9 +142,25 @@ export async function saveReportPdf(labs: Labs, prompts: PromptsHolder, log: Log
   return several ? uris : uris[0];
 }
 
-async function save(api: LabApi, reports: readonly Report[], target: NonNullable<Awaited<ReturnType<typeof resolveDownloadTarget>>>, prompts: PromptsHolder, log: Logger, ifExists: ExistingFileChoice | undefined): Promise<SaveRun> {
-  const title = reports.length === 1 ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id) : vscode.l10n.t('Saving {0} reports…', reports.length);
-  const run = await saveWithProgress(title, reports, { api, target, prompts: prompts.current, log, ifExists });
+async function save(
+  api: LabApi,
+  reports: readonly Report[],
+  target: NonNullable<Awaited<ReturnType<typeof resolveDownloadTarget>>>,
+  prompts: PromptsHolder,
+  log: Logger,
+  ifExists: ExistingFileChoice | undefined,
+): Promise<SaveRun> {
+  const title =
+    reports.length === 1
+      ? vscode.l10n.t('Saving {0}…', reports[0]!.report_id)
+      : vscode.l10n.t('Saving {0} reports…', reports.length);
+  const run = await saveWithProgress(title, reports, {
+    api,
+    target,
+    prompts: prompts.current,
+    log,
+    ifExists,
+  });
   await recordInManifest(api, target, run);
   log.info('Save', `${api.lab.name}: ${summarize(run)} Folder: ${target.folder}`);
   return run;

@@ -24,7 +24,13 @@ function rollingDays(since: string, now: Date): string {
  * date stays fixed or rolls with the clock; without a filter in the view it asks for one first.
  * With several labs the search names its lab. Returns the saved entry.
  */
-export async function saveFilterAsSearch(labs: Labs, tree: ReportsTreeProvider, settings: SavedSearchSettings, prompts: Prompts, ...args: unknown[]): Promise<SavedSearch | undefined> {
+export async function saveFilterAsSearch(
+  labs: Labs,
+  tree: ReportsTreeProvider,
+  settings: SavedSearchSettings,
+  prompts: Prompts,
+  ...args: unknown[]
+): Promise<SavedSearch | undefined> {
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts, targets.lab);
   const api = connection?.api;
@@ -32,9 +38,14 @@ export async function saveFilterAsSearch(labs: Labs, tree: ReportsTreeProvider, 
     return undefined;
   }
   const lab = connection.lab.name;
-  const automated = targets.automated && (hasReportFilter(targets.options) || typeof targets.options.name === 'string');
+  const automated =
+    targets.automated &&
+    (hasReportFilter(targets.options) || typeof targets.options.name === 'string');
   const title = vscode.l10n.t('Lab Data: Save Current Filter as Search');
-  let filter: ReportFilterArgs | undefined = automated && hasReportFilter(targets.options) ? pickFilter(targets.options) : tree.filterOf(lab);
+  let filter: ReportFilterArgs | undefined =
+    automated && hasReportFilter(targets.options)
+      ? pickFilter(targets.options)
+      : tree.filterOf(lab);
   if (Object.keys(filter).length === 0 && !automated) {
     filter = await askReportFilter(api, prompts, title);
   }
@@ -44,23 +55,59 @@ export async function saveFilterAsSearch(labs: Labs, tree: ReportsTreeProvider, 
   if (filter.publishedSince !== undefined) {
     resolveSince(filter.publishedSince, new Date());
   }
-  if (!automated && filter.publishedSince !== undefined && !isRelativeSince(filter.publishedSince)) {
+  if (
+    !automated &&
+    filter.publishedSince !== undefined &&
+    !isRelativeSince(filter.publishedSince)
+  ) {
     const rolling = rollingDays(filter.publishedSince, new Date());
-    const answer = await prompts.pickOne(title, vscode.l10n.t('Published since…'), [
-      { id: rolling, label: vscode.l10n.t('Rolling: the last {0} days, moving with the clock', rolling.slice(1, -1)) },
-      { id: filter.publishedSince, label: vscode.l10n.t('Fixed: since {0}', new Date(filter.publishedSince).toLocaleString()) },
-    ], false);
+    const answer = await prompts.pickOne(
+      title,
+      vscode.l10n.t('Published since…'),
+      [
+        {
+          id: rolling,
+          label: vscode.l10n.t(
+            'Rolling: the last {0} days, moving with the clock',
+            rolling.slice(1, -1),
+          ),
+        },
+        {
+          id: filter.publishedSince,
+          label: vscode.l10n.t(
+            'Fixed: since {0}',
+            new Date(filter.publishedSince).toLocaleString(),
+          ),
+        },
+      ],
+      false,
+    );
     if (!answer) {
       return undefined;
     }
     filter = { ...filter, publishedSince: answer };
   }
   const several = labs.entries.length > 1;
-  const taken = (name: string): boolean => settings.searches.some((search) => search.name.toLowerCase() === name.trim().toLowerCase() && (search.lab ?? undefined) === (several ? lab : undefined));
+  const taken = (name: string): boolean =>
+    settings.searches.some(
+      (search) =>
+        search.name.toLowerCase() === name.trim().toLowerCase() &&
+        (search.lab ?? undefined) === (several ? lab : undefined),
+    );
   let name = typeof targets.options.name === 'string' ? targets.options.name.trim() : undefined;
   if (!name) {
-    name = await prompts.text(title, vscode.l10n.t('Name of the saved search'), filter.clientId ? vscode.l10n.t('Client {0}', filter.clientId) : vscode.l10n.t('My search'), (value) =>
-      !value.trim() ? vscode.l10n.t('Enter a name.') : value.trim().length > 100 ? vscode.l10n.t('Use at most 100 characters.') : taken(value) ? vscode.l10n.t('A saved search with this name exists; choose another.') : undefined,
+    name = await prompts.text(
+      title,
+      vscode.l10n.t('Name of the saved search'),
+      filter.clientId ? vscode.l10n.t('Client {0}', filter.clientId) : vscode.l10n.t('My search'),
+      (value) =>
+        !value.trim()
+          ? vscode.l10n.t('Enter a name.')
+          : value.trim().length > 100
+            ? vscode.l10n.t('Use at most 100 characters.')
+            : taken(value)
+              ? vscode.l10n.t('A saved search with this name exists; choose another.')
+              : undefined,
     );
   }
   if (!name) {
@@ -70,20 +117,40 @@ export async function saveFilterAsSearch(labs: Labs, tree: ReportsTreeProvider, 
     throw new LabApiError('invalidInput', vscode.l10n.t('Use at most 100 characters.'));
   }
   const search: SavedSearch = Object.fromEntries(
-    Object.entries({ name, lab: several ? lab : undefined, publishedSince: filter.publishedSince, status: filter.status, clientId: filter.clientId, projectId: filter.projectId }).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries({
+      name,
+      lab: several ? lab : undefined,
+      publishedSince: filter.publishedSince,
+      status: filter.status,
+      clientId: filter.clientId,
+      projectId: filter.projectId,
+    }).filter(([, value]) => value !== undefined && value !== ''),
   ) as unknown as SavedSearch;
   await settings.add(search);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Saved the search "{0}"; it is at the top of the Reports view.', name));
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Saved the search "{0}"; it is at the top of the Reports view.', name),
+  );
   return search;
 }
 
 function pickFilter(options: Readonly<Record<string, unknown>>): ReportFilterArgs {
-  const text = (key: keyof ReportFilterArgs): string | undefined => (typeof options[key] === 'string' && (options[key] as string).trim() ? (options[key] as string).trim() : undefined);
-  return Object.fromEntries((['publishedSince', 'status', 'clientId', 'projectId'] as const).map((key) => [key, text(key)]).filter(([, value]) => value !== undefined));
+  const text = (key: keyof ReportFilterArgs): string | undefined =>
+    typeof options[key] === 'string' && (options[key] as string).trim()
+      ? (options[key] as string).trim()
+      : undefined;
+  return Object.fromEntries(
+    (['publishedSince', 'status', 'clientId', 'projectId'] as const)
+      .map((key) => [key, text(key)])
+      .filter(([, value]) => value !== undefined),
+  );
 }
 
 /** `labData.markAllSeen` (`{ lab? }`, or a lab row): every report shown so far counts as seen. */
-export async function markAllSeen(news: NewReports, tree: ReportsTreeProvider, ...args: unknown[]): Promise<void> {
+export async function markAllSeen(
+  news: NewReports,
+  tree: ReportsTreeProvider,
+  ...args: unknown[]
+): Promise<void> {
   await news.markSeen(commandTargets(args).lab);
   tree.redraw();
 }

@@ -11,7 +11,13 @@ import { commandTargets } from '../ui/commandTargets';
  * from the Reports view's toolbar, that lab's filter in the view): opens the lab's overview panel
  * and resolves with what it drew once the charts are on screen.
  */
-export async function showOverview(labs: Labs, panels: OverviewPanels, tree: ReportsTreeProvider, prompts: PromptsHolder, ...args: unknown[]): Promise<DrawnOverview | undefined> {
+export async function showOverview(
+  labs: Labs,
+  panels: OverviewPanels,
+  tree: ReportsTreeProvider,
+  prompts: PromptsHolder,
+  ...args: unknown[]
+): Promise<DrawnOverview | undefined> {
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
@@ -19,6 +25,12 @@ export async function showOverview(labs: Labs, panels: OverviewPanels, tree: Rep
     return undefined;
   }
   const given = targets.options.filter;
-  const filter = targets.automated && typeof given === 'object' && given !== null ? filterFromArgs(given as ReportFilterArgs, api) : tree.filterOf(connection.lab.name);
-  return panels.show(connection, Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)));
+  const filter =
+    targets.automated && typeof given === 'object' && given !== null
+      ? filterFromArgs(given as ReportFilterArgs, api)
+      : tree.filterOf(connection.lab.name);
+  return panels.show(
+    connection,
+    Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)),
+  );
 }

@@ -43,7 +43,11 @@ function text(value: unknown): string | undefined {
  * type and pre-filled; the token, hidden), checks them with one request, then stores the token for
  * that lab only. Called with `{ baseUrl, token, name? }` it asks nothing.
  */
-export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): Promise<SignInResult | undefined> {
+export async function signIn(
+  labs: Labs,
+  prompts: Prompts,
+  ...args: unknown[]
+): Promise<SignInResult | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as SignInArgs;
   const name = text(given.name) ?? targets.lab;
@@ -67,18 +71,27 @@ export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): 
   }
   const lab = parseBaseUrl(baseUrl);
   // The lab this token was meant for, if it is signed in already: a rejected token leaves that sign-in as it was.
-  const previous = defined ?? labs.all.find((connection) => connection.lab.url.origin === lab.origin);
+  const previous =
+    defined ?? labs.all.find((connection) => connection.lab.url.origin === lab.origin);
   const kept = (): string | undefined => (previous?.signedIn ? previous.lab.name : undefined);
   const givenToken = text(given.token);
   const outcome =
     givenToken !== undefined
-      ? await withNotificationProgress(vscode.l10n.t('Checking access to {0}…', name ?? lab.host), (_progress, cancellation) => labs.signIn(baseUrl, givenToken, name, toAbortSignal(cancellation))).catch((error: unknown) => {
+      ? await withNotificationProgress(
+          vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
+          (_progress, cancellation) =>
+            labs.signIn(baseUrl, givenToken, name, toAbortSignal(cancellation)),
+        ).catch((error: unknown) => {
           throw rejectedToken(error, kept());
         })
       : await prompts.token(
           {
             title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
-            prompt: vscode.l10n.t("Access token for {0} (stored in VS Code's secret storage, sent only to {1})", name ?? lab.host, lab.origin),
+            prompt: vscode.l10n.t(
+              "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
+              name ?? lab.host,
+              lab.origin,
+            ),
             checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
             problemOf: tokenProblem,
           },
@@ -94,10 +107,18 @@ export async function signIn(labs: Labs, prompts: Prompts, ...args: unknown[]): 
 export function signedInResult(outcome: SignInOutcome): SignInResult {
   const signedIn = outcome.lab;
   if (outcome.reportsForbidden) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.', signedIn.name));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Signed in to {0}, but this token may not read reports (403): the reports data area is outside its scope.',
+        signedIn.name,
+      ),
+    );
   } else {
     // A passing note, not a notification that stays on screen after it stopped being true.
-    vscode.window.setStatusBarMessage(`$(check) ${vscode.l10n.t('Signed in to {0}.', signedIn.name)}`, 8000);
+    vscode.window.setStatusBarMessage(
+      `$(check) ${vscode.l10n.t('Signed in to {0}.', signedIn.name)}`,
+      8000,
+    );
   }
   return { name: signedIn.name, baseUrl: signedIn.url.baseUrl, host: signedIn.url.host };
 }
@@ -110,9 +131,16 @@ export function tokenProblem(error: unknown): string | undefined {
   const args = error.text?.args ?? {};
   switch (error.text?.id) {
     case 'tokenRejected':
-      return vscode.l10n.t('The lab rejected this token ({0}); nothing was stored. Paste another token, or press Escape to stop.', String(args.reason));
+      return vscode.l10n.t(
+        'The lab rejected this token ({0}); nothing was stored. Paste another token, or press Escape to stop.',
+        String(args.reason),
+      );
     case 'tokenRejectedKept':
-      return vscode.l10n.t('The lab rejected this token ({0}). You are still signed in to {1} with your previous token. Paste another, or press Escape.', String(args.reason), String(args.name));
+      return vscode.l10n.t(
+        'The lab rejected this token ({0}). You are still signed in to {1} with your previous token. Paste another, or press Escape.',
+        String(args.reason),
+        String(args.name),
+      );
     default:
       // A token no lab could accept (empty, spaces, control characters) is refused before any request.
       return error.code === 'invalidInput' && error.text === undefined ? phrase(error) : undefined;
@@ -124,10 +152,16 @@ export function tokenProblem(error: unknown): string | undefined {
  * revoked), and whether an earlier sign-in to that lab still stands; other failures pass unchanged.
  */
 export function rejectedToken(error: unknown, stillSignedIn: string | undefined): unknown {
-  if (!(error instanceof LabApiError) || error.code !== 'unauthorized' || error.text?.id !== 'unauthorized') {
+  if (
+    !(error instanceof LabApiError) ||
+    error.code !== 'unauthorized' ||
+    error.text?.id !== 'unauthorized'
+  ) {
     return error;
   }
   const reason = serverText(error.reason ?? '', 120) || `HTTP ${error.status ?? 401}`;
   const details = { path: error.path, status: error.status, requestId: error.requestId };
-  return stillSignedIn !== undefined ? labError('invalidInput', 'tokenRejectedKept', { reason, name: stillSignedIn }, details) : labError('unauthorized', 'tokenRejected', { reason }, details);
+  return stillSignedIn !== undefined
+    ? labError('invalidInput', 'tokenRejectedKept', { reason, name: stillSignedIn }, details)
+    : labError('unauthorized', 'tokenRejected', { reason }, details);
 }

@@ -17,7 +17,12 @@ export async function signOut(labs: Labs, prompts: Prompts, ...args: unknown[]):
     name =
       signedIn.length === 1
         ? signedIn[0]!.lab.name
-        : (await prompts.pickOne(vscode.l10n.t('Lab Data: Sign Out'), vscode.l10n.t('Which lab?'), signedIn.map(labChoice), false)) ?? undefined;
+        : ((await prompts.pickOne(
+            vscode.l10n.t('Lab Data: Sign Out'),
+            vscode.l10n.t('Which lab?'),
+            signedIn.map(labChoice),
+            false,
+          )) ?? undefined);
     if (name === undefined) {
       return false;
     }

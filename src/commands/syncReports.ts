@@ -7,7 +7,12 @@ import { formatBytes } from '../../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
-import { describeReportFilter, matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
+import {
+  describeReportFilter,
+  matchesLocally,
+  serverPart,
+  type ReportsTreeProvider,
+} from '../views/reportsTree';
 import { knownNames } from '../views/recordText';
 import { serverText } from '../../core/errors/serverText';
 import type { Labs } from '../labs/labs';
@@ -38,12 +43,41 @@ export interface SyncSummary {
 }
 
 /** The sync's outcome in plain words: "Up to date (380 reports in lab-reports)." or what was saved, kept, skipped (why) and failed. */
-export function syncSentence(lab: string, folder: string, run: SaveRun, files: number, filter?: string): string {
-  if (run.saved.length === 0 && run.skipped.every((skip) => skip.upToDate) && run.failed.length === 0 && !run.cancelled) {
-    return filter ? vscode.l10n.t('The reports of {0} that match the filter ({1}) are up to date in {2}.', lab, filter, folder) : vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
+export function syncSentence(
+  lab: string,
+  folder: string,
+  run: SaveRun,
+  files: number,
+  filter?: string,
+): string {
+  if (
+    run.saved.length === 0 &&
+    run.skipped.every((skip) => skip.upToDate) &&
+    run.failed.length === 0 &&
+    !run.cancelled
+  ) {
+    return filter
+      ? vscode.l10n.t(
+          'The reports of {0} that match the filter ({1}) are up to date in {2}.',
+          lab,
+          filter,
+          folder,
+        )
+      : vscode.l10n.t('{0} is up to date ({1} reports in {2}).', lab, files, folder);
   }
-  const saved = run.saved.length > 0 ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes)) : vscode.l10n.t('nothing new saved');
-  return filter ? vscode.l10n.t('Sync of {0} (filtered: {1}) into {2}: {3}', lab, filter, folder, outcome(saved, run)) : vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, outcome(saved, run));
+  const saved =
+    run.saved.length > 0
+      ? vscode.l10n.t('{0} new or changed saved ({1})', run.saved.length, formatBytes(run.bytes))
+      : vscode.l10n.t('nothing new saved');
+  return filter
+    ? vscode.l10n.t(
+        'Sync of {0} (filtered: {1}) into {2}: {3}',
+        lab,
+        filter,
+        folder,
+        outcome(saved, run),
+      )
+    : vscode.l10n.t('Sync of {0} into {1}: {2}', lab, folder, outcome(saved, run));
 }
 
 /** Arguments of `labData.syncReports`. */
@@ -61,7 +95,15 @@ export interface SyncArgs {
  * it starts, every time. The first sync of a folder asks once, with the same count of reports the
  * progress and the summary then count. Automation names the folder or gets the download folder.
  */
-export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, prompts: PromptsHolder, folders: SyncFolders, log: Logger, activity: Activity, ...args: unknown[]): Promise<SyncSummary | undefined> {
+export async function syncReports(
+  labs: Labs,
+  reportsTree: ReportsTreeProvider,
+  prompts: PromptsHolder,
+  folders: SyncFolders,
+  log: Logger,
+  activity: Activity,
+  ...args: unknown[]
+): Promise<SyncSummary | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as SyncArgs;
   const connection = await labForCommand(labs, prompts.current, targets.lab);
@@ -88,12 +130,33 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
   const described = serverText(describeReportFilter(filter, knownNames.of(lab.name)), 300);
   const confirm = async (reports: readonly Report[], first: boolean): Promise<boolean> => {
     const withFile = reports.filter((report) => report.download_available !== false).length;
-    const files = withFile === reports.length ? vscode.l10n.t('each has a file, saved there') : vscode.l10n.t('{0} of them have a file, saved there; {1} have none', withFile, reports.length - withFile);
+    const files =
+      withFile === reports.length
+        ? vscode.l10n.t('each has a file, saved there')
+        : vscode.l10n.t(
+            '{0} of them have a file, saved there; {1} have none',
+            withFile,
+            reports.length - withFile,
+          );
     return prompts.current.confirm(
-      filtered ? vscode.l10n.t('Sync the {0} reports of {1} that match the filter into {2}?', reports.length, lab.name, folder) : vscode.l10n.t('Sync {0} reports of {1} into {2}?', reports.length, lab.name, folder),
+      filtered
+        ? vscode.l10n.t(
+            'Sync the {0} reports of {1} that match the filter into {2}?',
+            reports.length,
+            lab.name,
+            folder,
+          )
+        : vscode.l10n.t('Sync {0} reports of {1} into {2}?', reports.length, lab.name, folder),
       [
-        filtered ? vscode.l10n.t('The Reports view is filtered ({0}): only the reports it matches are synced; clear the filter to sync every report.', described) : undefined,
-        first ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name) : undefined,
+        filtered
+          ? vscode.l10n.t(
+              'The Reports view is filtered ({0}): only the reports it matches are synced; clear the filter to sync every report.',
+              described,
+            )
+          : undefined,
+        first
+          ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name)
+          : undefined,
         vscode.l10n.t('Of these {0} reports, {1}.', reports.length, files),
         filtered ? undefined : vscode.l10n.t('Later syncs fetch only what is new or changed.'),
       ]
@@ -106,10 +169,23 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
     syncFolder(api, target, {
       filtered,
       list: async (query, from) => {
-        const reports = await listAllReports(api, filtered ? { ...query, ...serverPart(filter) } : query, from ? vscode.l10n.t('Checking {0} for new reports…', lab.name) : vscode.l10n.t('Listing reports of {0}…', lab.name));
+        const reports = await listAllReports(
+          api,
+          filtered ? { ...query, ...serverPart(filter) } : query,
+          from
+            ? vscode.l10n.t('Checking {0} for new reports…', lab.name)
+            : vscode.l10n.t('Listing reports of {0}…', lab.name),
+        );
         return reports.filter((report) => matchesLocally(report, filter));
       },
-      save: (reports, decide) => saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, { api, target, prompts: prompts.current, log, decide }),
+      save: (reports, decide) =>
+        saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, {
+          api,
+          target,
+          prompts: prompts.current,
+          log,
+          decide,
+        }),
       // Automation (`{ lab }` from a task or another extension) asked for the sync already.
       confirm: targets.automated ? undefined : confirm,
     }),
@@ -120,8 +196,13 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
     return undefined;
   }
   const message = syncSentence(lab.name, folder, run, files, filtered ? described : undefined);
-  log.info('Sync', `${message} Listed ${listed.length}${since ? ` published since ${since}` : ''}. Folder: ${target.folder}`);
-  run.skipped.filter((skip) => skip.reason !== SKIP_REASONS.upToDate).forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
+  log.info(
+    'Sync',
+    `${message} Listed ${listed.length}${since ? ` published since ${since}` : ''}. Folder: ${target.folder}`,
+  );
+  run.skipped
+    .filter((skip) => skip.reason !== SKIP_REASONS.upToDate)
+    .forEach((skip) => log.info('Sync', `Skipped ${skip.reportId}: ${skip.reason}.`));
   void showOutcome(message, run, vscode.Uri.file(target.folder), log);
   return {
     lab: lab.name,
@@ -141,12 +222,23 @@ export async function syncReports(labs: Labs, reportsTree: ReportsTreeProvider, 
 }
 
 /** The summary with Reveal in Explorer (and Show Log after a failure); never awaited by the command. */
-async function showOutcome(message: string, run: SaveRun, folder: vscode.Uri, log: Logger): Promise<void> {
+async function showOutcome(
+  message: string,
+  run: SaveRun,
+  folder: vscode.Uri,
+  log: Logger,
+): Promise<void> {
   const reveal = vscode.l10n.t('Reveal in Explorer');
   const showLog = vscode.l10n.t('Show Log');
-  const choice = run.failed.length > 0 ? await vscode.window.showWarningMessage(message, reveal, showLog) : await vscode.window.showInformationMessage(message, reveal);
+  const choice =
+    run.failed.length > 0
+      ? await vscode.window.showWarningMessage(message, reveal, showLog)
+      : await vscode.window.showInformationMessage(message, reveal);
   if (choice === reveal) {
-    await vscode.commands.executeCommand('revealInExplorer', run.saved[0] ? vscode.Uri.file(run.saved[0].file.path) : folder);
+    await vscode.commands.executeCommand(
+      'revealInExplorer',
+      run.saved[0] ? vscode.Uri.file(run.saved[0].file.path) : folder,
+    );
   } else if (choice === showLog) {
     log.show();
   }

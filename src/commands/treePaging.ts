@@ -17,7 +17,9 @@ export async function loadMore(trees: Trees, node?: unknown): Promise<void> {
   redrawAll(trees);
   const first = await trees.reports.firstLoadedAfter(more, before);
   if (first && trees.reportsView.visible) {
-    await trees.reportsView.reveal(first, { select: true, focus: true }).then(undefined, () => undefined);
+    await trees.reportsView
+      .reveal(first, { select: true, focus: true })
+      .then(undefined, () => undefined);
   }
 }
 

@@ -15,7 +15,10 @@ export class ConnectionReportDocuments implements vscode.TextDocumentContentProv
   /** Keeps `text` and gives the address of its document. */
   add(text: string): vscode.Uri {
     this.count++;
-    const uri = vscode.Uri.from({ scheme: CONNECTION_REPORT_SCHEME, path: `/Check Connection ${this.count}.txt` });
+    const uri = vscode.Uri.from({
+      scheme: CONNECTION_REPORT_SCHEME,
+      path: `/Check Connection ${this.count}.txt`,
+    });
     this.texts.set(uri.toString(), text);
     for (const key of [...this.texts.keys()].slice(0, Math.max(0, this.texts.size - KEPT))) {
       this.texts.delete(key);
@@ -24,6 +27,11 @@ export class ConnectionReportDocuments implements vscode.TextDocumentContentProv
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? vscode.l10n.t('This connection report is no longer kept; run "Lab Data: Check Connection" again.');
+    return (
+      this.texts.get(uri.toString()) ??
+      vscode.l10n.t(
+        'This connection report is no longer kept; run "Lab Data: Check Connection" again.',
+      )
+    );
   }
 }

@@ -5,13 +5,22 @@ import type { Report } from '../../core/api/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabApi } from '../../core/api/labApi';
 import { recordSaved, updateManifest } from '../../core/sync/manifest';
-import { NO_FILE, saveReports, type SaveOptions, type SaveRun, type SkippedReport } from '../../core/sync/bulkSave';
+import {
+  NO_FILE,
+  saveReports,
+  type SaveOptions,
+  type SaveRun,
+  type SkippedReport,
+} from '../../core/sync/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import type { DownloadTarget } from './targetFolder';
 import { formatBytes } from '../../core/files/sizes';
 
-export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'onProgress' | 'concurrency' | 'ask' | 'warn'> {
+export interface SaveWithProgressOptions extends Omit<
+  SaveOptions,
+  'signal' | 'onProgress' | 'concurrency' | 'ask' | 'warn'
+> {
   readonly prompts: Prompts;
   readonly log: Logger;
 }
@@ -20,9 +29,17 @@ export interface SaveWithProgressOptions extends Omit<SaveOptions, 'signal' | 'o
  * Runs {@link saveReports} under a cancellable notification that counts files and bytes, as many
  * at a time as the lab allows. Existing files are asked about with the prompts; failures go to the log.
  */
-export function saveWithProgress(title: string, reports: readonly Report[], options: SaveWithProgressOptions): Thenable<SaveRun> {
+export function saveWithProgress(
+  title: string,
+  reports: readonly Report[],
+  options: SaveWithProgressOptions,
+): Thenable<SaveRun> {
   const { prompts, log, ...rest } = options;
-  const concurrency = options.api.lab.maxConcurrentRequests ?? vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
+  const concurrency =
+    options.api.lab.maxConcurrentRequests ??
+    vscode.workspace
+      .getConfiguration(SETTINGS_SECTION)
+      .get<number>(Settings.maxConcurrentRequests, 4);
   return withNotificationProgress(title, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {
@@ -33,7 +50,10 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
       warn: (message) => log.warn('Save', message),
       onProgress: ({ done, total, bytes }) => {
         const percent = total > 0 ? (done / total) * 100 : 0;
-        progress.report({ message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)), increment: percent - reported });
+        progress.report({
+          message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)),
+          increment: percent - reported,
+        });
         reported = percent;
       },
     });
@@ -44,7 +64,11 @@ export function saveWithProgress(title: string, reports: readonly Report[], opti
 export function skipReasons(skipped: readonly SkippedReport[]): string {
   const counts = new Map<string, number>();
   for (const skip of skipped) {
-    const reason = / already exists$/.test(skip.reason) ? vscode.l10n.t('already there, kept') : skip.reason === NO_FILE ? vscode.l10n.t('without a file') : skip.reason;
+    const reason = / already exists$/.test(skip.reason)
+      ? vscode.l10n.t('already there, kept')
+      : skip.reason === NO_FILE
+        ? vscode.l10n.t('without a file')
+        : skip.reason;
     counts.set(reason, (counts.get(reason) ?? 0) + 1);
   }
   return [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
@@ -65,8 +89,12 @@ export function outcome(first: string, run: SaveRun): string {
   const parts = [
     first,
     upToDate > 0 ? vscode.l10n.t('{0} already up to date', upToDate) : undefined,
-    others.length > 0 ? vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others)) : undefined,
-    run.failed.length > 0 ? vscode.l10n.t('{0} failed (see the log)', run.failed.length) : undefined,
+    others.length > 0
+      ? vscode.l10n.t('{0} skipped ({1})', others.length, skipReasons(others))
+      : undefined,
+    run.failed.length > 0
+      ? vscode.l10n.t('{0} failed (see the log)', run.failed.length)
+      : undefined,
   ].filter(Boolean);
   return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
 }
@@ -80,10 +108,16 @@ export function summarize(run: SaveRun): string {
  * Records what a save wrote in the folder's manifest (its provenance: report, revision, status,
  * size, SHA-256, time), so every saved PDF can be verified later and sync knows it is up to date.
  */
-export async function recordInManifest(api: LabApi, target: DownloadTarget, run: SaveRun): Promise<void> {
+export async function recordInManifest(
+  api: LabApi,
+  target: DownloadTarget,
+  run: SaveRun,
+): Promise<void> {
   if (run.saved.length === 0) {
     return;
   }
   const savedAt = new Date().toISOString();
-  await updateManifest(target.folder, { name: api.lab.name, origin: api.origin }, (section) => recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)));
+  await updateManifest(target.folder, { name: api.lab.name, origin: api.origin }, (section) =>
+    recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)),
+  );
 }

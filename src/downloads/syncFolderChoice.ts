@@ -18,7 +18,9 @@ export class SyncFolders {
   /** The folder picked last in this workspace, while it is still there. */
   get remembered(): string | undefined {
     const folder = this.state.get<unknown>(REMEMBERED);
-    return typeof folder === 'string' && path.isAbsolute(folder) && existsSync(folder) ? folder : undefined;
+    return typeof folder === 'string' && path.isAbsolute(folder) && existsSync(folder)
+      ? folder
+      : undefined;
   }
 
   remember(folder: string): Thenable<void> {
@@ -29,18 +31,53 @@ export class SyncFolders {
    * Asks where to sync: the folder used last (first, so Enter keeps it), the download folder, or
    * another folder chosen on disk. The answer is remembered for this workspace.
    */
-  async choose(prompts: Prompts, standard: DownloadTarget, title: string): Promise<DownloadTarget | undefined> {
+  async choose(
+    prompts: Prompts,
+    standard: DownloadTarget,
+    title: string,
+  ): Promise<DownloadTarget | undefined> {
     const remembered = this.remembered;
     const choices = [
-      ...(remembered && remembered !== standard.folder ? [{ id: remembered, label: `$(folder) ${shownFolder(remembered)}`, description: vscode.l10n.t('used last'), detail: remembered }] : []),
-      { id: standard.folder, label: `$(folder) ${shownFolder(standard.folder)}`, description: remembered === standard.folder ? vscode.l10n.t('used last · the download folder (labData.downloadFolder)') : vscode.l10n.t('the download folder (labData.downloadFolder)'), detail: standard.folder },
+      ...(remembered && remembered !== standard.folder
+        ? [
+            {
+              id: remembered,
+              label: `$(folder) ${shownFolder(remembered)}`,
+              description: vscode.l10n.t('used last'),
+              detail: remembered,
+            },
+          ]
+        : []),
+      {
+        id: standard.folder,
+        label: `$(folder) ${shownFolder(standard.folder)}`,
+        description:
+          remembered === standard.folder
+            ? vscode.l10n.t('used last · the download folder (labData.downloadFolder)')
+            : vscode.l10n.t('the download folder (labData.downloadFolder)'),
+        detail: standard.folder,
+      },
       { id: '', label: `$(folder-opened) ${vscode.l10n.t('Choose Another Folder…')}` },
     ];
-    const picked = await prompts.pickOne(title, vscode.l10n.t('Sync into which folder?'), choices, false, remembered ?? standard.folder);
+    const picked = await prompts.pickOne(
+      title,
+      vscode.l10n.t('Sync into which folder?'),
+      choices,
+      false,
+      remembered ?? standard.folder,
+    );
     if (picked === undefined || picked === null) {
       return undefined;
     }
-    const folder = picked !== '' ? picked : (await prompts.chooseFolder(vscode.l10n.t('Sync Here'), vscode.Uri.file(remembered ?? standard.folder)))?.fsPath;
+    const folder =
+      picked !== ''
+        ? picked
+        : (
+            await prompts.chooseFolder(
+              vscode.l10n.t('Sync Here'),
+              vscode.Uri.file(remembered ?? standard.folder),
+            )
+          )?.fsPath;
     if (folder === undefined) {
       return undefined;
     }
@@ -55,12 +92,19 @@ export class SyncFolders {
  */
 export function targetFor(folder: string, standard: DownloadTarget): DownloadTarget {
   if (!path.isAbsolute(folder)) {
-    throw new LabApiError('invalidInput', vscode.l10n.t('"{0}" is not a full path to a folder.', folder));
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('"{0}" is not a full path to a folder.', folder),
+    );
   }
   const resolved = path.resolve(folder);
   if (resolved === standard.folder) {
     return standard;
   }
   const inside = isInside(resolved, standard.root);
-  return { ...downloadTargetIn(vscode.Uri.file(inside ? standard.root : resolved)), folder: resolved, root: inside ? standard.root : resolved };
+  return {
+    ...downloadTargetIn(vscode.Uri.file(inside ? standard.root : resolved)),
+    folder: resolved,
+    root: inside ? standard.root : resolved,
+  };
 }

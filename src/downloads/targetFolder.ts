@@ -42,14 +42,25 @@ export async function resolveDownloadTarget(prompts: Prompts): Promise<DownloadT
 /** The download folder of one workspace folder (or a folder on disk), per its settings. */
 export function downloadTargetIn(rootUri: vscode.Uri): DownloadTarget {
   if (rootUri.scheme !== 'file') {
-    throw new LabApiError('invalidInput', 'Reports can only be saved into a folder on this machine’s disk.');
+    throw new LabApiError(
+      'invalidInput',
+      'Reports can only be saved into a folder on this machine’s disk.',
+    );
   }
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, rootUri);
-  const relative = (config.get<string>(Settings.downloadFolder) ?? 'lab-reports').trim() || 'lab-reports';
+  const relative =
+    (config.get<string>(Settings.downloadFolder) ?? 'lab-reports').trim() || 'lab-reports';
   const root = rootUri.fsPath;
   const folder = path.resolve(root, relative);
   if (path.isAbsolute(relative) || !isInside(folder, root)) {
-    throw new LabApiError('invalidInput', `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`);
+    throw new LabApiError(
+      'invalidInput',
+      `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`,
+    );
   }
-  return { root, folder, template: config.get<string>(Settings.fileNameTemplate) ?? '${report_id}.pdf' };
+  return {
+    root,
+    folder,
+    template: config.get<string>(Settings.fileNameTemplate) ?? '${report_id}.pdf',
+  };
 }

@@ -21,11 +21,19 @@ const TABULAR_LANGUAGES = /^(csv|tsv|psv|jsonl|dynamic csv)\b/i;
 const TABULAR_FILES = /\.(csv|tsv|jsonl)$/i;
 
 /** Whether a document is tabular data, where ids are not made links. */
-export function isTabularDocument(document: Pick<vscode.TextDocument, 'languageId' | 'uri'>): boolean {
+export function isTabularDocument(
+  document: Pick<vscode.TextDocument, 'languageId' | 'uri'>,
+): boolean {
   return TABULAR_LANGUAGES.test(document.languageId) || TABULAR_FILES.test(document.uri.path);
 }
 
-const CARD_COMMANDS = [Commands.previewReport, Commands.saveReportPdf, Commands.openReportMetadata, Commands.copyLink, Commands.copyMarkdownLink];
+const CARD_COMMANDS = [
+  Commands.previewReport,
+  Commands.saveReportPdf,
+  Commands.openReportMetadata,
+  Commands.copyLink,
+  Commands.copyMarkdownLink,
+];
 
 function commandLink(title: string, command: string, args: unknown): string {
   return `[${title}](command:${command}?${encodeURIComponent(JSON.stringify([args]))})`;
@@ -33,7 +41,9 @@ function commandLink(title: string, command: string, args: unknown): string {
 
 /** Server text for a Markdown card: escaped, control and bidi characters dropped, length bounded. */
 function shown(value: unknown): string {
-  return escapeMarkdown(serverText(typeof value === 'object' && value !== null ? JSON.stringify(value) : value));
+  return escapeMarkdown(
+    serverText(typeof value === 'object' && value !== null ? JSON.stringify(value) : value),
+  );
 }
 
 /**
@@ -41,7 +51,9 @@ function shown(value: unknown): string {
  * opens the record; not in tabular data, see {@link isTabularDocument}) and a hover card with what the lab says about it and actions. Finding ids
  * costs no request; a hover asks the lab at most once per id in ten minutes (see LabIds).
  */
-export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLinkProvider, vscode.Disposable {
+export class IdHoverProvider
+  implements vscode.HoverProvider, vscode.DocumentLinkProvider, vscode.Disposable
+{
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -59,34 +71,63 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
       return [];
     }
     return this.ids.find(text).map((match) => {
-      const link = new vscode.DocumentLink(new vscode.Range(document.positionAt(match.start), document.positionAt(match.end)), this.openTarget(match));
-      link.tooltip = match.kind === 'report' ? vscode.l10n.t('Open report {0}', match.id) : vscode.l10n.t('Open sample {0}', match.id);
+      const link = new vscode.DocumentLink(
+        new vscode.Range(document.positionAt(match.start), document.positionAt(match.end)),
+        this.openTarget(match),
+      );
+      link.tooltip =
+        match.kind === 'report'
+          ? vscode.l10n.t('Open report {0}', match.id)
+          : vscode.l10n.t('Open sample {0}', match.id);
       return link;
     });
   }
 
-  async provideHover(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
+  async provideHover(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.Hover | undefined> {
     await this.ids.ready;
     const line = document.lineAt(position.line);
-    const match = this.ids.find(line.text).find((candidate) => candidate.start <= position.character && position.character <= candidate.end);
+    const match = this.ids
+      .find(line.text)
+      .find(
+        (candidate) => candidate.start <= position.character && position.character <= candidate.end,
+      );
     if (!match || match.labs.length === 0) {
       return undefined;
     }
     const range = new vscode.Range(position.line, match.start, position.line, match.end);
     const problems: string[] = [];
     for (const lab of match.labs) {
-      const result = match.kind === 'report' ? await this.ids.report(lab, match.id, toAbortSignal(token)) : await this.ids.sample(lab, match.id);
+      const result =
+        match.kind === 'report'
+          ? await this.ids.report(lab, match.id, toAbortSignal(token))
+          : await this.ids.sample(lab, match.id);
       if (token.isCancellationRequested) {
         return undefined;
       }
       if (result.kind === 'found') {
-        return new vscode.Hover(match.kind === 'report' ? this.reportCard(lab, result.record as Report) : this.sampleCard(lab, match.id, result.record as JsonObject), range);
+        return new vscode.Hover(
+          match.kind === 'report'
+            ? this.reportCard(lab, result.record as Report)
+            : this.sampleCard(lab, match.id, result.record as JsonObject),
+          range,
+        );
       }
       if (result.kind === 'unavailable') {
         problems.push(`${lab.lab.name}: ${result.reason}`);
       }
     }
-    const text = problems.length > 0 ? vscode.l10n.t('{0} could not be looked up ({1}).', match.id, problems.join('; ')) : vscode.l10n.t('No lab you are signed in to has {0} {1}.', match.kind === 'report' ? vscode.l10n.t('report') : vscode.l10n.t('sample'), match.id);
+    const text =
+      problems.length > 0
+        ? vscode.l10n.t('{0} could not be looked up ({1}).', match.id, problems.join('; '))
+        : vscode.l10n.t(
+            'No lab you are signed in to has {0} {1}.',
+            match.kind === 'report' ? vscode.l10n.t('report') : vscode.l10n.t('sample'),
+            match.id,
+          );
     return new vscode.Hover(new vscode.MarkdownString(escapeMarkdown(text)), range);
   }
 
@@ -99,12 +140,18 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
     const lab = match.labs.length === 1 ? match.labs[0]!.lab.name : undefined;
     if (match.kind === 'report') {
       // The report itself (its PDF), as a click on its row in the tree opens it.
-      return vscode.Uri.parse(`command:${Commands.previewReport}?${encodeURIComponent(JSON.stringify([lab ? { lab, id: match.id } : { id: match.id }]))}`);
+      return vscode.Uri.parse(
+        `command:${Commands.previewReport}?${encodeURIComponent(JSON.stringify([lab ? { lab, id: match.id } : { id: match.id }]))}`,
+      );
     }
     return recordLink('sample', match.id, lab ?? '');
   }
 
-  private reportCard(lab: LabConnection, report: Report, kind: LinkKind = 'report'): vscode.MarkdownString {
+  private reportCard(
+    lab: LabConnection,
+    report: Report,
+    kind: LinkKind = 'report',
+  ): vscode.MarkdownString {
     const ref = { lab: lab.lab.name, id: report.report_id };
     const rows: Array<[string, string | undefined]> = [
       [vscode.l10n.t('Type'), report.report_type],
@@ -113,20 +160,38 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
       [vscode.l10n.t('Client'), report.client_id],
       [vscode.l10n.t('Project'), report.project_id],
       [vscode.l10n.t('Samples'), report.sample_ids?.join(', ')],
-      [vscode.l10n.t('File'), report.download_available === false ? vscode.l10n.t('not available') : report.download_available ? vscode.l10n.t('available') : undefined],
+      [
+        vscode.l10n.t('File'),
+        report.download_available === false
+          ? vscode.l10n.t('not available')
+          : report.download_available
+            ? vscode.l10n.t('available')
+            : undefined,
+      ],
     ];
     const hasFile = report.download_available !== false;
     const actions = [
-      ...(hasFile ? [commandLink(vscode.l10n.t('Preview'), Commands.previewReport, ref), commandLink(vscode.l10n.t('Save PDF'), Commands.saveReportPdf, ref)] : []),
+      ...(hasFile
+        ? [
+            commandLink(vscode.l10n.t('Preview'), Commands.previewReport, ref),
+            commandLink(vscode.l10n.t('Save PDF'), Commands.saveReportPdf, ref),
+          ]
+        : []),
       commandLink(vscode.l10n.t('Open Metadata'), Commands.openReportMetadata, ref),
       commandLink(vscode.l10n.t('Copy Link'), Commands.copyLink, { ...ref, kind }),
-      commandLink(vscode.l10n.t('Copy as Markdown Link'), Commands.copyMarkdownLink, { ...ref, kind }),
+      commandLink(vscode.l10n.t('Copy as Markdown Link'), Commands.copyMarkdownLink, {
+        ...ref,
+        kind,
+      }),
     ];
     return this.card(vscode.l10n.t('Report {0}', report.report_id), lab, rows, actions);
   }
 
   private sampleCard(lab: LabConnection, id: string, record: JsonObject): vscode.MarkdownString {
-    const field = (...names: string[]): string | undefined => names.map((name) => record[name]).find((value): value is string => typeof value === 'string' && value.trim() !== '');
+    const field = (...names: string[]): string | undefined =>
+      names
+        .map((name) => record[name])
+        .find((value): value is string => typeof value === 'string' && value.trim() !== '');
     const rows: Array<[string, string | undefined]> = [
       [vscode.l10n.t('Name'), field('sample_name', 'name', 'description', 'client_sample_id')],
       [vscode.l10n.t('Matrix'), field('matrix', 'sample_type')],
@@ -142,9 +207,18 @@ export class IdHoverProvider implements vscode.HoverProvider, vscode.DocumentLin
     return this.card(vscode.l10n.t('Sample {0}', id), lab, rows, actions);
   }
 
-  private card(title: string, lab: LabConnection, rows: ReadonlyArray<[string, string | undefined]>, actions: readonly string[]): vscode.MarkdownString {
-    const table = rows.filter(([, value]) => value !== undefined && value !== '').map(([label, value]) => `| ${escapeMarkdown(label)} | ${shown(value)} |`);
-    const markdown = new vscode.MarkdownString(`**${shown(title)}** · ${shown(lab.lab.name)}\n\n| | |\n|---|---|\n${table.join('\n')}\n\n${actions.join(' · ')}`);
+  private card(
+    title: string,
+    lab: LabConnection,
+    rows: ReadonlyArray<[string, string | undefined]>,
+    actions: readonly string[],
+  ): vscode.MarkdownString {
+    const table = rows
+      .filter(([, value]) => value !== undefined && value !== '')
+      .map(([label, value]) => `| ${escapeMarkdown(label)} | ${shown(value)} |`);
+    const markdown = new vscode.MarkdownString(
+      `**${shown(title)}** · ${shown(lab.lab.name)}\n\n| | |\n|---|---|\n${table.join('\n')}\n\n${actions.join(' · ')}`,
+    );
     markdown.isTrusted = { enabledCommands: CARD_COMMANDS };
     markdown.supportHtml = false;
     return markdown;

@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { IdShapes, findIds, userIdPattern, type IdKind, type IdMatch } from '../../core/derived/idPatterns';
+import {
+  IdShapes,
+  findIds,
+  userIdPattern,
+  type IdKind,
+  type IdMatch,
+} from '../../core/derived/idPatterns';
 import type { JsonObject, Report } from '../../core/api/records';
 import { RecordLookup, RequestBudget } from '../../core/api/recordLookup';
 import { SETTINGS_SECTION, Settings } from '../constants';
@@ -49,7 +55,9 @@ export class LabIds implements vscode.Disposable {
         const samples = (records.samples ?? []).filter((sample) => sample.id !== undefined);
         state.reports.remember(reports.map((report) => [report.report_id, report] as const));
         state.samples.remember(samples.map((sample) => [sample.id!, sample.raw] as const));
-        const learned = state.shapes.report.learn(reports.map((report) => report.report_id)) || state.shapes.sample.learn(samples.map((sample) => sample.id!));
+        const learned =
+          state.shapes.report.learn(reports.map((report) => report.report_id)) ||
+          state.shapes.sample.learn(samples.map((sample) => sample.id!));
         if (learned) {
           this.changed.fire();
         }
@@ -92,11 +100,18 @@ export class LabIds implements vscode.Disposable {
       }
     }
     const patterns = [...byPattern.values()];
-    return findIds(text, patterns).map((match) => ({ ...match, labs: patterns[match.pattern]!.labs }));
+    return findIds(text, patterns).map((match) => ({
+      ...match,
+      labs: patterns[match.pattern]!.labs,
+    }));
   }
 
   /** A report of `lab`, from what was seen or one request within the budget. */
-  report(lab: LabConnection, id: string, signal?: AbortSignal): ReturnType<RecordLookup<Report>['lookup']> {
+  report(
+    lab: LabConnection,
+    id: string,
+    signal?: AbortSignal,
+  ): ReturnType<RecordLookup<Report>['lookup']> {
     return this.stateOf(lab.lab.name)!.reports.lookup(id, signal);
   }
 
@@ -134,19 +149,26 @@ export class LabIds implements vscode.Disposable {
         return vscode.l10n.t('signed out of {0}', name);
       }
       if (state?.kind === 'rateLimited' && state.until > Date.now()) {
-        return vscode.l10n.t('{0} limits requests until {1}', name, new Date(state.until).toLocaleTimeString());
+        return vscode.l10n.t(
+          '{0} limits requests until {1}',
+          name,
+          new Date(state.until).toLocaleTimeString(),
+        );
       }
       return state?.kind === 'offline' ? vscode.l10n.t('{0} cannot be reached', name) : undefined;
     };
     state = {
       shapes: { report: new IdShapes(), sample: new IdShapes() },
-      reports: new RecordLookup<Report>((id, signal) => {
-        const api = this.labs.get(name)?.api;
-        if (!api) {
-          throw new Error(vscode.l10n.t('signed out of {0}', name));
-        }
-        return api.getReport(id, signal);
-      }, { budget: this.budget, paused }),
+      reports: new RecordLookup<Report>(
+        (id, signal) => {
+          const api = this.labs.get(name)?.api;
+          if (!api) {
+            throw new Error(vscode.l10n.t('signed out of {0}', name));
+          }
+          return api.getReport(id, signal);
+        },
+        { budget: this.budget, paused },
+      ),
       samples: new RecordLookup<JsonObject>(undefined, { budget: this.budget, paused }),
     };
     this.states.set(name, state);
@@ -154,7 +176,9 @@ export class LabIds implements vscode.Disposable {
   }
 
   private readSettings(): void {
-    const value = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<Record<string, unknown>>(Settings.idPatterns)?.globalValue;
+    const value = vscode.workspace
+      .getConfiguration(SETTINGS_SECTION)
+      .inspect<Record<string, unknown>>(Settings.idPatterns)?.globalValue;
     const patterns: Partial<Record<IdKind, RegExp>> = {};
     for (const kind of ['report', 'sample'] as const) {
       const source = value && typeof value === 'object' ? value[kind] : undefined;

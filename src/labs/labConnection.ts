@@ -16,7 +16,10 @@ export interface ConnectionFactory {
   readonly defaults: () => { readonly pageSize: number; readonly maxConcurrentRequests: number };
   readonly log: (level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Every report and sample this lab sent. */
-  readonly onRecords: (lab: LabDefinition, records: Parameters<NonNullable<LabApiOptions['onRecords']>>[0]) => void;
+  readonly onRecords: (
+    lab: LabDefinition,
+    records: Parameters<NonNullable<LabApiOptions['onRecords']>>[0],
+  ) => void;
   /** A list of this lab whose paging could not be trusted. */
   readonly onPagingAnomaly: (lab: LabDefinition, anomaly: PagingAnomaly) => void;
 }
@@ -42,7 +45,10 @@ export class LabConnection {
     readonly lab: LabDefinition,
     private readonly token: string | undefined,
     private readonly factory: ConnectionFactory,
-    private readonly listener: { onConnection(connection: LabConnection, event: ConnectionEvent): void; onFailure(connection: LabConnection): void },
+    private readonly listener: {
+      onConnection(connection: LabConnection, event: ConnectionEvent): void;
+      onFailure(connection: LabConnection): void;
+    },
   ) {}
 
   get signedIn(): boolean {
@@ -103,7 +109,13 @@ export class LabConnection {
     if (event.kind !== 'unauthorized') {
       this.state = event;
     }
-    if (event.kind === 'unauthorized' || previous.kind !== event.kind || (event.kind === 'rateLimited' && previous.kind === 'rateLimited' && previous.until !== event.until)) {
+    if (
+      event.kind === 'unauthorized' ||
+      previous.kind !== event.kind ||
+      (event.kind === 'rateLimited' &&
+        previous.kind === 'rateLimited' &&
+        previous.until !== event.until)
+    ) {
       this.listener.onConnection(this, event);
     }
   }

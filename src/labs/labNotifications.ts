@@ -9,11 +9,22 @@ export class LabNotifications implements vscode.Disposable {
   constructor(labs: Labs) {
     this.subscription = labs.onDidRejectToken((lab) => {
       const signIn = vscode.l10n.t('Sign In');
-      void vscode.window.showWarningMessage(vscode.l10n.t('{0} no longer accepts your access token (it expired or was revoked). Sign in again to continue.', lab.name), signIn).then((choice) => {
-        if (choice === signIn) {
-          void vscode.commands.executeCommand(Commands.signIn, { name: lab.name, baseUrl: lab.url.baseUrl });
-        }
-      });
+      void vscode.window
+        .showWarningMessage(
+          vscode.l10n.t(
+            '{0} no longer accepts your access token (it expired or was revoked). Sign in again to continue.',
+            lab.name,
+          ),
+          signIn,
+        )
+        .then((choice) => {
+          if (choice === signIn) {
+            void vscode.commands.executeCommand(Commands.signIn, {
+              name: lab.name,
+              baseUrl: lab.url.baseUrl,
+            });
+          }
+        });
     });
   }
 

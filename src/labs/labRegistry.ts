@@ -1,7 +1,15 @@
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { labError } from '../../core/errors/messages';
-import { defaultLabDefinition, isInvalidLab, parseLabDefinition, parseLabDefinitions, type InvalidLab, type LabDefinition, type LabDefinitions } from '../../core/api/labDefinition';
+import {
+  defaultLabDefinition,
+  isInvalidLab,
+  parseLabDefinition,
+  parseLabDefinitions,
+  type InvalidLab,
+  type LabDefinition,
+  type LabDefinitions,
+} from '../../core/api/labDefinition';
 import { SETTINGS_SECTION, Settings } from '../constants';
 
 /** A lab entry as the user writes it in `labData.labs`. */
@@ -26,7 +34,10 @@ export class LabRegistry implements vscode.Disposable {
   constructor() {
     this.current = this.read();
     this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labs}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.baseUrl}`)) {
+      if (
+        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labs}`) ||
+        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.baseUrl}`)
+      ) {
         this.reload();
       }
     });
@@ -46,7 +57,10 @@ export class LabRegistry implements vscode.Disposable {
 
   /** The usable lab named `name`, or the problem that makes it unusable. */
   find(name: string): LabDefinition | InvalidLab | undefined {
-    return this.current.labs.find((lab) => lab.name === name) ?? this.current.invalid.find((lab) => lab.name === name);
+    return (
+      this.current.labs.find((lab) => lab.name === name) ??
+      this.current.invalid.find((lab) => lab.name === name)
+    );
   }
 
   /** Re-reads the settings; fires when the definitions changed. */
@@ -66,9 +80,16 @@ export class LabRegistry implements vscode.Disposable {
    * shorthand when it is free or names a lab nobody is signed in to (replaced, as in 0.1.0), else a
    * new entry named after the host, so a signed-in lab is never lost.
    */
-  prepare(baseUrlText: string, name?: string, isSignedIn: (name: string) => boolean = () => false): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+  prepare(
+    baseUrlText: string,
+    name?: string,
+    isSignedIn: (name: string) => boolean = () => false,
+  ): { lab: LabDefinition; save(): Promise<LabDefinition> } {
     const url = parseBaseUrl(baseUrlText);
-    const keep = (lab: LabDefinition): { lab: LabDefinition; save(): Promise<LabDefinition> } => ({ lab, save: async () => lab });
+    const keep = (lab: LabDefinition): { lab: LabDefinition; save(): Promise<LabDefinition> } => ({
+      lab,
+      save: async () => lab,
+    });
     if (name !== undefined && name.trim() !== '') {
       const found = this.find(name.trim());
       if (found && isInvalidLab(found)) {
@@ -76,7 +97,11 @@ export class LabRegistry implements vscode.Disposable {
       }
       if (found) {
         if (found.url.baseUrl !== url.baseUrl) {
-          throw labError('invalidInput', 'labBaseUrlMismatch', { name: found.name, defined: found.url.baseUrl, given: url.baseUrl });
+          throw labError('invalidInput', 'labBaseUrlMismatch', {
+            name: found.name,
+            defined: found.url.baseUrl,
+            given: url.baseUrl,
+          });
         }
         return keep(found);
       }
@@ -89,7 +114,11 @@ export class LabRegistry implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const shorthand = config.inspect<string>(Settings.baseUrl)?.globalValue;
     const current = this.current.labs.find((lab) => lab.shorthand);
-    const shorthandFree = typeof shorthand !== 'string' || shorthand.trim() === '' || !current || !isSignedIn(current.name);
+    const shorthandFree =
+      typeof shorthand !== 'string' ||
+      shorthand.trim() === '' ||
+      !current ||
+      !isSignedIn(current.name);
     const sameName = this.find(url.host);
     const nameTaken = sameName !== undefined && sameName !== current;
     if (shorthandFree && !nameTaken) {
@@ -115,12 +144,18 @@ export class LabRegistry implements vscode.Disposable {
    * another lab (in any case), its address not already another lab's with the same endpoints.
    */
   async add(entry: LabEntry): Promise<LabDefinition> {
-    const taken = [...this.current.labs, ...this.current.invalid].find((lab) => lab.name.toLowerCase() === entry.name.trim().toLowerCase());
+    const taken = [...this.current.labs, ...this.current.invalid].find(
+      (lab) => lab.name.toLowerCase() === entry.name.trim().toLowerCase(),
+    );
     if (taken) {
       throw labError('invalidInput', 'labNameTaken', { name: taken.name });
     }
     const { lab, save } = this.newEntry({ ...entry, name: entry.name.trim() });
-    const same = this.current.labs.find((defined) => defined.url.baseUrl === lab.url.baseUrl && JSON.stringify(defined.endpoints) === JSON.stringify(lab.endpoints));
+    const same = this.current.labs.find(
+      (defined) =>
+        defined.url.baseUrl === lab.url.baseUrl &&
+        JSON.stringify(defined.endpoints) === JSON.stringify(lab.endpoints),
+    );
     if (same) {
       throw labError('invalidInput', 'labAddressTaken', { name: same.name });
     }
@@ -138,7 +173,11 @@ export class LabRegistry implements vscode.Disposable {
       save: async () => {
         const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
         const existing = config.inspect<unknown[]>(Settings.labs)?.globalValue;
-        await config.update(Settings.labs, [...(Array.isArray(existing) ? existing : []), { ...entry }], vscode.ConfigurationTarget.Global);
+        await config.update(
+          Settings.labs,
+          [...(Array.isArray(existing) ? existing : []), { ...entry }],
+          vscode.ConfigurationTarget.Global,
+        );
         this.reload();
         return parsed;
       },
@@ -153,6 +192,9 @@ export class LabRegistry implements vscode.Disposable {
   private read(): LabDefinitions {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     // globalValue only: workspace and folder values are ignored on purpose (see the class comment).
-    return parseLabDefinitions(config.inspect<unknown>(Settings.labs)?.globalValue, config.inspect<unknown>(Settings.baseUrl)?.globalValue);
+    return parseLabDefinitions(
+      config.inspect<unknown>(Settings.labs)?.globalValue,
+      config.inspect<unknown>(Settings.baseUrl)?.globalValue,
+    );
   }
 }

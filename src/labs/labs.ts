@@ -1,8 +1,19 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../../core/errors/errors';
 import type { ConnectionEvent } from '../../core/connection/httpClient';
-import { DEFAULT_MAX_FILE_MIB, LabApi, maxFileBytes, type LabApiOptions } from '../../core/api/labApi';
-import { isInvalidLab, labNameProblem, parseLabDefinition, type InvalidLab, type LabDefinition } from '../../core/api/labDefinition';
+import {
+  DEFAULT_MAX_FILE_MIB,
+  LabApi,
+  maxFileBytes,
+  type LabApiOptions,
+} from '../../core/api/labApi';
+import {
+  isInvalidLab,
+  labNameProblem,
+  parseLabDefinition,
+  type InvalidLab,
+  type LabDefinition,
+} from '../../core/api/labDefinition';
 import { serverText } from '../../core/errors/serverText';
 import { labError } from '../../core/errors/messages';
 import type { TokenStore } from './tokenStore';
@@ -17,7 +28,9 @@ import type { NetworkSettings } from './networkSettings';
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
 /** One row of "which labs are there": a usable lab with its connection, or a misconfigured one. */
-export type LabEntryState = { readonly kind: 'lab'; readonly connection: LabConnection } | { readonly kind: 'invalid'; readonly lab: InvalidLab };
+export type LabEntryState =
+  | { readonly kind: 'lab'; readonly connection: LabConnection }
+  | { readonly kind: 'invalid'; readonly lab: InvalidLab };
 
 /** Reports and samples a lab sent. */
 export type RecordsSeen = Parameters<NonNullable<LabApiOptions['onRecords']>>[0];
@@ -54,7 +67,10 @@ export class Labs implements vscode.Disposable {
   private readonly rejected = new vscode.EventEmitter<LabDefinition>();
   /** A lab rejected its stored token (401 from its own origin) and was signed out. */
   readonly onDidRejectToken = this.rejected.event;
-  private readonly seen = new vscode.EventEmitter<{ readonly lab: LabDefinition; readonly records: RecordsSeen }>();
+  private readonly seen = new vscode.EventEmitter<{
+    readonly lab: LabDefinition;
+    readonly records: RecordsSeen;
+  }>();
   /** A lab sent reports or samples (a list page, a single report), whoever asked. */
   readonly onDidSeeRecords = this.seen.event;
   private readonly disposables: vscode.Disposable[] = [];
@@ -80,7 +96,11 @@ export class Labs implements vscode.Disposable {
       tokens.onDidChange(() => void this.refresh()),
       network.onDidChange(() => this.connections.forEach((connection) => connection.reset())),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if ([Settings.pageSize, Settings.maxConcurrentRequests, Settings.maxFileSizeMiB].some((setting) => event.affectsConfiguration(`${SETTINGS_SECTION}.${setting}`))) {
+        if (
+          [Settings.pageSize, Settings.maxConcurrentRequests, Settings.maxFileSizeMiB].some(
+            (setting) => event.affectsConfiguration(`${SETTINGS_SECTION}.${setting}`),
+          )
+        ) {
           this.connections.forEach((connection) => connection.reset());
           this.changed.fire();
         }
@@ -90,8 +110,13 @@ export class Labs implements vscode.Disposable {
 
   /** Every lab the user defined, usable or not, in settings order. */
   get entries(): LabEntryState[] {
-    const usable = this.registry.labs.map((lab) => this.connections.get(lab.name)).filter((connection): connection is LabConnection => connection !== undefined);
-    return [...usable.map((connection) => ({ kind: 'lab' as const, connection })), ...this.registry.invalid.map((lab) => ({ kind: 'invalid' as const, lab }))];
+    const usable = this.registry.labs
+      .map((lab) => this.connections.get(lab.name))
+      .filter((connection): connection is LabConnection => connection !== undefined);
+    return [
+      ...usable.map((connection) => ({ kind: 'lab' as const, connection })),
+      ...this.registry.invalid.map((lab) => ({ kind: 'invalid' as const, lab })),
+    ];
   }
 
   /** Every usable lab's connection. */
@@ -129,13 +154,26 @@ export class Labs implements vscode.Disposable {
    * Runs one at a time, so overlapping triggers never interleave.
    */
   refresh(): Promise<void> {
-    this.refreshing = this.refreshing.then(() => this.rebuild()).catch((error: unknown) => this.log.error('Session', `Reading the lab settings failed: ${String(error)}`));
+    this.refreshing = this.refreshing
+      .then(() => this.rebuild())
+      .catch((error: unknown) =>
+        this.log.error('Session', `Reading the lab settings failed: ${String(error)}`),
+      );
     return this.refreshing;
   }
 
   /** Checks a token with one cheap request, then stores it for that lab only and records the lab in the user's settings. */
-  async signIn(baseUrl: string, tokenText: string, name: string | undefined, signal?: AbortSignal): Promise<SignInOutcome> {
-    const { lab, save } = this.registry.prepare(baseUrl, name, (labName) => this.connections.get(labName)?.signedIn === true);
+  async signIn(
+    baseUrl: string,
+    tokenText: string,
+    name: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<SignInOutcome> {
+    const { lab, save } = this.registry.prepare(
+      baseUrl,
+      name,
+      (labName) => this.connections.get(labName)?.signedIn === true,
+    );
     const token = tokenText.trim();
     const { reportsForbidden } = await this.check(lab, token, signal);
     // Closed while the check ran: nothing is stored.
@@ -161,9 +199,18 @@ export class Labs implements vscode.Disposable {
   }
 
   /** One cheap request with `token`: 403 (a scope without reports) still counts as valid. */
-  private async check(lab: LabDefinition, token: string, signal?: AbortSignal): Promise<{ reportsForbidden: boolean; ownName?: string }> {
+  private async check(
+    lab: LabDefinition,
+    token: string,
+    signal?: AbortSignal,
+  ): Promise<{ reportsForbidden: boolean; ownName?: string }> {
     if (!TOKEN_SHAPE.test(token)) {
-      throw new LabApiError('invalidInput', vscode.l10n.t('The access token is empty or contains spaces or characters a token cannot have.'));
+      throw new LabApiError(
+        'invalidInput',
+        vscode.l10n.t(
+          'The access token is empty or contains spaces or characters a token cannot have.',
+        ),
+      );
     }
     const problem = this.network.problems.find((error) => error.text?.id === 'proxyInvalid');
     if (problem) {
@@ -184,13 +231,19 @@ export class Labs implements vscode.Disposable {
       const page = await probe.listReports({ pageSize: 1 }, signal);
       const own = page.items[0]?.raw.lab_name;
       const ownName = typeof own === 'string' ? serverText(own, 60) : '';
-      return { reportsForbidden: false, ownName: ownName && labNameProblem(ownName) === undefined ? ownName : undefined };
+      return {
+        reportsForbidden: false,
+        ownName: ownName && labNameProblem(ownName) === undefined ? ownName : undefined,
+      };
     } catch (error) {
       // 403 means the token is valid but its scope excludes the reports area; that is still a sign-in.
       if (!(error instanceof LabApiError && error.code === 'forbidden')) {
         throw error;
       }
-      this.log.info('Session', `The token for ${lab.name} (${lab.url.origin}) is valid but may not read reports (HTTP 403).`);
+      this.log.info(
+        'Session',
+        `The token for ${lab.name} (${lab.url.origin}) is valid but may not read reports (HTTP 403).`,
+      );
       return { reportsForbidden: true };
     } finally {
       void probe.close();
@@ -259,7 +312,10 @@ export class Labs implements vscode.Disposable {
       }
       changed = true;
       current?.dispose();
-      this.log.info('Session', `${token ? 'Signed in to' : 'Not signed in to'} ${lab.name} (${lab.url.origin}).`);
+      this.log.info(
+        'Session',
+        `${token ? 'Signed in to' : 'Not signed in to'} ${lab.name} (${lab.url.origin}).`,
+      );
       next.set(lab.name, this.connect(lab, token));
     }
     for (const [name, connection] of this.connections) {
@@ -276,8 +332,16 @@ export class Labs implements vscode.Disposable {
     }
     await Promise.all([
       vscode.commands.executeCommand('setContext', ContextKeys.signedIn, this.signedIn.length > 0),
-      vscode.commands.executeCommand('setContext', ContextKeys.hasBaseUrl, this.registry.labs.length + this.registry.invalid.length > 0),
-      vscode.commands.executeCommand('setContext', ContextKeys.severalLabs, this.registry.labs.length + this.registry.invalid.length > 1),
+      vscode.commands.executeCommand(
+        'setContext',
+        ContextKeys.hasBaseUrl,
+        this.registry.labs.length + this.registry.invalid.length > 0,
+      ),
+      vscode.commands.executeCommand(
+        'setContext',
+        ContextKeys.severalLabs,
+        this.registry.labs.length + this.registry.invalid.length > 1,
+      ),
     ]);
     if (changed) {
       this.changed.fire();
@@ -293,12 +357,23 @@ export class Labs implements vscode.Disposable {
     const sameEndpoints = JSON.stringify(lab.endpoints);
     for (const previous of this.connections.values()) {
       const gone = !this.registry.labs.some((defined) => defined.name === previous.lab.name);
-      if (gone && previous.signedIn && previous.lab.url.baseUrl === lab.url.baseUrl && JSON.stringify(previous.lab.endpoints) === sameEndpoints) {
+      if (
+        gone &&
+        previous.signedIn &&
+        previous.lab.url.baseUrl === lab.url.baseUrl &&
+        JSON.stringify(previous.lab.endpoints) === sameEndpoints
+      ) {
         const token = await this.tokens.get(previous.lab);
         if (token) {
           await this.tokens.store(lab, token);
-          this.log.info('Session', `${lab.name} is at the address ${previous.lab.name} was signed in to, with the same endpoints: its sign-in carries over.`);
-          vscode.window.setStatusBarMessage(`$(check) ${vscode.l10n.t('{0} is signed in: it has the address and endpoints of {1}.', lab.name, previous.lab.name)}`, 8000);
+          this.log.info(
+            'Session',
+            `${lab.name} is at the address ${previous.lab.name} was signed in to, with the same endpoints: its sign-in carries over.`,
+          );
+          vscode.window.setStatusBarMessage(
+            `$(check) ${vscode.l10n.t('{0} is signed in: it has the address and endpoints of {1}.', lab.name, previous.lab.name)}`,
+            8000,
+          );
           return token;
         }
       }
@@ -316,13 +391,16 @@ export class Labs implements vscode.Disposable {
         userAgent: this.userAgent,
         log: this.log.sink,
         onRecords: (seenLab, records) => this.seen.fire({ lab: seenLab, records }),
-        onPagingAnomaly: (anomalyLab, anomaly) => this.pagingNotices.report(anomalyLab.name, anomaly),
+        onPagingAnomaly: (anomalyLab, anomaly) =>
+          this.pagingNotices.report(anomalyLab.name, anomaly),
         defaults: () => {
           const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
           return {
             pageSize: config.get<number>(Settings.pageSize, 50),
             maxConcurrentRequests: config.get<number>(Settings.maxConcurrentRequests, 4),
-            maxFileBytes: maxFileBytes(config.get<number>(Settings.maxFileSizeMiB, DEFAULT_MAX_FILE_MIB)),
+            maxFileBytes: maxFileBytes(
+              config.get<number>(Settings.maxFileSizeMiB, DEFAULT_MAX_FILE_MIB),
+            ),
           };
         },
       },
@@ -342,7 +420,10 @@ export class Labs implements vscode.Disposable {
       return;
     }
     // The lab itself rejected the stored token (expired or revoked): forget it and go to "signed out".
-    this.log.warn('Session', `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401); signing out of that lab.`);
+    this.log.warn(
+      'Session',
+      `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401); signing out of that lab.`,
+    );
     void this.tokens
       .delete(connection.lab)
       .catch(() => undefined)

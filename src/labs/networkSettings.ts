@@ -1,7 +1,19 @@
 import * as vscode from 'vscode';
 import type { LabApiError } from '../../core/errors/errors';
-import { loadCertificateAuthorities, proxyFor, proxyProblem, proxySecrets, resolveProxySettings, systemCertificates, type NetworkOptions } from '../../core/connection/network';
-import { FallbackTransport, FetchTransport, isUntrustedChain } from '../../core/connection/fetchTransport';
+import {
+  loadCertificateAuthorities,
+  proxyFor,
+  proxyProblem,
+  proxySecrets,
+  resolveProxySettings,
+  systemCertificates,
+  type NetworkOptions,
+} from '../../core/connection/network';
+import {
+  FallbackTransport,
+  FetchTransport,
+  isUntrustedChain,
+} from '../../core/connection/fetchTransport';
 import { UndiciTransport } from '../../core/connection/undiciTransport';
 import type { TransportFactory } from '../../core/connection/transport';
 import type { LabDefinition } from '../../core/api/labDefinition';
@@ -16,7 +28,9 @@ export interface TransportChoice {
 
 /** A choice in words: "VS Code's network stack (…): why" or "Lab Data's own connection (undici): why". */
 function inWords(choice: TransportChoice): string {
-  return choice.kind === 'vscode' ? `VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}` : `Lab Data's own connection (undici): ${choice.reason}`;
+  return choice.kind === 'vscode'
+    ? `VS Code's network stack (its proxy, proxy sign-in and certificates): ${choice.reason}`
+    : `Lab Data's own connection (undici): ${choice.reason}`;
 }
 
 /** What the settings give, read once per change. */
@@ -45,7 +59,10 @@ export class NetworkSettings implements vscode.Disposable {
   /** What the log last said about the settings' choice, and the labs whose own choice it said. */
   private saidChoice = '';
   private readonly saidLabs = new Set<string>();
-  private readonly perLab = new Map<string, { readonly lab: string; readonly options: NetworkOptions }>();
+  private readonly perLab = new Map<
+    string,
+    { readonly lab: string; readonly options: NetworkOptions }
+  >();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
@@ -57,7 +74,11 @@ export class NetworkSettings implements vscode.Disposable {
   ) {
     this.current = this.read();
     this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(HTTP_SETTINGS_SECTION) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.caCertificates}`) || event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.network}`)) {
+      if (
+        event.affectsConfiguration(HTTP_SETTINGS_SECTION) ||
+        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.caCertificates}`) ||
+        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.network}`)
+      ) {
         this.reload();
       }
     });
@@ -76,7 +97,10 @@ export class NetworkSettings implements vscode.Disposable {
    */
   choiceFor(lab?: LabDefinition): TransportChoice {
     if (lab && hasOwnNetwork(lab)) {
-      const choice: TransportChoice = { kind: 'direct', reason: `its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}` };
+      const choice: TransportChoice = {
+        kind: 'direct',
+        reason: `its definition names its own ${lab.proxy ? 'proxy' : 'certificates'}`,
+      };
       if (!this.saidLabs.has(lab.name)) {
         this.saidLabs.add(lab.name);
         this.log.info('Network', `Requests to ${lab.name} go through ${inWords(choice)}.`);
@@ -110,11 +134,26 @@ export class NetworkSettings implements vscode.Disposable {
       return cached.options;
     }
     const base = this.current.options;
-    const proxy = lab.proxy ? resolveProxySettings({ proxy: lab.proxy, proxySource: `the lab definition of ${lab.name}`, noProxy: [] }) : undefined;
+    const proxy = lab.proxy
+      ? resolveProxySettings({
+          proxy: lab.proxy,
+          proxySource: `the lab definition of ${lab.name}`,
+          noProxy: [],
+        })
+      : undefined;
     proxySecrets(lab.proxy).forEach((secret) => this.log.addSecret(secret));
-    const { ca, problems } = loadCertificateAuthorities(this.caFilesFor(lab), this.env, undefined, this.current.system);
+    const { ca, problems } = loadCertificateAuthorities(
+      this.caFilesFor(lab),
+      this.env,
+      undefined,
+      this.current.system,
+    );
     problems.forEach((problem) => this.log.warn('Network', problem.message));
-    const options: NetworkOptions = { ...base, ...(proxy ? { ...proxy, proxyAuthorization: base.proxyAuthorization } : {}), ca };
+    const options: NetworkOptions = {
+      ...base,
+      ...(proxy ? { ...proxy, proxyAuthorization: base.proxyAuthorization } : {}),
+      ca,
+    };
     this.perLab.set(lab.name, { lab: JSON.stringify(lab), options });
     return options;
   }
@@ -125,7 +164,9 @@ export class NetworkSettings implements vscode.Disposable {
    */
   describeTransport(lab: LabDefinition): string {
     const choice = this.choiceFor(lab);
-    return choice.kind === 'vscode' ? `${inWords(choice)}. Steps 1 to 4 use the settings Lab Data reads; a PAC file, the system proxy or Kerberos show only in step 5.` : `${inWords(choice)}.`;
+    return choice.kind === 'vscode'
+      ? `${inWords(choice)}. Steps 1 to 4 use the settings Lab Data reads; a PAC file, the system proxy or Kerberos show only in step 5.`
+      : `${inWords(choice)}.`;
   }
 
   /** Builds the transport of one lab's client, as {@link choiceFor} chose (undefined: the core's own, undici). */
@@ -136,13 +177,25 @@ export class NetworkSettings implements vscode.Disposable {
     const options = this.current.options;
     const fallBack = Boolean(this.env.NODE_EXTRA_CA_CERTS);
     return (settings) => {
-      const vscodeFetch = new FetchTransport({ ...settings, name: 'VS Code', fetch: (input, init) => fetch(input, init), proxyFor: (url) => this.vscodeProxyFor(url, options) });
+      const vscodeFetch = new FetchTransport({
+        ...settings,
+        name: 'VS Code',
+        fetch: (input, init) => fetch(input, init),
+        proxyFor: (url) => this.vscodeProxyFor(url, options),
+      });
       if (!fallBack) {
         return vscodeFetch;
       }
       // VS Code's fetch does not add NODE_EXTRA_CA_CERTS: a chain it does not trust is tried once more on undici, which does, and stays there.
-      return new FallbackTransport(vscodeFetch, () => new UndiciTransport({ ...settings, network: options }), isUntrustedChain, () =>
-        this.log.info('Network', "VS Code's network stack did not trust the lab's certificate; Lab Data's own connection, which adds NODE_EXTRA_CA_CERTS, is used for this lab from now on."),
+      return new FallbackTransport(
+        vscodeFetch,
+        () => new UndiciTransport({ ...settings, network: options }),
+        isUntrustedChain,
+        () =>
+          this.log.info(
+            'Network',
+            "VS Code's network stack did not trust the lab's certificate; Lab Data's own connection, which adds NODE_EXTRA_CA_CERTS, is used for this lab from now on.",
+          ),
       );
     };
   }
@@ -153,7 +206,10 @@ export class NetworkSettings implements vscode.Disposable {
    * operating system's proxy on desktop stay unknown here).
    */
   private vscodeProxyFor(url: URL, options: NetworkOptions): string | undefined {
-    return vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION).get<string>('proxySupport') === 'off' ? undefined : proxyFor(url, options);
+    return vscode.workspace.getConfiguration(HTTP_SETTINGS_SECTION).get<string>('proxySupport') ===
+      'off'
+      ? undefined
+      : proxyFor(url, options);
   }
 
   /** Why the network settings cannot be used as they are (an unreadable CA file, a malformed proxy). */
@@ -200,37 +256,74 @@ export class NetworkSettings implements vscode.Disposable {
     if (http.get<boolean>('proxyStrictSSL') === false && !this.warnedStrictSsl) {
       // Verification is never switched off for a lab: a token must not travel to a host nobody vouched for.
       this.warnedStrictSsl = true;
-      this.log.warn('Network', 'http.proxyStrictSSL is false; Lab Data still verifies lab certificates. If your proxy inspects TLS, add its certificate authority to labData.caCertificates.');
+      this.log.warn(
+        'Network',
+        'http.proxyStrictSSL is false; Lab Data still verifies lab certificates. If your proxy inspects TLS, add its certificate authority to labData.caCertificates.',
+      );
     }
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const files = config.inspect<string[]>(Settings.caCertificates)?.globalValue;
-    const caFiles = Array.isArray(files) ? files.filter((file) => typeof file === 'string' && file.trim()) : [];
+    const caFiles = Array.isArray(files)
+      ? files.filter((file) => typeof file === 'string' && file.trim())
+      : [];
     // On Lab Data's own connection the OS trust store is added to Node's roots, as VS Code does with http.systemCertificates.
-    const system = http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
-    const { ca, problems: caProblems } = loadCertificateAuthorities(caFiles, this.env, undefined, system);
+    const system =
+      http.get<boolean>('systemCertificates') === false ? [] : systemCertificates().certificates;
+    const { ca, problems: caProblems } = loadCertificateAuthorities(
+      caFiles,
+      this.env,
+      undefined,
+      system,
+    );
     problems.push(...caProblems);
     caProblems.forEach((problem) => this.log.warn('Network', problem.message));
-    const choice = this.choose(config.inspect<string>(Settings.network)?.globalValue, http, Boolean(proxySettings.proxyAuthorization), caFiles.length > 0);
+    const choice = this.choose(
+      config.inspect<string>(Settings.network)?.globalValue,
+      http,
+      Boolean(proxySettings.proxyAuthorization),
+      caFiles.length > 0,
+    );
     return { options: { ...proxySettings, ca }, problems, choice, caFiles, system };
   }
 
   /** The settings' choice of transport: the first reason VS Code's network stack cannot serve, else it. */
-  private choose(network: string | undefined, http: vscode.WorkspaceConfiguration, proxyAuthorization: boolean, caFiles: boolean): TransportChoice {
+  private choose(
+    network: string | undefined,
+    http: vscode.WorkspaceConfiguration,
+    proxyAuthorization: boolean,
+    caFiles: boolean,
+  ): TransportChoice {
     if (network === 'direct') {
       return { kind: 'direct', reason: 'labData.network is "direct"' };
     }
     if (http.get<boolean>('fetchAdditionalSupport') === false) {
-      return { kind: 'direct', reason: "VS Code's network support for extensions is off (http.fetchAdditionalSupport)" };
+      return {
+        kind: 'direct',
+        reason: "VS Code's network support for extensions is off (http.fetchAdditionalSupport)",
+      };
     }
     if (proxyAuthorization) {
-      return { kind: 'direct', reason: "http.proxyAuthorization is set, and VS Code's network stack answers a proxy's request for credentials with Kerberos or its own prompt, not with this setting" };
+      return {
+        kind: 'direct',
+        reason:
+          "http.proxyAuthorization is set, and VS Code's network stack answers a proxy's request for credentials with Kerberos or its own prompt, not with this setting",
+      };
     }
     if (caFiles) {
-      return { kind: 'direct', reason: "labData.caCertificates names certificate authorities that VS Code's network stack would not add" };
+      return {
+        kind: 'direct',
+        reason:
+          "labData.caCertificates names certificate authorities that VS Code's network stack would not add",
+      };
     }
     if (typeof fetch !== 'function') {
       return { kind: 'direct', reason: 'this VS Code has no fetch in its extension host' };
     }
-    return { kind: 'vscode', reason: this.env.NODE_EXTRA_CA_CERTS ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)' : 'labData.network is "vscode"' };
+    return {
+      kind: 'vscode',
+      reason: this.env.NODE_EXTRA_CA_CERTS
+        ? 'labData.network is "vscode" (a certificate only NODE_EXTRA_CA_CERTS holds switches a lab to Lab Data\'s own connection)'
+        : 'labData.network is "vscode"',
+    };
   }
 }

@@ -17,7 +17,11 @@ export class PagingNotices {
 
   report(labName: string, anomaly: PagingAnomaly): void {
     const sentence = PagingNotices.sentence(labName, anomaly);
-    if (anomaly.kind === 'sequential' || anomaly.kind === 'duplicates' || anomaly.kind === 'foreignLink') {
+    if (
+      anomaly.kind === 'sequential' ||
+      anomaly.kind === 'duplicates' ||
+      anomaly.kind === 'foreignLink'
+    ) {
       this.log.info('List', sentence);
       return;
     }
@@ -32,17 +36,43 @@ export class PagingNotices {
   static sentence(labName: string, anomaly: PagingAnomaly): string {
     switch (anomaly.kind) {
       case 'fewerThanCounted':
-        return vscode.l10n.t('{0}: the list may be incomplete: the lab counted {1} records but its pages held {2}.', labName, anomaly.counted, anomaly.received);
+        return vscode.l10n.t(
+          '{0}: the list may be incomplete: the lab counted {1} records but its pages held {2}.',
+          labName,
+          anomaly.counted,
+          anomaly.received,
+        );
       case 'repeatedPage':
-        return vscode.l10n.t('{0}: the list may be incomplete: from page {1} the lab sent only records it had already sent.', labName, anomaly.page);
+        return vscode.l10n.t(
+          '{0}: the list may be incomplete: from page {1} the lab sent only records it had already sent.',
+          labName,
+          anomaly.page,
+        );
       case 'pageCap':
-        return vscode.l10n.t('{0}: the list may be incomplete: stopped before page {1}, the most pages Lab Data reads of one list.', labName, anomaly.page);
+        return vscode.l10n.t(
+          '{0}: the list may be incomplete: stopped before page {1}, the most pages Lab Data reads of one list.',
+          labName,
+          anomaly.page,
+        );
       case 'duplicates':
-        return vscode.l10n.t('{0}: page {1} repeated {2} records already listed; each is shown once.', labName, anomaly.page, anomaly.count);
+        return vscode.l10n.t(
+          '{0}: page {1} repeated {2} records already listed; each is shown once.',
+          labName,
+          anomaly.page,
+          anomaly.count,
+        );
       case 'foreignLink':
-        return vscode.l10n.t("{0}: the lab's link to the page after page {1} points to another server; pages are asked for by number instead.", labName, anomaly.page);
+        return vscode.l10n.t(
+          "{0}: the lab's link to the page after page {1} points to another server; pages are asked for by number instead.",
+          labName,
+          anomaly.page,
+        );
       case 'sequential':
-        return vscode.l10n.t("{0}: the lab's paging did not hold at page {1}; the rest is listed one page at a time.", labName, anomaly.page);
+        return vscode.l10n.t(
+          "{0}: the lab's paging did not hold at page {1}; the rest is listed one page at a time.",
+          labName,
+          anomaly.page,
+        );
     }
   }
 }

@@ -39,7 +39,10 @@ export class TokenStore implements vscode.Disposable {
       const token = await this.secrets.get(key(lab));
       return token ? token : undefined;
     } catch (error) {
-      this.log.warn('Auth', `Could not read the token for ${origin} from the system keychain; treating as signed out (${error instanceof Error ? error.name : 'error'}).`);
+      this.log.warn(
+        'Auth',
+        `Could not read the token for ${origin} from the system keychain; treating as signed out (${error instanceof Error ? error.name : 'error'}).`,
+      );
       return undefined;
     }
   }
@@ -49,13 +52,22 @@ export class TokenStore implements vscode.Disposable {
     try {
       await this.secrets.store(key(lab), token);
     } catch (error) {
-      this.log.error('Auth', `Storing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`);
+      this.log.error(
+        'Auth',
+        `Storing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`,
+      );
       throw new SecretStoreError(
-        vscode.l10n.t('VS Code could not save your access token in the system keychain, so you are not signed in. On Linux, install and unlock a keyring (for example gnome-keyring), or start VS Code with --password-store=basic, then sign in again.'),
+        vscode.l10n.t(
+          'VS Code could not save your access token in the system keychain, so you are not signed in. On Linux, install and unlock a keyring (for example gnome-keyring), or start VS Code with --password-store=basic, then sign in again.',
+        ),
       );
     }
     if ((await this.get(lab)) !== token) {
-      throw new SecretStoreError(vscode.l10n.t('VS Code accepted the access token but could not read it back from the system keychain, so you are not signed in. Check that your keyring is unlocked, then sign in again.'));
+      throw new SecretStoreError(
+        vscode.l10n.t(
+          'VS Code accepted the access token but could not read it back from the system keychain, so you are not signed in. Check that your keyring is unlocked, then sign in again.',
+        ),
+      );
     }
   }
 
@@ -64,8 +76,13 @@ export class TokenStore implements vscode.Disposable {
     try {
       await this.secrets.delete(key(lab));
     } catch (error) {
-      this.log.warn('Auth', `Removing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`);
-      throw new SecretStoreError(vscode.l10n.t('VS Code could not remove the access token from the system keychain.'));
+      this.log.warn(
+        'Auth',
+        `Removing the token for ${origin} failed (${error instanceof Error ? error.name : 'error'}).`,
+      );
+      throw new SecretStoreError(
+        vscode.l10n.t('VS Code could not remove the access token from the system keychain.'),
+      );
     }
   }
 

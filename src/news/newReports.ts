@@ -54,7 +54,9 @@ export class NewReports implements vscode.Disposable {
     this.seenThrough = { ...memento.get<Record<string, string>>(SEEN_STATE_KEY, {}) };
     this.subscriptions = [
       this.changed,
-      labs.onDidSeeRecords(({ lab, records }) => records.reports && this.learn(lab, records.reports)),
+      labs.onDidSeeRecords(
+        ({ lab, records }) => records.reports && this.learn(lab, records.reports),
+      ),
       labs.onDidChange(() => void this.startLabs()),
     ];
     void this.startLabs();
@@ -85,7 +87,9 @@ export class NewReports implements vscode.Disposable {
 
   /** Everything shown so far (or counted) counts as seen, for one lab or every signed-in lab. */
   async markSeen(lab?: string): Promise<void> {
-    const connections = this.labs.signedIn.filter((connection) => lab === undefined || connection.lab.name === lab);
+    const connections = this.labs.signedIn.filter(
+      (connection) => lab === undefined || connection.lab.name === lab,
+    );
     for (const connection of connections) {
       const name = connection.lab.name;
       const key = labKey(connection.lab);
@@ -95,7 +99,9 @@ export class NewReports implements vscode.Disposable {
       }
       this.counted.delete(name);
       const unseen = this.unseen.get(name);
-      unseen?.forEach((published, id) => !publishedAfter(published, this.seenThrough[key]!) && unseen.delete(id));
+      unseen?.forEach(
+        (published, id) => !publishedAfter(published, this.seenThrough[key]!) && unseen.delete(id),
+      );
     }
     await this.save();
     this.changed.fire();
@@ -115,7 +121,10 @@ export class NewReports implements vscode.Disposable {
     }
     let count: number;
     if (connection.lab.filters.includes('published_since')) {
-      const page = await api.listReports({ publishedSince: sinceAfter(mark), pageSize: this.givesTotals.get(name) === false ? undefined : 1 });
+      const page = await api.listReports({
+        publishedSince: sinceAfter(mark),
+        pageSize: this.givesTotals.get(name) === false ? undefined : 1,
+      });
       if (page.totalCount === undefined) {
         this.givesTotals.set(name, false);
       }
@@ -185,7 +194,10 @@ export class NewReports implements vscode.Disposable {
       this.unseen.set(lab.name, unseen);
     }
     if ((unseen?.size ?? 0) !== before) {
-      this.log.info('New', `${lab.name}: ${unseen!.size} report(s) published since you last looked.`);
+      this.log.info(
+        'New',
+        `${lab.name}: ${unseen!.size} report(s) published since you last looked.`,
+      );
       this.changed.fire();
     }
   }

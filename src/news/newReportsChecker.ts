@@ -21,7 +21,11 @@ export function checkMinutes(value: unknown): number {
 /** Whether a lab may be asked now: signed in, not known to be unreachable, not inside a rate-limit pause. */
 function ready(connection: LabConnection): boolean {
   const state = connection.connection;
-  return connection.signedIn && state.kind !== 'offline' && !(state.kind === 'rateLimited' && state.until > Date.now());
+  return (
+    connection.signedIn &&
+    state.kind !== 'offline' &&
+    !(state.kind === 'rateLimited' && state.until > Date.now())
+  );
 }
 
 /**
@@ -42,7 +46,11 @@ export class NewReportsChecker implements vscode.Disposable {
     private readonly reloadReports: () => Promise<void>,
     private readonly log: Logger,
   ) {
-    this.subscription = vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.checkForNewReportsMinutes}`) && this.restart());
+    this.subscription = vscode.workspace.onDidChangeConfiguration(
+      (event) =>
+        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.checkForNewReportsMinutes}`) &&
+        this.restart(),
+    );
     this.restart();
   }
 
@@ -58,19 +66,29 @@ export class NewReportsChecker implements vscode.Disposable {
     this.check?.stop();
     this.earlierTicks += this.check?.ticks ?? 0;
     this.check = undefined;
-    const minutes = checkMinutes(vscode.workspace.getConfiguration(SETTINGS_SECTION).get(Settings.checkForNewReportsMinutes));
+    const minutes = checkMinutes(
+      vscode.workspace.getConfiguration(SETTINGS_SECTION).get(Settings.checkForNewReportsMinutes),
+    );
     if (minutes === 0) {
       return;
     }
     const intervalMs = this.intervalOverrideMs ?? minutes * 60_000;
     this.check = new PeriodicCheck({
       intervalMs,
-      targets: () => this.labs.signedIn.map((connection) => ({ name: connection.lab.name, ready: () => ready(connection) })),
+      targets: () =>
+        this.labs.signedIn.map((connection) => ({
+          name: connection.lab.name,
+          ready: () => ready(connection),
+        })),
       check: (name) => this.checkLab(name),
-      onError: (name, error) => this.log.info('New', `Checking ${name} for new reports failed: ${phrase(error)}`),
+      onError: (name, error) =>
+        this.log.info('New', `Checking ${name} for new reports failed: ${phrase(error)}`),
     });
     this.check.start();
-    this.log.info('New', `Checking for new reports every ${this.intervalOverrideMs !== undefined ? `${intervalMs} ms` : `${minutes} minutes`}.`);
+    this.log.info(
+      'New',
+      `Checking for new reports every ${this.intervalOverrideMs !== undefined ? `${intervalMs} ms` : `${minutes} minutes`}.`,
+    );
   }
 
   dispose(): void {
@@ -90,7 +108,10 @@ export class NewReportsChecker implements vscode.Disposable {
     await this.reloadReports();
     const show = vscode.l10n.t('Show');
     const sync = vscode.l10n.t('Sync');
-    const message = result.count === 1 ? vscode.l10n.t('1 new report from {0}', name) : vscode.l10n.t('{0} new reports from {1}', result.count, name);
+    const message =
+      result.count === 1
+        ? vscode.l10n.t('1 new report from {0}', name)
+        : vscode.l10n.t('{0} new reports from {1}', result.count, name);
     void vscode.window.showInformationMessage(message, show, sync).then((choice) => {
       if (choice === show) {
         void vscode.commands.executeCommand(`${Views.reports}.focus`);

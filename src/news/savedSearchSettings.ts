@@ -1,5 +1,9 @@
 import * as vscode from 'vscode';
-import { parseSavedSearches, type InvalidSavedSearch, type SavedSearch } from '../../core/derived/savedSearches';
+import {
+  parseSavedSearches,
+  type InvalidSavedSearch,
+  type SavedSearch,
+} from '../../core/derived/savedSearches';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Logger } from '../log';
 
@@ -37,9 +41,17 @@ export class SavedSearchSettings implements vscode.Disposable {
     const existing = config.inspect<unknown[]>(Settings.savedSearches)?.globalValue;
     const kept = (Array.isArray(existing) ? existing : []).filter((entry) => {
       const other = entry as Partial<SavedSearch> | null;
-      return !(typeof other?.name === 'string' && other.name.trim().toLowerCase() === search.name.toLowerCase() && (other.lab ?? undefined) === search.lab);
+      return !(
+        typeof other?.name === 'string' &&
+        other.name.trim().toLowerCase() === search.name.toLowerCase() &&
+        (other.lab ?? undefined) === search.lab
+      );
     });
-    await config.update(Settings.savedSearches, [...kept, search], vscode.ConfigurationTarget.Global);
+    await config.update(
+      Settings.savedSearches,
+      [...kept, search],
+      vscode.ConfigurationTarget.Global,
+    );
     this.current = this.read();
   }
 
@@ -50,7 +62,10 @@ export class SavedSearchSettings implements vscode.Disposable {
 
   private read(): { searches: SavedSearch[]; invalid: InvalidSavedSearch[] } {
     // globalValue only: a repository's settings never add searches to a user's views.
-    const parsed = parseSavedSearches(vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.savedSearches)?.globalValue);
+    const parsed = parseSavedSearches(
+      vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.savedSearches)
+        ?.globalValue,
+    );
     parsed.invalid.forEach((entry) => this.log.warn('Searches', entry.error.message));
     return parsed;
   }

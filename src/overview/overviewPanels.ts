@@ -17,7 +17,13 @@ import { WebviewPage } from '../ui/webviewPage';
 import { serverText } from '../../core/errors/serverText';
 import { localTime } from '../views/nodes';
 import { knownNames, periodLabel } from '../views/recordText';
-import { describeReportFilter, matchesLocally, serverPart, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
+import {
+  describeReportFilter,
+  matchesLocally,
+  serverPart,
+  type ReportFilter,
+  type ReportsTreeProvider,
+} from '../views/reportsTree';
 
 /** Reports one overview reads at most unless `labData.overviewMaxReports` says otherwise. */
 export const DEFAULT_OVERVIEW_LIMIT = 20_000;
@@ -39,14 +45,21 @@ export interface DrawnOverview {
   /** The filter charted, in words ('' for none). */
   readonly filter: string;
   /** What the panel shows: its filter line, whether it offers Clear Filter, the latest reports' publication times. */
-  readonly shown: { readonly filter: string; readonly clearFilter: boolean; readonly published: readonly string[] };
+  readonly shown: {
+    readonly filter: string;
+    readonly clearFilter: boolean;
+    readonly published: readonly string[];
+  };
 }
 
 /** One lab's overview panel: its data (cached for the panel's life) and its webview. */
 class OverviewPanel {
   overview?: ReportOverview;
   filter: ReportFilter;
-  private drawnWaiters: Array<{ resolve: (drawn: DrawnOverview) => void; reject: (error: Error) => void }> = [];
+  private drawnWaiters: Array<{
+    resolve: (drawn: DrawnOverview) => void;
+    reject: (error: Error) => void;
+  }> = [];
   started = Date.now();
   lastDrawn?: DrawnOverview;
   /** The filter last charted, in words. */
@@ -99,21 +112,36 @@ export class OverviewPanels implements vscode.Disposable {
       entry.filter = filter;
       entry.panel.reveal();
     } else {
-      const panel = vscode.window.createWebviewPanel('labData.overview', vscode.l10n.t('Overview: {0}', lab), vscode.ViewColumn.Active, {
-        enableScripts: true,
-        localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-      });
+      const panel = vscode.window.createWebviewPanel(
+        'labData.overview',
+        vscode.l10n.t('Overview: {0}', lab),
+        vscode.ViewColumn.Active,
+        {
+          enableScripts: true,
+          localResourceRoots: [
+            vscode.Uri.joinPath(this.extensionUri, 'dist'),
+            vscode.Uri.joinPath(this.extensionUri, 'media'),
+          ],
+        },
+      );
       panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'lab-data.svg');
       const created = new OverviewPanel(lab, panel, filter);
       entry = created;
       this.panels.set(lab, created);
       const ready = new Promise<void>((resolve) => {
-        const subscription = panel.webview.onDidReceiveMessage((message: { type: string; [key: string]: unknown }) => {
-          if (message.type === 'ready') {
-            resolve();
-          }
-          void this.onMessage(connection, created, message).catch((error: unknown) => this.log.warn('Overview', `${lab}: ${error instanceof Error ? error.message : String(error)}`));
-        });
+        const subscription = panel.webview.onDidReceiveMessage(
+          (message: { type: string; [key: string]: unknown }) => {
+            if (message.type === 'ready') {
+              resolve();
+            }
+            void this.onMessage(connection, created, message).catch((error: unknown) =>
+              this.log.warn(
+                'Overview',
+                `${lab}: ${error instanceof Error ? error.message : String(error)}`,
+              ),
+            );
+          },
+        );
         panel.onDidDispose(() => {
           subscription.dispose();
           this.panels.delete(lab);
@@ -127,13 +155,21 @@ export class OverviewPanels implements vscode.Disposable {
   }
 
   /** The open overview of a lab (tests, diagnostics). */
-  panelOf(lab: string): { readonly overview?: ReportOverview; readonly lastDrawn?: DrawnOverview; click(chart: string, index: number): Promise<void>; press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview> } | undefined {
+  panelOf(lab: string):
+    | {
+        readonly overview?: ReportOverview;
+        readonly lastDrawn?: DrawnOverview;
+        click(chart: string, index: number): Promise<void>;
+        press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview>;
+      }
+    | undefined {
     const entry = this.panels.get(lab);
     return (
       entry && {
         overview: entry.overview,
         lastDrawn: entry.lastDrawn,
-        click: async (chart, index) => void (await entry.panel.webview.postMessage({ type: 'click', chart, index })),
+        click: async (chart, index) =>
+          void (await entry.panel.webview.postMessage({ type: 'click', chart, index })),
         // As a person's click on the panel's button: the webview posts what the button posts.
         press: async (button) => {
           const drawn = entry.nextDrawn();
@@ -152,14 +188,25 @@ export class OverviewPanels implements vscode.Disposable {
   private async load(connection: LabConnection, entry: OverviewPanel): Promise<DrawnOverview> {
     const api = connection.api;
     if (!api) {
-      throw new LabApiError('unauthorized', vscode.l10n.t('Sign in to {0} first.', connection.lab.name));
+      throw new LabApiError(
+        'unauthorized',
+        vscode.l10n.t('Sign in to {0} first.', connection.lab.name),
+      );
     }
     entry.started = Date.now();
-    const limit = Math.max(100, vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.overviewMaxReports, DEFAULT_OVERVIEW_LIMIT));
+    const limit = Math.max(
+      100,
+      vscode.workspace
+        .getConfiguration(SETTINGS_SECTION)
+        .get<number>(Settings.overviewMaxReports, DEFAULT_OVERVIEW_LIMIT),
+    );
     // The lab filters what it can; the report type (no lab offers it) is applied here, as in the Reports view.
     const query: ListFilters = serverPart(entry.filter);
     const filter = entry.filter;
-    await entry.panel.webview.postMessage({ type: 'loading', text: vscode.l10n.t('Listing the reports of {0}…', connection.lab.name) });
+    await entry.panel.webview.postMessage({
+      type: 'loading',
+      text: vscode.l10n.t('Listing the reports of {0}…', connection.lab.name),
+    });
     const { reports, total, more } = await withNotificationProgress(
       vscode.l10n.t('Loading the overview of {0}…', connection.lab.name),
       async (progress, token) => {
@@ -167,22 +214,36 @@ export class OverviewPanels implements vscode.Disposable {
         const found: Report[] = [];
         let count: number | undefined;
         let hasMore = false;
-        for await (const page of api.iterateReports({ ...query, pageSize: Math.min(200, Math.max(api.lab.pageSize ?? 0, 100)) }, { signal, maxPages: 10_000 })) {
+        for await (const page of api.iterateReports(
+          { ...query, pageSize: Math.min(200, Math.max(api.lab.pageSize ?? 0, 100)) },
+          { signal, maxPages: 10_000 },
+        )) {
           found.push(...page.items.filter((report) => matchesLocally(report, filter)));
           count ??= page.totalCount;
           hasMore = page.hasMore;
-          progress.report({ message: count !== undefined ? vscode.l10n.t('{0} of {1} reports', found.length, Math.min(count, limit)) : vscode.l10n.t('{0} reports', found.length) });
+          progress.report({
+            message:
+              count !== undefined
+                ? vscode.l10n.t('{0} of {1} reports', found.length, Math.min(count, limit))
+                : vscode.l10n.t('{0} reports', found.length),
+          });
           if (found.length >= limit) {
             break;
           }
         }
-        return { reports: found.slice(0, limit), total: count, more: hasMore || found.length > limit };
+        return {
+          reports: found.slice(0, limit),
+          total: count,
+          more: hasMore || found.length > limit,
+        };
       },
     );
     const clientNames = new Map<string, string>();
     if (api.lab.filters.includes('client_id')) {
       try {
-        (await api.listClients({ pageSize: 200 })).items.forEach((client) => client.name && clientNames.set(client.client_id, client.name));
+        (await api.listClients({ pageSize: 200 })).items.forEach(
+          (client) => client.name && clientNames.set(client.client_id, client.name),
+        );
       } catch {
         // A tenant without clients: ids are shown as they are.
       }
@@ -190,34 +251,62 @@ export class OverviewPanels implements vscode.Disposable {
     const projectNames = new Map<string, string>();
     if (entry.filter.clientId) {
       try {
-        (await api.listProjects({ pageSize: 200, clientId: entry.filter.clientId })).items.forEach((project) => project.name && projectNames.set(project.project_id, project.name));
+        (await api.listProjects({ pageSize: 200, clientId: entry.filter.clientId })).items.forEach(
+          (project) => project.name && projectNames.set(project.project_id, project.name),
+        );
       } catch {
         // A tenant without project structures: ids are shown as they are.
       }
     }
-    const overview = aggregateReports(reports, { now: new Date(), mark: this.news.markOf(connection.lab.name), clientNames, projectNames });
+    const overview = aggregateReports(reports, {
+      now: new Date(),
+      mark: this.news.markOf(connection.lab.name),
+      clientNames,
+      projectNames,
+    });
     entry.overview = overview;
-    const described = serverText(describeReportFilter(entry.filter, knownNames.of(connection.lab.name)), 300);
+    const described = serverText(
+      describeReportFilter(entry.filter, knownNames.of(connection.lab.name)),
+      300,
+    );
     entry.lastDescribed = described;
     const drawn = entry.nextDrawn();
     await entry.panel.webview.postMessage({
       type: 'data',
       lab: connection.lab.name,
       // Dates as the Reports view shows them, formatted here (the webview's locale may differ).
-      overview: { ...overview, latest: overview.latest.map((row) => ({ ...row, published: localTime(row.publishedAt) ?? '' })) },
+      overview: {
+        ...overview,
+        latest: overview.latest.map((row) => ({
+          ...row,
+          published: localTime(row.publishedAt) ?? '',
+        })),
+      },
       periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
       filter: described,
       byProject: entry.filter.clientId !== undefined,
       ...(more ? { limit: { limit, total } } : {}),
-      text: this.texts(connection.lab.name, overview, described, more ? { limit, total } : undefined),
+      text: this.texts(
+        connection.lab.name,
+        overview,
+        described,
+        more ? { limit, total } : undefined,
+      ),
     });
     const result = await drawn;
     const ms = Date.now() - entry.started;
-    this.log.info('Overview', `${connection.lab.name}: ${reports.length} report(s) charted in ${ms} ms${more ? ` (the newest ${limit} of ${total ?? 'more'})` : ''}.`);
+    this.log.info(
+      'Overview',
+      `${connection.lab.name}: ${reports.length} report(s) charted in ${ms} ms${more ? ` (the newest ${limit} of ${total ?? 'more'})` : ''}.`,
+    );
     return { ...result, lab: connection.lab.name, total: reports.length, ms, filter: described };
   }
 
-  private async onMessage(connection: LabConnection, entry: OverviewPanel, message: { type: string; [key: string]: unknown }): Promise<void> {
+  private async onMessage(
+    connection: LabConnection,
+    entry: OverviewPanel,
+    message: { type: string; [key: string]: unknown },
+  ): Promise<void> {
     const lab = connection.lab.name;
     switch (message.type) {
       case 'drawn':
@@ -246,28 +335,57 @@ export class OverviewPanels implements vscode.Disposable {
         await this.load(connection, entry);
         break;
       case 'filter': {
-        const slice = Object.fromEntries(['publishedSince', 'clientId', 'projectId', 'status'].filter((key) => typeof message[key] === 'string').map((key) => [key, message[key] as string]));
-        await vscode.commands.executeCommand(Commands.filterReports, { lab, ...entry.filter, ...slice });
+        const slice = Object.fromEntries(
+          ['publishedSince', 'clientId', 'projectId', 'status']
+            .filter((key) => typeof message[key] === 'string')
+            .map((key) => [key, message[key] as string]),
+        );
+        await vscode.commands.executeCommand(Commands.filterReports, {
+          lab,
+          ...entry.filter,
+          ...slice,
+        });
         await vscode.commands.executeCommand('labData.reports.focus');
         break;
       }
       case 'preview':
-        await vscode.commands.executeCommand(Commands.previewReport, { lab, id: String(message.id) });
+        await vscode.commands.executeCommand(Commands.previewReport, {
+          lab,
+          id: String(message.id),
+        });
         break;
       case 'metadata':
-        await vscode.commands.executeCommand(Commands.openReportMetadata, { lab, id: String(message.id) });
+        await vscode.commands.executeCommand(Commands.openReportMetadata, {
+          lab,
+          id: String(message.id),
+        });
         break;
       case 'save':
-        await this.save(lab, entry, String(message.chart), message.format === 'png' ? 'png' : 'csv', typeof message.data === 'string' ? message.data : undefined);
+        await this.save(
+          lab,
+          entry,
+          String(message.chart),
+          message.format === 'png' ? 'png' : 'csv',
+          typeof message.data === 'string' ? message.data : undefined,
+        );
         break;
     }
   }
 
   /** "Save as PNG / CSV": into the workspace's `lab-exports` folder (never outside it). */
-  private async save(lab: string, entry: OverviewPanel, chart: string, format: 'png' | 'csv', dataUrl: string | undefined): Promise<void> {
-    const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')?.uri.fsPath;
+  private async save(
+    lab: string,
+    entry: OverviewPanel,
+    chart: string,
+    format: 'png' | 'csv',
+    dataUrl: string | undefined,
+  ): Promise<void> {
+    const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')
+      ?.uri.fsPath;
     if (!root || !entry.overview) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Open a folder first: charts are saved into the workspace.'));
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('Open a folder first: charts are saved into the workspace.'),
+      );
       return;
     }
     const name = ['time', 'clients', 'status'].includes(chart) ? chart : 'time';
@@ -279,30 +397,70 @@ export class OverviewPanels implements vscode.Disposable {
       }
       body = Buffer.from(match[1]!, 'base64');
     } else {
-      body = Buffer.from(`${overviewCsv(entry.overview, name as 'time' | 'clients' | 'status').map(csvRow).join('\r\n')}\r\n`, 'utf8');
+      body = Buffer.from(
+        `${overviewCsv(entry.overview, name as 'time' | 'clients' | 'status')
+          .map(csvRow)
+          .join('\r\n')}\r\n`,
+        'utf8',
+      );
     }
     const folder = path.join(root, 'lab-exports');
     const fileName = `overview-${lab.replace(/[^A-Za-z0-9._-]+/g, '_')}-${name}-${new Date().toISOString().slice(0, 10)}.${format}`;
     if (!isInside(path.join(folder, fileName), root)) {
       return;
     }
-    const saved = await writeFileSafely({ folder, fileName, root, source: Readable.from([body]), ifExists: 'overwrite' });
+    const saved = await writeFileSafely({
+      folder,
+      fileName,
+      root,
+      source: Readable.from([body]),
+      ifExists: 'overwrite',
+    });
     const uri = vscode.Uri.file(saved.path);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Saved {0}.', vscode.workspace.asRelativePath(uri)));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Saved {0}.', vscode.workspace.asRelativePath(uri)),
+    );
   }
 
-  private texts(lab: string, overview: ReportOverview, filter: string, limit: { limit: number; total?: number } | undefined): Record<string, string> {
+  private texts(
+    lab: string,
+    overview: ReportOverview,
+    filter: string,
+    limit: { limit: number; total?: number } | undefined,
+  ): Record<string, string> {
     return {
       title: vscode.l10n.t('Overview: {0}', lab),
       summary: vscode.l10n.t('{0} reports', overview.total),
-      filtered: filter ? vscode.l10n.t('Filtered by: {0}', filter) : vscode.l10n.t('Not filtered: every report of {0}', lab),
+      filtered: filter
+        ? vscode.l10n.t('Filtered by: {0}', filter)
+        : vscode.l10n.t('Not filtered: every report of {0}', lab),
       clearFilter: vscode.l10n.t('Clear Filter'),
-      clearFilterTitle: vscode.l10n.t("Clear the Reports view's filter for {0} and chart every report", lab),
-      limited: limit ? vscode.l10n.t('{0} has more reports than the overview reads ({1}, see labData.overviewMaxReports); the charts show the newest {1}.', lab, limit.limit) : '',
-      newSince: !overview.newSince ? '' : overview.newSince.count === 0 ? vscode.l10n.t('Nothing new since you last looked') : vscode.l10n.t('{0} new since you last looked', overview.newSince.count),
+      clearFilterTitle: vscode.l10n.t(
+        "Clear the Reports view's filter for {0} and chart every report",
+        lab,
+      ),
+      limited: limit
+        ? vscode.l10n.t(
+            '{0} has more reports than the overview reads ({1}, see labData.overviewMaxReports); the charts show the newest {1}.',
+            lab,
+            limit.limit,
+          )
+        : '',
+      newSince: !overview.newSince
+        ? ''
+        : overview.newSince.count === 0
+          ? vscode.l10n.t('Nothing new since you last looked')
+          : vscode.l10n.t('{0} new since you last looked', overview.newSince.count),
       refresh: vscode.l10n.t('Refresh'),
-      refreshTitle: vscode.l10n.t("List the reports again, with the Reports view's filter as it is now"),
-      timeTitle: overview.bucketing === 'day' ? vscode.l10n.t('Reports per day, by type') : overview.bucketing === 'week' ? vscode.l10n.t('Reports per week, by type') : vscode.l10n.t('Reports per month, by type'),
+      refreshTitle: vscode.l10n.t(
+        "List the reports again, with the Reports view's filter as it is now",
+      ),
+      timeTitle:
+        overview.bucketing === 'day'
+          ? vscode.l10n.t('Reports per day, by type')
+          : overview.bucketing === 'week'
+            ? vscode.l10n.t('Reports per week, by type')
+            : vscode.l10n.t('Reports per month, by type'),
       clientsTitle: vscode.l10n.t('Reports by client'),
       projectsTitle: vscode.l10n.t('Reports by project'),
       project: vscode.l10n.t('Project'),

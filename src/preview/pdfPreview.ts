@@ -78,16 +78,20 @@ class PreviewSession {
   }
 }
 
-
 /**
  * The read-only custom editor `labData.pdfPreview`: shows any PDF (a workspace file through "Open
  * With…", or a lab report held in memory) in a webview running pdf.js from the extension, under a
  * strict Content-Security-Policy with a nonce and no network access. It never takes over PDFs on
  * its own (priority "option").
  */
-export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<PdfDocument>, vscode.Disposable {
+export class PdfPreviewProvider
+  implements vscode.CustomReadonlyEditorProvider<PdfDocument>, vscode.Disposable
+{
   /** Report PDFs fetched for preview, by URI, while a preview of them may open. */
-  private readonly reports = new Map<string, { readonly bytes: Uint8Array; readonly lab: string; readonly id: string }>();
+  private readonly reports = new Map<
+    string,
+    { readonly bytes: Uint8Array; readonly lab: string; readonly id: string }
+  >();
   private readonly sessions = new Map<string, PreviewSession>();
   private readonly opened = new vscode.EventEmitter<PreviewSession>();
 
@@ -99,7 +103,11 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
 
   /** The URI a report's preview opens under; its name is the tab title, `<id> (preview)`. */
   static reportUri(lab: string, id: string): vscode.Uri {
-    return vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/${documentName(id, 'report')} (preview)`, query: new URLSearchParams({ lab }).toString() });
+    return vscode.Uri.from({
+      scheme: PREVIEW_SCHEME,
+      path: `/${documentName(id, 'report')} (preview)`,
+      query: new URLSearchParams({ lab }).toString(),
+    });
   }
 
   /** Keeps a report's bytes for the preview about to open. */
@@ -135,7 +143,10 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
   }
 
   /** Sends the viewer of `uri` a request (goto, find, findNext, findPrevious, zoom, getState) and resolves with the state it answers. */
-  async ask(uri: vscode.Uri, request: { readonly type: string; readonly [key: string]: unknown }): Promise<PreviewState> {
+  async ask(
+    uri: vscode.Uri,
+    request: { readonly type: string; readonly [key: string]: unknown },
+  ): Promise<PreviewState> {
     const session = await this.session(uri);
     const answer = session.nextState();
     await session.panel.webview.postMessage(request);
@@ -146,16 +157,32 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
     const key = uri.toString();
     const held = this.reports.get(key);
     if (held) {
-      return new PdfDocument(uri, held.bytes, { lab: held.lab, id: held.id }, () => this.reports.delete(key));
+      return new PdfDocument(uri, held.bytes, { lab: held.lab, id: held.id }, () =>
+        this.reports.delete(key),
+      );
     }
     if (uri.scheme === PREVIEW_SCHEME) {
-      throw new LabApiError('notFound', vscode.l10n.t('This preview is no longer available; preview the report again.'));
+      throw new LabApiError(
+        'notFound',
+        vscode.l10n.t('This preview is no longer available; preview the report again.'),
+      );
     }
     const stat = await vscode.workspace.fs.stat(uri);
     if (stat.size > MAX_PREVIEW_BYTES) {
-      throw new LabApiError('invalidResponse', vscode.l10n.t('The file is larger than the {0} MiB limit.', Math.round(MAX_PREVIEW_BYTES / 1024 / 1024)));
+      throw new LabApiError(
+        'invalidResponse',
+        vscode.l10n.t(
+          'The file is larger than the {0} MiB limit.',
+          Math.round(MAX_PREVIEW_BYTES / 1024 / 1024),
+        ),
+      );
     }
-    return new PdfDocument(uri, await vscode.workspace.fs.readFile(uri), undefined, () => undefined);
+    return new PdfDocument(
+      uri,
+      await vscode.workspace.fs.readFile(uri),
+      undefined,
+      () => undefined,
+    );
   }
 
   resolveCustomEditor(document: PdfDocument, panel: vscode.WebviewPanel): void {
@@ -163,11 +190,20 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
     const session = new PreviewSession(document, panel);
     this.sessions.set(key, session);
     const webview = panel.webview;
-    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')] };
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
+    };
     webview.html = this.html(webview);
     const started = Date.now();
     const subscriptions = [
-      webview.onDidReceiveMessage((message: { type: string; [key: string]: unknown }) => void this.onMessage(session, message, started)),
+      webview.onDidReceiveMessage(
+        (message: { type: string; [key: string]: unknown }) =>
+          void this.onMessage(session, message, started),
+      ),
       panel.onDidDispose(() => {
         subscriptions.forEach((subscription) => subscription.dispose());
         if (this.sessions.get(key) === session) {
@@ -184,17 +220,35 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
     this.reports.clear();
   }
 
-  private async onMessage(session: PreviewSession, message: { type: string; [key: string]: unknown }, started: number): Promise<void> {
+  private async onMessage(
+    session: PreviewSession,
+    message: { type: string; [key: string]: unknown },
+    started: number,
+  ): Promise<void> {
     const { document, panel } = session;
     switch (message.type) {
       case 'ready':
         // A copy, so the webview gets a plain Uint8Array (a Node Buffer would arrive as JSON).
-        await panel.webview.postMessage({ type: 'load', data: new Uint8Array(document.bytes), canSave: document.report !== undefined });
+        await panel.webview.postMessage({
+          type: 'load',
+          data: new Uint8Array(document.bytes),
+          canSave: document.report !== undefined,
+        });
         break;
       case 'rendered': {
         const pages = Number(message.pages);
-        session.update({ ...session.state, status: 'shown', page: 1, pages, firstPageMs: Date.now() - started, painted: message.painted === true });
-        this.log.info('Preview', `${document.report ? `${document.report.id} of ${document.report.lab}` : vscode.workspace.asRelativePath(document.uri)}: page 1 of ${pages} on screen in ${Date.now() - started} ms (viewer: ${Number(message.ms)} ms).`);
+        session.update({
+          ...session.state,
+          status: 'shown',
+          page: 1,
+          pages,
+          firstPageMs: Date.now() - started,
+          painted: message.painted === true,
+        });
+        this.log.info(
+          'Preview',
+          `${document.report ? `${document.report.id} of ${document.report.lab}` : vscode.workspace.asRelativePath(document.uri)}: page 1 of ${pages} on screen in ${Date.now() - started} ms (viewer: ${Number(message.ms)} ms).`,
+        );
         session.shown(pages);
         break;
       }
@@ -212,28 +266,42 @@ export class PdfPreviewProvider implements vscode.CustomReadonlyEditorProvider<P
       case 'error': {
         const text = String(message.message ?? '').slice(0, 300);
         session.update({ ...session.state, status: 'error', error: text });
-        this.log.warn('Preview', `${document.report?.id ?? vscode.workspace.asRelativePath(document.uri)}: ${text}`);
+        this.log.warn(
+          'Preview',
+          `${document.report?.id ?? vscode.workspace.asRelativePath(document.uri)}: ${text}`,
+        );
         session.failed(
           new LabApiError(
             'invalidResponse',
-            message.kind === 'password' ? vscode.l10n.t('The PDF is protected by a password.') : vscode.l10n.t('The PDF is damaged or incomplete and cannot be shown ({0}).', text),
+            message.kind === 'password'
+              ? vscode.l10n.t('The PDF is protected by a password.')
+              : vscode.l10n.t('The PDF is damaged or incomplete and cannot be shown ({0}).', text),
           ),
         );
         break;
       }
       case 'password': {
-        const password = await this.prompts.current.password(document.report?.id ?? vscode.workspace.asRelativePath(document.uri), message.incorrect === true);
+        const password = await this.prompts.current.password(
+          document.report?.id ?? vscode.workspace.asRelativePath(document.uri),
+          message.incorrect === true,
+        );
         await panel.webview.postMessage({ type: 'password', password });
         break;
       }
       case 'save':
         if (document.report) {
-          await vscode.commands.executeCommand(Commands.saveReportPdf, { lab: document.report.lab, id: document.report.id });
+          await vscode.commands.executeCommand(Commands.saveReportPdf, {
+            lab: document.report.lab,
+            id: document.report.id,
+          });
         }
         break;
       case 'metadata':
         if (document.report) {
-          await vscode.commands.executeCommand(Commands.openReportMetadata, { lab: document.report.lab, id: document.report.id });
+          await vscode.commands.executeCommand(Commands.openReportMetadata, {
+            lab: document.report.lab,
+            id: document.report.id,
+          });
         }
         break;
     }

@@ -32,7 +32,13 @@ interface Finding {
  * a Problems entry per finding on the folder's manifest with quick actions (download again, compare
  * the saved metadata with the lab's current one), and the saved metadata as read-only documents.
  */
-export class SavedReportFindings implements vscode.FileDecorationProvider, vscode.CodeActionProvider, vscode.TextDocumentContentProvider, vscode.Disposable {
+export class SavedReportFindings
+  implements
+    vscode.FileDecorationProvider,
+    vscode.CodeActionProvider,
+    vscode.TextDocumentContentProvider,
+    vscode.Disposable
+{
   private readonly decorations = new Map<string, vscode.FileDecoration>();
   private readonly findings = new Map<string, Finding>();
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('labData');
@@ -45,10 +51,17 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
 
   /** Replaces what is shown for one folder with a new verification's findings. */
   async show(folder: string, files: readonly VerifiedFile[]): Promise<void> {
-    const stale = [...this.decorations.keys()].filter((key) => vscode.Uri.parse(key).fsPath.startsWith(folder + path.sep));
+    const stale = [...this.decorations.keys()].filter((key) =>
+      vscode.Uri.parse(key).fsPath.startsWith(folder + path.sep),
+    );
     stale.forEach((key) => this.decorations.delete(key));
     const manifestUri = vscode.Uri.file(path.join(folder, MANIFEST_FILE_NAME));
-    const lines = (await vscode.workspace.fs.readFile(manifestUri).then((bytes) => Buffer.from(bytes).toString('utf8'), () => '')).split('\n');
+    const lines = (
+      await vscode.workspace.fs.readFile(manifestUri).then(
+        (bytes) => Buffer.from(bytes).toString('utf8'),
+        () => '',
+      )
+    ).split('\n');
     const diagnostics: vscode.Diagnostic[] = [];
     for (const file of files) {
       const problems = describe(file);
@@ -57,16 +70,39 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
       }
       const uri = vscode.Uri.file(path.join(folder, file.file));
       const atLab = file.atLab.length > 0;
-      this.decorations.set(uri.toString(), new vscode.FileDecoration(file.local === 'missing' ? '!' : atLab ? 'L' : file.local === 'changed' ? 'M' : '?', problems.join('; '), new vscode.ThemeColor(atLab || file.local === 'missing' ? 'list.warningForeground' : 'gitDecoration.modifiedResourceForeground')));
-      const line = Math.max(0, lines.findIndex((text) => text.includes(`"${file.reportId}": {`)));
-      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, 0, line, lines[line]?.length ?? 0), `${file.reportId} (${file.lab}): ${problems.join('; ')}`, file.unavailable !== undefined && file.local === 'same' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning);
+      this.decorations.set(
+        uri.toString(),
+        new vscode.FileDecoration(
+          file.local === 'missing' ? '!' : atLab ? 'L' : file.local === 'changed' ? 'M' : '?',
+          problems.join('; '),
+          new vscode.ThemeColor(
+            atLab || file.local === 'missing'
+              ? 'list.warningForeground'
+              : 'gitDecoration.modifiedResourceForeground',
+          ),
+        ),
+      );
+      const line = Math.max(
+        0,
+        lines.findIndex((text) => text.includes(`"${file.reportId}": {`)),
+      );
+      const diagnostic = new vscode.Diagnostic(
+        new vscode.Range(line, 0, line, lines[line]?.length ?? 0),
+        `${file.reportId} (${file.lab}): ${problems.join('; ')}`,
+        file.unavailable !== undefined && file.local === 'same'
+          ? vscode.DiagnosticSeverity.Information
+          : vscode.DiagnosticSeverity.Warning,
+      );
       diagnostic.source = DIAGNOSTIC_SOURCE;
       diagnostic.code = file.reportId;
       this.findings.set(findingKey(folder, file.reportId), { folder, file });
       diagnostics.push(diagnostic);
     }
     this.diagnostics.set(manifestUri, diagnostics);
-    this.changed.fire([...stale.map((key) => vscode.Uri.parse(key)), ...files.map((file) => vscode.Uri.file(path.join(folder, file.file)))]);
+    this.changed.fire([
+      ...stale.map((key) => vscode.Uri.parse(key)),
+      ...files.map((file) => vscode.Uri.file(path.join(folder, file.file))),
+    ]);
   }
 
   /** A finding put right (its file downloaded again): its problem, badge and quick actions go at once, before any new verification. */
@@ -80,11 +116,20 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
     const uri = vscode.Uri.file(path.join(folder, finding.file.file));
     this.decorations.delete(uri.toString());
     const manifestUri = vscode.Uri.file(path.join(folder, MANIFEST_FILE_NAME));
-    this.diagnostics.set(manifestUri, (this.diagnostics.get(manifestUri) ?? []).filter((diagnostic) => diagnostic.code !== reportId));
+    this.diagnostics.set(
+      manifestUri,
+      (this.diagnostics.get(manifestUri) ?? []).filter(
+        (diagnostic) => diagnostic.code !== reportId,
+      ),
+    );
     this.changed.fire([uri]);
   }
 
-  provideCodeActions(document: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    document: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const folder = path.dirname(document.uri.fsPath);
     return context.diagnostics
       .filter((diagnostic) => diagnostic.source === DIAGNOSTIC_SOURCE)
@@ -94,11 +139,28 @@ export class SavedReportFindings implements vscode.FileDecorationProvider, vscod
           return [];
         }
         const args = { folder, lab: finding.file.lab, id: finding.file.reportId };
-        const download = new vscode.CodeAction(vscode.l10n.t('Download {0} again from {1}', finding.file.reportId, finding.file.lab), vscode.CodeActionKind.QuickFix);
-        download.command = { command: Commands.redownloadSavedReport, title: download.title, arguments: [args] };
+        const download = new vscode.CodeAction(
+          vscode.l10n.t('Download {0} again from {1}', finding.file.reportId, finding.file.lab),
+          vscode.CodeActionKind.QuickFix,
+        );
+        download.command = {
+          command: Commands.redownloadSavedReport,
+          title: download.title,
+          arguments: [args],
+        };
         download.diagnostics = [diagnostic];
-        const compare = new vscode.CodeAction(vscode.l10n.t('Compare saved metadata of {0} with the lab’s current', finding.file.reportId), vscode.CodeActionKind.QuickFix);
-        compare.command = { command: Commands.compareSavedReport, title: compare.title, arguments: [args] };
+        const compare = new vscode.CodeAction(
+          vscode.l10n.t(
+            'Compare saved metadata of {0} with the lab’s current',
+            finding.file.reportId,
+          ),
+          vscode.CodeActionKind.QuickFix,
+        );
+        compare.command = {
+          command: Commands.compareSavedReport,
+          title: compare.title,
+          arguments: [args],
+        };
         compare.diagnostics = [diagnostic];
         return [download, compare];
       });
@@ -143,47 +205,92 @@ function foldersToVerify(args: readonly unknown[]): string[] {
   }
   const roots = vscode.workspace.workspaceFolders ?? [];
   if (typeof given === 'string' && given.trim()) {
-    return path.isAbsolute(given) ? [given] : roots.map((root) => path.resolve(root.uri.fsPath, given));
+    return path.isAbsolute(given)
+      ? [given]
+      : roots.map((root) => path.resolve(root.uri.fsPath, given));
   }
-  return roots.filter((root) => root.uri.scheme === 'file').map((root) => downloadTargetIn(root.uri).folder);
+  return roots
+    .filter((root) => root.uri.scheme === 'file')
+    .map((root) => downloadTargetIn(root.uri).folder);
 }
 
 /**
  * `labData.verifySavedReports` (`{ folder? }`): re-hashes every file the folder's manifest
  * records and asks each file's lab for the report's current metadata, then shows the findings.
  */
-export async function verifySavedReports(labs: Labs, findings: SavedReportFindings, log: Logger, ...args: unknown[]): Promise<VerifySummary> {
+export async function verifySavedReports(
+  labs: Labs,
+  findings: SavedReportFindings,
+  log: Logger,
+  ...args: unknown[]
+): Promise<VerifySummary> {
   const folders = foldersToVerify(args);
-  const concurrency = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<number>(Settings.maxConcurrentRequests, 4);
-  const total: VerifySummary = { folders, checked: [], ok: [], changedLocally: [], changedAtLab: [], missing: [], unavailable: [] };
-  await withNotificationProgress(vscode.l10n.t('Verifying saved reports…'), async (progress, token) => {
-    for (const folder of folders) {
-      let reported = 0;
-      const result = await verifyFolder(folder, {
-        apiFor: (lab, origin) => {
-          const connection = labs.get(lab);
-          return connection?.lab.url.origin === origin ? connection.api : undefined;
-        },
-        concurrency,
-        signal: toAbortSignal(token),
-        onProgress: (done, count) => {
-          const percent = (done / count) * 100;
-          progress.report({ message: vscode.l10n.t('{0} of {1} files', done, count), increment: (percent - reported) / folders.length });
-          reported = percent;
-        },
-      });
-      await findings.show(folder, result.files);
-      for (const key of ['checked', 'ok', 'changedLocally', 'changedAtLab', 'missing', 'unavailable'] as const) {
-        total[key].push(...result[key]);
+  const concurrency = vscode.workspace
+    .getConfiguration(SETTINGS_SECTION)
+    .get<number>(Settings.maxConcurrentRequests, 4);
+  const total: VerifySummary = {
+    folders,
+    checked: [],
+    ok: [],
+    changedLocally: [],
+    changedAtLab: [],
+    missing: [],
+    unavailable: [],
+  };
+  await withNotificationProgress(
+    vscode.l10n.t('Verifying saved reports…'),
+    async (progress, token) => {
+      for (const folder of folders) {
+        let reported = 0;
+        const result = await verifyFolder(folder, {
+          apiFor: (lab, origin) => {
+            const connection = labs.get(lab);
+            return connection?.lab.url.origin === origin ? connection.api : undefined;
+          },
+          concurrency,
+          signal: toAbortSignal(token),
+          onProgress: (done, count) => {
+            const percent = (done / count) * 100;
+            progress.report({
+              message: vscode.l10n.t('{0} of {1} files', done, count),
+              increment: (percent - reported) / folders.length,
+            });
+            reported = percent;
+          },
+        });
+        await findings.show(folder, result.files);
+        for (const key of [
+          'checked',
+          'ok',
+          'changedLocally',
+          'changedAtLab',
+          'missing',
+          'unavailable',
+        ] as const) {
+          total[key].push(...result[key]);
+        }
       }
-    }
-  });
-  const summary = vscode.l10n.t('Verified {0} saved report(s): {1} unchanged, {2} changed locally, {3} changed at the lab, {4} missing, {5} could not be checked.', total.checked.length, total.ok.length, total.changedLocally.length, total.changedAtLab.length, total.missing.length, total.unavailable.length);
+    },
+  );
+  const summary = vscode.l10n.t(
+    'Verified {0} saved report(s): {1} unchanged, {2} changed locally, {3} changed at the lab, {4} missing, {5} could not be checked.',
+    total.checked.length,
+    total.ok.length,
+    total.changedLocally.length,
+    total.changedAtLab.length,
+    total.missing.length,
+    total.unavailable.length,
+  );
   log.info('Verify', `${summary} Folders: ${folders.join(', ')}`);
   const problems = total.checked.length - total.ok.length;
   if (problems > 0) {
     const show = vscode.l10n.t('Show Problems');
-    void vscode.window.showWarningMessage(summary, show).then((choice) => choice === show && vscode.commands.executeCommand('workbench.actions.view.problems'));
+    void vscode.window
+      .showWarningMessage(summary, show)
+      .then(
+        (choice) =>
+          choice === show && vscode.commands.executeCommand('workbench.actions.view.problems'),
+      );
   } else {
     void vscode.window.showInformationMessage(summary);
   }
@@ -191,16 +298,38 @@ export async function verifySavedReports(labs: Labs, findings: SavedReportFindin
 }
 
 /** Quick action: the saved metadata beside the lab's current metadata. */
-export async function compareSavedReport(labs: Labs, documents: MetadataDocumentProvider, args: { folder: string; lab: string; id: string }): Promise<void> {
+export async function compareSavedReport(
+  labs: Labs,
+  documents: MetadataDocumentProvider,
+  args: { folder: string; lab: string; id: string },
+): Promise<void> {
   const connection = labs.require(args.lab);
-  const saved = vscode.Uri.from({ scheme: SAVED_METADATA_SCHEME, path: `/${args.id}.json`, query: new URLSearchParams(args).toString() });
-  const current = documents.uriFor({ lab: args.lab, kind: 'report', id: args.id }, connection.lab.url.host);
-  await vscode.commands.executeCommand('vscode.diff', saved, current, vscode.l10n.t('{0}: saved ↔ at {1} now', args.id, args.lab));
+  const saved = vscode.Uri.from({
+    scheme: SAVED_METADATA_SCHEME,
+    path: `/${args.id}.json`,
+    query: new URLSearchParams(args).toString(),
+  });
+  const current = documents.uriFor(
+    { lab: args.lab, kind: 'report', id: args.id },
+    connection.lab.url.host,
+  );
+  await vscode.commands.executeCommand(
+    'vscode.diff',
+    saved,
+    current,
+    vscode.l10n.t('{0}: saved ↔ at {1} now', args.id, args.lab),
+  );
 }
 
 /** Quick action: the recorded file downloaded again, replacing what is there. */
-export async function redownloadSavedReport(findings: SavedReportFindings, args: { folder: string; lab: string; id: string }): Promise<unknown> {
-  const saved = await vscode.commands.executeCommand<vscode.Uri | undefined>(Commands.saveReportPdf, { lab: args.lab, id: args.id, ifExists: 'overwrite' });
+export async function redownloadSavedReport(
+  findings: SavedReportFindings,
+  args: { folder: string; lab: string; id: string },
+): Promise<unknown> {
+  const saved = await vscode.commands.executeCommand<vscode.Uri | undefined>(
+    Commands.saveReportPdf,
+    { lab: args.lab, id: args.id, ifExists: 'overwrite' },
+  );
   if (saved instanceof vscode.Uri && path.dirname(saved.fsPath) === args.folder) {
     findings.resolve(args.folder, args.id);
   }

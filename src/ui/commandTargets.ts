@@ -31,11 +31,24 @@ export interface LabCarrier {
 
 export function isRefCarrier(value: unknown): value is RefCarrier {
   const ref = (value as Partial<RefCarrier> | undefined)?.ref;
-  return typeof value === 'object' && value !== null && typeof ref === 'object' && ref !== null && typeof ref.lab === 'string' && typeof ref.kind === 'string' && typeof ref.id === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof ref === 'object' &&
+    ref !== null &&
+    typeof ref.lab === 'string' &&
+    typeof ref.kind === 'string' &&
+    typeof ref.id === 'string'
+  );
 }
 
 function isLabCarrier(value: unknown): value is LabCarrier {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<LabCarrier>).labName === 'string' && !isRefCarrier(value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<LabCarrier>).labName === 'string' &&
+    !isRefCarrier(value)
+  );
 }
 
 /** What a command was asked to act on, whoever called it. */
@@ -68,7 +81,14 @@ export interface CommandTargets {
 /** The report a metadata document shows, from its address (`labdata://<host>/reports/<id>.json?lab=…&id=…`). */
 function reportOfMetadataDocument(value: unknown): RecordRef | undefined {
   const uri = value as { scheme?: unknown; path?: unknown; query?: unknown } | null;
-  if (typeof uri !== 'object' || uri === null || uri.scheme !== METADATA_SCHEME || typeof uri.path !== 'string' || !uri.path.startsWith('/reports/') || typeof uri.query !== 'string') {
+  if (
+    typeof uri !== 'object' ||
+    uri === null ||
+    uri.scheme !== METADATA_SCHEME ||
+    typeof uri.path !== 'string' ||
+    !uri.path.startsWith('/reports/') ||
+    typeof uri.query !== 'string'
+  ) {
     return undefined;
   }
   const query = new URLSearchParams(uri.query);
@@ -101,13 +121,21 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
     } else if (isRefCarrier(value)) {
       fromUi = true;
       lab ??= value.ref.lab;
-      if (!refs.some((ref) => ref.lab === value.ref.lab && ref.kind === value.ref.kind && ref.id === value.ref.id)) {
+      if (
+        !refs.some(
+          (ref) =>
+            ref.lab === value.ref.lab && ref.kind === value.ref.kind && ref.id === value.ref.id,
+        )
+      ) {
         refs.push(value.ref);
       }
     } else if (isLabCarrier(value)) {
       fromUi = true;
       lab ??= value.labName;
-      search ??= typeof value.savedSearch === 'object' && value.savedSearch !== null ? value.savedSearch : undefined;
+      search ??=
+        typeof value.savedSearch === 'object' && value.savedSearch !== null
+          ? value.savedSearch
+          : undefined;
     } else if (typeof value === 'string' && value.trim()) {
       ids.push(value.trim());
     } else if (Array.isArray(value)) {
@@ -123,7 +151,9 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
       }
       if (Array.isArray(many)) {
         several = true;
-        many.filter((item): item is string => typeof item === 'string' && item.trim() !== '').forEach((item) => ids.push(item.trim()));
+        many
+          .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
+          .forEach((item) => ids.push(item.trim()));
       }
       options = { ...options, ...rest };
       optionsGiven = true;
@@ -139,5 +169,14 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
   }
   rest.forEach(add);
   const unique = [...new Set(ids)];
-  return { lab, refs, ...(search ? { search } : {}), ids: unique, options, several: several || refs.length + unique.length > 1, fromUi, automated: optionsGiven && !fromUi };
+  return {
+    lab,
+    refs,
+    ...(search ? { search } : {}),
+    ids: unique,
+    options,
+    several: several || refs.length + unique.length > 1,
+    fromUi,
+    automated: optionsGiven && !fromUi,
+  };
 }

@@ -10,8 +10,13 @@ export function phrase(error: unknown): string {
   if (error instanceof LabApiError) {
     const text = error.text;
     if (text && Object.hasOwn(MESSAGES, text.id)) {
-      const sentence = vscode.l10n.t(MESSAGES[text.id as MessageId], text.args as Record<string, string | number>);
-      return error.reason ? `${sentence} ${vscode.l10n.t(MESSAGES.serverReason, { reason: error.reason })}` : sentence;
+      const sentence = vscode.l10n.t(
+        MESSAGES[text.id as MessageId],
+        text.args as Record<string, string | number>,
+      );
+      return error.reason
+        ? `${sentence} ${vscode.l10n.t(MESSAGES.serverReason, { reason: error.reason })}`
+        : sentence;
     }
     return error.message;
   }

@@ -12,7 +12,11 @@ export const PROGRESS_DELAY_MS = 400;
  * the same progress and cancellation token either way; what it reported before the notification
  * appeared is shown at once.
  */
-export function withNotificationProgress<T>(title: string, task: (progress: vscode.Progress<Report>, token: vscode.CancellationToken) => Thenable<T>, delayMs = PROGRESS_DELAY_MS): Promise<T> {
+export function withNotificationProgress<T>(
+  title: string,
+  task: (progress: vscode.Progress<Report>, token: vscode.CancellationToken) => Thenable<T>,
+  delayMs = PROGRESS_DELAY_MS,
+): Promise<T> {
   const cancellation = new vscode.CancellationTokenSource();
   let shown: vscode.Progress<Report> | undefined;
   let message: string | undefined;
@@ -26,17 +30,20 @@ export function withNotificationProgress<T>(title: string, task: (progress: vsco
   };
   const running = Promise.resolve(task(progress, cancellation.token));
   const timer = setTimeout(() => {
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (notification, token) => {
-      token.onCancellationRequested(() => cancellation.cancel());
-      shown = notification;
-      if (message !== undefined || increment > 0) {
-        notification.report({ message, increment });
-      }
-      return running.then(
-        () => undefined,
-        () => undefined,
-      );
-    });
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (notification, token) => {
+        token.onCancellationRequested(() => cancellation.cancel());
+        shown = notification;
+        if (message !== undefined || increment > 0) {
+          notification.report({ message, increment });
+        }
+        return running.then(
+          () => undefined,
+          () => undefined,
+        );
+      },
+    );
   }, delayMs);
   return running.finally(() => {
     clearTimeout(timer);

@@ -28,7 +28,9 @@ const DAY = 86_400_000;
 
 function startOfLocalDay(daysAgo: number): string {
   const now = new Date();
-  return toUtcTimestamp(new Date(new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() - daysAgo * DAY));
+  return toUtcTimestamp(
+    new Date(new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() - daysAgo * DAY),
+  );
 }
 
 /** How a report-id picker is titled, and how it checks an id before it closes. */
@@ -44,8 +46,14 @@ export interface ReportIdOptions {
  */
 export interface Prompts {
   /** Undefined means cancel the whole operation. */
-  existingFile(fileName: string, reason: 'exists' | 'changedLocally', more: boolean): Promise<ExistingFileAnswer | undefined>;
-  pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined>;
+  existingFile(
+    fileName: string,
+    reason: 'exists' | 'changedLocally',
+    more: boolean,
+  ): Promise<ExistingFileAnswer | undefined>;
+  pickWorkspaceFolder(
+    folders: readonly vscode.WorkspaceFolder[],
+  ): Promise<vscode.WorkspaceFolder | undefined>;
   /** No folder is open: offer to choose one on disk. */
   pickFolderOnDisk(): Promise<vscode.Uri | undefined>;
   /** A folder chosen in the system's folder dialog, starting at `near`; undefined means cancel. */
@@ -63,9 +71,18 @@ export interface Prompts {
    */
   since(title: string, verb: string, current?: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`), with `current` highlighted so Enter keeps it; undefined means cancel. */
-  pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean, current?: string): Promise<string | null | undefined>;
+  pickOne(
+    title: string,
+    placeHolder: string,
+    choices: readonly Choice[],
+    allowAny: boolean,
+    current?: string,
+  ): Promise<string | null | undefined>;
   /** Which of `criteria` to set (several at once; those `picked` are checked at first); undefined means cancel. */
-  pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined>;
+  pickCriteria(
+    title: string,
+    criteria: ReadonlyArray<Choice & { readonly picked: boolean }>,
+  ): Promise<string[] | undefined>;
   /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */
   password(name: string, incorrect: boolean): Promise<string | undefined>;
   /**
@@ -73,16 +90,33 @@ export interface Prompts {
    * cancelled by closing it). A failure `problemOf` explains (a token the lab refused) is shown under
    * the box, which stays open for another token; any other failure closes it and is thrown.
    */
-  token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined>;
+  token<T>(
+    text: TokenBoxText,
+    attempt: (token: string, signal: AbortSignal) => Promise<T>,
+  ): Promise<T | undefined>;
   /** A line of text (a name); undefined means cancel. */
-  text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined>;
+  text(
+    title: string,
+    prompt: string,
+    value: string,
+    validate: (value: string) => string | undefined,
+  ): Promise<string | undefined>;
   /**
    * Where to save a new file: a save dialog titled `title` that starts at `defaultUri` and offers
    * `filters` (name → extensions). The dialog itself asks before replacing a file; undefined means cancel.
    */
-  saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined>;
+  saveFile(
+    title: string,
+    defaultUri: vscode.Uri,
+    filters: Readonly<Record<string, string[]>>,
+  ): Promise<vscode.Uri | undefined>;
   /** Streams pages into a filterable multi-select list as they arrive; resolves with the chosen items. */
-  pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined>;
+  pickFromPages<T>(
+    title: string,
+    pages: AsyncIterable<Page<T>>,
+    toChoice: (item: T) => Choice,
+    canPickMany: boolean,
+  ): Promise<T[] | undefined>;
 }
 
 /** The words of the token box, and which failures it keeps open for. */
@@ -96,7 +130,10 @@ export interface TokenBoxText {
 }
 
 /** The one suggestion whose id holds `typed` (ignoring case), if exactly one does. */
-export function uniquePartialMatch(typed: string, suggestions: readonly Choice[]): Choice | undefined {
+export function uniquePartialMatch(
+  typed: string,
+  suggestions: readonly Choice[],
+): Choice | undefined {
   const wanted = typed.trim().toLowerCase();
   if (!wanted) {
     return undefined;
@@ -115,23 +152,46 @@ export class VsCodePrompts implements Prompts {
    * Both; in a bulk run one more button applies a choice to every later existing file. Identical
    * files never get here (the save skips them as up to date).
    */
-  async existingFile(fileName: string, reason: 'exists' | 'changedLocally', more: boolean): Promise<ExistingFileAnswer | undefined> {
-    const title = reason === 'changedLocally' ? vscode.l10n.t('{0} was changed since Lab Data saved it', fileName) : vscode.l10n.t('{0} already exists', fileName);
-    const detail = reason === 'changedLocally' ? vscode.l10n.t("Skip keeps your changes; Overwrite replaces them with the lab's file; Keep Both saves the lab's file under a new name.") : vscode.l10n.t("It differs from the lab's file. Skip keeps it; Overwrite replaces it; Keep Both saves the lab's file under a new name.");
+  async existingFile(
+    fileName: string,
+    reason: 'exists' | 'changedLocally',
+    more: boolean,
+  ): Promise<ExistingFileAnswer | undefined> {
+    const title =
+      reason === 'changedLocally'
+        ? vscode.l10n.t('{0} was changed since Lab Data saved it', fileName)
+        : vscode.l10n.t('{0} already exists', fileName);
+    const detail =
+      reason === 'changedLocally'
+        ? vscode.l10n.t(
+            "Skip keeps your changes; Overwrite replaces them with the lab's file; Keep Both saves the lab's file under a new name.",
+          )
+        : vscode.l10n.t(
+            "It differs from the lab's file. Skip keeps it; Overwrite replaces it; Keep Both saves the lab's file under a new name.",
+          );
     const choices: Array<[string, ExistingFileChoice]> = [
       [vscode.l10n.t('Skip'), 'skip'],
       [vscode.l10n.t('Overwrite'), 'overwrite'],
       [vscode.l10n.t('Keep Both'), 'keepBoth'],
     ];
     const forAll = vscode.l10n.t('Apply to All…');
-    const answer = await vscode.window.showWarningMessage(title, { modal: true, detail }, ...choices.map(([label]) => label), ...(more ? [forAll] : []));
+    const answer = await vscode.window.showWarningMessage(
+      title,
+      { modal: true, detail },
+      ...choices.map(([label]) => label),
+      ...(more ? [forAll] : []),
+    );
     if (answer === forAll) {
       const all: Array<[string, ExistingFileChoice]> = [
         [vscode.l10n.t('Skip All'), 'skip'],
         [vscode.l10n.t('Overwrite All'), 'overwrite'],
         [vscode.l10n.t('Keep Both for All'), 'keepBoth'],
       ];
-      const chosen = await vscode.window.showWarningMessage(vscode.l10n.t('What to do with every file of this run that already exists?'), { modal: true, detail: vscode.l10n.t('Identical files are always left as they are.') }, ...all.map(([label]) => label));
+      const chosen = await vscode.window.showWarningMessage(
+        vscode.l10n.t('What to do with every file of this run that already exists?'),
+        { modal: true, detail: vscode.l10n.t('Identical files are always left as they are.') },
+        ...all.map(([label]) => label),
+      );
       const choice = all.find(([label]) => label === chosen)?.[1];
       return choice && { choice, forAll: true };
     }
@@ -139,45 +199,85 @@ export class VsCodePrompts implements Prompts {
     return choice && { choice, forAll: false };
   }
 
-  async pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined> {
-    return vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Save reports into which workspace folder?'), ignoreFocusOut: true }) ?? folders[0];
+  async pickWorkspaceFolder(
+    folders: readonly vscode.WorkspaceFolder[],
+  ): Promise<vscode.WorkspaceFolder | undefined> {
+    return (
+      vscode.window.showWorkspaceFolderPick({
+        placeHolder: vscode.l10n.t('Save reports into which workspace folder?'),
+        ignoreFocusOut: true,
+      }) ?? folders[0]
+    );
   }
 
   async pickFolderOnDisk(): Promise<vscode.Uri | undefined> {
     const chooseFolder = vscode.l10n.t('Choose Folder…');
-    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No folder is open. Choose a folder to save reports into?'), chooseFolder);
+    const choice = await vscode.window.showInformationMessage(
+      vscode.l10n.t('No folder is open. Choose a folder to save reports into?'),
+      chooseFolder,
+    );
     if (choice !== chooseFolder) {
       return undefined;
     }
-    const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: vscode.l10n.t('Save Reports Here') });
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      canSelectMany: false,
+      openLabel: vscode.l10n.t('Save Reports Here'),
+    });
     return picked?.[0];
   }
 
   async chooseFolder(openLabel: string, near: vscode.Uri): Promise<vscode.Uri | undefined> {
-    return (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel, defaultUri: near }))?.[0];
+    return (
+      await vscode.window.showOpenDialog({
+        canSelectFolders: true,
+        canSelectFiles: false,
+        canSelectMany: false,
+        openLabel,
+        defaultUri: near,
+      })
+    )?.[0];
   }
 
-  async reportId(suggestions: readonly Choice[] = [], options: ReportIdOptions = {}): Promise<string | undefined> {
+  async reportId(
+    suggestions: readonly Choice[] = [],
+    options: ReportIdOptions = {},
+  ): Promise<string | undefined> {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
     pick.title = options.title ?? vscode.l10n.t('Lab Data: Find Report');
     const example = suggestions[0]?.id ?? 'RPT-2024-000123';
-    pick.placeholder = suggestions.length > 0 ? vscode.l10n.t('Type a report id or part of one (such as {0}), or choose one', example) : vscode.l10n.t('Type a report id, such as {0}', example);
+    pick.placeholder =
+      suggestions.length > 0
+        ? vscode.l10n.t('Type a report id or part of one (such as {0}), or choose one', example)
+        : vscode.l10n.t('Type a report id, such as {0}', example);
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
     pick.ignoreFocusOut = true;
-    const offered = suggestions.map((choice) => ({ id: choice.id, label: choice.label, description: choice.description, detail: choice.detail }));
+    const offered = suggestions.map((choice) => ({
+      id: choice.id,
+      label: choice.label,
+      description: choice.description,
+      detail: choice.detail,
+    }));
     pick.items = offered;
     // Text that is part of no suggestion is offered as itself, first, so Enter never takes a loose (fuzzy) match instead.
     pick.onDidChangeValue((value) => {
       const typed = value.trim();
-      const partOfOne = typed !== '' && offered.some((choice) => choice.id.toLowerCase().includes(typed.toLowerCase()));
-      pick.items = typed === '' || partOfOne ? offered : [{ id: typed, label: typed, description: vscode.l10n.t('find this id') }, ...offered];
+      const partOfOne =
+        typed !== '' &&
+        offered.some((choice) => choice.id.toLowerCase().includes(typed.toLowerCase()));
+      pick.items =
+        typed === '' || partOfOne
+          ? offered
+          : [{ id: typed, label: typed, description: vscode.l10n.t('find this id') }, ...offered];
     });
     return new Promise<string | undefined>((resolve) => {
       pick.onDidAccept(async () => {
         const typed = pick.value.trim();
         // The highlighted suggestion (what typing narrowed the list to), else the text as typed.
-        const chosen = pick.activeItems[0]?.id || uniquePartialMatch(typed, suggestions)?.id || typed;
+        const chosen =
+          pick.activeItems[0]?.id || uniquePartialMatch(typed, suggestions)?.id || typed;
         if (pick.busy) {
           return;
         }
@@ -191,7 +291,10 @@ export class VsCodePrompts implements Prompts {
           pick.busy = true;
           const problem = await options.check(chosen).finally(() => (pick.busy = false));
           if (problem !== undefined) {
-            pick.items = [{ id: '', label: `$(error) ${problem}`, alwaysShow: true }, ...offered.filter((choice) => choice.id !== chosen)];
+            pick.items = [
+              { id: '', label: `$(error) ${problem}`, alwaysShow: true },
+              ...offered.filter((choice) => choice.id !== chosen),
+            ];
             return;
           }
         }
@@ -207,19 +310,38 @@ export class VsCodePrompts implements Prompts {
   }
 
   async confirm(message: string, detail: string, action: string): Promise<boolean> {
-    return (await vscode.window.showInformationMessage(message, { modal: true, detail }, action)) === action;
+    return (
+      (await vscode.window.showInformationMessage(message, { modal: true, detail }, action)) ===
+      action
+    );
   }
 
   async since(title: string, verb: string, current?: string): Promise<string | null | undefined> {
     const presets: Array<vscode.QuickPickItem & { since: () => string | null }> = [
-      ...(current ? [{ label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()), description: vscode.l10n.t('current'), since: () => current }] : []),
+      ...(current
+        ? [
+            {
+              label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()),
+              description: vscode.l10n.t('current'),
+              since: () => current,
+            },
+          ]
+        : []),
       { label: 'Any', description: `no ${verb} date limit`, since: () => null },
       { label: 'Today', since: () => startOfLocalDay(0) },
       { label: 'Last 7 days', since: () => startOfLocalDay(7) },
       { label: 'Last 30 days', since: () => startOfLocalDay(30) },
-      { label: 'Since a date…', description: 'ISO 8601, e.g. 2024-05-01 or 2024-05-01T08:00:00Z', since: () => '' },
+      {
+        label: 'Since a date…',
+        description: 'ISO 8601, e.g. 2024-05-01 or 2024-05-01T08:00:00Z',
+        since: () => '',
+      },
     ];
-    const choice = await vscode.window.showQuickPick(presets, { title, placeHolder: `${verb[0]!.toUpperCase()}${verb.slice(1)} since…`, ignoreFocusOut: true });
+    const choice = await vscode.window.showQuickPick(presets, {
+      title,
+      placeHolder: `${verb[0]!.toUpperCase()}${verb.slice(1)} since…`,
+      ignoreFocusOut: true,
+    });
     if (!choice) {
       return undefined;
     }
@@ -227,27 +349,49 @@ export class VsCodePrompts implements Prompts {
     if (since !== '') {
       return since;
     }
-    const typed = await vscode.window.showInputBox({ title, prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`, placeHolder: '2024-05-01', validateInput: validateIsoDate, ignoreFocusOut: true });
+    const typed = await vscode.window.showInputBox({
+      title,
+      prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`,
+      placeHolder: '2024-05-01',
+      validateInput: validateIsoDate,
+      ignoreFocusOut: true,
+    });
     return typed === undefined ? undefined : toUtcTimestamp(typed, `${verb}-since date`);
   }
 
-  async pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined> {
+  async pickCriteria(
+    title: string,
+    criteria: ReadonlyArray<Choice & { readonly picked: boolean }>,
+  ): Promise<string[] | undefined> {
     const picked = await vscode.window.showQuickPick(
       criteria.map((criterion) => ({ ...criterion })),
-      { title, placeHolder: vscode.l10n.t('Check what to filter by (Space), then press Enter; an unchecked criterion is cleared'), canPickMany: true, ignoreFocusOut: true, matchOnDescription: true },
+      {
+        title,
+        placeHolder: vscode.l10n.t(
+          'Check what to filter by (Space), then press Enter; an unchecked criterion is cleared',
+        ),
+        canPickMany: true,
+        ignoreFocusOut: true,
+        matchOnDescription: true,
+      },
     );
     return picked?.map((criterion) => criterion.id);
   }
   async password(name: string, incorrect: boolean): Promise<string | undefined> {
     return vscode.window.showInputBox({
       title: vscode.l10n.t('{0} is protected', name),
-      prompt: incorrect ? vscode.l10n.t('That password is not right; try again.') : vscode.l10n.t('Enter the password to open this PDF.'),
+      prompt: incorrect
+        ? vscode.l10n.t('That password is not right; try again.')
+        : vscode.l10n.t('Enter the password to open this PDF.'),
       password: true,
       ignoreFocusOut: true,
     });
   }
 
-  token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+  token<T>(
+    text: TokenBoxText,
+    attempt: (token: string, signal: AbortSignal) => Promise<T>,
+  ): Promise<T | undefined> {
     const box = vscode.window.createInputBox();
     box.title = text.title;
     box.prompt = text.prompt;
@@ -283,7 +427,10 @@ export class VsCodePrompts implements Prompts {
           }
           const problem = text.problemOf(error);
           if (problem !== undefined) {
-            box.validationMessage = { message: problem, severity: vscode.InputBoxValidationSeverity.Error };
+            box.validationMessage = {
+              message: problem,
+              severity: vscode.InputBoxValidationSeverity.Error,
+            };
           } else {
             finish(() => reject(error));
           }
@@ -305,16 +452,42 @@ export class VsCodePrompts implements Prompts {
     });
   }
 
-  async text(title: string, prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
-    const typed = await vscode.window.showInputBox({ title, prompt, value, validateInput: validate, ignoreFocusOut: true });
+  async text(
+    title: string,
+    prompt: string,
+    value: string,
+    validate: (value: string) => string | undefined,
+  ): Promise<string | undefined> {
+    const typed = await vscode.window.showInputBox({
+      title,
+      prompt,
+      value,
+      validateInput: validate,
+      ignoreFocusOut: true,
+    });
     return typed?.trim();
   }
 
-  async saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined> {
-    return vscode.window.showSaveDialog({ title, defaultUri, filters: { ...filters }, saveLabel: vscode.l10n.t('Export') });
+  async saveFile(
+    title: string,
+    defaultUri: vscode.Uri,
+    filters: Readonly<Record<string, string[]>>,
+  ): Promise<vscode.Uri | undefined> {
+    return vscode.window.showSaveDialog({
+      title,
+      defaultUri,
+      filters: { ...filters },
+      saveLabel: vscode.l10n.t('Export'),
+    });
   }
 
-  async pickOne(title: string, placeHolder: string, choices: readonly Choice[], allowAny: boolean, current?: string): Promise<string | null | undefined> {
+  async pickOne(
+    title: string,
+    placeHolder: string,
+    choices: readonly Choice[],
+    allowAny: boolean,
+    current?: string,
+  ): Promise<string | null | undefined> {
     const items: Array<vscode.QuickPickItem & { id: string | null }> = [
       ...(allowAny ? [{ label: 'Any', id: null }] : []),
       ...choices.map((choice) => ({ ...choice })),
@@ -349,7 +522,12 @@ export class VsCodePrompts implements Prompts {
    * the label, description or detail), so the count in the title ("3 of 11 match") is exactly what
    * is on screen; selections hidden by the filter are kept.
    */
-  pickFromPages<T>(title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice, canPickMany: boolean): Promise<T[] | undefined> {
+  pickFromPages<T>(
+    title: string,
+    pages: AsyncIterable<Page<T>>,
+    toChoice: (item: T) => Choice,
+    canPickMany: boolean,
+  ): Promise<T[] | undefined> {
     type Entry = vscode.QuickPickItem & { item: T };
     const pick = vscode.window.createQuickPick<Entry>();
     pick.title = title;
@@ -364,7 +542,10 @@ export class VsCodePrompts implements Prompts {
     const selected = new Set<Entry>();
     let total: number | undefined;
     let shown: Entry[] = [];
-    const matches = (entry: Entry, typed: string): boolean => [entry.label, entry.description, entry.detail].some((text) => text?.toLowerCase().includes(typed));
+    const matches = (entry: Entry, typed: string): boolean =>
+      [entry.label, entry.description, entry.detail].some((text) =>
+        text?.toLowerCase().includes(typed),
+      );
     const render = (): void => {
       const typed = pick.value.trim().toLowerCase();
       shown = typed ? all.filter((entry) => matches(entry, typed)) : [...all];
@@ -372,16 +553,22 @@ export class VsCodePrompts implements Prompts {
       if (canPickMany) {
         pick.selectedItems = shown.filter((entry) => selected.has(entry));
       }
-      pick.title = typed ? `${title} (${vscode.l10n.t('{0} of {1} match', shown.length, all.length)})` : `${title} (${total !== undefined && total !== all.length ? vscode.l10n.t('{0} of {1}', all.length, total) : all.length})`;
+      pick.title = typed
+        ? `${title} (${vscode.l10n.t('{0} of {1} match', shown.length, all.length)})`
+        : `${title} (${total !== undefined && total !== all.length ? vscode.l10n.t('{0} of {1}', all.length, total) : all.length})`;
     };
     pick.onDidChangeSelection((chosen) => {
       // Only the rows on screen can change; a choice hidden by the filter stays chosen.
-      shown.forEach((entry) => (chosen.includes(entry) ? selected.add(entry) : selected.delete(entry)));
+      shown.forEach((entry) =>
+        chosen.includes(entry) ? selected.add(entry) : selected.delete(entry),
+      );
     });
     pick.onDidChangeValue(render);
     const done = new Promise<T[] | undefined>((resolve) => {
       pick.onDidAccept(() => {
-        const chosen = canPickMany ? all.filter((entry) => selected.has(entry)) : pick.activeItems.slice(0, 1);
+        const chosen = canPickMany
+          ? all.filter((entry) => selected.has(entry))
+          : pick.activeItems.slice(0, 1);
         resolve(chosen.map((entry) => entry.item));
         pick.hide();
       });
@@ -402,9 +589,17 @@ export class VsCodePrompts implements Prompts {
           total = page.totalCount;
           render();
         }
-        pick.placeholder = all.length === 0 ? vscode.l10n.t('Nothing found') : canPickMany ? vscode.l10n.t('Type to filter; select with Space, confirm with Enter') : vscode.l10n.t('Type to filter');
+        pick.placeholder =
+          all.length === 0
+            ? vscode.l10n.t('Nothing found')
+            : canPickMany
+              ? vscode.l10n.t('Type to filter; select with Space, confirm with Enter')
+              : vscode.l10n.t('Type to filter');
       } catch (error) {
-        pick.placeholder = vscode.l10n.t('Stopped: {0}', error instanceof Error ? error.message : String(error));
+        pick.placeholder = vscode.l10n.t(
+          'Stopped: {0}',
+          error instanceof Error ? error.message : String(error),
+        );
       } finally {
         pick.busy = false;
       }

@@ -11,7 +11,11 @@ import type { PagedList } from './pagedList';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
 function notOffered<T>(list: PagedList<T>): boolean {
-  return !list.loaded && list.error instanceof LabApiError && (list.error.code === 'forbidden' || list.error.code === 'notFound');
+  return (
+    !list.loaded &&
+    list.error instanceof LabApiError &&
+    (list.error.code === 'forbidden' || list.error.code === 'notFound')
+  );
 }
 
 export class ClientNode extends LabNode {
@@ -31,11 +35,27 @@ export class ClientNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const { client } = this;
-    const item = new vscode.TreeItem(client.name ?? client.client_id, vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      client.name ?? client.client_id,
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = this.id;
-    item.description = [client.name ? client.client_id : undefined, client.status && client.status !== 'active' ? statusWord(client.status) : undefined].filter(Boolean).join(' · ');
-    item.iconPath = new vscode.ThemeIcon('organization', client.status && client.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
-    item.tooltip = recordTooltip(vscode.l10n.t('Client {0}', client.name ?? client.client_id), client.raw);
+    item.description = [
+      client.name ? client.client_id : undefined,
+      client.status && client.status !== 'active' ? statusWord(client.status) : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    item.iconPath = new vscode.ThemeIcon(
+      'organization',
+      client.status && client.status !== 'active'
+        ? new vscode.ThemeColor('disabledForeground')
+        : undefined,
+    );
+    item.tooltip = recordTooltip(
+      vscode.l10n.t('Client {0}', client.name ?? client.client_id),
+      client.raw,
+    );
     item.contextValue = 'labData.client';
     return shownItem(item);
   }
@@ -65,12 +85,29 @@ export class ProjectNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const { project } = this;
-    const item = new vscode.TreeItem(project.name ?? project.project_id, vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      project.name ?? project.project_id,
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = this.id;
     const kind = typeof project.raw.kind === 'string' ? project.raw.kind : undefined;
-    item.description = [project.name ? project.project_id : undefined, kind && statusWord(kind), project.status && project.status !== 'active' ? statusWord(project.status) : undefined].filter(Boolean).join(' · ');
-    item.iconPath = new vscode.ThemeIcon(PROJECT_ICONS[kind ?? ''] ?? 'project', project.status && project.status !== 'active' ? new vscode.ThemeColor('disabledForeground') : undefined);
-    item.tooltip = recordTooltip(vscode.l10n.t('Project {0}', project.name ?? project.project_id), project.raw);
+    item.description = [
+      project.name ? project.project_id : undefined,
+      kind && statusWord(kind),
+      project.status && project.status !== 'active' ? statusWord(project.status) : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    item.iconPath = new vscode.ThemeIcon(
+      PROJECT_ICONS[kind ?? ''] ?? 'project',
+      project.status && project.status !== 'active'
+        ? new vscode.ThemeColor('disabledForeground')
+        : undefined,
+    );
+    item.tooltip = recordTooltip(
+      vscode.l10n.t('Project {0}', project.name ?? project.project_id),
+      project.raw,
+    );
     item.contextValue = 'labData.project';
     return shownItem(item);
   }
@@ -89,50 +126,125 @@ export class ClientsTreeProvider extends LabTreeProvider {
     super(labs, Views.clients);
   }
 
-  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } {
-    return { list: this.clientList(scope) as PagedList<unknown>, count: (count) => vscode.l10n.t('{0} clients', count.toLocaleString()) };
+  protected mainList(scope: LabScope): {
+    list: PagedList<unknown>;
+    count: (count: number) => string;
+  } {
+    return {
+      list: this.clientList(scope) as PagedList<unknown>,
+      count: (count) => vscode.l10n.t('{0} clients', count.toLocaleString()),
+    };
   }
 
   private clientList(scope: LabScope): PagedList<Client> {
-    return this.list(scope, 'clients', (api, page) => api.listClients({ page }), (client) => client.client_id);
+    return this.list(
+      scope,
+      'clients',
+      (api, page) => api.listClients({ page }),
+      (client) => client.client_id,
+    );
   }
 
   protected async roots(scope: LabScope): Promise<LabNode[]> {
     const clients = this.clientList(scope);
     await clients.ensureLoaded();
     if (!notOffered(clients)) {
-      return pagedChildren(`${scope.idPrefix}clients`, clients, (client) => new ClientNode(this, scope, client), vscode.l10n.t('No clients in your access scope'), 'clients');
+      return pagedChildren(
+        `${scope.idPrefix}clients`,
+        clients,
+        (client) => new ClientNode(this, scope, client),
+        vscode.l10n.t('No clients in your access scope'),
+        'clients',
+      );
     }
-    const projects = this.list(scope, 'projects', (api, page) => api.listProjects({ page }), (project) => project.project_id);
+    const projects = this.list(
+      scope,
+      'projects',
+      (api, page) => api.listProjects({ page }),
+      (project) => project.project_id,
+    );
     await projects.ensureLoaded();
     if (notOffered(projects)) {
-      return [new MessageNode(`${scope.idPrefix}clients/none`, vscode.l10n.t('This lab shares neither client nor project records with your token'), 'info')];
+      return [
+        new MessageNode(
+          `${scope.idPrefix}clients/none`,
+          vscode.l10n.t('This lab shares neither client nor project records with your token'),
+          'info',
+        ),
+      ];
     }
     return [
-      new MessageNode(`${scope.idPrefix}clients/note`, vscode.l10n.t('This lab does not share client records; showing projects'), 'info'),
-      ...(await pagedChildren(`${scope.idPrefix}clients/projects`, projects, (project) => new ProjectNode(this, scope, project, `${scope.idPrefix}clients`), vscode.l10n.t('No projects in your access scope'), 'projects')),
+      new MessageNode(
+        `${scope.idPrefix}clients/note`,
+        vscode.l10n.t('This lab does not share client records; showing projects'),
+        'info',
+      ),
+      ...(await pagedChildren(
+        `${scope.idPrefix}clients/projects`,
+        projects,
+        (project) => new ProjectNode(this, scope, project, `${scope.idPrefix}clients`),
+        vscode.l10n.t('No projects in your access scope'),
+        'projects',
+      )),
     ];
   }
 
   async clientChildren(node: ClientNode): Promise<LabNode[]> {
     const { scope } = node;
     const clientId = node.client.client_id;
-    const projects = this.list(scope, `client:${clientId}:projects`, (api, page) => api.listProjects({ clientId, page }), (project) => project.project_id);
+    const projects = this.list(
+      scope,
+      `client:${clientId}:projects`,
+      (api, page) => api.listProjects({ clientId, page }),
+      (project) => project.project_id,
+    );
     await projects.ensureLoaded();
     if (!notOffered(projects)) {
-      return pagedChildren(node.id, projects, (project) => new ProjectNode(this, scope, project, node.id), vscode.l10n.t('No projects for this client'), 'projects');
+      return pagedChildren(
+        node.id,
+        projects,
+        (project) => new ProjectNode(this, scope, project, node.id),
+        vscode.l10n.t('No projects for this client'),
+        'projects',
+      );
     }
-    const reports = this.list(scope, `client:${clientId}:reports`, (api, page) => api.listReports({ clientId, page }), (report) => report.report_id);
+    const reports = this.list(
+      scope,
+      `client:${clientId}:reports`,
+      (api, page) => api.listReports({ clientId, page }),
+      (report) => report.report_id,
+    );
     return [
-      new MessageNode(`${node.id}/note`, vscode.l10n.t('Projects are not enabled for this lab; showing the client’s reports'), 'info'),
-      ...(await pagedChildren(`${node.id}/reports`, reports, (report) => new ReportNode(report, node.id, scope.name), vscode.l10n.t('No published reports for this client'), 'reports')),
+      new MessageNode(
+        `${node.id}/note`,
+        vscode.l10n.t('Projects are not enabled for this lab; showing the client’s reports'),
+        'info',
+      ),
+      ...(await pagedChildren(
+        `${node.id}/reports`,
+        reports,
+        (report) => new ReportNode(report, node.id, scope.name),
+        vscode.l10n.t('No published reports for this client'),
+        'reports',
+      )),
     ];
   }
 
   async projectChildren(node: ProjectNode): Promise<LabNode[]> {
     const { scope } = node;
     const projectId = node.project.project_id;
-    const reports = this.list(scope, `project:${projectId}:reports`, (api, page) => api.listReports({ projectId, page }), (report) => report.report_id);
-    return pagedChildren(node.id, reports, (report) => new ReportNode(report, node.id, scope.name), vscode.l10n.t('No published reports for this project'), 'reports');
+    const reports = this.list(
+      scope,
+      `project:${projectId}:reports`,
+      (api, page) => api.listReports({ projectId, page }),
+      (report) => report.report_id,
+    );
+    return pagedChildren(
+      node.id,
+      reports,
+      (report) => new ReportNode(report, node.id, scope.name),
+      vscode.l10n.t('No published reports for this project'),
+      'reports',
+    );
   }
 }

@@ -19,8 +19,13 @@ export interface LabScope {
  * the labs, each with its state, and everything below works per lab. Paged lists are kept per lab
  * across refreshes; progress shows in the view; refresh is single-flight.
  */
-export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode>, vscode.Disposable {
-  private readonly lists = new Map<string, { readonly connection: LabConnection; readonly list: PagedList<unknown> }>();
+export abstract class LabTreeProvider
+  implements vscode.TreeDataProvider<LabNode>, vscode.Disposable
+{
+  private readonly lists = new Map<
+    string,
+    { readonly connection: LabConnection; readonly list: PagedList<unknown> }
+  >();
   private readonly labRows = new Map<string, LabRowNode>();
   private readonly changed = new vscode.EventEmitter<LabNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -57,7 +62,9 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
    * The list a lab's row counts ("120 reports"), with the view's filter, and how to say its count;
    * with several labs it is loaded while the row is still collapsed (the request expanding it makes).
    */
-  protected abstract mainList(scope: LabScope): { readonly list: PagedList<unknown>; readonly count: (count: number) => string } | undefined;
+  protected abstract mainList(
+    scope: LabScope,
+  ): { readonly list: PagedList<unknown>; readonly count: (count: number) => string } | undefined;
 
   getTreeItem(node: LabNode): vscode.TreeItem {
     return node.getTreeItem();
@@ -72,14 +79,27 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     if (entries.length === 1) {
       const [entry] = entries;
       if (entry!.kind === 'invalid') {
-        return [new MessageNode('lab/invalid', entry!.lab.error.message, 'error', undefined, entry!.lab.error.message)];
+        return [
+          new MessageNode(
+            'lab/invalid',
+            entry!.lab.error.message,
+            'error',
+            undefined,
+            entry!.lab.error.message,
+          ),
+        ];
       }
-      return entry!.connection.signedIn ? this.withViewProgress(() => this.roots(this.scopeOf(entry!.connection, false))) : [];
+      return entry!.connection.signedIn
+        ? this.withViewProgress(() => this.roots(this.scopeOf(entry!.connection, false)))
+        : [];
     }
     const rows = entries.map((entry) => this.labRow(entry));
     for (const row of rows) {
       const { entry } = row;
-      const main = entry.kind === 'lab' && entry.connection.signedIn ? this.mainList(this.scopeOf(entry.connection, true)) : undefined;
+      const main =
+        entry.kind === 'lab' && entry.connection.signedIn
+          ? this.mainList(this.scopeOf(entry.connection, true))
+          : undefined;
       if (main && !main.list.loaded && main.list.error === undefined) {
         // Its count appears on the row when the first page arrives; expanding it then costs nothing more.
         void main.list.ensureLoaded().then(() => this.changed.fire(row));
@@ -109,7 +129,11 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
    */
   refresh(): Promise<void> {
     this.refreshing ??= this.withViewProgress(async () => {
-      await Promise.all([...this.lists.values()].filter(({ list }) => list.loaded || list.error !== undefined).map(({ list }) => list.reload()));
+      await Promise.all(
+        [...this.lists.values()]
+          .filter(({ list }) => list.loaded || list.error !== undefined)
+          .map(({ list }) => list.reload()),
+      );
       this.changed.fire(undefined);
     }).finally(() => (this.refreshing = undefined));
     return this.refreshing;
@@ -125,12 +149,19 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     if (this.labs.entries.length === 1) {
       return this.getChildren();
     }
-    const row = (await this.getChildren()).find((node) => node instanceof LabRowNode && node.labName === labName);
+    const row = (await this.getChildren()).find(
+      (node) => node instanceof LabRowNode && node.labName === labName,
+    );
     return row ? this.getChildren(row) : [];
   }
 
   /** The list kept under `id` for the scope's lab, created on first use. */
-  protected list<T>(scope: LabScope, id: string, fetch: (api: LabApi, page: number) => Promise<Page<T>>, keyOf: (item: T) => string): PagedList<T> {
+  protected list<T>(
+    scope: LabScope,
+    id: string,
+    fetch: (api: LabApi, page: number) => Promise<Page<T>>,
+    keyOf: (item: T) => string,
+  ): PagedList<T> {
     const key = `${scope.name}\u0000${id}`;
     let kept = this.lists.get(key);
     if (!kept || kept.connection !== scope.connection) {
@@ -164,7 +195,11 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
   }
 
   private scopeOf(connection: LabConnection, several: boolean): LabScope {
-    return { connection, name: connection.lab.name, idPrefix: several ? `lab:${connection.lab.name}/` : '' };
+    return {
+      connection,
+      name: connection.lab.name,
+      idPrefix: several ? `lab:${connection.lab.name}/` : '',
+    };
   }
 
   private labRow(entry: LabEntryState): LabRowNode {
@@ -172,7 +207,11 @@ export abstract class LabTreeProvider implements vscode.TreeDataProvider<LabNode
     // Rows are dropped whenever the labs change, so a kept row always shows the current entry.
     let row = this.labRows.get(name);
     if (!row) {
-      row = new LabRowNode(entry, (connection) => this.labChildren(connection), (connection) => this.countOf(connection));
+      row = new LabRowNode(
+        entry,
+        (connection) => this.labChildren(connection),
+        (connection) => this.countOf(connection),
+      );
       this.labRows.set(name, row);
     }
     return row;

@@ -44,7 +44,10 @@ export class NewReportsView implements vscode.Disposable {
 
   private showBadge(): void {
     const total = this.news.total;
-    this.view.badge = total > 0 ? { value: total, tooltip: vscode.l10n.t('{0} new report(s) since you last looked', total) } : undefined;
+    this.view.badge =
+      total > 0
+        ? { value: total, tooltip: vscode.l10n.t('{0} new report(s) since you last looked', total) }
+        : undefined;
     void vscode.commands.executeCommand('setContext', ContextKeys.hasNewReports, total > 0);
   }
 

@@ -9,7 +9,15 @@ import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
 import type { SavedSearch } from '../../core/derived/savedSearches';
 import { phrase } from '../ui/phrase';
-import { distinctParts, escapeMarkdown, knownNames, localDate, localDateTime, recordTooltip, statusWord } from './recordText';
+import {
+  distinctParts,
+  escapeMarkdown,
+  knownNames,
+  localDate,
+  localDateTime,
+  recordTooltip,
+  statusWord,
+} from './recordText';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -55,12 +63,26 @@ export class LabRowNode extends LabNode {
     }
     const { connection } = entry;
     const state = connection.connection;
-    const status = !connection.signedIn ? vscode.l10n.t('signed out') : state.kind === 'offline' ? vscode.l10n.t('unreachable') : state.kind === 'rateLimited' && state.until > Date.now() ? vscode.l10n.t('rate-limited') : undefined;
+    const status = !connection.signedIn
+      ? vscode.l10n.t('signed out')
+      : state.kind === 'offline'
+        ? vscode.l10n.t('unreachable')
+        : state.kind === 'rateLimited' && state.until > Date.now()
+          ? vscode.l10n.t('rate-limited')
+          : undefined;
     // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
-    const host = connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
-    item.description = [host, connection.signedIn ? this.count(connection) : undefined, status].filter(Boolean).join(' · ');
-    item.iconPath = new vscode.ThemeIcon(!connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker');
-    item.tooltip = state.kind === 'offline' && connection.signedIn ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason) : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
+    const host =
+      connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
+    item.description = [host, connection.signedIn ? this.count(connection) : undefined, status]
+      .filter(Boolean)
+      .join(' · ');
+    item.iconPath = new vscode.ThemeIcon(
+      !connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker',
+    );
+    item.tooltip =
+      state.kind === 'offline' && connection.signedIn
+        ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason)
+        : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
     item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
     return item;
   }
@@ -68,11 +90,30 @@ export class LabRowNode extends LabNode {
   override async getChildren(): Promise<LabNode[]> {
     const { entry } = this;
     if (entry.kind === 'invalid') {
-      return [new MessageNode(`${this.id}/invalid`, entry.lab.error.message, 'error', undefined, entry.lab.error.message)];
+      return [
+        new MessageNode(
+          `${this.id}/invalid`,
+          entry.lab.error.message,
+          'error',
+          undefined,
+          entry.lab.error.message,
+        ),
+      ];
     }
     if (!entry.connection.signedIn) {
       const { lab } = entry.connection;
-      return [new MessageNode(`${this.id}/signIn`, vscode.l10n.t('Sign in to {0}…', lab.name), 'sign-in', { command: Commands.signIn, title: vscode.l10n.t('Sign In'), arguments: [{ name: lab.name, baseUrl: lab.url.baseUrl }] })];
+      return [
+        new MessageNode(
+          `${this.id}/signIn`,
+          vscode.l10n.t('Sign in to {0}…', lab.name),
+          'sign-in',
+          {
+            command: Commands.signIn,
+            title: vscode.l10n.t('Sign In'),
+            arguments: [{ name: lab.name, baseUrl: lab.url.baseUrl }],
+          },
+        ),
+      ];
     }
     return this.children(entry.connection);
   }
@@ -96,7 +137,10 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
     item.description = serverText(item.description, 200);
   }
   if (item.accessibilityInformation) {
-    item.accessibilityInformation = { ...item.accessibilityInformation, label: serverText(item.accessibilityInformation.label, 300) };
+    item.accessibilityInformation = {
+      ...item.accessibilityInformation,
+      label: serverText(item.accessibilityInformation.label, 300),
+    };
   }
   return item;
 }
@@ -108,7 +152,10 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
 export function reportTitle(report: Report): string | undefined {
   const title = typeof report.raw.title === 'string' ? report.raw.title.trim() : '';
   const type = report.report_type?.trim();
-  const rest = type && title.toLowerCase().startsWith(type.toLowerCase()) ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1] : undefined;
+  const rest =
+    type && title.toLowerCase().startsWith(type.toLowerCase())
+      ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1]
+      : undefined;
   if (rest) {
     return rest;
   }
@@ -128,7 +175,13 @@ export class ReportNode extends LabNode {
   ) {
     super();
     this.id = `${parentId}/report:${report.report_id}`;
-    this.ref = { lab, kind: 'report', id: report.report_id, record: report.raw, downloadable: report.download_available !== false };
+    this.ref = {
+      lab,
+      kind: 'report',
+      id: report.report_id,
+      record: report.raw,
+      downloadable: report.download_available !== false,
+    };
   }
 
   get downloadable(): boolean {
@@ -139,21 +192,56 @@ export class ReportNode extends LabNode {
     const { report } = this;
     const title = reportTitle(report);
     const day = localDate(report.published_at);
-    const status = report.status && report.status.toLowerCase() !== 'published' ? statusWord(report.status) : undefined;
+    const status =
+      report.status && report.status.toLowerCase() !== 'published'
+        ? statusWord(report.status)
+        : undefined;
     // What tells one report from the next comes first and survives the default sidebar width: the
     // id as the label, then the title (without a leading report type, said after it), the day,
     // the type and a status other than published; a part the title already says is not repeated.
     const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
-    item.description = distinctParts([this.isNew ? vscode.l10n.t('new') : undefined, title, day, report.report_type, status]).join(' · ');
+    item.description = distinctParts([
+      this.isNew ? vscode.l10n.t('new') : undefined,
+      title,
+      day,
+      report.report_type,
+      status,
+    ]).join(' · ');
     const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
-    item.iconPath = this.downloadable ? new vscode.ThemeIcon('file-pdf', color) : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
-    item.tooltip = recordTooltip(this.downloadable ? vscode.l10n.t('Report {0}', report.report_id) : vscode.l10n.t('Report {0} (no file available)', report.report_id), report.raw, knownNames.of(this.ref.lab));
+    item.iconPath = this.downloadable
+      ? new vscode.ThemeIcon('file-pdf', color)
+      : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
+    item.tooltip = recordTooltip(
+      this.downloadable
+        ? vscode.l10n.t('Report {0}', report.report_id)
+        : vscode.l10n.t('Report {0} (no file available)', report.report_id),
+      report.raw,
+      knownNames.of(this.ref.lab),
+    );
     item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
     // A click, Enter or a double-click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
-    item.command = this.downloadable ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] } : { command: Commands.openReportMetadata, title: vscode.l10n.t('Open Metadata'), arguments: [this] };
-    const spoken = [this.isNew ? vscode.l10n.t('new') : undefined, title, report.report_type, localTime(report.published_at), status].filter(Boolean).join(', ');
-    item.accessibilityInformation = { label: this.downloadable ? vscode.l10n.t('Report {0}, {1}', report.report_id, spoken) : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, spoken) };
+    item.command = this.downloadable
+      ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] }
+      : {
+          command: Commands.openReportMetadata,
+          title: vscode.l10n.t('Open Metadata'),
+          arguments: [this],
+        };
+    const spoken = [
+      this.isNew ? vscode.l10n.t('new') : undefined,
+      title,
+      report.report_type,
+      localTime(report.published_at),
+      status,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    item.accessibilityInformation = {
+      label: this.downloadable
+        ? vscode.l10n.t('Report {0}, {1}', report.report_id, spoken)
+        : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, spoken),
+    };
     return shownItem(item);
   }
 }
@@ -170,21 +258,37 @@ export class SampleNode extends LabNode {
   ) {
     super();
     this.id = `${parentId}/sample:${sample.id ?? `#${index}`}`;
-    this.ref = { lab, kind: 'sample', id: sample.id ?? JSON.stringify(sample.raw).slice(0, 60), record: sample.raw };
+    this.ref = {
+      lab,
+      kind: 'sample',
+      id: sample.id ?? JSON.stringify(sample.raw).slice(0, 60),
+      record: sample.raw,
+    };
   }
 
   getTreeItem(): vscode.TreeItem {
     const raw = this.sample.raw;
-    const text = (key: string): string | undefined => (typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : undefined);
-    const name = text('sample_name') ?? text('name') ?? text('description') ?? text('client_sample_id');
+    const text = (key: string): string | undefined =>
+      typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : undefined;
+    const name =
+      text('sample_name') ?? text('name') ?? text('description') ?? text('client_sample_id');
     const label = this.sample.id ?? name ?? 'Sample';
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const received = localDate(text('received_at') ?? text('received') ?? text('collected_at'));
     const status = text('status');
-    item.description = distinctParts([this.sample.id ? name : undefined, text('matrix'), received, status && statusWord(status)]).join(' · ');
+    item.description = distinctParts([
+      this.sample.id ? name : undefined,
+      text('matrix'),
+      received,
+      status && statusWord(status),
+    ]).join(' · ');
     item.iconPath = new vscode.ThemeIcon('beaker');
-    item.tooltip = recordTooltip(vscode.l10n.t('Sample {0}', label), raw, knownNames.of(this.ref.lab));
+    item.tooltip = recordTooltip(
+      vscode.l10n.t('Sample {0}', label),
+      raw,
+      knownNames.of(this.ref.lab),
+    );
     item.contextValue = 'labData.sample';
     return shownItem(item);
   }
@@ -209,11 +313,18 @@ export class SavedSearchNode extends LabNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem(this.savedSearch.name, vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      this.savedSearch.name,
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = this.id;
     item.description = this.description;
     item.iconPath = new vscode.ThemeIcon('bookmark');
-    item.tooltip = vscode.l10n.t('Saved search "{0}": {1}', this.savedSearch.name, this.description || vscode.l10n.t('every report'));
+    item.tooltip = vscode.l10n.t(
+      'Saved search "{0}": {1}',
+      this.savedSearch.name,
+      this.description || vscode.l10n.t('every report'),
+    );
     item.contextValue = 'labData.savedSearch';
     return item;
   }
@@ -241,7 +352,8 @@ export class MessageNode extends LabNode {
     item.iconPath = new vscode.ThemeIcon(this.icon);
     item.command = this.command;
     item.tooltip = this.tooltip ?? this.text;
-    item.contextValue = this.command?.command === Commands.retry ? 'labData.error' : 'labData.message';
+    item.contextValue =
+      this.command?.command === Commands.retry ? 'labData.error' : 'labData.message';
     return item;
   }
 }
@@ -264,11 +376,22 @@ export class FilterNode extends LabNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem(vscode.l10n.t('Filtered by: {0}', this.description), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      vscode.l10n.t('Filtered by: {0}', this.description),
+      vscode.TreeItemCollapsibleState.None,
+    );
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('filter');
     const tooltip = new vscode.MarkdownString(
-      [`**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(serverText(this.description, 600))}`, this.note ? escapeMarkdown(serverText(this.note, 300)) : undefined, escapeMarkdown(vscode.l10n.t('Clear it with the Clear Filter button on this row or in the view’s toolbar.'))]
+      [
+        `**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(serverText(this.description, 600))}`,
+        this.note ? escapeMarkdown(serverText(this.note, 300)) : undefined,
+        escapeMarkdown(
+          vscode.l10n.t(
+            'Clear it with the Clear Filter button on this row or in the view’s toolbar.',
+          ),
+        ),
+      ]
         .filter(Boolean)
         .join('\n\n'),
     );
@@ -292,9 +415,15 @@ export class LoadMoreNode extends LabNode {
 
   getTreeItem(): vscode.TreeItem {
     const loaded = this.list.items.length.toLocaleString();
-    const item = new vscode.TreeItem(vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      vscode.l10n.t('Load more…'),
+      vscode.TreeItemCollapsibleState.None,
+    );
     item.id = this.id;
-    item.description = this.list.total !== undefined ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString()) : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
+    item.description =
+      this.list.total !== undefined
+        ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString())
+        : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };
     item.contextValue = 'labData.loadMore';
@@ -310,21 +439,41 @@ export function failureText(error: unknown): string {
     }
     return vscode.l10n.t("Couldn't load: {0}", phrase(error));
   }
-  return vscode.l10n.t("Couldn't load: {0}", error instanceof Error ? error.message : String(error));
+  return vscode.l10n.t(
+    "Couldn't load: {0}",
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /** The children of a paged list: its items, then "Load more…", or an empty or failure node. */
-export async function pagedChildren<T>(parentId: string, list: PagedList<T>, toNode: (item: T, index: number) => LabNode, empty: string, noun: string, keep: (item: T) => boolean = () => true): Promise<LabNode[]> {
+export async function pagedChildren<T>(
+  parentId: string,
+  list: PagedList<T>,
+  toNode: (item: T, index: number) => LabNode,
+  empty: string,
+  noun: string,
+  keep: (item: T) => boolean = () => true,
+): Promise<LabNode[]> {
   await list.ensureLoaded();
-  const nodes: LabNode[] = list.items.map((item, index) => (keep(item) ? toNode(item, index) : undefined)).filter((node): node is LabNode => node !== undefined);
+  const nodes: LabNode[] = list.items
+    .map((item, index) => (keep(item) ? toNode(item, index) : undefined))
+    .filter((node): node is LabNode => node !== undefined);
   const shown = nodes.length;
   if (list.error !== undefined) {
     nodes.push(
-      new MessageNode(`${parentId}/error`, failureText(list.error), list.error instanceof LabApiError && list.error.code === 'forbidden' ? 'lock' : 'error', {
-        command: Commands.retry,
-        title: 'Retry',
-        arguments: [list],
-      }, list.error instanceof LabApiError ? `${list.error.describe()}\n\nClick to retry.` : undefined),
+      new MessageNode(
+        `${parentId}/error`,
+        failureText(list.error),
+        list.error instanceof LabApiError && list.error.code === 'forbidden' ? 'lock' : 'error',
+        {
+          command: Commands.retry,
+          title: 'Retry',
+          arguments: [list],
+        },
+        list.error instanceof LabApiError
+          ? `${list.error.describe()}\n\nClick to retry.`
+          : undefined,
+      ),
     );
   } else if (shown === 0 && !list.hasMore) {
     nodes.push(new MessageNode(`${parentId}/empty`, empty, 'info'));

@@ -11,7 +11,8 @@ import { serverText } from '../../core/errors/serverText';
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 /** An ISO 8601 date or date-time as servers send them (the shape alone, not a promise it is real). */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_DATE =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function parsedDate(value: string): Date | undefined {
   if (!ISO_DATE.test(value.trim())) {
@@ -37,7 +38,11 @@ export function localDate(value: string | undefined): string | undefined {
 }
 
 const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
-const utcMonth = new Intl.DateTimeFormat(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const utcMonth = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
 
 /**
  * A step of a time axis that starts at `start` (UTC days, ISO weeks, months) in the style of the
@@ -48,7 +53,11 @@ export function periodLabel(start: string, unit: 'day' | 'week' | 'month'): stri
   if (!at) {
     return serverText(start);
   }
-  return unit === 'month' ? utcMonth.format(at) : unit === 'week' ? vscode.l10n.t('Week of {0}', utcDay.format(at)) : utcDay.format(at);
+  return unit === 'month'
+    ? utcMonth.format(at)
+    : unit === 'week'
+      ? vscode.l10n.t('Week of {0}', utcDay.format(at))
+      : utcDay.format(at);
 }
 
 /** Server text written as code (snake_case, kebab-case, camelCase, CAPITALS) as words in sentence case; empty stays empty. */
@@ -160,7 +169,16 @@ export function fieldValue(key: string, value: unknown, nameOf?: NameOf): string
     return parsedDate(value) ? localDateTime(value) : serverText(value, 300);
   }
   if (Array.isArray(value)) {
-    return value.length === 0 ? '—' : serverText(value.map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))).join(', '), 300);
+    return value.length === 0
+      ? '—'
+      : serverText(
+          value
+            .map((item) =>
+              typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item),
+            )
+            .join(', '),
+          300,
+        );
   }
   return serverText(JSON.stringify(value) ?? String(value), 300);
 }
@@ -170,7 +188,18 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** The fields a person looks for first, in this order; the rest follow as the server sent them. */
-const FIRST = ['title', 'report_type', 'name', 'sample_name', 'status', 'published_at', 'received_at', 'collected_at', 'client_id', 'project_id'];
+const FIRST = [
+  'title',
+  'report_type',
+  'name',
+  'sample_name',
+  'status',
+  'published_at',
+  'received_at',
+  'collected_at',
+  'client_id',
+  'project_id',
+];
 
 /** Fields shown beside the id they name (Client, Project) rather than on lines of their own. */
 const NAMES_OF_IDS = new Set(['client_name', 'project_name']);
@@ -179,14 +208,26 @@ const NAMES_OF_IDS = new Set(['client_name', 'project_name']);
  * A record as labelled lines ("**Published** 20 Nov 2026, 13:50"), every field the server sent,
  * known ones first; names beside ids where known (the record's `client_name` on the Client line).
  */
-export function recordTooltip(title: string, record: JsonObject, nameOf?: NameOf): vscode.MarkdownString {
+export function recordTooltip(
+  title: string,
+  record: JsonObject,
+  nameOf?: NameOf,
+): vscode.MarkdownString {
   const keys = Object.keys(record);
-  const ordered = [...FIRST.filter((key) => keys.includes(key)), ...keys.filter((key) => !FIRST.includes(key))];
+  const ordered = [
+    ...FIRST.filter((key) => keys.includes(key)),
+    ...keys.filter((key) => !FIRST.includes(key)),
+  ];
   const names: NameOf = (kind, id) => nameOf?.(kind, id) ?? nameInRecord(record, kind);
   const lines = ordered
     .filter((key) => !NAMES_OF_IDS.has(key))
-    .map((key) => `**${escapeMarkdown(fieldLabel(key))}** ${escapeMarkdown(fieldValue(key, record[key], names))}`);
-  const markdown = new vscode.MarkdownString(`**${escapeMarkdown(serverText(title))}**\n\n${lines.join('  \n')}`);
+    .map(
+      (key) =>
+        `**${escapeMarkdown(fieldLabel(key))}** ${escapeMarkdown(fieldValue(key, record[key], names))}`,
+    );
+  const markdown = new vscode.MarkdownString(
+    `**${escapeMarkdown(serverText(title))}**\n\n${lines.join('  \n')}`,
+  );
   markdown.supportHtml = false;
   markdown.isTrusted = false;
   return markdown;

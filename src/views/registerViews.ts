@@ -21,12 +21,24 @@ export interface LabViews extends Trees {
 }
 
 /** Creates the three trees and their views. */
-export function registerViews(labs: Labs, news: NewReports, searches: SavedSearchSettings): LabViews {
+export function registerViews(
+  labs: Labs,
+  news: NewReports,
+  searches: SavedSearchSettings,
+): LabViews {
   const reports = new ReportsTreeProvider(labs, news, searches);
   const clients = new ClientsTreeProvider(labs);
   const samples = new SamplesTreeProvider(labs);
-  const view = (id: string, provider: vscode.TreeDataProvider<LabNode>, canSelectMany: boolean): vscode.TreeView<LabNode> =>
-    vscode.window.createTreeView(id, { treeDataProvider: provider, showCollapseAll: id === Views.clients, canSelectMany });
+  const view = (
+    id: string,
+    provider: vscode.TreeDataProvider<LabNode>,
+    canSelectMany: boolean,
+  ): vscode.TreeView<LabNode> =>
+    vscode.window.createTreeView(id, {
+      treeDataProvider: provider,
+      showCollapseAll: id === Views.clients,
+      canSelectMany,
+    });
   const reportsView = view(Views.reports, reports, true);
   const samplesView = view(Views.samples, samples, false);
   // The order is said once, beside the view's name, rather than on every lab's or list's row.
@@ -37,6 +49,13 @@ export function registerViews(labs: Labs, news: NewReports, searches: SavedSearc
     clients,
     samples,
     reportsView,
-    disposables: [reports, clients, samples, reportsView, view(Views.clients, clients, true), samplesView],
+    disposables: [
+      reports,
+      clients,
+      samples,
+      reportsView,
+      view(Views.clients, clients, true),
+      samplesView,
+    ],
   };
 }

@@ -5,12 +5,27 @@ import { ContextKeys, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import type { PagedList } from './pagedList';
-import { filtersNeeded, isRelativeSince, searchFilters, searchesForLab, type SavedSearch } from '../../core/derived/savedSearches';
+import {
+  filtersNeeded,
+  isRelativeSince,
+  searchFilters,
+  searchesForLab,
+  type SavedSearch,
+} from '../../core/derived/savedSearches';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { phrase } from '../ui/phrase';
 import { knownNames, statusWord, type NameOf } from './recordText';
-import { FilterNode, LoadMoreNode, MessageNode, ReportNode, SavedSearchNode, localTime, pagedChildren, type LabNode } from './nodes';
+import {
+  FilterNode,
+  LoadMoreNode,
+  MessageNode,
+  ReportNode,
+  SavedSearchNode,
+  localTime,
+  pagedChildren,
+  type LabNode,
+} from './nodes';
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
@@ -29,7 +44,12 @@ export function matchesLocally(report: Report, filter: ReportFilter): boolean {
 
 /** A filter without the parts Lab Data applies itself: what is sent to the lab. */
 export function serverPart(filter: ReportFilter): ListFilters {
-  return { publishedSince: filter.publishedSince, status: filter.status, clientId: filter.clientId, projectId: filter.projectId };
+  return {
+    publishedSince: filter.publishedSince,
+    status: filter.status,
+    clientId: filter.clientId,
+    projectId: filter.projectId,
+  };
 }
 
 /** A filter in words, clients and projects by name where the lab gave one ("client Riverside Water Authority (CL-0001)"). */
@@ -39,7 +59,11 @@ export function describeReportFilter(filter: ReportFilter, nameOf?: NameOf): str
     return name ? `${name} (${id})` : id;
   };
   return [
-    filter.publishedSince && vscode.l10n.t('published since {0}', localTime(filter.publishedSince) ?? filter.publishedSince),
+    filter.publishedSince &&
+      vscode.l10n.t(
+        'published since {0}',
+        localTime(filter.publishedSince) ?? filter.publishedSince,
+      ),
     filter.status && vscode.l10n.t('status {0}', statusWord(filter.status)),
     filter.clientId && vscode.l10n.t('client {0}', named('client', filter.clientId)),
     filter.projectId && vscode.l10n.t('project {0}', named('project', filter.projectId)),
@@ -52,8 +76,13 @@ export function describeReportFilter(filter: ReportFilter, nameOf?: NameOf): str
 /** A saved search's filters in words; a relative date is shown as written ("published since -7d"). */
 export function describeSavedSearch(search: SavedSearch): string {
   const relative = search.publishedSince !== undefined && isRelativeSince(search.publishedSince);
-  const rest = describeReportFilter({ ...search, publishedSince: relative ? undefined : search.publishedSince });
-  return [relative ? vscode.l10n.t('published since {0}', search.publishedSince!) : undefined, rest].filter(Boolean).join(', ');
+  const rest = describeReportFilter({
+    ...search,
+    publishedSince: relative ? undefined : search.publishedSince,
+  });
+  return [relative ? vscode.l10n.t('published since {0}', search.publishedSince!) : undefined, rest]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /**
@@ -94,7 +123,9 @@ export class ReportsTreeProvider extends LabTreeProvider {
   async setFilter(lab: string, filter: ReportFilter): Promise<void> {
     this.forgetLists('reports:', lab);
     this.nodes.clear();
-    const kept = Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== '')) as ReportFilter;
+    const kept = Object.fromEntries(
+      Object.entries(filter).filter(([, value]) => value !== undefined && value !== ''),
+    ) as ReportFilter;
     if (Object.keys(kept).length > 0) {
       this.filters.set(lab, kept);
     } else {
@@ -117,35 +148,74 @@ export class ReportsTreeProvider extends LabTreeProvider {
     const nodes: LabNode[] = [];
     const description = describeReportFilter(filter, knownNames.of(scope.name));
     if (description) {
-      const note = filter.reportType !== undefined ? vscode.l10n.t('The lab has no report-type filter: Lab Data shows only reports of type {0} among those it loads.', filter.reportType) : undefined;
-      nodes.push(new FilterNode(`${scope.idPrefix}reports/filter`, scope.name, description, 'reports', note));
+      const note =
+        filter.reportType !== undefined
+          ? vscode.l10n.t(
+              'The lab has no report-type filter: Lab Data shows only reports of type {0} among those it loads.',
+              filter.reportType,
+            )
+          : undefined;
+      nodes.push(
+        new FilterNode(`${scope.idPrefix}reports/filter`, scope.name, description, 'reports', note),
+      );
     }
     nodes.push(...this.searchRows(scope));
-    const empty = filter.publishedSince ? vscode.l10n.t('No reports published since {0}', localTime(filter.publishedSince) ?? filter.publishedSince) : description ? vscode.l10n.t('No reports match the filter') : vscode.l10n.t('No published reports');
-    nodes.push(...(await pagedChildren(`${scope.idPrefix}reports`, list, (report) => this.nodeOf(scope, report), empty, 'reports', (report) => matchesLocally(report, filter))));
+    const empty = filter.publishedSince
+      ? vscode.l10n.t(
+          'No reports published since {0}',
+          localTime(filter.publishedSince) ?? filter.publishedSince,
+        )
+      : description
+        ? vscode.l10n.t('No reports match the filter')
+        : vscode.l10n.t('No published reports');
+    nodes.push(
+      ...(await pagedChildren(
+        `${scope.idPrefix}reports`,
+        list,
+        (report) => this.nodeOf(scope, report),
+        empty,
+        'reports',
+        (report) => matchesLocally(report, filter),
+      )),
+    );
     return nodes;
   }
 
-  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } | undefined {
+  protected mainList(
+    scope: LabScope,
+  ): { list: PagedList<unknown>; count: (count: number) => string } | undefined {
     const filter = this.filterOf(scope.name);
     if (filter.reportType !== undefined) {
       // The lab's count includes the other types Lab Data hides here: no honest number to show.
       return undefined;
     }
     const filtered = Object.keys(filter).length > 0;
-    return { list: this.reportList(scope) as PagedList<unknown>, count: (count) => (filtered ? vscode.l10n.t('{0} reports match the filter', count.toLocaleString()) : vscode.l10n.t('{0} reports', count.toLocaleString())) };
+    return {
+      list: this.reportList(scope) as PagedList<unknown>,
+      count: (count) =>
+        filtered
+          ? vscode.l10n.t('{0} reports match the filter', count.toLocaleString())
+          : vscode.l10n.t('{0} reports', count.toLocaleString()),
+    };
   }
 
   /** One lab's main list of reports, with its filter's server part. */
   private reportList(scope: LabScope): PagedList<Report> {
     const query: ListFilters = serverPart(this.filterOf(scope.name));
-    return this.list(scope, `reports:${JSON.stringify(query)}`, (api, page) => api.listReports({ ...query, page }), (report) => report.report_id);
+    return this.list(
+      scope,
+      `reports:${JSON.stringify(query)}`,
+      (api, page) => api.listReports({ ...query, page }),
+      (report) => report.report_id,
+    );
   }
 
   /** The reports loaded so far in one lab's list (with its filter), for suggestions. */
   loadedReports(lab: string): Report[] {
     const filter = this.filterOf(lab);
-    return this.loadedItems<Report>(lab, `reports:${JSON.stringify(serverPart(filter))}`).filter((report) => matchesLocally(report, filter));
+    return this.loadedItems<Report>(lab, `reports:${JSON.stringify(serverPart(filter))}`).filter(
+      (report) => matchesLocally(report, filter),
+    );
   }
 
   /**
@@ -177,7 +247,9 @@ export class ReportsTreeProvider extends LabTreeProvider {
   async findNode(lab: string, reportId: string, maxPages = 20): Promise<ReportNode | undefined> {
     for (let page = 0; page < maxPages; page++) {
       const rows = await this.rowsOf(lab);
-      const found = rows.find((row): row is ReportNode => row instanceof ReportNode && row.report.report_id === reportId);
+      const found = rows.find(
+        (row): row is ReportNode => row instanceof ReportNode && row.report.report_id === reportId,
+      );
       const more = rows.find((row): row is LoadMoreNode => row instanceof LoadMoreNode);
       if (found || !more) {
         return found;
@@ -188,11 +260,19 @@ export class ReportsTreeProvider extends LabTreeProvider {
   }
 
   private async updateContext(): Promise<void> {
-    await vscode.commands.executeCommand('setContext', ContextKeys.reportsFiltered, this.filters.size > 0);
+    await vscode.commands.executeCommand(
+      'setContext',
+      ContextKeys.reportsFiltered,
+      this.filters.size > 0,
+    );
     this.redraw();
   }
 
-  private nodeOf(scope: LabScope, report: Report, parentId = `${scope.idPrefix}reports`): ReportNode {
+  private nodeOf(
+    scope: LabScope,
+    report: Report,
+    parentId = `${scope.idPrefix}reports`,
+  ): ReportNode {
     const id = `${parentId}/report:${report.report_id}`;
     const isNew = this.news?.isNew(scope.name, report) ?? false;
     const cached = this.nodes.get(id);
@@ -211,25 +291,61 @@ export class ReportsTreeProvider extends LabTreeProvider {
     }
     const parentId = `${scope.idPrefix}reports`;
     const invalid = this.searches.invalid.map(
-      (entry) => new MessageNode(`${parentId}/search-invalid:${entry.index}`, vscode.l10n.t('Saved search "{0}" cannot be used', entry.name ?? `#${entry.index + 1}`), 'warning', undefined, phrase(entry.error)),
+      (entry) =>
+        new MessageNode(
+          `${parentId}/search-invalid:${entry.index}`,
+          vscode.l10n.t('Saved search "{0}" cannot be used', entry.name ?? `#${entry.index + 1}`),
+          'warning',
+          undefined,
+          phrase(entry.error),
+        ),
     );
     const folders = searchesForLab(this.searches.searches, scope.name).map((search) => {
       const folderId = `${parentId}/search:${search.name}`;
-      return new SavedSearchNode(parentId, scope.name, search, describeSavedSearch(search), async () => {
-        const missing = filtersNeeded(search).filter((filter) => !scope.connection.lab.filters.includes(filter));
-        if (missing.length > 0) {
-          return [new MessageNode(`${folderId}/unsupported`, vscode.l10n.t('{0} does not offer the {1} filter (see "filters" in labData.labs).', scope.name, missing.join(', ')), 'warning')];
-        }
-        // Relative dates are resolved when the list starts (and at every refresh), then kept for its further pages.
-        let filters = searchFilters(search, new Date());
-        const list = this.list(scope, `search:${JSON.stringify(search)}`, (api, page) => {
-          if (page === 1) {
-            filters = searchFilters(search, new Date());
+      return new SavedSearchNode(
+        parentId,
+        scope.name,
+        search,
+        describeSavedSearch(search),
+        async () => {
+          const missing = filtersNeeded(search).filter(
+            (filter) => !scope.connection.lab.filters.includes(filter),
+          );
+          if (missing.length > 0) {
+            return [
+              new MessageNode(
+                `${folderId}/unsupported`,
+                vscode.l10n.t(
+                  '{0} does not offer the {1} filter (see "filters" in labData.labs).',
+                  scope.name,
+                  missing.join(', '),
+                ),
+                'warning',
+              ),
+            ];
           }
-          return api.listReports({ ...filters, page });
-        }, (report) => report.report_id);
-        return pagedChildren(folderId, list, (report) => this.nodeOf(scope, report, folderId), vscode.l10n.t('No reports match this search'), 'reports');
-      });
+          // Relative dates are resolved when the list starts (and at every refresh), then kept for its further pages.
+          let filters = searchFilters(search, new Date());
+          const list = this.list(
+            scope,
+            `search:${JSON.stringify(search)}`,
+            (api, page) => {
+              if (page === 1) {
+                filters = searchFilters(search, new Date());
+              }
+              return api.listReports({ ...filters, page });
+            },
+            (report) => report.report_id,
+          );
+          return pagedChildren(
+            folderId,
+            list,
+            (report) => this.nodeOf(scope, report, folderId),
+            vscode.l10n.t('No reports match this search'),
+            'reports',
+          );
+        },
+      );
     });
     return [...folders, ...invalid];
   }

@@ -19,7 +19,10 @@ export class SamplesTreeProvider extends LabTreeProvider {
   }
 
   /** Sets one lab's received-since filter, or every lab's when `lab` is undefined. */
-  async setReceivedSince(lab: string | undefined, receivedSince: string | undefined): Promise<void> {
+  async setReceivedSince(
+    lab: string | undefined,
+    receivedSince: string | undefined,
+  ): Promise<void> {
     this.forgetLists('samples:', lab);
     const names = lab === undefined ? [...this.receivedSince.keys()] : [lab];
     for (const name of names) {
@@ -29,18 +32,36 @@ export class SamplesTreeProvider extends LabTreeProvider {
         this.receivedSince.set(name, receivedSince);
       }
     }
-    await vscode.commands.executeCommand('setContext', ContextKeys.samplesFiltered, this.receivedSince.size > 0);
+    await vscode.commands.executeCommand(
+      'setContext',
+      ContextKeys.samplesFiltered,
+      this.receivedSince.size > 0,
+    );
     this.redraw();
   }
 
-  protected mainList(scope: LabScope): { list: PagedList<unknown>; count: (count: number) => string } {
+  protected mainList(scope: LabScope): {
+    list: PagedList<unknown>;
+    count: (count: number) => string;
+  } {
     const filtered = this.receivedSince.has(scope.name);
-    return { list: this.sampleList(scope) as PagedList<unknown>, count: (count) => (filtered ? vscode.l10n.t('{0} samples match the filter', count.toLocaleString()) : vscode.l10n.t('{0} samples', count.toLocaleString())) };
+    return {
+      list: this.sampleList(scope) as PagedList<unknown>,
+      count: (count) =>
+        filtered
+          ? vscode.l10n.t('{0} samples match the filter', count.toLocaleString())
+          : vscode.l10n.t('{0} samples', count.toLocaleString()),
+    };
   }
 
   private sampleList(scope: LabScope): PagedList<Sample> {
     const receivedSince = this.receivedSince.get(scope.name);
-    return this.list(scope, `samples:${receivedSince ?? ''}`, (api, page) => api.listSamples({ receivedSince, page }), (sample) => sample.id ?? JSON.stringify(sample.raw));
+    return this.list(
+      scope,
+      `samples:${receivedSince ?? ''}`,
+      (api, page) => api.listSamples({ receivedSince, page }),
+      (sample) => sample.id ?? JSON.stringify(sample.raw),
+    );
   }
 
   protected async roots(scope: LabScope): Promise<LabNode[]> {
@@ -50,11 +71,26 @@ export class SamplesTreeProvider extends LabTreeProvider {
     const since = receivedSince ? (localTime(receivedSince) ?? receivedSince) : undefined;
     if (since) {
       nodes.push(
-        new FilterNode(`${scope.idPrefix}samples/filter`, scope.name, vscode.l10n.t('received since {0}', since), 'samples'),
+        new FilterNode(
+          `${scope.idPrefix}samples/filter`,
+          scope.name,
+          vscode.l10n.t('received since {0}', since),
+          'samples',
+        ),
       );
     }
-    const empty = since ? vscode.l10n.t('No samples received since {0}', since) : vscode.l10n.t('No samples in your access scope');
-    nodes.push(...(await pagedChildren(`${scope.idPrefix}samples`, list, (sample, index) => new SampleNode(sample, `${scope.idPrefix}samples`, index, scope.name), empty, 'samples')));
+    const empty = since
+      ? vscode.l10n.t('No samples received since {0}', since)
+      : vscode.l10n.t('No samples in your access scope');
+    nodes.push(
+      ...(await pagedChildren(
+        `${scope.idPrefix}samples`,
+        list,
+        (sample, index) => new SampleNode(sample, `${scope.idPrefix}samples`, index, scope.name),
+        empty,
+        'samples',
+      )),
+    );
     return nodes;
   }
 }

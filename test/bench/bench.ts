@@ -33,7 +33,8 @@ function say(message: string): void {
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-const mibPerSecond = (bytes: number, ms: number): string => `${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)} MiB/s`;
+const mibPerSecond = (bytes: number, ms: number): string =>
+  `${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)} MiB/s`;
 
 /** A mock lab in its own process. */
 class LabProcess {
@@ -55,11 +56,24 @@ class LabProcess {
   }
 
   static start(options: MockServerOptions): Promise<LabProcess> {
-    const child = fork(path.join(__dirname, 'labProcess.js'), [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(__dirname, 'labProcess.js'), [JSON.stringify(options)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     return new Promise((resolve, reject) => {
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`the mock lab exited (${code})`)));
-      child.once('message', (message: { ready: { baseUrl: string; reports: number; downloadable: string[] } }) => resolve(new LabProcess(child, message.ready.baseUrl, message.ready.reports, message.ready.downloadable)));
+      child.once(
+        'message',
+        (message: { ready: { baseUrl: string; reports: number; downloadable: string[] } }) =>
+          resolve(
+            new LabProcess(
+              child,
+              message.ready.baseUrl,
+              message.ready.reports,
+              message.ready.downloadable,
+            ),
+          ),
+      );
     });
   }
 
@@ -90,7 +104,12 @@ class LabProcess {
 }
 
 function api(lab: LabProcess, options: { concurrency?: number } = {}): LabApi {
-  return LabApi.forBaseUrl(lab.baseUrl, { token: TOKEN, rateLimitGate: new RateLimitGate(), maxConcurrentRequests: options.concurrency ?? 4, userAgent: 'lab-data-bench' });
+  return LabApi.forBaseUrl(lab.baseUrl, {
+    token: TOKEN,
+    rateLimitGate: new RateLimitGate(),
+    maxConcurrentRequests: options.concurrency ?? 4,
+    userAgent: 'lab-data-bench',
+  });
 }
 
 async function freshFolder(name: string): Promise<string> {
@@ -104,7 +123,9 @@ async function timed(task: () => Promise<unknown>): Promise<number> {
 }
 
 /** Runs each contender `RUNS` times, rotating which goes first, and returns the median milliseconds of each. */
-async function alternate(contenders: Record<string, () => Promise<number>>): Promise<Record<string, number>> {
+async function alternate(
+  contenders: Record<string, () => Promise<number>>,
+): Promise<Record<string, number>> {
   const names = Object.keys(contenders);
   const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let run = 0; run < RUNS; run++) {
@@ -113,15 +134,21 @@ async function alternate(contenders: Record<string, () => Promise<number>>): Pro
       times[name]!.push(await contenders[name]!());
     }
   }
-  say(`  ${names.map((name) => `${name}: ${times[name]!.map((ms) => ms.toFixed(0)).join(', ')} ms`).join('; ')}`);
+  say(
+    `  ${names.map((name) => `${name}: ${times[name]!.map((ms) => ms.toFixed(0)).join(', ')} ms`).join('; ')}`,
+  );
   return Object.fromEntries(names.map((name) => [name, median(times[name]!)]));
 }
 
 function run(command: string, args: readonly string[], input?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'] });
+    const child = spawn(command, args, {
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'inherit'],
+    });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`)),
+    );
     if (input !== undefined) {
       child.stdin!.end(input);
     }
@@ -142,17 +169,31 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
   const lab = await LabProcess.start({ reports: 600, pdfBytes: 256 * 1024 });
   const ids = lab.downloadable.slice(0, 500);
   const client = api(lab);
-  const reports = (await listAllReports(client, { pageSize: 200 })).filter((report) => ids.includes(report.report_id));
-  const fileUrl = (id: string): string => `${lab.baseUrl}/api/v1/reports/${encodeURIComponent(id)}/file`;
+  const reports = (await listAllReports(client, { pageSize: 200 })).filter((report) =>
+    ids.includes(report.report_id),
+  );
+  const fileUrl = (id: string): string =>
+    `${lab.baseUrl}/api/v1/reports/${encodeURIComponent(id)}/file`;
   const agent = new Agent({ connections: 4 });
-  const inFolder = async (name: string, task: (folder: string) => Promise<void>): Promise<number> => {
-    return inCheckedFolder(name, await freshFolder(name), 500, (folder) => timed(() => task(folder)));
+  const inFolder = async (
+    name: string,
+    task: (folder: string) => Promise<void>,
+  ): Promise<number> => {
+    return inCheckedFolder(name, await freshFolder(name), 500, (folder) =>
+      timed(() => task(folder)),
+    );
   };
   try {
     const contenders: Record<string, () => Promise<number>> = {
       ours: () =>
         inFolder('ours', async (folder) => {
-          const result = await saveReports(reports, { api: client, target: { root: folder, folder, template: '${report_id}.pdf' }, concurrency: 4, signal: new AbortController().signal, onProgress: () => undefined });
+          const result = await saveReports(reports, {
+            api: client,
+            target: { root: folder, folder, template: '${report_id}.pdf' },
+            concurrency: 4,
+            signal: new AbortController().signal,
+            onProgress: () => undefined,
+          });
           if (result.failed.length > 0) {
             throw new Error(`${result.failed.length} failed`);
           }
@@ -163,7 +204,10 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
           const worker = async (): Promise<void> => {
             while (next < ids.length) {
               const id = ids[next++]!;
-              const response = await request(fileUrl(id), { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` } });
+              const response = await request(fileUrl(id), {
+                dispatcher: agent,
+                headers: { authorization: `Bearer ${TOKEN}` },
+              });
               await pipeline(response.body, createWriteStream(path.join(folder, `${id}.pdf`)));
             }
           };
@@ -171,7 +215,10 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
         }),
     };
     if (curl) {
-      contenders.curl = () => inFolder('curl', (folder) => run('sh', curlFourAtATime(folder, lab.baseUrl, TOKEN), ids.join('\n')));
+      contenders.curl = () =>
+        inFolder('curl', (folder) =>
+          run('sh', curlFourAtATime(folder, lab.baseUrl, TOKEN), ids.join('\n')),
+        );
     }
     const medians = await alternate(contenders);
     const vsCurl = medians.curl !== undefined ? medians.curl / medians.ours! : undefined;
@@ -212,7 +259,13 @@ async function hugeFile(curl: boolean): Promise<CaseResult> {
         const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
         try {
           const ms = await timed(async () => {
-            bytes = (await client.downloadReportFile(id, { folder, fileName: 'huge.pdf', onProgress: () => undefined })).bytes;
+            bytes = (
+              await client.downloadReportFile(id, {
+                folder,
+                fileName: 'huge.pdf',
+                onProgress: () => undefined,
+              })
+            ).bytes;
           });
           peakGrowth = Math.max(peakGrowth, Math.max(peak, process.memoryUsage().rss) - before);
           return ms;
@@ -222,7 +275,14 @@ async function hugeFile(curl: boolean): Promise<CaseResult> {
         }
       },
     };
-    const curlArgs = ['-sSf', '-o', target, '-H', `Authorization: Bearer ${TOKEN}`, `${lab.baseUrl}/api/v1/reports/${id}/file`];
+    const curlArgs = [
+      '-sSf',
+      '-o',
+      target,
+      '-H',
+      `Authorization: Bearer ${TOKEN}`,
+      `${lab.baseUrl}/api/v1/reports/${id}/file`,
+    ];
     if (curl) {
       contenders.curl = async () => {
         try {
@@ -252,8 +312,14 @@ async function hugeFile(curl: boolean): Promise<CaseResult> {
     return {
       case: 'one 1 GiB PDF',
       ours: `${mibPerSecond(bytes, medians.ours!)}, RSS +${growthMiB.toFixed(0)} MiB`,
-      baseline: medians.curl !== undefined ? `curl ${mibPerSecond(bytes, medians.curl)}${hashed !== undefined ? `; curl then openssl sha256 ${mibPerSecond(bytes, hashed)}` : ''}` : 'curl n/a',
-      ratio: ratio !== undefined ? `${ratio.toFixed(2)}× curl${hashed !== undefined ? `; ${(hashed / medians.ours!).toFixed(2)}× curl+sha256` : ''}` : 'n/a',
+      baseline:
+        medians.curl !== undefined
+          ? `curl ${mibPerSecond(bytes, medians.curl)}${hashed !== undefined ? `; curl then openssl sha256 ${mibPerSecond(bytes, hashed)}` : ''}`
+          : 'curl n/a',
+      ratio:
+        ratio !== undefined
+          ? `${ratio.toFixed(2)}× curl${hashed !== undefined ? `; ${(hashed / medians.ours!).toFixed(2)}× curl+sha256` : ''}`
+          : 'n/a',
       target: '≥ 0.9× curl; RSS growth ≤ 64 MiB',
       met: (ratio === undefined || ratio >= 0.9) && growthMiB <= 64,
       details: { medianMs: medians, bytes, peakRssGrowthMiB: Math.round(growthMiB) },
@@ -282,10 +348,22 @@ async function listing(): Promise<CaseResult> {
         timed(async () => {
           let count = 0;
           for (let page = 1; ; page++) {
-            const response = await request(`${lab.baseUrl}/api/v1/reports?page=${page}&page_size=100`, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' } });
-            const body = (await response.body.json()) as { data: unknown[]; meta?: { total_pages?: number } };
+            const response = await request(
+              `${lab.baseUrl}/api/v1/reports?page=${page}&page_size=100`,
+              {
+                dispatcher: agent,
+                headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' },
+              },
+            );
+            const body = (await response.body.json()) as {
+              data: unknown[];
+              meta?: { total_pages?: number };
+            };
             count += body.data.length;
-            if (body.data.length < 100 || (body.meta?.total_pages !== undefined && page >= body.meta.total_pages)) {
+            if (
+              body.data.length < 100 ||
+              (body.meta?.total_pages !== undefined && page >= body.meta.total_pages)
+            ) {
               break;
             }
           }
@@ -317,10 +395,12 @@ async function listing(): Promise<CaseResult> {
 /** Bytes and modification times of everything in a folder, to tell whether anything was written. */
 async function folderState(folder: string): Promise<string> {
   const files = (await fs.readdir(folder)).sort();
-  return files.map((file) => {
-    const stat = statSync(path.join(folder, file));
-    return `${file}:${stat.size}:${stat.mtimeMs}`;
-  }).join('\n');
+  return files
+    .map((file) => {
+      const stat = statSync(path.join(folder, file));
+      return `${file}:${stat.size}:${stat.mtimeMs}`;
+    })
+    .join('\n');
 }
 
 /** Case 4: a sync after a full sync of 500 (nothing new), then with 10 new reports. */
@@ -333,7 +413,14 @@ async function sync(): Promise<CaseResult> {
   const once = () =>
     syncFolder(client, target, {
       list: (query) => listAllReports(client, { ...query, pageSize: 100 }),
-      save: (reports, decide) => saveReports(reports, { api: client, target, decide, concurrency: 4, signal: new AbortController().signal }),
+      save: (reports, decide) =>
+        saveReports(reports, {
+          api: client,
+          target,
+          decide,
+          concurrency: 4,
+          signal: new AbortController().signal,
+        }),
     });
   try {
     const full = await once();
@@ -345,7 +432,13 @@ async function sync(): Promise<CaseResult> {
     await lab.publish(10);
     const fresh = await once();
     const after = await lab.requests();
-    const met = full.run.saved.length === 500 && idle.count === 1 && untouched && fresh.run.saved.length === 10 && after.count - after.files === 1 && after.files === 10;
+    const met =
+      full.run.saved.length === 500 &&
+      idle.count === 1 &&
+      untouched &&
+      fresh.run.saved.length === 10 &&
+      after.count - after.files === 1 &&
+      after.files === 10;
     return {
       case: 'sync after a full sync of 500',
       ours: `nothing new: ${idle.count} request, ${untouched ? '0 bytes written' : 'files written'} (${idleMs.toFixed(0)} ms); 10 new: ${after.count - after.files} list request + ${after.files} files`,
@@ -353,7 +446,13 @@ async function sync(): Promise<CaseResult> {
       ratio: '—',
       target: '1 request, 0 bytes; then 1 list request + 10 files',
       met,
-      details: { fullSync: full.run.saved.length, idleRequests: idle.count, idleWroteNothing: untouched, newRequests: after.count, newFiles: after.files },
+      details: {
+        fullSync: full.run.saved.length,
+        idleRequests: idle.count,
+        idleWroteNothing: untouched,
+        newRequests: after.count,
+        newFiles: after.files,
+      },
     };
   } finally {
     await client.close();
@@ -369,13 +468,20 @@ async function rateLimited(): Promise<CaseResult> {
   const client = api(lab);
   const folder = await freshFolder('rate');
   try {
-    const reports = (await listAllReports(client, { pageSize: 200 })).filter((report) => report.download_available).slice(0, 100);
+    const reports = (await listAllReports(client, { pageSize: 200 }))
+      .filter((report) => report.download_available)
+      .slice(0, 100);
     await lab.faults({ requestsPerSecond: 10 });
     await lab.requests();
     let saved = 0;
     let failed = 0;
     const ms = await timed(async () => {
-      const result = await saveReports(reports, { api: client, target: { root: folder, folder, template: '${report_id}.pdf' }, concurrency: 4, signal: new AbortController().signal });
+      const result = await saveReports(reports, {
+        api: client,
+        target: { root: folder, folder, template: '${report_id}.pdf' },
+        concurrency: 4,
+        signal: new AbortController().signal,
+      });
       saved = result.saved.length;
       failed = result.failed.length;
     });
@@ -388,7 +494,13 @@ async function rateLimited(): Promise<CaseResult> {
       ratio: `${ratio.toFixed(2)}× ideal`,
       target: 'all saved, none failed, ≤ 1.15× ideal',
       met: saved === 100 && failed === 0 && ratio <= 1.15,
-      details: { ms: Math.round(ms), saved, failed, requests: requests.count, answered429: requests.statuses.filter((status) => status === 429).length },
+      details: {
+        ms: Math.round(ms),
+        saved,
+        failed,
+        requests: requests.count,
+        answered429: requests.statuses.filter((status) => status === 429).length,
+      },
     };
   } finally {
     await client.close();
@@ -403,7 +515,15 @@ async function bundle(): Promise<CaseResult> {
   await run(process.execPath, [path.join(root, 'esbuild.js'), '--production']);
   const bytes = statSync(path.join(root, 'dist', 'extension.js')).size;
   const kb = bytes / 1000;
-  return { case: 'bundle size (dist/extension.js)', ours: `${kb.toFixed(0)} KB`, baseline: '—', ratio: '—', target: '≤ 700 KB', met: kb <= 700, details: { bytes } };
+  return {
+    case: 'bundle size (dist/extension.js)',
+    ours: `${kb.toFixed(0)} KB`,
+    baseline: '—',
+    ratio: '—',
+    target: '≤ 700 KB',
+    met: kb <= 700,
+    details: { bytes },
+  };
 }
 
 /**
@@ -413,19 +533,39 @@ async function bundle(): Promise<CaseResult> {
  * the OS certificates (so no connection is reused). The extension-host pair is in the `host` case.
  */
 async function transports(): Promise<CaseResult> {
-  say('transports: 500 × 256 KiB through undici, Node\'s fetch, and fetch with a new Agent per request (as VS Code\'s patch)');
+  say(
+    "transports: 500 × 256 KiB through undici, Node's fetch, and fetch with a new Agent per request (as VS Code's patch)",
+  );
   const lab = await LabProcess.start({ reports: 600, pdfBytes: 256 * 1024 });
   const ids = new Set(lab.downloadable.slice(0, 500));
   const clientOf = (fetchFunction?: FetchFunction): LabApi =>
-    LabApi.forBaseUrl(lab.baseUrl, { token: TOKEN, rateLimitGate: new RateLimitGate(), maxConcurrentRequests: 4, userAgent: 'lab-data-bench', ...(fetchFunction ? { transport: (settings) => new FetchTransport({ ...settings, name: 'fetch', fetch: fetchFunction }) } : {}) });
+    LabApi.forBaseUrl(lab.baseUrl, {
+      token: TOKEN,
+      rateLimitGate: new RateLimitGate(),
+      maxConcurrentRequests: 4,
+      userAgent: 'lab-data-bench',
+      ...(fetchFunction
+        ? {
+            transport: (settings) =>
+              new FetchTransport({ ...settings, name: 'fetch', fetch: fetchFunction }),
+          }
+        : {}),
+    });
   try {
-    const reports = (await listAllReports(clientOf(), { pageSize: 200 })).filter((report) => ids.has(report.report_id));
+    const reports = (await listAllReports(clientOf(), { pageSize: 200 })).filter((report) =>
+      ids.has(report.report_id),
+    );
     const save = (fetchFunction?: FetchFunction) => async (): Promise<number> => {
       const folder = await freshFolder('transport');
       const client = clientOf(fetchFunction);
       try {
         return await timed(async () => {
-          const result = await saveReports(reports, { api: client, target: { root: folder, folder, template: '${report_id}.pdf' }, concurrency: 4, signal: new AbortController().signal });
+          const result = await saveReports(reports, {
+            api: client,
+            target: { root: folder, folder, template: '${report_id}.pdf' },
+            concurrency: 4,
+            signal: new AbortController().signal,
+          });
           if (result.saved.length !== 500) {
             throw new Error(`${result.failed.length} failed`);
           }
@@ -438,7 +578,12 @@ async function transports(): Promise<CaseResult> {
     const medians = await alternate({
       undici: save(),
       nodeFetch: save((input, init) => fetch(input, init)),
-      agentPerRequest: save((input, init) => fetch(input, { ...init, dispatcher: new Agent({ connect: { ca: [...tlsRoots] } }) } as unknown as RequestInit)),
+      agentPerRequest: save((input, init) =>
+        fetch(input, {
+          ...init,
+          dispatcher: new Agent({ connect: { ca: [...tlsRoots] } }),
+        } as unknown as RequestInit),
+      ),
     });
     const ratio = medians.undici! / medians.nodeFetch!;
     return {
@@ -461,27 +606,54 @@ async function hostCases(): Promise<CaseResult[]> {
   const file = path.join(resultsDir, 'bench-host.json');
   await fs.rm(file, { force: true });
   await new Promise<void>((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'run-integration.mjs')], { env: { ...process.env, LABDATA_TEST_PHASE: 'bench' }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'run-integration.mjs')], {
+      env: { ...process.env, LABDATA_TEST_PHASE: 'bench' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.once('exit', () => resolve());
   });
   try {
     return JSON.parse(await fs.readFile(file, 'utf8')) as CaseResult[];
   } catch {
-    return [{ case: 'activate() and the tree', ours: 'not measured', baseline: '—', ratio: '—', target: '≤ 50 ms; same request count', met: false, details: { error: 'the extension-host bench wrote no results' } }];
+    return [
+      {
+        case: 'activate() and the tree',
+        ours: 'not measured',
+        baseline: '—',
+        ratio: '—',
+        target: '≤ 50 ms; same request count',
+        met: false,
+        details: { error: 'the extension-host bench wrote no results' },
+      },
+    ];
   }
 }
 
 function table(results: readonly CaseResult[]): string {
   const header = ['case', 'ours', 'baseline', 'ratio', 'target', 'met'];
-  const rows = results.map((result) => [result.case, result.ours, result.baseline, result.ratio, result.target, result.met ? 'yes' : 'NO']);
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  const rows = results.map((result) => [
+    result.case,
+    result.ours,
+    result.baseline,
+    result.ratio,
+    result.target,
+    result.met ? 'yes' : 'NO',
+  ]);
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
   // A leak the tests would fail on (listeners piling up, a handle closed by the collector) fails the bench too.
   const leaks: string[] = [];
-  process.on('warning', (warning) => void (isLeakWarning(warning) && leaks.push(`${warning.name}: ${warning.message}`)));
+  process.on(
+    'warning',
+    (warning) => void (isLeakWarning(warning) && leaks.push(`${warning.name}: ${warning.message}`)),
+  );
   const curl = await hasCommand('curl', '--version');
   if (!curl) {
     say('curl is not installed: its baselines are left out');
@@ -494,7 +666,21 @@ async function main(): Promise<void> {
     ['sync', sync],
     ['rate', rateLimited],
     ['bundle', bundle],
-    ['cli', () => cliCases({ root, token: TOKEN, runs: RUNS, startLab: (options) => LabProcess.start(options), alternate, say }, curl)],
+    [
+      'cli',
+      () =>
+        cliCases(
+          {
+            root,
+            token: TOKEN,
+            runs: RUNS,
+            startLab: (options) => LabProcess.start(options),
+            alternate,
+            say,
+          },
+          curl,
+        ),
+    ],
     ['transports', transports],
     ['host', hostCases],
   ];
@@ -504,21 +690,41 @@ async function main(): Promise<void> {
       results.push(...[await measure()].flat());
     }
   }
-  const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.type()} ${os.release()}` };
-  const report = { date: new Date().toISOString(), machine, runs: RUNS, durationSeconds: Math.round((Date.now() - started) / 1000), cases: results };
+  const machine = {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+  const report = {
+    date: new Date().toISOString(),
+    machine,
+    runs: RUNS,
+    durationSeconds: Math.round((Date.now() - started) / 1000),
+    cases: results,
+  };
   await fs.mkdir(resultsDir, { recursive: true });
   await fs.writeFile(path.join(resultsDir, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`\nLab Data benchmarks, ${report.date.slice(0, 10)}: ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpu ?? 'unknown CPU'}, Node ${machine.node}; medians of ${RUNS} runs\n\n`);
+  process.stdout.write(
+    `\nLab Data benchmarks, ${report.date.slice(0, 10)}: ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.cpu ?? 'unknown CPU'}, Node ${machine.node}; medians of ${RUNS} runs\n\n`,
+  );
   process.stdout.write(`${table(results)}\n\n`);
-  process.stdout.write(`${results.filter((result) => result.met).length} of ${results.length} targets met in ${report.durationSeconds} s; JSON: test-results/bench.json\n`);
+  process.stdout.write(
+    `${results.filter((result) => result.met).length} of ${results.length} targets met in ${report.durationSeconds} s; JSON: test-results/bench.json\n`,
+  );
   await new Promise((resolve) => setImmediate(resolve));
-  process.stdout.write(`leak warnings: ${leaks.length}${leaks.map((leak) => `\n  ${leak}`).join('')}\n`);
+  process.stdout.write(
+    `leak warnings: ${leaks.length}${leaks.map((leak) => `\n  ${leak}`).join('')}\n`,
+  );
   if (leaks.length > 0) {
     process.exitCode = 1;
   }
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 });

@@ -15,7 +15,10 @@ export interface CliBenchKit {
   readonly root: string;
   readonly token: string;
   readonly runs: number;
-  startLab(options: { reports: number; pdfBytes: number }): Promise<{ baseUrl: string; downloadable: readonly string[]; stop(): Promise<void> }>;
+  startLab(options: {
+    reports: number;
+    pdfBytes: number;
+  }): Promise<{ baseUrl: string; downloadable: readonly string[]; stop(): Promise<void> }>;
   alternate(contenders: Record<string, () => Promise<number>>): Promise<Record<string, number>>;
   say(message: string): void;
 }
@@ -23,14 +26,28 @@ export interface CliBenchKit {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 /** Runs a command to its end and resolves to the milliseconds it took; rejects on a non-zero exit. */
-function timedRun(command: string, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+function timedRun(
+  command: string,
+  args: readonly string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], env: options.env ?? process.env, cwd: options.cwd });
+    const child = spawn(command, args, {
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.slice(-400)}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(
+            new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.slice(-400)}`),
+          ),
+    );
     if (options.input !== undefined) {
       child.stdin!.end(options.input);
     }
@@ -41,9 +58,16 @@ function timedRun(command: string, args: readonly string[], options: { input?: s
 function packCli(root: string): { bundle: string; tarballBytes: number; tarballName: string } {
   const scratch = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
   try {
-    execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: path.join(root, 'cli'), stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], {
+      cwd: path.join(root, 'cli'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const tarballName = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
-    return { bundle: path.join(root, 'cli', 'dist', 'lab-data.js'), tarballBytes: statSync(path.join(scratch, tarballName)).size, tarballName };
+    return {
+      bundle: path.join(root, 'cli', 'dist', 'lab-data.js'),
+      tarballBytes: statSync(path.join(scratch, tarballName)).size,
+      tarballName,
+    };
   } finally {
     execFileSync('rm', ['-rf', scratch]);
   }
@@ -66,25 +90,53 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-bench-cli-'));
   try {
     const ids = lab.downloadable.slice(0, 500);
-    const api = LabApi.forBaseUrl(lab.baseUrl, { token: kit.token, rateLimitGate: new RateLimitGate() });
+    const api = LabApi.forBaseUrl(lab.baseUrl, {
+      token: kit.token,
+      rateLimitGate: new RateLimitGate(),
+    });
     const source = path.join(work, 'source');
-    const reports = (await listAllReports(api, { pageSize: 200 })).filter((report) => ids.includes(report.report_id));
+    const reports = (await listAllReports(api, { pageSize: 200 })).filter((report) =>
+      ids.includes(report.report_id),
+    );
     const target = { folder: source, template: '${report_id}.pdf' };
-    await syncFolder(api, target, { list: () => Promise.resolve(reports), save: (all, decide) => saveReports(all, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }) });
+    await syncFolder(api, target, {
+      list: () => Promise.resolve(reports),
+      save: (all, decide) =>
+        saveReports(all, {
+          api,
+          target,
+          decide,
+          signal: new AbortController().signal,
+          concurrency: 4,
+        }),
+    });
     await api.close();
     const manifest = await fs.readFile(path.join(source, MANIFEST_FILE_NAME));
     let round = 0;
-    const inFresh = async (name: string, task: (folder: string) => Promise<number>): Promise<number> => {
+    const inFresh = async (
+      name: string,
+      task: (folder: string) => Promise<number>,
+    ): Promise<number> => {
       const folder = path.join(work, `${name}-${round++}`);
       await fs.mkdir(folder);
       await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), manifest);
       return inCheckedFolder(name, folder, 500, task);
     };
     const contenders: Record<string, () => Promise<number>> = {
-      pull: () => inFresh('pull', (folder) => timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } })),
+      pull: () =>
+        inFresh('pull', (folder) =>
+          timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], {
+            env: { ...env, LAB_DATA_URL: lab.baseUrl },
+          }),
+        ),
     };
     if (curl) {
-      contenders.curl = () => inFresh('curl', (folder) => timedRun('sh', curlFourAtATime(folder, lab.baseUrl, kit.token), { input: ids.join('\n') }));
+      contenders.curl = () =>
+        inFresh('curl', (folder) =>
+          timedRun('sh', curlFourAtATime(folder, lab.baseUrl, kit.token), {
+            input: ids.join('\n'),
+          }),
+        );
     }
     const medians = await kit.alternate(contenders);
     const ratio = medians.curl !== undefined ? medians.curl / medians.pull! : undefined;
@@ -110,7 +162,9 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
   for (let i = 0; i < Math.max(11, kit.runs * 3); i++) {
     bare.push(await timedRun(process.execPath, ['-e', '0']));
   }
-  kit.say(`  --help: ${helps.map((ms) => ms.toFixed(0)).join(', ')} ms; node -e 0: ${bare.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  kit.say(
+    `  --help: ${helps.map((ms) => ms.toFixed(0)).join(', ')} ms; node -e 0: ${bare.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+  );
   results.push({
     case: 'lab-data --help, cold start',
     ours: `${median(helps).toFixed(0)} ms`,
@@ -131,9 +185,23 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
     const file = path.join(many, `${id}.pdf`);
     await fs.writeFile(file, body);
     const stats = await fs.stat(file);
-    files[id] = { report_id: id, file: `${id}.pdf`, bytes: body.length, sha256: createHash('sha256').update(body).digest('hex'), mtime_ms: stats.mtimeMs, saved_at: new Date().toISOString(), source: `/api/v1/reports/${id}/file` };
+    files[id] = {
+      report_id: id,
+      file: `${id}.pdf`,
+      bytes: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+      mtime_ms: stats.mtimeMs,
+      saved_at: new Date().toISOString(),
+      source: `/api/v1/reports/${id}/file`,
+    };
   }
-  await fs.writeFile(path.join(many, MANIFEST_FILE_NAME), JSON.stringify({ version: 2, labs: { 'bench lab': { origin: 'https://lab.example.com', files } } }));
+  await fs.writeFile(
+    path.join(many, MANIFEST_FILE_NAME),
+    JSON.stringify({
+      version: 2,
+      labs: { 'bench lab': { origin: 'https://lab.example.com', files } },
+    }),
+  );
   const verifyMedians = await kit.alternate({
     trusting: () => timedRun(process.execPath, [bundle, 'verify', many, '--json']),
     rehash: () => timedRun(process.execPath, [bundle, 'verify', many, '--json', '--rehash']),
@@ -149,6 +217,14 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
   });
   await fs.rm(work, { recursive: true, force: true });
 
-  results.push({ case: 'lab-data tarball (npm pack in cli/)', ours: `${(tarballBytes / 1000).toFixed(0)} KB`, baseline: '—', ratio: '—', target: 'Node alone, one file', met: true, details: { bytes: tarballBytes, tarball: tarballName } });
+  results.push({
+    case: 'lab-data tarball (npm pack in cli/)',
+    ours: `${(tarballBytes / 1000).toFixed(0)} KB`,
+    baseline: '—',
+    ratio: '—',
+    target: 'Node alone, one file',
+    met: true,
+    details: { bytes: tarballBytes, tarball: tarballName },
+  });
   return results;
 }

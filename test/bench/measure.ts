@@ -20,11 +20,19 @@ export function median(values: readonly number[]): number {
 
 /** The curl baseline: `sh -c` arguments that fetch the ids given on standard input, four at a time, into `folder`. */
 export function curlFourAtATime(folder: string, baseUrl: string, token: string): string[] {
-  return ['-c', `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${token}' '${baseUrl}/api/v1/reports/{}/file'`];
+  return [
+    '-c',
+    `xargs -P4 -I{} curl -sSf -o '${folder}/{}.pdf' -H 'Authorization: Bearer ${token}' '${baseUrl}/api/v1/reports/{}/file'`,
+  ];
 }
 
 /** Runs `task` (resolving to its milliseconds) on `folder`, checks it left `expected` PDFs there, and removes the folder. */
-export async function inCheckedFolder(name: string, folder: string, expected: number, task: (folder: string) => Promise<number>): Promise<number> {
+export async function inCheckedFolder(
+  name: string,
+  folder: string,
+  expected: number,
+  task: (folder: string) => Promise<number>,
+): Promise<number> {
   try {
     const ms = await task(folder);
     const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf'));

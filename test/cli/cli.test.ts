@@ -17,12 +17,22 @@ import { startForwardProxy } from '../support/forwardProxy';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
 
 /** The extension's own sync (the core function labData.syncReports runs, without its dialogs). */
-async function extensionSync(lab: MockLab, folder: string): Promise<{ saved: number; skipped: number }> {
+async function extensionSync(
+  lab: MockLab,
+  folder: string,
+): Promise<{ saved: number; skipped: number }> {
   const api = lab.api(SECRET_TOKEN);
   const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
   const result = await syncFolder(api, target, {
     list: (query) => listAllReports(api, query),
-    save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }),
+    save: (reports, decide) =>
+      saveReports(reports, {
+        api,
+        target,
+        decide,
+        signal: new AbortController().signal,
+        concurrency: 4,
+      }),
   });
   return { saved: result.run.saved.length, skipped: result.run.skipped.length };
 }
@@ -71,7 +81,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
   }
 
   /** A folder whose manifest is `text`, inside a parent that holds nothing else. */
-  async function withManifest(name: string, text: string): Promise<{ parent: string; folder: string }> {
+  async function withManifest(
+    name: string,
+    text: string,
+  ): Promise<{ parent: string; folder: string }> {
     const parent = path.join(work, name);
     const folder = path.join(parent, 'reports');
     await fs.mkdir(folder, { recursive: true });
@@ -82,7 +95,16 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
   it('explains itself: --help for the tool and every command, with examples; no command is a usage error', async () => {
     const general = await tool.run(['--help']);
     assert.equal(general.code, 0);
-    for (const command of ['pull', 'verify', 'sync', 'reports', 'samples', 'clients', 'projects', 'report']) {
+    for (const command of [
+      'pull',
+      'verify',
+      'sync',
+      'reports',
+      'samples',
+      'clients',
+      'projects',
+      'report',
+    ]) {
       assert.match(general.stdout, new RegExp(`^  ${command} `, 'm'), command);
       const help = await tool.run([command, '--help']);
       assert.equal(help.code, 0, said(help));
@@ -107,7 +129,12 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const names = await pdfsIn(synced);
     assert.deepEqual(await pdfsIn(fresh), names);
     for (const name of names) {
-      assert.ok((await fs.readFile(path.join(fresh, name))).equals(await fs.readFile(path.join(synced, name))), name);
+      assert.ok(
+        (await fs.readFile(path.join(fresh, name))).equals(
+          await fs.readFile(path.join(synced, name)),
+        ),
+        name,
+      );
     }
     assert.match(pulled.stderr, new RegExp(`${names.length} files: ${names.length} restored`));
     lab.server.takeRequests();
@@ -116,7 +143,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const summary = JSON.parse(again.stdout) as { files: Array<{ state: string }>; bytes: number };
     assert.ok(summary.files.every((file) => file.state === 'present'));
     assert.equal(summary.bytes, 0);
-    assert.ok(lab.server.takeRequests().every((request) => !request.path.endsWith('/file')), 'no file was downloaded again');
+    assert.ok(
+      lab.server.takeRequests().every((request) => !request.path.endsWith('/file')),
+      'no file was downloaded again',
+    );
   });
 
   it('verify finds a tampered file (exit 1, named), and a missing one', async () => {
@@ -129,7 +159,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     assert.equal(table.code, 1, said(table));
     assert.match(table.stdout, new RegExp(`^changed\\s+\\S+\\s+${first}`, 'm'));
     assert.match(table.stdout, new RegExp(`^missing\\s+\\S+\\s+${second}`, 'm'));
-    const json = JSON.parse((await tool.run(['verify', folder, '--json'])).stdout) as { files: Array<{ file: string; state: string }>; exit_code: number };
+    const json = JSON.parse((await tool.run(['verify', folder, '--json'])).stdout) as {
+      files: Array<{ file: string; state: string }>;
+      exit_code: number;
+    };
     assert.equal(json.exit_code, 1);
     assert.equal(json.files.find((file) => file.file === first)?.state, 'changed');
   });
@@ -157,7 +190,12 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     assert.equal(trusted.code, 0, `size and time as recorded: not read again\n${said(trusted)}`);
     const rehashed = await tool.run(['verify', folder, '--rehash', '--json']);
     assert.equal(rehashed.code, 1, said(rehashed));
-    assert.equal((JSON.parse(rehashed.stdout) as { files: Array<{ file: string; state: string }> }).files.find((item) => item.file === entry.file)?.state, 'changed');
+    assert.equal(
+      (JSON.parse(rehashed.stdout) as { files: Array<{ file: string; state: string }> }).files.find(
+        (item) => item.file === entry.file,
+      )?.state,
+      'changed',
+    );
   });
 
   it('a report amended at the lab: pull exits 1 and keeps the old file, naming both revisions; --update takes the new one and updates the manifest', async () => {
@@ -175,14 +213,25 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     try {
       const pulled = await tool.run(['pull', folder], { env: ownEnv });
       assert.equal(pulled.code, 1, said(pulled));
-      assert.match(pulled.stderr, new RegExp(`changed at the lab\\s+${entry.report_id}.*recorded: revision 1; at the lab: revision 2`));
+      assert.match(
+        pulled.stderr,
+        new RegExp(
+          `changed at the lab\\s+${entry.report_id}.*recorded: revision 1; at the lab: revision 2`,
+        ),
+      );
       assert.match(pulled.stderr, /lab-data pull --update/);
-      assert.ok((await fs.readFile(path.join(folder, entry.file))).equals(old), 'the old file is kept');
+      assert.ok(
+        (await fs.readFile(path.join(folder, entry.file))).equals(old),
+        'the old file is kept',
+      );
       const updated = await tool.run(['pull', folder, '--update', '--json'], { env: ownEnv });
       assert.equal(updated.code, 0, said(updated));
       const fresh = own.server.pdfFor(entry.report_id);
       assert.ok(!fresh.equals(old));
-      assert.ok((await fs.readFile(path.join(folder, entry.file))).equals(fresh), 'the new file is taken');
+      assert.ok(
+        (await fs.readFile(path.join(folder, entry.file))).equals(fresh),
+        'the new file is taken',
+      );
       const after = (await readManifest(folder)).labs[labName]!.files[entry.report_id]!;
       assert.equal(after.revision, '2');
       assert.equal(after.status, 'amended');
@@ -198,33 +247,57 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const synced1 = await tool.run(['sync', folder, '--lab', lab.baseUrl, '--json'], { env });
     assert.equal(synced1.code, 0, said(synced1));
     const result = JSON.parse(synced1.stdout) as { saved: unknown[]; lab: string };
-    assert.equal(result.lab, new URL(lab.baseUrl).host, 'named as the extension names a lab given by its address');
+    assert.equal(
+      result.lab,
+      new URL(lab.baseUrl).host,
+      'named as the extension names a lab given by its address',
+    );
     assert.deepEqual(await pdfsIn(folder), await pdfsIn(synced));
     // The extension's sync finds everything up to date: it read the tool's manifest.
     const byExtension = await extensionSync(lab, folder);
     assert.equal(byExtension.saved, 0);
     // And the tool syncing the extension's folder finds nothing to save either.
-    const again = await tool.run(['sync', synced, '--json'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } });
+    const again = await tool.run(['sync', synced, '--json'], {
+      env: { ...env, LAB_DATA_URL: lab.baseUrl },
+    });
     assert.equal(again.code, 0, said(again));
     assert.deepEqual((JSON.parse(again.stdout) as { saved: unknown[] }).saved, []);
   });
 
   it('sync keeps to the section of a lab the extension named ("Riverside lab"), so one folder keeps one section', async () => {
     const folder = path.join(work, 'named');
-    const api = new LabApi({ lab: defaultLabDefinition(parseBaseUrl(lab.baseUrl), 'Riverside lab', false), token: SECRET_TOKEN, rateLimitGate: new RateLimitGate() });
+    const api = new LabApi({
+      lab: defaultLabDefinition(parseBaseUrl(lab.baseUrl), 'Riverside lab', false),
+      token: SECRET_TOKEN,
+      rateLimitGate: new RateLimitGate(),
+    });
     const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
     try {
-      await syncFolder(api, target, { list: (query) => listAllReports(api, query), save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }) });
+      await syncFolder(api, target, {
+        list: (query) => listAllReports(api, query),
+        save: (reports, decide) =>
+          saveReports(reports, {
+            api,
+            target,
+            decide,
+            signal: new AbortController().signal,
+            concurrency: 4,
+          }),
+      });
     } finally {
       await api.close();
     }
-    const synced2 = await tool.run(['sync', folder, '--json'], { env: { ...env, LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN } });
+    const synced2 = await tool.run(['sync', folder, '--json'], {
+      env: { ...env, LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN },
+    });
     assert.equal(synced2.code, 0, said(synced2));
     const result = JSON.parse(synced2.stdout) as { saved: unknown[]; lab: string };
     assert.equal(result.lab, 'Riverside lab');
     assert.deepEqual(result.saved, []);
     assert.deepEqual(Object.keys((await readManifest(folder)).labs), ['Riverside lab']);
-    const pulled = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN, LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl } });
+    const pulled = await tool.run(['pull', folder], {
+      env: { LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN, LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl },
+    });
     assert.equal(pulled.code, 0, said(pulled));
   });
 
@@ -232,17 +305,41 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const visible = lab.server.reportsFor('demo-full-access');
     const jsonl = await tool.run(['reports', '--lab', lab.baseUrl, '--jsonl'], { env });
     assert.equal(jsonl.code, 0, said(jsonl));
-    const lines = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line) as { report_id: string });
-    assert.deepEqual(lines.map((record) => record.report_id), visible.map((report) => report.report_id));
-    const json = JSON.parse((await tool.run(['clients', '--lab', lab.baseUrl, '--json'], { env })).stdout) as unknown[];
+    const lines = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { report_id: string });
+    assert.deepEqual(
+      lines.map((record) => record.report_id),
+      visible.map((report) => report.report_id),
+    );
+    const json = JSON.parse(
+      (await tool.run(['clients', '--lab', lab.baseUrl, '--json'], { env })).stdout,
+    ) as unknown[];
     assert.equal(json.length, lab.server.data.clients.length);
-    const csv = await tool.run(['reports', '--lab', lab.baseUrl, '--csv', '--type', visible[0]!.report_type], { env });
+    const csv = await tool.run(
+      ['reports', '--lab', lab.baseUrl, '--csv', '--type', visible[0]!.report_type],
+      { env },
+    );
     assert.equal(csv.code, 0, said(csv));
     const [header, ...rows] = csv.stdout.trim().split('\r\n');
-    assert.equal(header, Object.keys(visible[0]!).filter((key) => key in (lines[0] as object)).join(','));
-    assert.equal(rows.length, visible.filter((report) => report.report_type === visible[0]!.report_type).length);
-    const one = await tool.run(['report', visible[0]!.report_id, '--json'], { env: { ...env, LAB_DATA_URL: lab.baseUrl } });
-    assert.equal((JSON.parse(one.stdout) as { report_id: string }).report_id, visible[0]!.report_id);
+    assert.equal(
+      header,
+      Object.keys(visible[0]!)
+        .filter((key) => key in (lines[0] as object))
+        .join(','),
+    );
+    assert.equal(
+      rows.length,
+      visible.filter((report) => report.report_type === visible[0]!.report_type).length,
+    );
+    const one = await tool.run(['report', visible[0]!.report_id, '--json'], {
+      env: { ...env, LAB_DATA_URL: lab.baseUrl },
+    });
+    assert.equal(
+      (JSON.parse(one.stdout) as { report_id: string }).report_id,
+      visible[0]!.report_id,
+    );
     const table = await tool.run(['samples', '--lab', lab.baseUrl, '--since', '3650d'], { env });
     assert.equal(table.code, 0, said(table));
     assert.match(table.stdout, /^SAMPLE_ID\s+MATRIX/);
@@ -254,7 +351,12 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       await fs.mkdir(empty);
       const none = await tool.run(['pull', empty], { env });
       assert.equal(none.code, 2, said(none));
-      assert.match(none.stderr, new RegExp(`There is no manifest at ${path.join(empty, MANIFEST_FILE_NAME).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      assert.match(
+        none.stderr,
+        new RegExp(
+          `There is no manifest at ${path.join(empty, MANIFEST_FILE_NAME).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`,
+        ),
+      );
       const malformed = await withManifest('malformed', '{ "version": 2, "labs": {');
       const broken = await tool.run(['pull', malformed.folder], { env });
       assert.equal(broken.code, 2, said(broken));
@@ -264,7 +366,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.equal(unknown.code, 2, said(unknown));
       assert.match(unknown.stderr, /version 9, which this lab-data does not know/);
       for (const folder of [empty, malformed.folder, future.folder]) {
-        assert.deepEqual((await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME), []);
+        assert.deepEqual(
+          (await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME),
+          [],
+        );
       }
     });
 
@@ -279,21 +384,32 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     ];
     for (const [what, name] of hostile) {
       it(`an entry whose file name is ${what} is refused, named, and nothing is written anywhere`, async () => {
-        const manifest = JSON.parse(await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+        const manifest = JSON.parse(
+          await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8'),
+        ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
         const section = Object.values(manifest.labs)[0]!;
         const [id] = Object.keys(section.files);
         section.files[id!]!.file = name;
-        const { parent, folder } = await withManifest(`hostile-${hostile.findIndex(([other]) => other === what)}`, JSON.stringify(manifest));
+        const { parent, folder } = await withManifest(
+          `hostile-${hostile.findIndex(([other]) => other === what)}`,
+          JSON.stringify(manifest),
+        );
         const result = await tool.run(['pull', folder], { env });
         assert.equal(result.code, 2, said(result));
         assert.match(result.stderr, new RegExp(`for ${id} .*cannot be used`));
         assert.deepEqual(await fs.readdir(parent), ['reports']);
-        assert.deepEqual(await fs.readdir(folder), [MANIFEST_FILE_NAME], 'nothing written in the folder either');
+        assert.deepEqual(
+          await fs.readdir(folder),
+          [MANIFEST_FILE_NAME],
+          'nothing written in the folder either',
+        );
       });
     }
 
     it('two entries with one file name are refused', async () => {
-      const manifest = JSON.parse(await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+      const manifest = JSON.parse(
+        await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8'),
+      ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
       const files = Object.values(manifest.labs)[0]!.files;
       const [a, b] = Object.keys(files);
       files[b!]!.file = files[a!]!.file.toLowerCase();
@@ -312,7 +428,12 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const inline = await tool.run(['pull', folder, `--token=${SECRET_TOKEN}`]);
       assert.equal(inline.code, 2);
       assert.match(inline.stderr, /never given on the command line/);
-      const perLab = await tool.run(['pull', folder], { env: { [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN, LAB_DATA_URL: lab.baseUrl } });
+      const perLab = await tool.run(['pull', folder], {
+        env: {
+          [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN,
+          LAB_DATA_URL: lab.baseUrl,
+        },
+      });
       assert.equal(perLab.code, 0, said(perLab));
     });
 
@@ -321,21 +442,36 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const file = path.join(work, 'token');
       await fs.writeFile(file, `${SECRET_TOKEN}\n`, { mode: 0o644 });
       await fs.chmod(file, 0o644);
-      const open = await tool.run(['pull', folder, '--token-file', file], { env: { LAB_DATA_URL: lab.baseUrl } });
+      const open = await tool.run(['pull', folder, '--token-file', file], {
+        env: { LAB_DATA_URL: lab.baseUrl },
+      });
       assert.equal(open.code, 2, said(open));
-      assert.match(open.stderr, /can be read by other users \(mode 644\); make it private first: chmod 600/);
-      assert.ok(!open.stderr.includes(file), 'the file is not named: a token given there by mistake is never printed');
+      assert.match(
+        open.stderr,
+        /can be read by other users \(mode 644\); make it private first: chmod 600/,
+      );
+      assert.ok(
+        !open.stderr.includes(file),
+        'the file is not named: a token given there by mistake is never printed',
+      );
       await fs.chmod(file, 0o600);
-      const ok = await tool.run(['pull', folder, '--token-file', file], { env: { LAB_DATA_URL: lab.baseUrl } });
+      const ok = await tool.run(['pull', folder, '--token-file', file], {
+        env: { LAB_DATA_URL: lab.baseUrl },
+      });
       assert.equal(ok.code, 0, said(ok));
     });
 
     it('401 and 403 exit 3; a report gone (404) exits 1; 429 beyond waiting and a lab that is down exit 4', async () => {
       const folder = await manifestOnly('statuses');
       lab.server.takeRequests();
-      const wrong = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: 'not-a-known-token', LAB_DATA_URL: lab.baseUrl } });
+      const wrong = await tool.run(['pull', folder], {
+        env: { LAB_DATA_TOKEN: 'not-a-known-token', LAB_DATA_URL: lab.baseUrl },
+      });
       assert.equal(wrong.code, 3, said(wrong));
-      assert.ok(lab.server.takeRequests().length <= 4, 'after the lab refused the token, its other files fail without asking again');
+      assert.ok(
+        lab.server.takeRequests().length <= 4,
+        'after the lab refused the token, its other files fail without asking again',
+      );
       assert.match(wrong.stderr, /sign in again|rejected|401/i);
       lab.server.setFaults({ status: { status: 403, times: Infinity } });
       const forbidden = await tool.run(['reports', '--lab', lab.baseUrl], { env });
@@ -350,9 +486,13 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.equal(gone.code, 1, said(gone));
       const down = await manifestOnly('down');
       const downUrl = `http://127.0.0.1:${await closedPort()}`;
-      const text = (await fs.readFile(path.join(down, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(downUrl);
+      const text = (await fs.readFile(path.join(down, MANIFEST_FILE_NAME), 'utf8'))
+        .split(lab.baseUrl)
+        .join(downUrl);
       await fs.writeFile(path.join(down, MANIFEST_FILE_NAME), text);
-      const unreachable = await tool.run(['pull', down], { env: { ...env, LAB_DATA_URL: downUrl } });
+      const unreachable = await tool.run(['pull', down], {
+        env: { ...env, LAB_DATA_URL: downUrl },
+      });
       assert.equal(unreachable.code, 4, said(unreachable));
       assert.match(unreachable.stderr, /Cannot reach the lab/);
       assert.deepEqual(await pdfsIn(down), []);
@@ -362,11 +502,20 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const attacker = await startMockLab({ reports: 3 });
       try {
         const folder = await manifestOnly('redirected');
-        const unconfirmed = await tool.run(['pull', folder], { env: { LAB_DATA_TOKEN: SECRET_TOKEN } });
+        const unconfirmed = await tool.run(['pull', folder], {
+          env: { LAB_DATA_TOKEN: SECRET_TOKEN },
+        });
         assert.equal(unconfirmed.code, 3, said(unconfirmed));
-        assert.match(unconfirmed.stderr, new RegExp(`set LAB_DATA_URL=${lab.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(or LAB_DATA_URL_127_0_0_1_\\d+, or --lab\\)`));
+        assert.match(
+          unconfirmed.stderr,
+          new RegExp(
+            `set LAB_DATA_URL=${lab.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(or LAB_DATA_URL_127_0_0_1_\\d+, or --lab\\)`,
+          ),
+        );
         // A change to the committed manifest points the lab elsewhere: the token does not follow it.
-        const text = (await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')).split(lab.baseUrl).join(attacker.baseUrl);
+        const text = (await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8'))
+          .split(lab.baseUrl)
+          .join(attacker.baseUrl);
         await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), text);
         attacker.server.takeRequests();
         const moved = await tool.run(['pull', folder, '--json'], { env });
@@ -383,7 +532,9 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
 
     it('a folder that cannot be written: no partial file, the folder named, exit 1', async () => {
       const folder = await manifestOnly('in-the-way');
-      const manifest = JSON.parse(await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+      const manifest = JSON.parse(
+        await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8'),
+      ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
       const files = Object.values(manifest.labs)[0]!.files;
       const [id] = Object.keys(files);
       files[id!]!.file = `blocked/${files[id!]!.file}`;
@@ -392,7 +543,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const result = await tool.run(['pull', folder], { env });
       assert.equal(result.code, 1, said(result));
       assert.match(result.stderr, /A file stands where a folder should be/);
-      assert.deepEqual((await fs.readdir(folder)).filter((name) => name.endsWith('.part')), []);
+      assert.deepEqual(
+        (await fs.readdir(folder)).filter((name) => name.endsWith('.part')),
+        [],
+      );
     });
 
     it('Ctrl+C stops a pull at once and leaves no partial file', async () => {
@@ -415,13 +569,20 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.ok(interrupted);
       assert.equal(result.code, 130, said(result));
       assert.match(result.stderr, /Cancelled; no partial file was left/);
-      assert.deepEqual((await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME), []);
+      assert.deepEqual(
+        (await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME),
+        [],
+      );
     });
   });
 
   it('reaches an HTTPS lab through HTTPS_PROXY (CONNECT), trusting a CA from --ca-file or NODE_EXTRA_CA_CERTS, and says what to do without it', async () => {
     const certs = makeTestCertificates();
-    const server = new MockLabServer({ reports: 12, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    const server = new MockLabServer({
+      reports: 12,
+      tls: { key: certs.key, cert: certs.cert },
+      tokens: { [SECRET_TOKEN]: { label: 'leak check' } },
+    });
     const proxy = await startForwardProxy();
     try {
       await server.start();
@@ -431,15 +592,32 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const untrusted = await tool.run(['reports', '--lab', url, '--jsonl'], { env: through });
       assert.equal(untrusted.code, 4, said(untrusted));
       assert.match(untrusted.stderr, /--ca-file FILE \(PEM\) or NODE_EXTRA_CA_CERTS/);
-      const trusted = await tool.run(['reports', '--lab', url, '--jsonl', '--ca-file', certs.caFile], { env: through });
+      const trusted = await tool.run(
+        ['reports', '--lab', url, '--jsonl', '--ca-file', certs.caFile],
+        { env: through },
+      );
       assert.equal(trusted.code, 0, said(trusted));
-      assert.equal(trusted.stdout.trim().split('\n').length, server.reportsFor('demo-full-access').length);
-      assert.ok(proxy.lines().some((line) => line.startsWith(`CONNECT lab.test:${new URL(url).port} `)), proxy.lines().join('\n'));
+      assert.equal(
+        trusted.stdout.trim().split('\n').length,
+        server.reportsFor('demo-full-access').length,
+      );
+      assert.ok(
+        proxy.lines().some((line) => line.startsWith(`CONNECT lab.test:${new URL(url).port} `)),
+        proxy.lines().join('\n'),
+      );
       assert.ok(!proxy.lines().join('\n').includes(SECRET_TOKEN), 'the proxy never sees the token');
-      const fromEnv = await tool.run(['clients', '--lab', url, '--json'], { env: { ...through, NODE_EXTRA_CA_CERTS: certs.caFile } });
+      const fromEnv = await tool.run(['clients', '--lab', url, '--json'], {
+        env: { ...through, NODE_EXTRA_CA_CERTS: certs.caFile },
+      });
       assert.equal(fromEnv.code, 0, said(fromEnv));
-      const bypassed = await tool.run(['clients', '--lab', url, '--ca-file', certs.caFile], { env: { ...through, NO_PROXY: 'lab.test' } });
-      assert.equal(bypassed.code, 4, `NO_PROXY sends it direct, where lab.test does not resolve\n${said(bypassed)}`);
+      const bypassed = await tool.run(['clients', '--lab', url, '--ca-file', certs.caFile], {
+        env: { ...through, NO_PROXY: 'lab.test' },
+      });
+      assert.equal(
+        bypassed.code,
+        4,
+        `NO_PROXY sends it direct, where lab.test does not resolve\n${said(bypassed)}`,
+      );
     } finally {
       await proxy.stop();
       await server.stop();
@@ -449,24 +627,53 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
 
   it('a proxy password in HTTPS_PROXY never shows, not with --verbose; a wrong one is named as the user info in HTTPS_PROXY', async () => {
     const certs = makeTestCertificates();
-    const server = new MockLabServer({ reports: 3, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    const server = new MockLabServer({
+      reports: 3,
+      tls: { key: certs.key, cert: certs.cert },
+      tokens: { [SECRET_TOKEN]: { label: 'leak check' } },
+    });
     const proxy = await startForwardProxy({ auth: 'alice:Pr0xy-Pa55word' });
     try {
       await server.start();
       const url = `https://lab.test:${new URL(server.baseUrl).port}`;
-      const withPassword = (password: string): Record<string, string> => ({ ...env, HTTPS_PROXY: proxy.url.replace('http://', `http://alice:${password}@`) });
-      const right = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'], { env: withPassword('Pr0xy-Pa55word') });
+      const withPassword = (password: string): Record<string, string> => ({
+        ...env,
+        HTTPS_PROXY: proxy.url.replace('http://', `http://alice:${password}@`),
+      });
+      const right = await tool.run(
+        ['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'],
+        { env: withPassword('Pr0xy-Pa55word') },
+      );
       assert.equal(right.code, 0, said(right));
-      assert.match(right.stderr, new RegExp(`proxy for https: ${proxy.url.replace(/\./g, '\\.')} \\(from HTTPS_PROXY\\)`));
-      const wrong = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'], { env: withPassword('Wr0ng-Pa55word') });
+      assert.match(
+        right.stderr,
+        new RegExp(`proxy for https: ${proxy.url.replace(/\./g, '\\.')} \\(from HTTPS_PROXY\\)`),
+      );
+      const wrong = await tool.run(
+        ['clients', '--lab', url, '--json', '--ca-file', certs.caFile, '--verbose'],
+        { env: withPassword('Wr0ng-Pa55word') },
+      );
       assert.equal(wrong.code, 4, said(wrong));
-      assert.match(wrong.stderr, new RegExp(`The proxy at ${proxy.url.replace(/\./g, '\\.')} rejected the user name and password in its address in HTTPS_PROXY \\(HTTP 407\\)`));
-      const none = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile], { env: { ...env, HTTPS_PROXY: proxy.url } });
+      assert.match(
+        wrong.stderr,
+        new RegExp(
+          `The proxy at ${proxy.url.replace(/\./g, '\\.')} rejected the user name and password in its address in HTTPS_PROXY \\(HTTP 407\\)`,
+        ),
+      );
+      const none = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile], {
+        env: { ...env, HTTPS_PROXY: proxy.url },
+      });
       assert.equal(none.code, 4, said(none));
-      assert.match(none.stderr, /asks for credentials \(HTTP 407\)[^\n]*\n.*HTTPS_PROXY=http:\/\/user:password@host:port/);
+      assert.match(
+        none.stderr,
+        /asks for credentials \(HTTP 407\)[^\n]*\n.*HTTPS_PROXY=http:\/\/user:password@host:port/,
+      );
       for (const result of [right, wrong, none]) {
         for (const secret of ['Pr0xy-Pa55word', 'Wr0ng-Pa55word', 'alice:']) {
-          assert.ok(!`${result.stdout}\n${result.stderr}`.includes(secret), `${secret} shows:\n${said(result)}`);
+          assert.ok(
+            !`${result.stdout}\n${result.stderr}`.includes(secret),
+            `${secret} shows:\n${said(result)}`,
+          );
         }
       }
     } finally {

@@ -37,11 +37,34 @@ export const transcript: string[] = [];
 export function packAndInstall(): PackedTool {
   const scratch = mkdtempSync(path.join(tmpdir(), 'lab-data-cli-'));
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
-  execFileSync(npm, ['pack', '--pack-destination', scratch, '--silent'], { ...quiet, cwd: path.join(root, 'cli') });
-  const tarball = path.join(scratch, readdirSync(scratch).find((name) => name.endsWith('.tgz'))!);
+  const quiet = {
+    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8' as const,
+  };
+  execFileSync(npm, ['pack', '--pack-destination', scratch, '--silent'], {
+    ...quiet,
+    cwd: path.join(root, 'cli'),
+  });
+  const tarball = path.join(
+    scratch,
+    readdirSync(scratch).find((name) => name.endsWith('.tgz'))!,
+  );
   const prefix = path.join(scratch, 'prefix');
-  execFileSync(npm, ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '--silent', tarball], { ...quiet, cwd: scratch });
+  execFileSync(
+    npm,
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--silent',
+      tarball,
+    ],
+    { ...quiet, cwd: scratch },
+  );
   const bin = path.join(prefix, 'bin', 'lab-data');
   return {
     bin,
@@ -49,8 +72,16 @@ export function packAndInstall(): PackedTool {
     tarballBytes: statSync(tarball).size,
     run(args, options = {}) {
       return new Promise((resolve, reject) => {
-        const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env };
-        const child = spawn(bin, [...args], { cwd: options.cwd ?? scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const env: NodeJS.ProcessEnv = {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          ...options.env,
+        };
+        const child = spawn(bin, [...args], {
+          cwd: options.cwd ?? scratch,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -29,10 +29,18 @@ export interface DrfLabOptions {
  */
 export async function startDrfLab(options: DrfLabOptions = {}): Promise<DrfLab> {
   if (!existsSync(PYTHON)) {
-    throw new Error(`${PYTHON} is missing: the Django REST Framework lab needs Debian's python3-djangorestframework (npm test installs it)`);
+    throw new Error(
+      `${PYTHON} is missing: the Django REST Framework lab needs Debian's python3-djangorestframework (npm test installs it)`,
+    );
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-drf-'));
-  const args = [SERVE, '--db', path.join(dir, 'lab.sqlite3'), '--reports', String(options.reports ?? 137)];
+  const args = [
+    SERVE,
+    '--db',
+    path.join(dir, 'lab.sqlite3'),
+    '--reports',
+    String(options.reports ?? 137),
+  ];
   if (options.throttle) {
     args.push('--throttle', options.throttle);
   }
@@ -48,7 +56,10 @@ export async function startDrfLab(options: DrfLabOptions = {}): Promise<DrfLab> 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const first = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
-    const timer = setTimeout(() => reject(new Error(`the DRF lab did not start in 60 s: ${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the DRF lab did not start in 60 s: ${stderr}`)),
+      60_000,
+    );
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve(line);

@@ -3,7 +3,16 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MockLabServer } from '../mock/server';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
+import {
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  eventually,
+  labDataLogFiles,
+  signIn,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+} from './helpers';
 
 describe('sign-in, the token and SecretStorage', () => {
   let lab: MockLabServer;
@@ -25,25 +34,38 @@ describe('sign-in, the token and SecretStorage', () => {
     const api = await activateExtension();
     lab.takeRequests();
     const result = await signIn(`${lab.baseUrl}/api/v1/`, LEAK_CHECK_TOKEN);
-    assert.deepEqual(result, { name: new URL(lab.baseUrl).host, baseUrl: lab.baseUrl, host: new URL(lab.baseUrl).host });
+    assert.deepEqual(result, {
+      name: new URL(lab.baseUrl).host,
+      baseUrl: lab.baseUrl,
+      host: new URL(lab.baseUrl).host,
+    });
     const requests = lab.takeRequests();
     assert.equal(requests.length, 1);
     assert.equal(requests[0]!.scope, 'leak check (full scope)');
     const state = await api.getState();
     assert.equal(state.signedIn, true);
     assert.equal(state.origin, new URL(lab.baseUrl).origin);
-    assert.equal(vscode.workspace.getConfiguration('labData').inspect('baseUrl')?.globalValue, lab.baseUrl);
+    assert.equal(
+      vscode.workspace.getConfiguration('labData').inspect('baseUrl')?.globalValue,
+      lab.baseUrl,
+    );
   });
 
   it('keeps the token out of settings: only SecretStorage has it', async () => {
-    const settingsFile = path.join(process.env.LABDATA_TEST_USER_DATA_DIR!, 'User', 'settings.json');
+    const settingsFile = path.join(
+      process.env.LABDATA_TEST_USER_DATA_DIR!,
+      'User',
+      'settings.json',
+    );
     const settings = await eventually(async () => {
       const text = await fs.readFile(settingsFile, 'utf8');
       assert.match(text, /labData\.baseUrl/);
       return text;
     });
     assert.ok(!settings.includes(LEAK_CHECK_TOKEN));
-    assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('labData')).includes(LEAK_CHECK_TOKEN));
+    assert.ok(
+      !JSON.stringify(vscode.workspace.getConfiguration('labData')).includes(LEAK_CHECK_TOKEN),
+    );
   });
 
   it('a rejected token (401) stores nothing and leaves the earlier sign-in alone', async () => {
@@ -51,23 +73,38 @@ describe('sign-in, the token and SecretStorage', () => {
     const result = await signIn(other.baseUrl, 'demo-expired');
     assert.equal(result, undefined, 'the command reports failure by returning nothing');
     const requests = other.takeRequests();
-    assert.deepEqual(requests.map((r) => r.status), [401]);
+    assert.deepEqual(
+      requests.map((r) => r.status),
+      [401],
+    );
     const state = await api.getState();
-    assert.equal(state.origin, new URL(lab.baseUrl).origin, 'the base URL did not move to the failed lab');
+    assert.equal(
+      state.origin,
+      new URL(lab.baseUrl).origin,
+      'the base URL did not move to the failed lab',
+    );
     assert.equal(state.signedIn, true);
   });
 
   it('never sends a token saved for one origin to another: a new base URL means signed out', async () => {
     const api = await activateExtension();
-    await vscode.workspace.getConfiguration('labData').update('baseUrl', other.baseUrl, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('labData')
+      .update('baseUrl', other.baseUrl, vscode.ConfigurationTarget.Global);
     const state = await eventually(async () => {
       const current = await api.getState();
       assert.equal(current.origin, new URL(other.baseUrl).origin);
       return current;
     });
     assert.equal(state.signedIn, false);
-    assert.equal(other.requests.filter((r) => r.hadAuthorization).length, 0, 'the other lab never saw an Authorization header');
-    await vscode.workspace.getConfiguration('labData').update('baseUrl', lab.baseUrl, vscode.ConfigurationTarget.Global);
+    assert.equal(
+      other.requests.filter((r) => r.hadAuthorization).length,
+      0,
+      'the other lab never saw an Authorization header',
+    );
+    await vscode.workspace
+      .getConfiguration('labData')
+      .update('baseUrl', lab.baseUrl, vscode.ConfigurationTarget.Global);
     await eventually(async () => assert.equal((await api.getState()).signedIn, true));
   });
 
@@ -75,7 +112,10 @@ describe('sign-in, the token and SecretStorage', () => {
     const api = await activateExtension();
     const folder = path.join(workspaceFolder(), '.vscode');
     await fs.mkdir(folder, { recursive: true });
-    for (const settings of [{ 'labData.baseUrl': other.baseUrl }, { labData: { baseUrl: other.baseUrl } }]) {
+    for (const settings of [
+      { 'labData.baseUrl': other.baseUrl },
+      { labData: { baseUrl: other.baseUrl } },
+    ]) {
       await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const state = await api.getState();
@@ -90,32 +130,71 @@ describe('sign-in, the token and SecretStorage', () => {
     const api = await activateExtension();
     assert.equal(await vscode.commands.executeCommand('labData.signOut'), true);
     assert.equal((await api.getState()).signedIn, false);
-    assert.equal(await vscode.commands.executeCommand('labData.signOut'), false, 'nothing left to remove');
+    assert.equal(
+      await vscode.commands.executeCommand('labData.signOut'),
+      false,
+      'nothing left to remove',
+    );
     await signIn(lab.baseUrl, LEAK_CHECK_TOKEN);
     assert.equal((await api.getState()).signedIn, true);
   });
 
   it('a sign-in without a name adds a lab beside a signed-in one, and replaces a signed-out one as 0.1.0 did', async () => {
     const api = await activateExtension();
-    const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
+    const config = (): vscode.WorkspaceConfiguration =>
+      vscode.workspace.getConfiguration('labData');
     const otherHost = new URL(other.baseUrl).host;
     try {
-      assert.deepEqual(await signIn(other.baseUrl, LEAK_CHECK_TOKEN), { name: otherHost, baseUrl: other.baseUrl, host: otherHost });
-      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl, 'the signed-in lab stays');
-      assert.deepEqual(config().inspect('labs')?.globalValue, [{ name: otherHost, baseUrl: other.baseUrl }]);
-      assert.deepEqual((await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]), [[new URL(lab.baseUrl).host, true], [otherHost, true]]);
-      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: otherHost }), true);
+      assert.deepEqual(await signIn(other.baseUrl, LEAK_CHECK_TOKEN), {
+        name: otherHost,
+        baseUrl: other.baseUrl,
+        host: otherHost,
+      });
+      assert.equal(
+        config().inspect('baseUrl')?.globalValue,
+        lab.baseUrl,
+        'the signed-in lab stays',
+      );
+      assert.deepEqual(config().inspect('labs')?.globalValue, [
+        { name: otherHost, baseUrl: other.baseUrl },
+      ]);
+      assert.deepEqual(
+        (await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]),
+        [
+          [new URL(lab.baseUrl).host, true],
+          [otherHost, true],
+        ],
+      );
+      assert.equal(
+        await vscode.commands.executeCommand('labData.signOut', { name: otherHost }),
+        true,
+      );
       await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
 
-      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: new URL(lab.baseUrl).host }), true);
+      assert.equal(
+        await vscode.commands.executeCommand('labData.signOut', {
+          name: new URL(lab.baseUrl).host,
+        }),
+        true,
+      );
       await signIn(other.baseUrl, LEAK_CHECK_TOKEN);
-      assert.equal(config().inspect('baseUrl')?.globalValue, other.baseUrl, 'the signed-out shorthand lab was replaced');
+      assert.equal(
+        config().inspect('baseUrl')?.globalValue,
+        other.baseUrl,
+        'the signed-out shorthand lab was replaced',
+      );
       assert.equal(config().inspect('labs')?.globalValue, undefined, 'and no lab was added');
-      assert.equal(await vscode.commands.executeCommand('labData.signOut', { name: otherHost }), true);
+      assert.equal(
+        await vscode.commands.executeCommand('labData.signOut', { name: otherHost }),
+        true,
+      );
     } finally {
       await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     }
-    assert.deepEqual((await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]), [[new URL(lab.baseUrl).host, true]]);
+    assert.deepEqual(
+      (await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]),
+      [[new URL(lab.baseUrl).host, true]],
+    );
   });
 
   it('writes no token to the "Lab Data" log after a sign-in, a 401 and a sign-out', async () => {
@@ -126,7 +205,11 @@ describe('sign-in, the token and SecretStorage', () => {
       const found = await labDataLogFiles();
       assert.ok(found.length > 0, 'the host wrote a "Lab Data" log file');
       const text = (await Promise.all(found.map((file) => fs.readFile(file, 'utf8')))).join('\n');
-      assert.match(text, /That token was rejected \(token revoked\)/, 'the 401 was logged, with the lab\'s reason');
+      assert.match(
+        text,
+        /That token was rejected \(token revoked\)/,
+        "the 401 was logged, with the lab's reason",
+      );
       assert.match(text, /Signed in to/);
       assert.match(text, /Not signed in to/);
       return found;

@@ -5,15 +5,23 @@ import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
 import { FakePrompts, activateExtension, signInOnly, startLab } from './helpers';
 
-async function children(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Array<{ node: LabNode; item: vscode.TreeItem }>> {
+async function children(
+  api: LabDataExtensionApi,
+  view: keyof LabDataExtensionApi['views'],
+  parent?: LabNode,
+): Promise<Array<{ node: LabNode; item: vscode.TreeItem }>> {
   const provider = api.views[view];
   const nodes = (await provider.getChildren(parent)) ?? [];
   return Promise.all(nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })));
 }
 
-async function openedJson(uri: vscode.Uri | undefined): Promise<{ document: vscode.TextDocument; json: unknown }> {
+async function openedJson(
+  uri: vscode.Uri | undefined,
+): Promise<{ document: vscode.TextDocument; json: unknown }> {
   assert.ok(uri, 'the command returned the document address');
-  const document = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+  const document = vscode.workspace.textDocuments.find(
+    (doc) => doc.uri.toString() === uri.toString(),
+  );
   assert.ok(document, 'the document is open');
   return { document, json: JSON.parse(document.getText()) };
 }
@@ -37,43 +45,70 @@ describe('metadata as JSON documents', () => {
     await lab.stop();
   });
 
-  it('opens a report by id as read-only JSON that equals the server\'s record, every field included', async () => {
+  it("opens a report by id as read-only JSON that equals the server's record, every field included", async () => {
     const report = lab.reportsFor('demo-full-access')[5]!;
-    const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', report.report_id);
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      report.report_id,
+    );
     const { document, json } = await openedJson(uri);
     assert.ok(uri!.path.endsWith(`/${report.report_id}.json`));
     assert.equal(uri!.scheme, 'labdata');
     assert.equal(document.languageId, 'json');
     assert.deepEqual(json, report);
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri!.toString());
-    assert.ok('lab_name' in (json as object) && 'revision' in (json as object), 'fields the spec does not name are shown');
+    assert.ok(
+      'lab_name' in (json as object) && 'revision' in (json as object),
+      'fields the spec does not name are shown',
+    );
   });
 
   it('opens clients, projects, samples and reports from their tree items', async () => {
     const clients = await children(api, 'clients');
-    const clientUri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', clients[0]!.node);
+    const clientUri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      clients[0]!.node,
+    );
     assert.deepEqual((await openedJson(clientUri)).json, lab.data.clients[0]);
     const projects = await children(api, 'clients', clients[0]!.node);
-    const projectUri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', projects[0]!.node);
-    assert.deepEqual((await openedJson(projectUri)).json, lab.data.projects.find((p) => p.client_id === lab.data.clients[0]!.client_id));
+    const projectUri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      projects[0]!.node,
+    );
+    assert.deepEqual(
+      (await openedJson(projectUri)).json,
+      lab.data.projects.find((p) => p.client_id === lab.data.clients[0]!.client_id),
+    );
     const samples = await children(api, 'samples');
-    const sampleUri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', samples[0]!.node);
+    const sampleUri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      samples[0]!.node,
+    );
     assert.deepEqual((await openedJson(sampleUri)).json, lab.data.samples[0]);
     const reports = await children(api, 'reports');
-    const reportUri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', reports[0]!.node);
+    const reportUri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      reports[0]!.node,
+    );
     assert.deepEqual((await openedJson(reportUri)).json, lab.reportsFor('demo-full-access')[0]);
   });
 
   it('re-opening reads the server again', async () => {
     const report = lab.reportsFor('demo-full-access')[7]!;
-    const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata', report.report_id);
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      report.report_id,
+    );
     assert.equal(((await openedJson(uri)).json as { title: string }).title, report.title);
     const original = report.title;
     report.title = `${original} (corrected)`;
     try {
       await vscode.commands.executeCommand('labData.openReportMetadata', report.report_id);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(((await openedJson(uri)).json as { title: string }).title, `${original} (corrected)`);
+      assert.equal(
+        ((await openedJson(uri)).json as { title: string }).title,
+        `${original} (corrected)`,
+      );
     } finally {
       report.title = original;
     }
@@ -84,7 +119,10 @@ describe('metadata as JSON documents', () => {
     prompts.reportIdAnswer = report.report_id;
     const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.openReportMetadata');
     assert.deepEqual((await openedJson(uri)).json, report);
-    const missing = await vscode.commands.executeCommand('labData.openReportMetadata', 'RPT-0000-000000');
+    const missing = await vscode.commands.executeCommand(
+      'labData.openReportMetadata',
+      'RPT-0000-000000',
+    );
     assert.equal(missing, undefined, 'an unknown id opens nothing');
   });
 });

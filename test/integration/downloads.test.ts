@@ -8,7 +8,15 @@ import type { BulkSummary } from '../../src/commands/saveAllReports';
 import type { SyncSummary } from '../../src/commands/syncReports';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, listing, signInOnly, startLab, workspaceFolder } from './helpers';
+import {
+  FakePrompts,
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  listing,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+} from './helpers';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -19,7 +27,11 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
   let prompts: FakePrompts;
   let folder: string;
 
-  const downloadable = (): string[] => lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.download_available).map((r) => r.report_id);
+  const downloadable = (): string[] =>
+    lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((r) => r.download_available)
+      .map((r) => r.report_id);
 
   before(async () => {
     api = await activateExtension();
@@ -39,29 +51,37 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
   afterEach(() => restore());
 
   after(async () => {
-    await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    await vscode.workspace
+      .getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri)
+      .update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
     await fs.rm(folder, { recursive: true, force: true });
     await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
     await lab.stop();
   });
 
-  it('saves a report by id into <workspace>/lab-reports: bytes and SHA-256 equal the server\'s, returns its Uri', async () => {
+  it("saves a report by id into <workspace>/lab-reports: bytes and SHA-256 equal the server's, returns its Uri", async () => {
     const id = downloadable()[0]!;
     const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
     assert.ok(uri instanceof vscode.Uri);
     assert.equal(uri.fsPath, path.join(folder, `${id}.pdf`));
     const written = await fs.readFile(uri.fsPath);
     assert.equal(sha256(written), sha256(lab.pdfFor(id)));
-    assert.deepEqual(await listing(folder), [`${id}.pdf`, 'lab-data-sync.json'], 'the PDF, and the manifest that records its provenance');
+    assert.deepEqual(
+      await listing(folder),
+      [`${id}.pdf`, 'lab-data-sync.json'],
+      'the PDF, and the manifest that records its provenance',
+    );
   });
 
-  it('saving a file already there with the lab\'s bytes says it is up to date, offers Open and Reveal, and returns that file', async () => {
+  it("saving a file already there with the lab's bytes says it is up to date, offers Open and Reveal, and returns that file", async () => {
     const id = downloadable()[1]!;
     const first = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
     const before = await fs.stat(first.fsPath);
     lab.takeRequests();
     const shown: Array<{ message: string; actions: unknown[] }> = [];
-    const window = vscode.window as { showInformationMessage: (...args: unknown[]) => Thenable<unknown> };
+    const window = vscode.window as {
+      showInformationMessage: (...args: unknown[]) => Thenable<unknown>;
+    };
     const original = window.showInformationMessage;
     window.showInformationMessage = (message: unknown, ...actions: unknown[]) => {
       shown.push({ message: String(message), actions });
@@ -73,19 +93,38 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     } finally {
       window.showInformationMessage = original;
     }
-    assert.ok(again instanceof vscode.Uri, 'the contract returns the file, saved now or already there');
+    assert.ok(
+      again instanceof vscode.Uri,
+      'the contract returns the file, saved now or already there',
+    );
     assert.equal(again.fsPath, first.fsPath);
     assert.equal((await fs.stat(first.fsPath)).mtimeMs, before.mtimeMs, 'not written again');
-    assert.deepEqual(lab.takeRequests().filter((request) => request.path.endsWith('/file')), [], 'not downloaded again');
-    assert.deepEqual(shown.map((each) => [each.message, each.actions]), [[`${id} is up to date in lab-reports/.`, ['Open', 'Reveal in Explorer']]]);
+    assert.deepEqual(
+      lab.takeRequests().filter((request) => request.path.endsWith('/file')),
+      [],
+      'not downloaded again',
+    );
+    assert.deepEqual(
+      shown.map((each) => [each.message, each.actions]),
+      [[`${id} is up to date in lab-reports/.`, ['Open', 'Reveal in Explorer']]],
+    );
   });
 
   it('saves several selected tree items and returns a Uri[]', async () => {
     const provider = api.views.reports;
     const nodes = ((await provider.getChildren()) ?? []) as LabNode[];
-    const items = await Promise.all(nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })));
-    const selected = items.filter((i) => i.item.contextValue === 'labData.report.downloadable').slice(0, 3).map((i) => i.node);
-    const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', selected[0], selected);
+    const items = await Promise.all(
+      nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })),
+    );
+    const selected = items
+      .filter((i) => i.item.contextValue === 'labData.report.downloadable')
+      .slice(0, 3)
+      .map((i) => i.node);
+    const uris = await vscode.commands.executeCommand<vscode.Uri[]>(
+      'labData.saveReportPdf',
+      selected[0],
+      selected,
+    );
     assert.equal(uris.length, 3);
     for (const uri of uris) {
       const id = path.basename(uri.fsPath, '.pdf');
@@ -99,33 +138,58 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     lab.takeRequests();
     const result = await vscode.commands.executeCommand('labData.saveReportPdf', noFile.report_id);
     assert.equal(result, undefined);
-    assert.ok(!lab.takeRequests().some((r) => r.path.endsWith('/file')), 'the file was never requested');
+    assert.ok(
+      !lab.takeRequests().some((r) => r.path.endsWith('/file')),
+      'the file was never requested',
+    );
     assert.ok(provider);
   });
 
   it('keeps hostile report ids and file-name templates inside the folder', async () => {
-    const victims = lab.data.reports.filter((r) => r.download_available && r.status === 'published').slice(10, 14);
+    const victims = lab.data.reports
+      .filter((r) => r.download_available && r.status === 'published')
+      .slice(10, 14);
     const hostile = ['../../escape', '..\\win-escape', 'CON', `${'x'.repeat(180)}\u202Efdp`];
     const originals = victims.map((r) => r.report_id);
     victims.forEach((report, i) => (report.report_id = hostile[i]!));
     try {
-      const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', hostile);
+      const uris = await vscode.commands.executeCommand<vscode.Uri[]>(
+        'labData.saveReportPdf',
+        hostile,
+      );
       assert.equal(uris.length, hostile.length);
       for (const uri of uris) {
         assert.equal(path.dirname(uri.fsPath), folder, uri.fsPath);
       }
-      await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', '../../${client_id}/../${report_id}_${published_date}.pdf', vscode.ConfigurationTarget.WorkspaceFolder);
+      await vscode.workspace
+        .getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri)
+        .update(
+          'fileNameTemplate',
+          '../../${client_id}/../${report_id}_${published_date}.pdf',
+          vscode.ConfigurationTarget.WorkspaceFolder,
+        );
       const plain = downloadable().find((id) => !hostile.includes(id))!;
-      const templated = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', plain);
+      const templated = await vscode.commands.executeCommand<vscode.Uri>(
+        'labData.saveReportPdf',
+        plain,
+      );
       // A template may name subfolders: each ".." segment is dropped, the client's folder stays inside.
       const clientId = lab.data.reports.find((report) => report.report_id === plain)!.client_id;
       assert.equal(path.dirname(templated.fsPath), path.join(folder, clientId));
-      assert.match(path.basename(templated.fsPath), new RegExp(`${plain}_\\d{4}-\\d{2}-\\d{2}\\.pdf$`));
+      assert.match(
+        path.basename(templated.fsPath),
+        new RegExp(`${plain}_\\d{4}-\\d{2}-\\d{2}\\.pdf$`),
+      );
       const outside = await listing(path.dirname(workspaceFolder()));
-      assert.ok(!outside.some((name) => name.includes('escape')), 'nothing was written outside the workspace');
+      assert.ok(
+        !outside.some((name) => name.includes('escape')),
+        'nothing was written outside the workspace',
+      );
     } finally {
       victims.forEach((report, i) => (report.report_id = originals[i]!));
-      await vscode.workspace.getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri).update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      await vscode.workspace
+        .getConfiguration('labData', vscode.workspace.workspaceFolders![0]!.uri)
+        .update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
     }
   });
 
@@ -140,7 +204,11 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
 
     prompts.existingAnswers = [undefined];
-    assert.equal(await vscode.commands.executeCommand('labData.saveReportPdf', id), undefined, 'cancelled');
+    assert.equal(
+      await vscode.commands.executeCommand('labData.saveReportPdf', id),
+      undefined,
+      'cancelled',
+    );
     assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
 
     prompts.existingAnswers = [{ choice: 'keepBoth', forAll: false }];
@@ -173,24 +241,37 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     prompts.existingAnswers = [undefined]; // "Cancel" at the overwrite question
     const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', ids);
     const files = await listing(folder);
-    assert.ok(files.every((name) => name.endsWith('.pdf') || name === 'lab-data-sync.json'), `no temporary files: ${files.join(', ')}`);
+    assert.ok(
+      files.every((name) => name.endsWith('.pdf') || name === 'lab-data-sync.json'),
+      `no temporary files: ${files.join(', ')}`,
+    );
     assert.ok(files.length < ids.length, 'the run stopped before saving everything');
     assert.equal(await fs.readFile(path.join(folder, `${ids[6]}.pdf`), 'utf8'), 'mine');
     for (const uri of uris ?? []) {
-      assert.equal(sha256(await fs.readFile(uri.fsPath)), sha256(lab.pdfFor(path.basename(uri.fsPath, '.pdf'))));
+      assert.equal(
+        sha256(await fs.readFile(uri.fsPath)),
+        sha256(lab.pdfFor(path.basename(uri.fsPath, '.pdf'))),
+      );
     }
   });
 
   it('bulk save of a project finishes with every file under a 429-ing server', async () => {
     const project = lab.data.projects.find((p) => p.project_id === 'P-2006')!;
     const clients = (await api.views.clients.getChildren()) ?? [];
-    const clientItems = await Promise.all(clients.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })));
+    const clientItems = await Promise.all(
+      clients.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })),
+    );
     const client = clientItems.find((c) => c.item.label === 'Harbor Environmental Consulting')!;
     const projects = (await api.views.clients.getChildren(client.node)) ?? [];
-    const projectItems = await Promise.all(projects.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })));
+    const projectItems = await Promise.all(
+      projects.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })),
+    );
     const projectNode = projectItems.find((p) => p.item.label === project.name)!.node;
     lab.setFaults({ rateLimit: { times: 4, retryAfter: '1', path: /\/file$/ } });
-    const summary = await vscode.commands.executeCommand<BulkSummary>('labData.saveAllReports', projectNode);
+    const summary = await vscode.commands.executeCommand<BulkSummary>(
+      'labData.saveAllReports',
+      projectNode,
+    );
     const expected = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.project_id === 'P-2006');
     assert.equal(summary.failed, 0);
     assert.equal(summary.saved, expected.filter((r) => r.download_available).length);
@@ -198,17 +279,30 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     const requests = lab.takeRequests();
     assert.equal(requests.filter((r) => r.status === 429).length, 4);
     for (const report of expected.filter((r) => r.download_available)) {
-      assert.equal(sha256(await fs.readFile(path.join(folder, `${report.report_id}.pdf`))), sha256(lab.pdfFor(report.report_id)));
+      assert.equal(
+        sha256(await fs.readFile(path.join(folder, `${report.report_id}.pdf`))),
+        sha256(lab.pdfFor(report.report_id)),
+      );
     }
   });
 
   it('Save All asks once before writing more than 100 files, and writes nothing when told no', async () => {
     prompts.confirmAnswer = false;
     assert.equal(await vscode.commands.executeCommand('labData.saveAllReports'), undefined);
-    assert.deepEqual(prompts.confirmAsked.map((asked) => asked.message), [`Save ${downloadable().length} report PDFs to lab-reports/?`]);
+    assert.deepEqual(
+      prompts.confirmAsked.map((asked) => asked.message),
+      [`Save ${downloadable().length} report PDFs to lab-reports/?`],
+    );
     assert.match(prompts.confirmAsked[0]!.detail, /^These are all reports of /);
-    assert.deepEqual((await listing(folder).catch(() => [])).filter((name) => name.endsWith('.pdf')), [], 'nothing written');
-    assert.deepEqual(lab.takeRequests().filter((request) => request.path.endsWith('/file')), []);
+    assert.deepEqual(
+      (await listing(folder).catch(() => [])).filter((name) => name.endsWith('.pdf')),
+      [],
+      'nothing written',
+    );
+    assert.deepEqual(
+      lab.takeRequests().filter((request) => request.path.endsWith('/file')),
+      [],
+    );
   });
 
   it('saves the whole report set, then syncs: the second sync makes one request and writes nothing', async () => {
@@ -219,7 +313,9 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(prompts.confirmAsked.length, 1, 'asked once, for the whole run');
     assert.equal(all.saved, downloadable().length);
     assert.equal(all.failed, 0);
-    console.log(`      save all: ${all.saved} files (${all.bytes} bytes) in ${allMs} ms with ${allRequests} requests`);
+    console.log(
+      `      save all: ${all.saved} files (${all.bytes} bytes) in ${allMs} ms with ${allRequests} requests`,
+    );
     await fs.rm(folder, { recursive: true, force: true });
 
     const started = Date.now();
@@ -229,14 +325,34 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(first.saved, downloadable().length);
     assert.equal(first.failed, 0);
     assert.ok(first.manifestWritten);
-    console.log(`      first sync: ${first.saved} files in ${firstMs} ms with ${firstRequests} requests`);
+    console.log(
+      `      first sync: ${first.saved} files in ${firstMs} ms with ${firstRequests} requests`,
+    );
     const manifestText = await fs.readFile(path.join(folder, 'lab-data-sync.json'), 'utf8');
     assert.ok(!manifestText.includes(LEAK_CHECK_TOKEN), 'the manifest never holds the token');
-    type Section = { origin: string; watermark: string; files: Record<string, { sha256: string; bytes: number; file: string; source: string; saved_at: string; published_at: string }> };
+    type Section = {
+      origin: string;
+      watermark: string;
+      files: Record<
+        string,
+        {
+          sha256: string;
+          bytes: number;
+          file: string;
+          source: string;
+          saved_at: string;
+          published_at: string;
+        }
+      >;
+    };
     const written = JSON.parse(manifestText) as { version: number; labs: Record<string, Section> };
     const labName = new URL(lab.baseUrl).host;
     assert.equal(written.version, 2);
-    assert.deepEqual(Object.keys(written.labs), [labName], 'one section, kept under the lab’s name');
+    assert.deepEqual(
+      Object.keys(written.labs),
+      [labName],
+      'one section, kept under the lab’s name',
+    );
     const manifest = written.labs[labName]!;
     assert.equal(manifest.origin, new URL(lab.baseUrl).origin);
     const some = downloadable()[3]!;
@@ -251,7 +367,11 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(secondRequests[0]!.query.published_since, manifest.watermark);
     assert.equal(second.saved, 0);
     assert.equal(second.manifestWritten, false);
-    assert.equal((await fs.stat(path.join(folder, 'lab-data-sync.json'))).mtimeMs, stat.mtimeMs, 'nothing written');
+    assert.equal(
+      (await fs.stat(path.join(folder, 'lab-data-sync.json'))).mtimeMs,
+      stat.mtimeMs,
+      'nothing written',
+    );
     console.log(`      second sync: ${secondRequests.length} request, ${second.saved} files`);
 
     // A file deleted locally is fetched again; a file changed locally is never overwritten without asking.
@@ -267,8 +387,14 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       const third = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
       assert.equal(third.saved, 1);
       assert.deepEqual(prompts.asked, [{ fileName: `${changed}.pdf`, reason: 'changedLocally' }]);
-      assert.equal(sha256(await fs.readFile(path.join(folder, `${deleted}.pdf`))), sha256(lab.pdfFor(deleted!)));
-      assert.equal(await fs.readFile(path.join(folder, `${changed}.pdf`), 'utf8'), 'annotated by hand');
+      assert.equal(
+        sha256(await fs.readFile(path.join(folder, `${deleted}.pdf`))),
+        sha256(lab.pdfFor(deleted!)),
+      );
+      assert.equal(
+        await fs.readFile(path.join(folder, `${changed}.pdf`), 'utf8'),
+        'annotated by hand',
+      );
     } finally {
       amended.published_at = originalPublished;
       lab.dataChanged();
@@ -278,7 +404,9 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
 
   it('Sync Reports to Folder… honours the Reports filter and says so before it starts, and syncs into a folder the user picks, remembered for the workspace', async () => {
     const client = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.client_id;
-    const matching = lab.reportsFor(LEAK_CHECK_TOKEN).filter((report) => report.client_id === client);
+    const matching = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((report) => report.client_id === client);
     const elsewhere = path.join(workspaceFolder(), '..', `sync-elsewhere-${process.pid}`);
     await fs.rm(elsewhere, { recursive: true, force: true });
     // The folder dialog only picks folders that exist.
@@ -293,14 +421,39 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       const asked = prompts.pickOneOffered[0]!;
       assert.match(asked.title, /Sync Reports of .* to Folder…/);
       assert.equal(asked.current, folder, 'the download folder first, while nothing was picked');
-      assert.deepEqual(asked.choices.map((choice) => choice.id), [folder, '']);
+      assert.deepEqual(
+        asked.choices.map((choice) => choice.id),
+        [folder, ''],
+      );
       assert.equal(synced.folder, elsewhere);
-      assert.equal(synced.listed, matching.length, 'only the reports the filter matches are listed');
-      assert.equal(synced.saved, matching.filter((report) => report.download_available).length, synced.message);
-      assert.deepEqual((await listing(elsewhere)).filter((name) => name.endsWith('.pdf')).sort(), matching.filter((report) => report.download_available).map((report) => `${report.report_id}.pdf`).sort());
+      assert.equal(
+        synced.listed,
+        matching.length,
+        'only the reports the filter matches are listed',
+      );
+      assert.equal(
+        synced.saved,
+        matching.filter((report) => report.download_available).length,
+        synced.message,
+      );
+      assert.deepEqual(
+        (await listing(elsewhere)).filter((name) => name.endsWith('.pdf')).sort(),
+        matching
+          .filter((report) => report.download_available)
+          .map((report) => `${report.report_id}.pdf`)
+          .sort(),
+      );
       assert.equal(prompts.confirmAsked.length, 1);
-      assert.equal(prompts.confirmAsked[0]!.message, `Sync the ${matching.length} reports of ${new URL(lab.baseUrl).host} that match the filter into ${elsewhere}?`);
-      assert.match(prompts.confirmAsked[0]!.detail, new RegExp(`The Reports view is filtered \\(client [^)]*${client}\\)\\): only the reports it matches are synced; clear the filter to sync every report\\.`));
+      assert.equal(
+        prompts.confirmAsked[0]!.message,
+        `Sync the ${matching.length} reports of ${new URL(lab.baseUrl).host} that match the filter into ${elsewhere}?`,
+      );
+      assert.match(
+        prompts.confirmAsked[0]!.detail,
+        new RegExp(
+          `The Reports view is filtered \\(client [^)]*${client}\\)\\): only the reports it matches are synced; clear the filter to sync every report\\.`,
+        ),
+      );
       assert.match(synced.message, /^Sync of .* \(filtered: client /);
 
       // The next sync offers the folder picked last, highlighted; Enter keeps it. Filtered, it asks again.
@@ -308,7 +461,10 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       assert.equal(await vscode.commands.executeCommand('labData.syncReports'), undefined);
       const again = prompts.pickOneOffered[1]!;
       assert.equal(again.current, elsewhere, 'remembered for this workspace');
-      assert.deepEqual(again.choices.map((choice) => choice.id), [elsewhere, folder, '']);
+      assert.deepEqual(
+        again.choices.map((choice) => choice.id),
+        [elsewhere, folder, ''],
+      );
       assert.match(String(again.choices[0]!.description), /used last/);
       assert.equal(prompts.confirmAsked.length, 2, 'a filtered sync asks every time');
     } finally {
@@ -317,7 +473,9 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     }
     // Without a filter, the next sync into the picked folder asks nothing more (not its first) and lists everything.
     prompts.confirmAnswer = true;
-    const all = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports', { folder });
+    const all = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports', {
+      folder,
+    });
     assert.equal(all.folder, folder, 'automation names its folder');
   });
 });

@@ -5,7 +5,17 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { BulkSummary } from '../../src/commands/saveAllReports';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, eventually, labDataLogFiles, rows, signInOnly, startLab, workspaceFolder } from './helpers';
+import {
+  FakePrompts,
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  eventually,
+  labDataLogFiles,
+  rows,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+} from './helpers';
 
 /** Everything the "Lab Data" log holds so far in this run. */
 async function logText(): Promise<string> {
@@ -45,39 +55,66 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
   it('1: a write that fails is a failure, in plain words, counted as failed (not cancelled), and the file in the way is untouched', async () => {
     await fs.rm(folder, { recursive: true, force: true });
     await fs.writeFile(folder, 'not a folder');
-    const summary = await vscode.commands.executeCommand<BulkSummary | undefined>('labData.saveAllReports');
+    const summary = await vscode.commands.executeCommand<BulkSummary | undefined>(
+      'labData.saveAllReports',
+    );
     assert.ok(summary, 'the run finished with a summary');
     assert.equal(summary.saved, 0);
     assert.equal(summary.cancelled, false, 'a failed write is never "cancelled"');
     assert.ok(summary.failed > 0);
-    assert.equal(summary.failed + summary.skipped, summary.listed, 'every report is failed (or skipped for having no file), none cancelled');
+    assert.equal(
+      summary.failed + summary.skipped,
+      summary.listed,
+      'every report is failed (or skipped for having no file), none cancelled',
+    );
     assert.equal(await fs.readFile(folder, 'utf8'), 'not a folder');
-    await eventually(async () => assert.match(await logText(), /A file stands where a folder should be in/));
+    await eventually(async () =>
+      assert.match(await logText(), /A file stands where a folder should be in/),
+    );
     await fs.rm(folder, { force: true });
   });
 
   it('3: hostile text in records and error bodies reaches rows, tooltips and the log as one clean line without the token', async () => {
-    const report = lab.data.reports.find((r) => lab.reportsFor(LEAK_CHECK_TOKEN).some((visible) => visible.report_id === r.report_id))!;
+    const report = lab.data.reports.find((r) =>
+      lab.reportsFor(LEAK_CHECK_TOKEN).some((visible) => visible.report_id === r.report_id),
+    )!;
     const original = report.report_type;
     report.report_type = `Assay\u202e\nfdp.exe\u0007 ${LEAK_CHECK_TOKEN}`;
     lab.dataChanged();
     try {
       await vscode.commands.executeCommand('labData.refresh');
       const row = await eventually(async () => {
-        const found = (await rows(api, 'reports')).find((candidate) => candidate.label === report.report_id && String(candidate.item.description).includes('Assay'));
+        const found = (await rows(api, 'reports')).find(
+          (candidate) =>
+            candidate.label === report.report_id &&
+            String(candidate.item.description).includes('Assay'),
+        );
         assert.ok(found, 'the report row is shown, with the hostile type in its description');
         return found;
       });
-      const tooltip = row.item.tooltip instanceof vscode.MarkdownString ? row.item.tooltip.value : String(row.item.tooltip);
-      for (const text of [row.label, String(row.item.description), tooltip, row.item.accessibilityInformation?.label ?? '']) {
+      const tooltip =
+        row.item.tooltip instanceof vscode.MarkdownString
+          ? row.item.tooltip.value
+          : String(row.item.tooltip);
+      for (const text of [
+        row.label,
+        String(row.item.description),
+        tooltip,
+        row.item.accessibilityInformation?.label ?? '',
+      ]) {
         assert.ok(!text.includes(LEAK_CHECK_TOKEN), `no token in ${JSON.stringify(text)}`);
         assert.doesNotMatch(text.replace(/\n/g, ' '), HOSTILE);
       }
       assert.ok(!String(row.item.description).includes('\n'));
       // Tab titles made from ids the server sent.
       const labName = (await api.getState()).labs[0]!.name;
-      const title = path.posix.basename(api.previews.uriOf(labName, `R-1\u202e\n${LEAK_CHECK_TOKEN}`).path);
-      assert.ok(!title.includes(LEAK_CHECK_TOKEN) && !HOSTILE.test(title) && !title.includes('\n'), title);
+      const title = path.posix.basename(
+        api.previews.uriOf(labName, `R-1\u202e\n${LEAK_CHECK_TOKEN}`).path,
+      );
+      assert.ok(
+        !title.includes(LEAK_CHECK_TOKEN) && !HOSTILE.test(title) && !title.includes('\n'),
+        title,
+      );
       // An error body that echoes the credential, with a forged line and a bidi override.
       lab.setFaults({ echoToken: true, status: { status: 400, times: 5 } });
       await vscode.commands.executeCommand('labData.openReportMetadata', report.report_id);
@@ -96,14 +133,22 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
 
   it("8: a proxy's 401 keeps you signed in; only the lab's own 401 signs you out", async () => {
     const id = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.report_id;
-    lab.setFaults({ status: { status: 401, times: 1, headers: { 'proxy-authenticate': 'Basic realm="corporate proxy"' } } });
+    lab.setFaults({
+      status: {
+        status: 401,
+        times: 1,
+        headers: { 'proxy-authenticate': 'Basic realm="corporate proxy"' },
+      },
+    });
     await vscode.commands.executeCommand('labData.openReportMetadata', id);
     assert.equal(lab.takeRequests().at(-1)?.status, 401);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal((await api.getState()).signedIn, true, 'still signed in after the proxy refused');
     lab.setFaults({ status: { status: 401, times: 1 } });
     await vscode.commands.executeCommand('labData.openReportMetadata', id);
-    await eventually(async () => assert.equal((await api.getState()).signedIn, false, "the lab's own 401 signs out"));
+    await eventually(async () =>
+      assert.equal((await api.getState()).signedIn, false, "the lab's own 401 signs out"),
+    );
     await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     assert.equal((await api.getState()).signedIn, true);
   });

@@ -7,7 +7,13 @@ import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
 import type { Page } from '../../core/api/pagination';
-import type { Choice, ExistingFileAnswer, Prompts, ReportIdOptions, TokenBoxText } from '../../src/ui/prompts';
+import type {
+  Choice,
+  ExistingFileAnswer,
+  Prompts,
+  ReportIdOptions,
+  TokenBoxText,
+} from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
 
 /** A distinctive token whose every appearance in any output is a leak. */
@@ -32,13 +38,21 @@ export function extensionPackageJson(): {
 
 /** Starts a mock lab on a random loopback port inside the extension host. */
 export async function startLab(options: MockServerOptions = {}): Promise<MockLabServer> {
-  const server = new MockLabServer({ reports: 120, samples: 300, tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check (full scope)' } }, ...options });
+  const server = new MockLabServer({
+    reports: 120,
+    samples: 300,
+    tokens: { [LEAK_CHECK_TOKEN]: { label: 'leak check (full scope)' } },
+    ...options,
+  });
   await server.start();
   return server;
 }
 
 export async function signIn(baseUrl: string, token: string, name?: string): Promise<unknown> {
-  return vscode.commands.executeCommand('labData.signIn', name === undefined ? { baseUrl, token } : { baseUrl, token, name });
+  return vscode.commands.executeCommand(
+    'labData.signIn',
+    name === undefined ? { baseUrl, token } : { baseUrl, token, name },
+  );
 }
 
 /**
@@ -86,12 +100,17 @@ export class FakePrompts implements Prompts {
   existingAnswers: Array<ExistingFileAnswer | undefined> = [];
   reportIdAnswer?: string;
 
-  async existingFile(fileName: string, reason: 'exists' | 'changedLocally'): Promise<ExistingFileAnswer | undefined> {
+  async existingFile(
+    fileName: string,
+    reason: 'exists' | 'changedLocally',
+  ): Promise<ExistingFileAnswer | undefined> {
     this.asked.push({ fileName, reason });
     return this.existingAnswers.shift();
   }
 
-  async pickWorkspaceFolder(folders: readonly vscode.WorkspaceFolder[]): Promise<vscode.WorkspaceFolder | undefined> {
+  async pickWorkspaceFolder(
+    folders: readonly vscode.WorkspaceFolder[],
+  ): Promise<vscode.WorkspaceFolder | undefined> {
     return folders[0];
   }
 
@@ -111,11 +130,17 @@ export class FakePrompts implements Prompts {
   readonly reportIdAsked: Array<{ title?: string; problem?: string }> = [];
 
   /** As a person would: the answer, checked the way the picker checks it; one the check refuses is given up on (Escape). */
-  async reportId(suggestions: readonly Choice[] = [], options: ReportIdOptions = {}): Promise<string | undefined> {
+  async reportId(
+    suggestions: readonly Choice[] = [],
+    options: ReportIdOptions = {},
+  ): Promise<string | undefined> {
     this.reportIdSuggested.push(suggestions);
     const answer = this.reportIdAnswer;
     const problem = answer !== undefined && options.check ? await options.check(answer) : undefined;
-    this.reportIdAsked.push({ title: options.title, ...(problem !== undefined ? { problem } : {}) });
+    this.reportIdAsked.push({
+      title: options.title,
+      ...(problem !== undefined ? { problem } : {}),
+    });
     return problem === undefined ? answer : undefined;
   }
 
@@ -129,7 +154,8 @@ export class FakePrompts implements Prompts {
 
   sinceAnswers: Array<string | null | undefined> = [];
   pickOneAnswers: Array<string | null | undefined> = [];
-  readonly pickOneOffered: Array<{ title: string; choices: readonly Choice[]; current?: string }> = [];
+  readonly pickOneOffered: Array<{ title: string; choices: readonly Choice[]; current?: string }> =
+    [];
   /** Items per page as they streamed into the list, and what the list finally held. */
   readonly streamedPages: number[] = [];
   streamedChoices: Choice[] = [];
@@ -144,11 +170,19 @@ export class FakePrompts implements Prompts {
 
   /** Answers to the filter's first list (which criteria); with none queued, every criterion offered is checked. */
   criteriaAnswers: Array<string[] | undefined> = [];
-  readonly criteriaOffered: Array<{ title: string; criteria: ReadonlyArray<Choice & { readonly picked: boolean }> }> = [];
+  readonly criteriaOffered: Array<{
+    title: string;
+    criteria: ReadonlyArray<Choice & { readonly picked: boolean }>;
+  }> = [];
 
-  async pickCriteria(title: string, criteria: ReadonlyArray<Choice & { readonly picked: boolean }>): Promise<string[] | undefined> {
+  async pickCriteria(
+    title: string,
+    criteria: ReadonlyArray<Choice & { readonly picked: boolean }>,
+  ): Promise<string[] | undefined> {
     this.criteriaOffered.push({ title, criteria });
-    return this.criteriaAnswers.length > 0 ? this.criteriaAnswers.shift() : criteria.map((criterion) => criterion.id);
+    return this.criteriaAnswers.length > 0
+      ? this.criteriaAnswers.shift()
+      : criteria.map((criterion) => criterion.id);
   }
 
   passwordAnswers: Array<string | undefined> = [];
@@ -161,9 +195,18 @@ export class FakePrompts implements Prompts {
 
   textAnswers: Array<string | undefined> = [];
   /** Each line asked for: its title, pre-filled value, and the check run as the person types. */
-  readonly textAsked: Array<{ title: string; value: string; validate: (value: string) => string | undefined }> = [];
+  readonly textAsked: Array<{
+    title: string;
+    value: string;
+    validate: (value: string) => string | undefined;
+  }> = [];
 
-  async text(title: string, _prompt: string, value: string, validate: (value: string) => string | undefined): Promise<string | undefined> {
+  async text(
+    title: string,
+    _prompt: string,
+    value: string,
+    validate: (value: string) => string | undefined,
+  ): Promise<string | undefined> {
     this.textAsked.push({ title, value, validate });
     return this.textAnswers.shift();
   }
@@ -173,8 +216,15 @@ export class FakePrompts implements Prompts {
   /** What the token box said under each token it kept open for. */
   readonly tokenProblems: string[] = [];
 
-  async token<T>(text: TokenBoxText, attempt: (token: string, signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
-    for (let token = this.tokenAnswers.shift(); token !== undefined; token = this.tokenAnswers.shift()) {
+  async token<T>(
+    text: TokenBoxText,
+    attempt: (token: string, signal: AbortSignal) => Promise<T>,
+  ): Promise<T | undefined> {
+    for (
+      let token = this.tokenAnswers.shift();
+      token !== undefined;
+      token = this.tokenAnswers.shift()
+    ) {
       try {
         return await attempt(token, new AbortController().signal);
       } catch (error) {
@@ -188,23 +238,41 @@ export class FakePrompts implements Prompts {
     return undefined;
   }
 
-  async pickOne(title: string, _placeHolder: string, choices: readonly Choice[], _allowAny: boolean, current?: string): Promise<string | null | undefined> {
+  async pickOne(
+    title: string,
+    _placeHolder: string,
+    choices: readonly Choice[],
+    _allowAny: boolean,
+    current?: string,
+  ): Promise<string | null | undefined> {
     this.pickOneOffered.push({ title, choices, current });
     // Nothing queued: Enter, which keeps the value highlighted (the one in force), if any.
     return this.pickOneAnswers.length > 0 ? this.pickOneAnswers.shift() : current;
   }
 
   /** Where each save dialog would start, and its title; an answer of `null` (or none left) accepts the offered name, as Enter would. */
-  readonly saveAsked: Array<{ title: string; defaultUri: vscode.Uri; filters: Readonly<Record<string, string[]>> }> = [];
+  readonly saveAsked: Array<{
+    title: string;
+    defaultUri: vscode.Uri;
+    filters: Readonly<Record<string, string[]>>;
+  }> = [];
   saveAnswers: Array<vscode.Uri | null | undefined> = [];
 
-  async saveFile(title: string, defaultUri: vscode.Uri, filters: Readonly<Record<string, string[]>>): Promise<vscode.Uri | undefined> {
+  async saveFile(
+    title: string,
+    defaultUri: vscode.Uri,
+    filters: Readonly<Record<string, string[]>>,
+  ): Promise<vscode.Uri | undefined> {
     this.saveAsked.push({ title, defaultUri, filters });
     const answer = this.saveAnswers.length > 0 ? this.saveAnswers.shift() : null;
     return answer === null ? defaultUri : answer;
   }
 
-  async pickFromPages<T>(_title: string, pages: AsyncIterable<Page<T>>, toChoice: (item: T) => Choice): Promise<T[] | undefined> {
+  async pickFromPages<T>(
+    _title: string,
+    pages: AsyncIterable<Page<T>>,
+    toChoice: (item: T) => Choice,
+  ): Promise<T[] | undefined> {
     const items: T[] = [];
     for await (const page of pages) {
       this.streamedPages.push(page.items.length);
@@ -230,7 +298,11 @@ export interface Row {
 }
 
 /** The rows of a view (or of one row's children), asked of the view's data as VS Code asks it. */
-export async function rows(api: LabDataExtensionApi, view: keyof LabDataExtensionApi['views'], parent?: LabNode): Promise<Row[]> {
+export async function rows(
+  api: LabDataExtensionApi,
+  view: keyof LabDataExtensionApi['views'],
+  parent?: LabNode,
+): Promise<Row[]> {
   const provider = api.views[view];
   const nodes = (await provider.getChildren(parent)) ?? [];
   return Promise.all(

@@ -6,9 +6,23 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { MockLabHost, MockLabServer } from '../mock/server';
 import { labChoice } from '../../src/commands/labTarget';
-import { FakePrompts, labDataLogFiles, activateExtension, eventually, rows, signIn, signInOnly, startLab, workspaceFolder } from './helpers';
+import {
+  FakePrompts,
+  labDataLogFiles,
+  activateExtension,
+  eventually,
+  rows,
+  signIn,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+} from './helpers';
 
-const BETA_ENDPOINTS = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
+const BETA_ENDPOINTS = {
+  reports: '/api/v1/certificates',
+  report: '/api/v1/certificates/{report_id}',
+  reportFile: '/api/v1/certificates/{report_id}/pdf',
+};
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 
 describe('several labs, each with its own token and endpoints', () => {
@@ -24,8 +38,20 @@ describe('several labs, each with its own token and endpoints', () => {
     api = await activateExtension();
     restorePrompts = api.setPrompts(prompts);
     // Two tenants on one origin: different tokens, one with renamed endpoints and another list envelope.
-    meridian = new MockLabServer({ reports: 60, samples: 40, tokens: { 'meridian-token': { label: 'meridian' } } });
-    beta = new MockLabServer({ seed: 11, reports: 45, samples: 40, basePath: '/tenant-b', envelope: 'top-level', endpointNames: { reports: 'certificates', file: 'pdf' }, tokens: { 'beta-token': { label: 'beta' } } });
+    meridian = new MockLabServer({
+      reports: 60,
+      samples: 40,
+      tokens: { 'meridian-token': { label: 'meridian' } },
+    });
+    beta = new MockLabServer({
+      seed: 11,
+      reports: 45,
+      samples: 40,
+      basePath: '/tenant-b',
+      envelope: 'top-level',
+      endpointNames: { reports: 'certificates', file: 'pdf' },
+      tokens: { 'beta-token': { label: 'beta' } },
+    });
     host = new MockLabHost([meridian, beta]);
     await host.start();
     evil = new MockLabServer({ reports: 5, samples: 5 });
@@ -35,12 +61,26 @@ describe('several labs, each with its own token and endpoints', () => {
       'labs',
       [
         { name: 'Meridian', baseUrl: meridian.baseUrl },
-        { name: 'Beta', baseUrl: beta.baseUrl, endpoints: BETA_ENDPOINTS, filters: ['published_since'] },
-        { name: 'Broken', baseUrl: `${meridian.baseUrl}/broken`, endpoints: { reports: '/api/%2e%2e/admin' } },
+        {
+          name: 'Beta',
+          baseUrl: beta.baseUrl,
+          endpoints: BETA_ENDPOINTS,
+          filters: ['published_since'],
+        },
+        {
+          name: 'Broken',
+          baseUrl: `${meridian.baseUrl}/broken`,
+          endpoints: { reports: '/api/%2e%2e/admin' },
+        },
       ],
       vscode.ConfigurationTarget.Global,
     );
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Meridian', 'Beta', 'Broken']));
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((lab) => lab.name),
+        ['Meridian', 'Beta', 'Broken'],
+      ),
+    );
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
@@ -54,42 +94,109 @@ describe('several labs, each with its own token and endpoints', () => {
   });
 
   it('signs in to two labs by name, each with its own token; a misconfigured lab fails before any request', async () => {
-    assert.deepEqual(await signIn(meridian.baseUrl, 'meridian-token', 'Meridian'), { name: 'Meridian', baseUrl: meridian.baseUrl, host: new URL(meridian.baseUrl).host });
-    assert.deepEqual(await signIn(beta.baseUrl, 'beta-token', 'Beta'), { name: 'Beta', baseUrl: beta.baseUrl, host: new URL(beta.baseUrl).host });
+    assert.deepEqual(await signIn(meridian.baseUrl, 'meridian-token', 'Meridian'), {
+      name: 'Meridian',
+      baseUrl: meridian.baseUrl,
+      host: new URL(meridian.baseUrl).host,
+    });
+    assert.deepEqual(await signIn(beta.baseUrl, 'beta-token', 'Beta'), {
+      name: 'Beta',
+      baseUrl: beta.baseUrl,
+      host: new URL(beta.baseUrl).host,
+    });
     meridian.takeRequests();
-    assert.equal(await signIn(`${meridian.baseUrl}/broken`, 'meridian-token', 'Broken'), undefined, 'an invalid lab cannot be signed in to');
-    assert.equal(await signIn(beta.baseUrl, 'beta-token', 'Meridian'), undefined, 'a defined lab keeps its own address');
+    assert.equal(
+      await signIn(`${meridian.baseUrl}/broken`, 'meridian-token', 'Broken'),
+      undefined,
+      'an invalid lab cannot be signed in to',
+    );
+    assert.equal(
+      await signIn(beta.baseUrl, 'beta-token', 'Meridian'),
+      undefined,
+      'a defined lab keeps its own address',
+    );
     assert.deepEqual(meridian.takeRequests(), [], 'neither made a request');
     const state = await api.getState();
-    assert.deepEqual(state.labs.map((lab) => [lab.name, lab.signedIn]), [['Meridian', true], ['Beta', true], ['Broken', false]]);
-    assert.match(state.labs[2]!.problem ?? '', /The lab "Broken" is set up wrongly in labData\.labs: endpoint "reports" must not contain "\." or "\.\." segments/);
+    assert.deepEqual(
+      state.labs.map((lab) => [lab.name, lab.signedIn]),
+      [
+        ['Meridian', true],
+        ['Beta', true],
+        ['Broken', false],
+      ],
+    );
+    assert.match(
+      state.labs[2]!.problem ?? '',
+      /The lab "Broken" is set up wrongly in labData\.labs: endpoint "reports" must not contain "\." or "\.\." segments/,
+    );
     const accounts = await vscode.authentication.getAccounts('labData');
-    assert.deepEqual(accounts.map((account) => account.label).sort(), ['Beta', 'Meridian'], 'one account per signed-in lab');
+    assert.deepEqual(
+      accounts.map((account) => account.label).sort(),
+      ['Beta', 'Meridian'],
+      'one account per signed-in lab',
+    );
   });
 
   it('lists the labs at the top of each view, each lab’s reports below it, through its own endpoints', async () => {
     meridian.takeRequests();
     beta.takeRequests();
     const top = await rows(api, 'reports');
-    assert.deepEqual(top.map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+    assert.deepEqual(
+      top.map((row) => row.label),
+      ['Meridian', 'Beta', 'Broken'],
+    );
     assert.equal(top[0]!.item.description, new URL(meridian.baseUrl).host);
     assert.equal(top[2]!.item.description, 'misconfigured');
-    const meridianReports = (await rows(api, 'reports', top[0]!.node)).filter((row) => row.item.contextValue?.startsWith('labData.report'));
-    assert.deepEqual(meridianReports.map((row) => row.node.ref?.id), meridian.reportsFor('meridian-token').slice(0, 50).map((r) => r.report_id));
-    const betaReports = (await rows(api, 'reports', top[1]!.node)).filter((row) => row.item.contextValue?.startsWith('labData.report'));
-    assert.deepEqual(betaReports.map((row) => row.node.ref?.id), beta.reportsFor('beta-token').slice(0, 50).map((r) => r.report_id));
-    assert.ok(betaReports.every((row) => row.node.ref?.lab === 'Beta' && row.item.id?.startsWith('lab:Beta/')));
-    assert.deepEqual(beta.takeRequests().map((r) => r.path), ['/tenant-b/api/v1/certificates'], 'the renamed endpoint');
-    assert.deepEqual(meridian.takeRequests().map((r) => r.path), ['/api/v1/reports']);
+    const meridianReports = (await rows(api, 'reports', top[0]!.node)).filter((row) =>
+      row.item.contextValue?.startsWith('labData.report'),
+    );
+    assert.deepEqual(
+      meridianReports.map((row) => row.node.ref?.id),
+      meridian
+        .reportsFor('meridian-token')
+        .slice(0, 50)
+        .map((r) => r.report_id),
+    );
+    const betaReports = (await rows(api, 'reports', top[1]!.node)).filter((row) =>
+      row.item.contextValue?.startsWith('labData.report'),
+    );
+    assert.deepEqual(
+      betaReports.map((row) => row.node.ref?.id),
+      beta
+        .reportsFor('beta-token')
+        .slice(0, 50)
+        .map((r) => r.report_id),
+    );
+    assert.ok(
+      betaReports.every(
+        (row) => row.node.ref?.lab === 'Beta' && row.item.id?.startsWith('lab:Beta/'),
+      ),
+    );
+    assert.deepEqual(
+      beta.takeRequests().map((r) => r.path),
+      ['/tenant-b/api/v1/certificates'],
+      'the renamed endpoint',
+    );
+    assert.deepEqual(
+      meridian.takeRequests().map((r) => r.path),
+      ['/api/v1/reports'],
+    );
 
     const broken = await rows(api, 'reports', top[2]!.node);
     assert.equal(broken.length, 1);
     assert.match(broken[0]!.label, /endpoint "reports" must not contain/);
     assert.equal((broken[0]!.item.iconPath as vscode.ThemeIcon).id, 'error');
-    assert.deepEqual([...meridian.requests, ...beta.requests].filter((r) => r.path.includes('/broken')), [], 'the misconfigured lab sent nothing');
+    assert.deepEqual(
+      [...meridian.requests, ...beta.requests].filter((r) => r.path.includes('/broken')),
+      [],
+      'the misconfigured lab sent nothing',
+    );
 
     const clientsTop = await rows(api, 'clients');
-    assert.deepEqual(clientsTop.map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+    assert.deepEqual(
+      clientsTop.map((row) => row.label),
+      ['Meridian', 'Beta', 'Broken'],
+    );
     await eventually(() => assert.match(api.statusText(), /3 labs/));
     assert.match(api.statusTooltip(), /2 of 3 labs signed in/);
     assert.match(api.statusTooltip(), /Meridian \(.+\): signed in/);
@@ -100,24 +207,43 @@ describe('several labs, each with its own token and endpoints', () => {
     // Every request each tenant has seen since it started, including those earlier tests drained.
     assert.deepEqual([...meridian.credentialsSeen.keys()], ['meridian']);
     assert.deepEqual([...beta.credentialsSeen.keys()], ['beta']);
-    assert.ok(meridian.credentialsSeen.get('meridian')! > 1 && beta.credentialsSeen.get('beta')! > 1);
-    assert.deepEqual([...evil.credentialsSeen.keys()], [], 'nothing reached a lab nobody signed in to');
+    assert.ok(
+      meridian.credentialsSeen.get('meridian')! > 1 && beta.credentialsSeen.get('beta')! > 1,
+    );
+    assert.deepEqual(
+      [...evil.credentialsSeen.keys()],
+      [],
+      'nothing reached a lab nobody signed in to',
+    );
   });
 
   it('opens and saves a report of the renamed-endpoint lab with { lab, id }', async () => {
     beta.takeRequests();
     const id = beta.reportsFor('beta-token').find((r) => r.download_available)!.report_id;
-    const uri = (await vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Beta', id })) as vscode.Uri;
+    const uri = (await vscode.commands.executeCommand('labData.openReportMetadata', {
+      lab: 'Beta',
+      id,
+    })) as vscode.Uri;
     assert.ok(uri instanceof vscode.Uri);
     const document = await vscode.workspace.openTextDocument(uri);
     assert.equal(JSON.parse(document.getText()).report_id, id);
-    const saved = (await vscode.commands.executeCommand('labData.saveReportPdf', { lab: 'Beta', id })) as vscode.Uri;
+    const saved = (await vscode.commands.executeCommand('labData.saveReportPdf', {
+      lab: 'Beta',
+      id,
+    })) as vscode.Uri;
     assert.ok(saved instanceof vscode.Uri);
     const bytes = await fs.readFile(saved.fsPath);
-    assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(beta.pdfFor(id)).digest('hex'));
+    assert.equal(
+      createHash('sha256').update(bytes).digest('hex'),
+      createHash('sha256').update(beta.pdfFor(id)).digest('hex'),
+    );
     assert.deepEqual(
       beta.takeRequests().map((r) => r.path.replace(id, 'ID')),
-      ['/tenant-b/api/v1/certificates/ID', '/tenant-b/api/v1/certificates/ID', '/tenant-b/api/v1/certificates/ID/pdf'],
+      [
+        '/tenant-b/api/v1/certificates/ID',
+        '/tenant-b/api/v1/certificates/ID',
+        '/tenant-b/api/v1/certificates/ID/pdf',
+      ],
     );
   });
 
@@ -128,12 +254,28 @@ describe('several labs, each with its own token and endpoints', () => {
     const uri = (await vscode.commands.executeCommand('labData.openReportMetadata')) as vscode.Uri;
     assert.ok(uri instanceof vscode.Uri);
     assert.equal(new URLSearchParams(uri.query).get('lab'), 'Meridian');
-    assert.deepEqual(prompts.pickOneOffered.slice(asked).map((offer) => offer.choices.map((choice) => choice.id)), [['Meridian', 'Beta']]);
+    assert.deepEqual(
+      prompts.pickOneOffered.slice(asked).map((offer) => offer.choices.map((choice) => choice.id)),
+      [['Meridian', 'Beta']],
+    );
   });
 
   it('offers only the filters a lab confirmed', async () => {
-    assert.deepEqual(await vscode.commands.executeCommand('labData.filterReports', { lab: 'Beta', publishedSince: '2025-01-01' }), { publishedSince: '2025-01-01T00:00:00Z' });
-    assert.equal(await vscode.commands.executeCommand('labData.filterReports', { lab: 'Beta', status: 'published' }), undefined, 'Beta does not offer a status filter');
+    assert.deepEqual(
+      await vscode.commands.executeCommand('labData.filterReports', {
+        lab: 'Beta',
+        publishedSince: '2025-01-01',
+      }),
+      { publishedSince: '2025-01-01T00:00:00Z' },
+    );
+    assert.equal(
+      await vscode.commands.executeCommand('labData.filterReports', {
+        lab: 'Beta',
+        status: 'published',
+      }),
+      undefined,
+      'Beta does not offer a status filter',
+    );
     await vscode.commands.executeCommand('labData.clearReportsFilter');
   });
 
@@ -141,13 +283,19 @@ describe('several labs, each with its own token and endpoints', () => {
     const before = api.secretReads();
     const top = await rows(api, 'clients');
     const clients = await rows(api, 'clients', top[0]!.node);
-    await rows(api, 'clients', clients.find((row) => row.item.contextValue === 'labData.client')!.node);
+    await rows(
+      api,
+      'clients',
+      clients.find((row) => row.item.contextValue === 'labData.client')!.node,
+    );
     for (const view of ['reports', 'samples'] as const) {
       const labsRows = await rows(api, view);
       await rows(api, view, labsRows[0]!.node);
     }
     const reads = api.secretReads() - before;
-    console.log(`      SecretStorage reads for opening the container and expanding one client: ${reads}`);
+    console.log(
+      `      SecretStorage reads for opening the container and expanding one client: ${reads}`,
+    );
     assert.equal(reads, 0);
   });
 
@@ -155,11 +303,21 @@ describe('several labs, each with its own token and endpoints', () => {
     const folder = path.join(workspaceFolder(), '.vscode');
     await fs.mkdir(folder, { recursive: true });
     const hostile = [{ name: 'Evil', baseUrl: evil.baseUrl }];
-    for (const settings of [{ 'labData.labs': hostile, 'labData.baseUrl': evil.baseUrl }, { labData: { labs: hostile, baseUrl: evil.baseUrl } }]) {
+    for (const settings of [
+      { 'labData.labs': hostile, 'labData.baseUrl': evil.baseUrl },
+      { labData: { labs: hostile, baseUrl: evil.baseUrl } },
+    ]) {
       await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      assert.deepEqual((await api.getState()).labs.map((lab) => lab.name), ['Meridian', 'Beta', 'Broken'], JSON.stringify(settings));
-      assert.deepEqual((await rows(api, 'reports')).map((row) => row.label), ['Meridian', 'Beta', 'Broken']);
+      assert.deepEqual(
+        (await api.getState()).labs.map((lab) => lab.name),
+        ['Meridian', 'Beta', 'Broken'],
+        JSON.stringify(settings),
+      );
+      assert.deepEqual(
+        (await rows(api, 'reports')).map((row) => row.label),
+        ['Meridian', 'Beta', 'Broken'],
+      );
     }
     assert.deepEqual(evil.requests, [], 'the workspace lab was never contacted');
     await fs.rm(folder, { recursive: true, force: true });
@@ -168,7 +326,16 @@ describe('several labs, each with its own token and endpoints', () => {
   it('a 401 from a lab signs out that lab only', async () => {
     meridian.revokeToken('meridian-token');
     await vscode.commands.executeCommand('labData.refresh');
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Meridian', false], ['Beta', true], ['Broken', false]]));
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]),
+        [
+          ['Meridian', false],
+          ['Beta', true],
+          ['Broken', false],
+        ],
+      ),
+    );
     const meridianRow = (await rows(api, 'reports'))[0]!;
     assert.match(String(meridianRow.item.description), /signed out/);
     const children = await rows(api, 'reports', meridianRow.node);
@@ -178,18 +345,45 @@ describe('several labs, each with its own token and endpoints', () => {
   });
 
   it('signing in by a name not yet in labData.labs adds that lab and signs in to it (scripts, tasks, other extensions)', async () => {
-    const riverside = new MockLabServer({ seed: 5, reports: 12, samples: 5, tokens: { 'riverside-token': { label: 'riverside' } } });
+    const riverside = new MockLabServer({
+      seed: 5,
+      reports: 12,
+      samples: 5,
+      tokens: { 'riverside-token': { label: 'riverside' } },
+    });
     await riverside.start();
     try {
-      assert.deepEqual(await signIn(riverside.baseUrl, 'riverside-token', 'Riverside'), { name: 'Riverside', baseUrl: riverside.baseUrl, host: new URL(riverside.baseUrl).host });
-      const entries = config().inspect<Array<{ name: string; baseUrl: string }>>('labs')?.globalValue ?? [];
-      assert.deepEqual(entries.at(-1), { name: 'Riverside', baseUrl: riverside.baseUrl }, 'added to the user settings');
-      await eventually(async () => assert.deepEqual((await api.getState()).labs.find((lab) => lab.name === 'Riverside')?.signedIn, true));
-      assert.equal(riverside.takeRequests().at(-1)?.scope, 'riverside', 'checked with its own token');
+      assert.deepEqual(await signIn(riverside.baseUrl, 'riverside-token', 'Riverside'), {
+        name: 'Riverside',
+        baseUrl: riverside.baseUrl,
+        host: new URL(riverside.baseUrl).host,
+      });
+      const entries =
+        config().inspect<Array<{ name: string; baseUrl: string }>>('labs')?.globalValue ?? [];
+      assert.deepEqual(
+        entries.at(-1),
+        { name: 'Riverside', baseUrl: riverside.baseUrl },
+        'added to the user settings',
+      );
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.find((lab) => lab.name === 'Riverside')?.signedIn,
+          true,
+        ),
+      );
+      assert.equal(
+        riverside.takeRequests().at(-1)?.scope,
+        'riverside',
+        'checked with its own token',
+      );
     } finally {
       await vscode.commands.executeCommand('labData.signOut', { name: 'Riverside' });
       const entries = config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? [];
-      await config().update('labs', entries.filter((entry) => entry.name !== 'Riverside'), vscode.ConfigurationTarget.Global);
+      await config().update(
+        'labs',
+        entries.filter((entry) => entry.name !== 'Riverside'),
+        vscode.ConfigurationTarget.Global,
+      );
       await riverside.stop();
     }
   });
@@ -205,8 +399,20 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
   before(async () => {
     api = await activateExtension();
     restorePrompts = api.setPrompts(prompts);
-    riverside = new MockLabServer({ seed: 5, reports: 75, samples: 12, tokens: { 'riverside-token': { label: 'riverside' } } });
-    harbor = new MockLabServer({ seed: 9, reports: 30, samples: 8, basePath: '/harbor', endpointNames: { reports: 'certificates', file: 'pdf' }, tokens: { 'harbor-token': { label: 'harbor' } } });
+    riverside = new MockLabServer({
+      seed: 5,
+      reports: 75,
+      samples: 12,
+      tokens: { 'riverside-token': { label: 'riverside' } },
+    });
+    harbor = new MockLabServer({
+      seed: 9,
+      reports: 30,
+      samples: 8,
+      basePath: '/harbor',
+      endpointNames: { reports: 'certificates', file: 'pdf' },
+      tokens: { 'harbor-token': { label: 'harbor' } },
+    });
     await Promise.all([riverside.start(), harbor.start()]);
     await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
@@ -226,37 +432,85 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     prompts.textAnswers = [riverside.baseUrl, 'Riverside contract lab'];
     prompts.pickOneAnswers = ['standard'];
     prompts.tokenAnswers = ['not-a-riverside-token', 'riverside-token'];
-    const added = await vscode.commands.executeCommand<{ name: string; baseUrl: string } | undefined>('labData.addLab');
-    assert.deepEqual(added, { name: 'Riverside contract lab', baseUrl: riverside.baseUrl, host: new URL(riverside.baseUrl).host });
+    const added = await vscode.commands.executeCommand<
+      { name: string; baseUrl: string } | undefined
+    >('labData.addLab');
+    assert.deepEqual(added, {
+      name: 'Riverside contract lab',
+      baseUrl: riverside.baseUrl,
+      host: new URL(riverside.baseUrl).host,
+    });
     assert.equal(prompts.tokenProblems.length, 1);
-    assert.match(prompts.tokenProblems[0]!, /^The lab rejected this token \(.+\); nothing was stored\. Paste another token, or press Escape to stop\.$/);
+    assert.match(
+      prompts.tokenProblems[0]!,
+      /^The lab rejected this token \(.+\); nothing was stored\. Paste another token, or press Escape to stop\.$/,
+    );
     assert.equal(prompts.textAsked.length, 2);
     const [address, name] = prompts.textAsked;
     assert.match(address!.title, /Add Lab \(1\/3\)/);
     assert.match(address!.validate('ftp://lab') ?? '', /https/i);
     assert.equal(address!.validate(riverside.baseUrl), undefined);
     assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(2\/3\)/);
-    assert.equal(prompts.pickOneOffered.at(-1)!.current, 'standard', 'the standard paths are highlighted');
+    assert.equal(
+      prompts.pickOneOffered.at(-1)!.current,
+      'standard',
+      'the standard paths are highlighted',
+    );
     assert.match(name!.title, /Add Lab \(3\/3\)/);
-    assert.equal(name!.value, riverside.reportsFor('riverside-token')[0]!.lab_name, 'the name starts from the one the lab gives itself, not its address');
+    assert.equal(
+      name!.value,
+      riverside.reportsFor('riverside-token')[0]!.lab_name,
+      'the name starts from the one the lab gives itself, not its address',
+    );
     assert.match(name!.validate('') ?? '', /1 to 60 characters/);
     assert.equal(name!.validate('Coastal water lab'), undefined);
     const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
-    assert.deepEqual(entries, [{ name: 'Riverside contract lab', baseUrl: riverside.baseUrl }], 'written to the user settings, no endpoints when standard');
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Riverside contract lab', true]]));
+    assert.deepEqual(
+      entries,
+      [{ name: 'Riverside contract lab', baseUrl: riverside.baseUrl }],
+      'written to the user settings, no endpoints when standard',
+    );
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]),
+        [['Riverside contract lab', true]],
+      ),
+    );
   });
 
   it('Add Lab… takes the lab’s own paths, refuses a name in use and a path that is not one; Escape in the token box writes nothing', async () => {
     prompts.textAsked.length = 0;
     prompts.pickOneOffered.length = 0;
-    const own = { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' };
-    const defaults = ['/api/v1/reports', '/api/v1/reports/{report_id}', '/api/v1/reports/{report_id}/file', '/api/v1/clients', '/api/v1/clients/{client_id}', '/api/v1/projects', '/api/v1/samples'];
+    const own = {
+      reports: '/api/v1/certificates',
+      report: '/api/v1/certificates/{report_id}',
+      reportFile: '/api/v1/certificates/{report_id}/pdf',
+    };
+    const defaults = [
+      '/api/v1/reports',
+      '/api/v1/reports/{report_id}',
+      '/api/v1/reports/{report_id}/file',
+      '/api/v1/clients',
+      '/api/v1/clients/{client_id}',
+      '/api/v1/projects',
+      '/api/v1/samples',
+    ];
     const before = JSON.stringify(config().inspect('labs')?.globalValue);
-    prompts.textAnswers = [harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3)];
+    prompts.textAnswers = [
+      harbor.baseUrl,
+      own.reports,
+      own.report,
+      own.reportFile,
+      ...defaults.slice(3),
+    ];
     prompts.pickOneAnswers = ['own'];
     prompts.tokenAnswers = [];
     assert.equal(await vscode.commands.executeCommand('labData.addLab'), undefined);
-    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), before, 'Escape in the token box: nothing written');
+    assert.equal(
+      JSON.stringify(config().inspect('labs')?.globalValue),
+      before,
+      'Escape in the token box: nothing written',
+    );
     const [, reports, report] = prompts.textAsked;
     assert.equal(reports!.value, '/api/v1/reports', 'each path starts from the spec’s');
     assert.match(reports!.validate('https://elsewhere.example/reports') ?? '', /single "\/"/);
@@ -265,56 +519,176 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     assert.equal(prompts.textAsked.length, 8, 'the address and seven paths');
     // Again, through to the end: the lab's own paths are written, only those that differ; a name in use is refused as you type.
     prompts.textAsked.length = 0;
-    prompts.textAnswers = [harbor.baseUrl, own.reports, own.report, own.reportFile, ...defaults.slice(3), 'Harbor'];
+    prompts.textAnswers = [
+      harbor.baseUrl,
+      own.reports,
+      own.report,
+      own.reportFile,
+      ...defaults.slice(3),
+      'Harbor',
+    ];
     prompts.pickOneAnswers = ['own'];
     prompts.tokenAnswers = ['harbor-token'];
-    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
-    assert.match(prompts.textAsked.at(-1)!.validate('riverside CONTRACT lab') ?? '', /already a lab named/, 'a name in use, in any case');
+    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab'), {
+      name: 'Harbor',
+      baseUrl: harbor.baseUrl,
+      host: new URL(harbor.baseUrl).host,
+    });
+    assert.match(
+      prompts.textAsked.at(-1)!.validate('riverside CONTRACT lab') ?? '',
+      /already a lab named/,
+      'a name in use, in any case',
+    );
     const entries = config().inspect<Array<Record<string, unknown>>>('labs')?.globalValue ?? [];
-    assert.deepEqual(entries.at(-1), { name: 'Harbor', baseUrl: harbor.baseUrl, endpoints: own }, 'only the paths that differ are written');
-    assert.ok(harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'), 'checked through its own paths');
+    assert.deepEqual(
+      entries.at(-1),
+      { name: 'Harbor', baseUrl: harbor.baseUrl, endpoints: own },
+      'only the paths that differ are written',
+    );
+    assert.ok(
+      harbor.takeRequests().some((request) => request.path === '/harbor/api/v1/certificates'),
+      'checked through its own paths',
+    );
     // Automation asks nothing; a name in use (in any case) is refused with one message, and nothing is written.
     const second = { ...own, clients: '/api/v1/customers' };
-    assert.deepEqual(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 2', baseUrl: harbor.baseUrl, endpoints: second, token: 'harbor-token' }), { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    assert.deepEqual(
+      await vscode.commands.executeCommand('labData.addLab', {
+        name: 'Harbor 2',
+        baseUrl: harbor.baseUrl,
+        endpoints: second,
+        token: 'harbor-token',
+      }),
+      { name: 'Harbor 2', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host },
+    );
     const written = JSON.stringify(config().inspect('labs')?.globalValue);
-    const logText = async (): Promise<string> => (await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join('\n');
-    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'harbor', baseUrl: harbor.baseUrl }), undefined);
-    await eventually(async () => assert.match(await logText(), /labData\.addLab failed: There is already a lab named Harbor; choose another name\./));
+    const logText = async (): Promise<string> =>
+      (await Promise.all((await labDataLogFiles()).map((file) => fs.readFile(file, 'utf8')))).join(
+        '\n',
+      );
+    assert.equal(
+      await vscode.commands.executeCommand('labData.addLab', {
+        name: 'harbor',
+        baseUrl: harbor.baseUrl,
+      }),
+      undefined,
+    );
+    await eventually(async () =>
+      assert.match(
+        await logText(),
+        /labData\.addLab failed: There is already a lab named Harbor; choose another name\./,
+      ),
+    );
     // The same address and paths as a lab already there is that lab: refused, naming it.
-    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor again', baseUrl: harbor.baseUrl, endpoints: own }), undefined);
-    await eventually(async () => assert.match(await logText(), /labData\.addLab failed: The lab Harbor already has this address and these paths; sign in to it instead/));
+    assert.equal(
+      await vscode.commands.executeCommand('labData.addLab', {
+        name: 'Harbor again',
+        baseUrl: harbor.baseUrl,
+        endpoints: own,
+      }),
+      undefined,
+    );
+    await eventually(async () =>
+      assert.match(
+        await logText(),
+        /labData\.addLab failed: The lab Harbor already has this address and these paths; sign in to it instead/,
+      ),
+    );
     // A wrong token writes nothing, so the same call can be tried again.
-    assert.equal(await vscode.commands.executeCommand('labData.addLab', { name: 'Harbor 3', baseUrl: harbor.baseUrl, endpoints: { ...own, clients: '/api/v1/c3' }, token: 'not-harbors' }), undefined);
-    assert.equal(JSON.stringify(config().inspect('labs')?.globalValue), written, 'nothing written by the refused calls');
+    assert.equal(
+      await vscode.commands.executeCommand('labData.addLab', {
+        name: 'Harbor 3',
+        baseUrl: harbor.baseUrl,
+        endpoints: { ...own, clients: '/api/v1/c3' },
+        token: 'not-harbors',
+      }),
+      undefined,
+    );
+    assert.equal(
+      JSON.stringify(config().inspect('labs')?.globalValue),
+      written,
+      'nothing written by the refused calls',
+    );
     await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor 2' });
-    await config().update('labs', (config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? []).filter((entry) => entry.name !== 'Harbor 2'), vscode.ConfigurationTarget.Global);
+    await config().update(
+      'labs',
+      (config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? []).filter(
+        (entry) => entry.name !== 'Harbor 2',
+      ),
+      vscode.ConfigurationTarget.Global,
+    );
   });
 
   it('several labs: each root row is collapsed and shows its count and state, so the first lab’s long list never hides the next; pickers say an address once', async () => {
     await vscode.commands.executeCommand('labData.signOut', { name: 'Harbor' });
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]), [['Riverside contract lab', true], ['Harbor', false]]));
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]),
+        [
+          ['Riverside contract lab', true],
+          ['Harbor', false],
+        ],
+      ),
+    );
     await rows(api, 'reports');
     await eventually(async () => {
       const top = await rows(api, 'reports');
-      assert.deepEqual(top.map((row) => row.label), ['Riverside contract lab', 'Harbor']);
-      assert.ok(top.every((row) => row.item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed), 'collapsed: both labs in sight');
-      assert.equal(top[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').length} reports`);
+      assert.deepEqual(
+        top.map((row) => row.label),
+        ['Riverside contract lab', 'Harbor'],
+      );
+      assert.ok(
+        top.every((row) => row.item.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed),
+        'collapsed: both labs in sight',
+      );
+      assert.equal(
+        top[0]!.item.description,
+        `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').length} reports`,
+      );
       assert.equal(top[1]!.item.description, `${new URL(harbor.baseUrl).host} · signed out`);
     });
-    await eventually(async () => assert.equal((await rows(api, 'samples'))[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.data.samples.length} samples`));
+    await eventually(async () =>
+      assert.equal(
+        (await rows(api, 'samples'))[0]!.item.description,
+        `${new URL(riverside.baseUrl).host} · ${riverside.data.samples.length} samples`,
+      ),
+    );
     // The count follows the filter.
-    await vscode.commands.executeCommand('labData.filterReports', { lab: 'Riverside contract lab', clientId: riverside.data.clients[0]!.client_id });
-    await eventually(async () => assert.equal((await rows(api, 'reports'))[0]!.item.description, `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').filter((report) => report.client_id === riverside.data.clients[0]!.client_id).length} reports match the filter`));
+    await vscode.commands.executeCommand('labData.filterReports', {
+      lab: 'Riverside contract lab',
+      clientId: riverside.data.clients[0]!.client_id,
+    });
+    await eventually(async () =>
+      assert.equal(
+        (await rows(api, 'reports'))[0]!.item.description,
+        `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').filter((report) => report.client_id === riverside.data.clients[0]!.client_id).length} reports match the filter`,
+      ),
+    );
     await vscode.commands.executeCommand('labData.clearReportsFilter');
     // Two labs named after their host: a picker row says the address once.
-    assert.deepEqual(await signIn(harbor.baseUrl, 'harbor-token', 'Harbor'), { name: 'Harbor', baseUrl: harbor.baseUrl, host: new URL(harbor.baseUrl).host });
+    assert.deepEqual(await signIn(harbor.baseUrl, 'harbor-token', 'Harbor'), {
+      name: 'Harbor',
+      baseUrl: harbor.baseUrl,
+      host: new URL(harbor.baseUrl).host,
+    });
     prompts.pickOneOffered.length = 0;
     prompts.pickOneAnswers = [undefined];
     await vscode.commands.executeCommand('labData.signOut');
     const offered = prompts.pickOneOffered[0]!.choices;
-    assert.deepEqual(offered.map((choice) => [choice.label, choice.description]), [['Riverside contract lab', new URL(riverside.baseUrl).host], ['Harbor', new URL(harbor.baseUrl).host]]);
-    const named = labChoice({ lab: { name: '127.0.0.1:47123', url: { host: '127.0.0.1:47123' } } } as never);
-    assert.deepEqual([named.label, named.description], ['127.0.0.1:47123', undefined], 'a lab named after its host is not labelled twice');
+    assert.deepEqual(
+      offered.map((choice) => [choice.label, choice.description]),
+      [
+        ['Riverside contract lab', new URL(riverside.baseUrl).host],
+        ['Harbor', new URL(harbor.baseUrl).host],
+      ],
+    );
+    const named = labChoice({
+      lab: { name: '127.0.0.1:47123', url: { host: '127.0.0.1:47123' } },
+    } as never);
+    assert.deepEqual(
+      [named.label, named.description],
+      ['127.0.0.1:47123', undefined],
+      'a lab named after its host is not labelled twice',
+    );
   });
 });
 
@@ -324,14 +698,32 @@ describe('naming the lab one is signed in to', () => {
     const lab = await startLab({ reports: 8, samples: 4 });
     try {
       await signInOnly(lab.baseUrl, 'demo-full-access');
-      await eventually(async () => assert.deepEqual((await api.getState()).labs.map((each) => [each.name, each.signedIn]), [[new URL(lab.baseUrl).host, true]]));
-      await config().update('labs', [{ name: 'Riverside contract lab', baseUrl: lab.baseUrl }], vscode.ConfigurationTarget.Global);
-      await eventually(async () => assert.deepEqual((await api.getState()).labs.map((each) => [each.name, each.signedIn]), [['Riverside contract lab', true]]));
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[new URL(lab.baseUrl).host, true]],
+        ),
+      );
+      await config().update(
+        'labs',
+        [{ name: 'Riverside contract lab', baseUrl: lab.baseUrl }],
+        vscode.ConfigurationTarget.Global,
+      );
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [['Riverside contract lab', true]],
+        ),
+      );
       lab.takeRequests();
       await vscode.commands.executeCommand('labData.refresh');
-      const reports = (await rows(api, 'reports')).filter((row) => row.item.contextValue?.startsWith('labData.report'));
+      const reports = (await rows(api, 'reports')).filter((row) =>
+        row.item.contextValue?.startsWith('labData.report'),
+      );
       assert.ok(reports.length > 0, 'its reports are listed, with the carried-over token');
-      assert.ok(lab.takeRequests().every((request) => request.scope !== '(none)' && request.status === 200));
+      assert.ok(
+        lab.takeRequests().every((request) => request.scope !== '(none)' && request.status === 200),
+      );
     } finally {
       await vscode.commands.executeCommand('labData.signOut', { name: 'Riverside contract lab' });
       await config().update('labs', undefined, vscode.ConfigurationTarget.Global);

@@ -8,14 +8,27 @@ import SummaryReporter from '../support/summaryReporter';
  * contract for @vscode/test-electron and the code-server runner: resolves when all pass.
  */
 export function runMochaSuite(folder: string): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, slow: 2000, color: false, reporter: SummaryReporter, ...(process.env.LABDATA_TEST_GREP ? { grep: process.env.LABDATA_TEST_GREP } : {}) });
-  for (const file of readdirSync(folder).filter((name) => name.endsWith('.test.js')).sort()) {
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    slow: 2000,
+    color: false,
+    reporter: SummaryReporter,
+    ...(process.env.LABDATA_TEST_GREP ? { grep: process.env.LABDATA_TEST_GREP } : {}),
+  });
+  for (const file of readdirSync(folder)
+    .filter((name) => name.endsWith('.test.js'))
+    .sort()) {
     mocha.addFile(path.join(folder, file));
   }
   return new Promise((resolve, reject) => {
     mocha.run((failures) => {
       // Give the host a moment to forward the summary line before the runner hears "exit".
-      setTimeout(() => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()), 500);
+      setTimeout(
+        () =>
+          failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve(),
+        500,
+      );
     });
   });
 }

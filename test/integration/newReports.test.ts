@@ -6,12 +6,24 @@ import type { LabDataExtensionApi } from '../../src/api';
 import { resolveSince } from '../../core/derived/savedSearches';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, rows as viewRows, signIn, signInOnly, startLab, workspaceFolder, type Row } from './helpers';
+import {
+  FakePrompts,
+  activateExtension,
+  eventually,
+  rows as viewRows,
+  signIn,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+  type Row,
+} from './helpers';
 
-const rows = (api: LabDataExtensionApi, parent?: LabNode): Promise<Row[]> => viewRows(api, 'reports', parent);
+const rows = (api: LabDataExtensionApi, parent?: LabNode): Promise<Row[]> =>
+  viewRows(api, 'reports', parent);
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
-const reportRows = (list: Row[]): Row[] => list.filter((row) => row.item.contextValue?.startsWith('labData.report'));
+const reportRows = (list: Row[]): Row[] =>
+  list.filter((row) => row.item.contextValue?.startsWith('labData.report'));
 const isNewRow = (row: Row): boolean => String(row.item.description ?? '').startsWith('new ·');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,7 +41,11 @@ describe('new since you last looked, and checking for new reports', () => {
   after(async () => {
     api.newReports.setCheckInterval(undefined);
     api.newReports.setLookDelay(4000);
-    await config().update('checkForNewReportsMinutes', undefined, vscode.ConfigurationTarget.Global);
+    await config().update(
+      'checkForNewReportsMinutes',
+      undefined,
+      vscode.ConfigurationTarget.Global,
+    );
     await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
     await lab.stop();
     await other.stop();
@@ -37,7 +53,9 @@ describe('new since you last looked, and checking for new reports', () => {
 
   it('after looking, a newly published report gives a badge of 1 and a "new" marker on its row; looking again clears it', async () => {
     await signInOnly(lab.baseUrl, 'demo-full-access');
-    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    await eventually(async () =>
+      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
+    );
     const name = (await api.getState()).labs[0]!.name;
     const first = reportRows(await rows(api));
     assert.ok(first.length > 0);
@@ -55,8 +73,15 @@ describe('new since you last looked, and checking for new reports', () => {
     await eventually(() => assert.equal(api.newReports.badge(), 1));
     const after = reportRows(await rows(api));
     assert.equal(after[0]!.id, published.report_id);
-    assert.ok(isNewRow(after[0]!), `the new report's row is marked: ${String(after[0]!.item.description)}`);
-    assert.deepEqual(after.filter(isNewRow).map((row) => row.id), [published.report_id], 'only that row');
+    assert.ok(
+      isNewRow(after[0]!),
+      `the new report's row is marked: ${String(after[0]!.item.description)}`,
+    );
+    assert.deepEqual(
+      after.filter(isNewRow).map((row) => row.id),
+      [published.report_id],
+      'only that row',
+    );
     assert.match(String(after[0]!.item.accessibilityInformation?.label), /new/);
     assert.equal(api.newReports.count(name), 1);
 
@@ -64,10 +89,18 @@ describe('new since you last looked, and checking for new reports', () => {
     await vscode.commands.executeCommand('labData.reports.focus');
     await eventually(() => assert.equal(api.newReports.looks(), looks + 1), 5000);
     await eventually(() => assert.equal(api.newReports.badge(), 0));
-    assert.equal(api.newReports.markOf(name), published.published_at, 'the mark moved to the newest report shown');
+    assert.equal(
+      api.newReports.markOf(name),
+      published.published_at,
+      'the mark moved to the newest report shown',
+    );
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await vscode.commands.executeCommand('labData.refresh');
-    assert.equal(reportRows(await rows(api)).filter(isNewRow).length, 0, 'after the next refresh no row is new');
+    assert.equal(
+      reportRows(await rows(api)).filter(isNewRow).length,
+      0,
+      'after the next refresh no row is new',
+    );
 
     // "Mark All as Seen" does the same without waiting.
     const second = lab.publishReport();
@@ -81,12 +114,37 @@ describe('new since you last looked, and checking for new reports', () => {
 
   it('checks each signed-in lab exactly once per interval, none while signed out, and shows what arrived', async () => {
     await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
-    await config().update('labs', [{ name: 'Alpha', baseUrl: lab.baseUrl }, { name: 'Omega', baseUrl: other.baseUrl }], vscode.ConfigurationTarget.Global);
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((state) => state.name), ['Alpha', 'Omega']));
+    await config().update(
+      'labs',
+      [
+        { name: 'Alpha', baseUrl: lab.baseUrl },
+        { name: 'Omega', baseUrl: other.baseUrl },
+      ],
+      vscode.ConfigurationTarget.Global,
+    );
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((state) => state.name),
+        ['Alpha', 'Omega'],
+      ),
+    );
     await signIn(lab.baseUrl, 'demo-full-access', 'Alpha');
     await signIn(other.baseUrl, 'demo-full-access', 'Omega');
-    await eventually(async () => assert.deepEqual((await api.getState()).labs.map((state) => state.signedIn), [true, true]));
-    const checks = (server: MockLabServer): number => server.takeRequests().filter((request) => request.path.endsWith('/reports') && request.query.published_since !== undefined && request.query.page_size === '1').length;
+    await eventually(async () =>
+      assert.deepEqual(
+        (await api.getState()).labs.map((state) => state.signedIn),
+        [true, true],
+      ),
+    );
+    const checks = (server: MockLabServer): number =>
+      server
+        .takeRequests()
+        .filter(
+          (request) =>
+            request.path.endsWith('/reports') &&
+            request.query.published_since !== undefined &&
+            request.query.page_size === '1',
+        ).length;
     const run = async (ms: number): Promise<number> => {
       checks(lab);
       checks(other);
@@ -103,7 +161,9 @@ describe('new since you last looked, and checking for new reports', () => {
     const ticks = await run(1400);
     const alpha = checks(lab);
     const omega = checks(other);
-    console.log(`[new reports] ${ticks} checks at a 250 ms interval: Alpha ${alpha} requests, Omega ${omega} requests`);
+    console.log(
+      `[new reports] ${ticks} checks at a 250 ms interval: Alpha ${alpha} requests, Omega ${omega} requests`,
+    );
     assert.ok(ticks >= 3, `the checker ran (${ticks} ticks)`);
     assert.equal(alpha, ticks, 'one request to Alpha per interval');
     assert.equal(omega, ticks, 'one request to Omega per interval');
@@ -119,7 +179,11 @@ describe('new since you last looked, and checking for new reports', () => {
     lab.setFaults({ status: { status: 429, times: 1, retryAfter: '3600' } });
     const ticksLimited = await run(1000);
     assert.ok(ticksLimited >= 3, `${ticksLimited} ticks`);
-    assert.equal(checks(lab), 1, 'the check answered 429 (retry in an hour) is the last one while the lab limits requests');
+    assert.equal(
+      checks(lab),
+      1,
+      'the check answered 429 (retry in an hour) is the last one while the lab limits requests',
+    );
     lab.setFaults({});
     await vscode.commands.executeCommand('labData.signOut', { lab: 'Alpha' });
     await signIn(lab.baseUrl, 'demo-full-access', 'Alpha');
@@ -142,15 +206,30 @@ describe('new since you last looked, and checking for new reports', () => {
 
   it('with several labs, a saved search without a lab shows under each lab, one with a lab under that lab only', async () => {
     await signIn(other.baseUrl, 'demo-full-access', 'Omega');
-    await config().update('savedSearches', [{ name: 'Everything amended', status: 'amended' }, { name: 'Omega this month', lab: 'Omega', publishedSince: '-1m' }], vscode.ConfigurationTarget.Global);
+    await config().update(
+      'savedSearches',
+      [
+        { name: 'Everything amended', status: 'amended' },
+        { name: 'Omega this month', lab: 'Omega', publishedSince: '-1m' },
+      ],
+      vscode.ConfigurationTarget.Global,
+    );
     try {
       const labRows = await eventually(async () => {
         const found = await rows(api);
-        assert.deepEqual(found.map((row) => row.label), ['Alpha', 'Omega']);
+        assert.deepEqual(
+          found.map((row) => row.label),
+          ['Alpha', 'Omega'],
+        );
         return found;
       });
-      const foldersOf = async (row: Row): Promise<string[]> => (await rows(api, row.node)).filter((child) => child.item.contextValue === 'labData.savedSearch').map((child) => child.label);
-      await eventually(async () => assert.deepEqual(await foldersOf(labRows[0]!), ['Everything amended']));
+      const foldersOf = async (row: Row): Promise<string[]> =>
+        (await rows(api, row.node))
+          .filter((child) => child.item.contextValue === 'labData.savedSearch')
+          .map((child) => child.label);
+      await eventually(async () =>
+        assert.deepEqual(await foldersOf(labRows[0]!), ['Everything amended']),
+      );
       assert.deepEqual(await foldersOf(labRows[1]!), ['Everything amended', 'Omega this month']);
     } finally {
       await config().update('savedSearches', undefined, vscode.ConfigurationTarget.Global);
@@ -169,7 +248,9 @@ describe('saved searches', () => {
     restorePrompts = api.setPrompts(prompts);
     lab = await startLab({ reports: 150 });
     await signInOnly(lab.baseUrl, 'demo-full-access');
-    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    await eventually(async () =>
+      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
+    );
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
@@ -199,7 +280,11 @@ describe('saved searches', () => {
       return found;
     });
     const folders = top.filter((row) => row.item.contextValue === 'labData.savedSearch');
-    assert.deepEqual(folders.map((row) => row.label), ['Last week', 'Amended'], 'a search for another lab is not shown');
+    assert.deepEqual(
+      folders.map((row) => row.label),
+      ['Last week', 'Amended'],
+      'a search for another lab is not shown',
+    );
     assert.equal(top.indexOf(folders[0]!), 0, 'saved searches come first');
     assert.equal(folders[0]!.item.description, 'published since -7d');
     const broken = top.find((row) => row.label.includes('Broken date'));
@@ -209,12 +294,22 @@ describe('saved searches', () => {
     lab.takeRequests();
     const started = new Date();
     const lastWeek = reportRows(await rows(api, folders[0]!.node));
-    const request = lab.takeRequests().find((candidate) => candidate.query.published_since !== undefined)!;
+    const request = lab
+      .takeRequests()
+      .find((candidate) => candidate.query.published_since !== undefined)!;
     const expected = Date.parse(resolveSince('-7d', started));
-    assert.ok(Math.abs(Date.parse(request.query.published_since!) - expected) <= 5000, `published_since ${request.query.published_since} is about seven days ago`);
+    assert.ok(
+      Math.abs(Date.parse(request.query.published_since!) - expected) <= 5000,
+      `published_since ${request.query.published_since} is about seven days ago`,
+    );
     const since = Date.parse(request.query.published_since!);
-    const inWeek = lab.reportsFor('demo-full-access').filter((report) => Date.parse(report.published_at) >= since);
-    assert.deepEqual(lastWeek.map((row) => row.id), inWeek.slice(0, 50).map((report) => report.report_id));
+    const inWeek = lab
+      .reportsFor('demo-full-access')
+      .filter((report) => Date.parse(report.published_at) >= since);
+    assert.deepEqual(
+      lastWeek.map((row) => row.id),
+      inWeek.slice(0, 50).map((report) => report.report_id),
+    );
 
     const amended = reportRows(await rows(api, folders[1]!.node));
     assert.ok(amended.length > 0);
@@ -222,34 +317,63 @@ describe('saved searches', () => {
 
     // Save All from the folder's row saves exactly what the search lists.
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
-    const summary = (await vscode.commands.executeCommand('labData.saveAllReports', folders[1]!.node)) as { saved: number; listed: number };
-    const expectedAmended = lab.reportsFor('demo-full-access').filter((report) => report.status === 'amended');
+    const summary = (await vscode.commands.executeCommand(
+      'labData.saveAllReports',
+      folders[1]!.node,
+    )) as { saved: number; listed: number };
+    const expectedAmended = lab
+      .reportsFor('demo-full-access')
+      .filter((report) => report.status === 'amended');
     assert.equal(summary.listed, expectedAmended.length);
-    assert.equal(summary.saved, expectedAmended.filter((report) => report.download_available).length);
+    assert.equal(
+      summary.saved,
+      expectedAmended.filter((report) => report.download_available).length,
+    );
 
     // Export from the folder's row exports the search's reports, asking only where (the save dialog), and says which search.
-    const exported = (await vscode.commands.executeCommand('labData.exportList', folders[1]!.node)) as { rows: number; filter?: string };
+    const exported = (await vscode.commands.executeCommand(
+      'labData.exportList',
+      folders[1]!.node,
+    )) as { rows: number; filter?: string };
     assert.equal(exported.rows, expectedAmended.length);
     assert.equal(exported.filter, 'saved search Amended');
     assert.match(prompts.saveAsked.at(-1)!.title, /\(filtered: saved search Amended\)$/);
   });
 
   it('"Save Current Filter as Search…" keeps the view\'s filter in the user settings', async () => {
-    await vscode.commands.executeCommand('labData.filterReports', { status: 'published', publishedSince: '2026-01-01' });
+    await vscode.commands.executeCommand('labData.filterReports', {
+      status: 'published',
+      publishedSince: '2026-01-01',
+    });
     prompts.pickOneAnswers.push('-30d');
     prompts.textAnswers.push('Published lately');
-    const row = (await rows(api)).find((candidate) => candidate.item.contextValue === 'labData.savedSearch');
+    const row = (await rows(api)).find(
+      (candidate) => candidate.item.contextValue === 'labData.savedSearch',
+    );
     // From the toolbar (a selected row passed along): it asks for the date kind and the name.
     const saved = await vscode.commands.executeCommand('labData.saveFilterAsSearch', row!.node);
-    assert.deepEqual(saved, { name: 'Published lately', publishedSince: '-30d', status: 'published' });
+    assert.deepEqual(saved, {
+      name: 'Published lately',
+      publishedSince: '-30d',
+      status: 'published',
+    });
     assert.equal(prompts.textAsked.length, 1);
     const stored = config().inspect<unknown[]>('savedSearches')?.globalValue;
-    assert.deepEqual(stored?.at(-1), { name: 'Published lately', publishedSince: '-30d', status: 'published' });
-    await eventually(async () => assert.ok((await rows(api)).some((candidate) => candidate.label === 'Published lately')));
+    assert.deepEqual(stored?.at(-1), {
+      name: 'Published lately',
+      publishedSince: '-30d',
+      status: 'published',
+    });
+    await eventually(async () =>
+      assert.ok((await rows(api)).some((candidate) => candidate.label === 'Published lately')),
+    );
 
     // From automation: the filters given, with a relative date, and no question.
     const asked = prompts.textAsked.length;
-    const automated = await vscode.commands.executeCommand('labData.saveFilterAsSearch', { name: 'Today', publishedSince: 'today' });
+    const automated = await vscode.commands.executeCommand('labData.saveFilterAsSearch', {
+      name: 'Today',
+      publishedSince: 'today',
+    });
     assert.deepEqual(automated, { name: 'Today', publishedSince: 'today' });
     assert.equal(prompts.textAsked.length, asked);
     await vscode.commands.executeCommand('labData.clearReportsFilter');

@@ -21,7 +21,9 @@ describe('the lab overview', () => {
     lab = new MockLabServer();
     await lab.start();
     await signInOnly(lab.baseUrl, TOKEN);
-    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    await eventually(async () =>
+      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
+    );
     name = (await api.getState()).labs[0]!.name;
   });
 
@@ -37,43 +39,96 @@ describe('the lab overview', () => {
   it('draws exactly what the aggregation of one listing counts, without a request per report', async () => {
     lab.takeRequests();
     const started = Date.now();
-    const drawn = (await vscode.commands.executeCommand('labData.showOverview', {})) as DrawnOverview;
-    console.log(`[overview] ${drawn.total} reports: command to drawn charts ${Date.now() - started} ms`);
+    const drawn = (await vscode.commands.executeCommand(
+      'labData.showOverview',
+      {},
+    )) as DrawnOverview;
+    console.log(
+      `[overview] ${drawn.total} reports: command to drawn charts ${Date.now() - started} ms`,
+    );
     const visible = lab.reportsFor(TOKEN);
     assert.equal(drawn.total, visible.length);
     assert.equal(drawn.charts, 3);
     const requests = lab.takeRequests();
-    assert.ok(requests.every((request) => !/\/reports\/[^/]+$/.test(request.path)), 'no request for a single report');
-    assert.ok(requests.length <= Math.ceil(visible.length / 100) + 2, `${requests.length} requests: the listing and the clients`);
+    assert.ok(
+      requests.every((request) => !/\/reports\/[^/]+$/.test(request.path)),
+      'no request for a single report',
+    );
+    assert.ok(
+      requests.length <= Math.ceil(visible.length / 100) + 2,
+      `${requests.length} requests: the listing and the clients`,
+    );
 
     const names = new Map(lab.data.clients.map((client) => [client.client_id, client.name]));
-    const expected = aggregateReports(visible.map((report) => parseReport(report)!), { now: new Date(), clientNames: names });
+    const expected = aggregateReports(
+      visible.map((report) => parseReport(report)!),
+      { now: new Date(), clientNames: names },
+    );
     const panel = api.overview(name)!;
-    assert.deepEqual(panel.overview!.buckets.map((bucket) => [bucket.key, bucket.total]), expected.buckets.map((bucket) => [bucket.key, bucket.total]));
-    assert.deepEqual(drawn.time, Object.fromEntries(expected.buckets.map((bucket) => [bucket.key, bucket.total])), 'the time chart drew every bucket with the aggregation\'s count');
-    assert.deepEqual(drawn.clients, Object.fromEntries(expected.byClient.slice(0, 25).map((row) => [row.label, row.count])));
-    assert.deepEqual(drawn.status, Object.fromEntries(expected.byStatus.map((row) => [row.label, row.count])));
+    assert.deepEqual(
+      panel.overview!.buckets.map((bucket) => [bucket.key, bucket.total]),
+      expected.buckets.map((bucket) => [bucket.key, bucket.total]),
+    );
+    assert.deepEqual(
+      drawn.time,
+      Object.fromEntries(expected.buckets.map((bucket) => [bucket.key, bucket.total])),
+      "the time chart drew every bucket with the aggregation's count",
+    );
+    assert.deepEqual(
+      drawn.clients,
+      Object.fromEntries(expected.byClient.slice(0, 25).map((row) => [row.label, row.count])),
+    );
+    assert.deepEqual(
+      drawn.status,
+      Object.fromEntries(expected.byStatus.map((row) => [row.label, row.count])),
+    );
     assert.deepEqual(Object.keys(drawn.status).sort(), ['amended', 'published']);
-    assert.equal(Object.values(drawn.time).reduce((sum, count) => sum + count, 0), visible.length);
+    assert.equal(
+      Object.values(drawn.time).reduce((sum, count) => sum + count, 0),
+      visible.length,
+    );
 
     // Long names are shortened on the axis, their ids kept whole ("Northfield Agronomy Coo… (C-1002)").
     const clientIds = expected.byClient.slice(0, 25).map((row) => row.key);
     assert.ok(drawn.axisLabels.clients.length > 0);
-    drawn.axisLabels.clients.forEach((label) => assert.ok(clientIds.some((id) => label.endsWith(`(${id})`)), `${label} shows its client id`));
-    assert.ok(drawn.axisLabels.clients.some((label) => label.includes('…')), 'a long name was shortened');
+    drawn.axisLabels.clients.forEach((label) =>
+      assert.ok(
+        clientIds.some((id) => label.endsWith(`(${id})`)),
+        `${label} shows its client id`,
+      ),
+    );
+    assert.ok(
+      drawn.axisLabels.clients.some((label) => label.includes('…')),
+      'a long name was shortened',
+    );
     // Dates read as the Reports view shows them: the time axis' steps and the latest reports' times.
-    drawn.axisLabels.time.forEach((label) => assert.doesNotMatch(label, /^\d{4}-(W?\d{2}|\d{2}-\d{2})$/, `${label} is not an ISO key`));
-    assert.deepEqual(drawn.shown.published, panel.overview!.latest.map((row) => localTime(row.publishedAt) ?? ''));
-    assert.deepEqual(drawn.shown, { ...drawn.shown, filter: `Not filtered: every report of ${name}`, clearFilter: false });
+    drawn.axisLabels.time.forEach((label) =>
+      assert.doesNotMatch(label, /^\d{4}-(W?\d{2}|\d{2}-\d{2})$/, `${label} is not an ISO key`),
+    );
+    assert.deepEqual(
+      drawn.shown.published,
+      panel.overview!.latest.map((row) => localTime(row.publishedAt) ?? ''),
+    );
+    assert.deepEqual(drawn.shown, {
+      ...drawn.shown,
+      filter: `Not filtered: every report of ${name}`,
+      clearFilter: false,
+    });
   });
 
   it('counts whole reports on every count axis, even for a handful', async () => {
     // One client's amended reports: two projects with one report each, where a count axis would step by 0.5.
-    const drawn = (await vscode.commands.executeCommand('labData.showOverview', { filter: { clientId: 'C-1005', status: 'amended' } })) as DrawnOverview;
+    const drawn = (await vscode.commands.executeCommand('labData.showOverview', {
+      filter: { clientId: 'C-1005', status: 'amended' },
+    })) as DrawnOverview;
     assert.ok(drawn.total > 0 && drawn.total < 5, `${drawn.total} reports`);
     for (const chart of ['time', 'clients', 'status'] as const) {
       assert.ok(drawn.ticks[chart].length > 1, `${chart} has a count axis`);
-      assert.deepEqual(drawn.ticks[chart].filter((tick) => !Number.isInteger(tick)), [], `${chart}: ${drawn.ticks[chart].join(', ')}`);
+      assert.deepEqual(
+        drawn.ticks[chart].filter((tick) => !Number.isInteger(tick)),
+        [],
+        `${chart}: ${drawn.ticks[chart].join(', ')}`,
+      );
     }
   });
 
@@ -84,13 +139,23 @@ describe('the lab overview', () => {
     await vscode.commands.executeCommand('labData.filterReports', { status: 'amended' });
     const refreshed = await panel.press('refresh');
     const amended = lab.reportsFor(TOKEN).filter((report) => report.status === 'amended');
-    assert.equal(refreshed.total, amended.length, 'Refresh used the filter set after the panel opened');
+    assert.equal(
+      refreshed.total,
+      amended.length,
+      'Refresh used the filter set after the panel opened',
+    );
     assert.equal(refreshed.shown.filter, 'Filtered by: status Amended');
     assert.equal(refreshed.shown.clearFilter, true);
     // The report type (which Lab Data applies itself) counts too.
-    await vscode.commands.executeCommand('labData.filterReports', { status: 'amended', reportType: amended[0]!.report_type });
+    await vscode.commands.executeCommand('labData.filterReports', {
+      status: 'amended',
+      reportType: amended[0]!.report_type,
+    });
     const typed = await panel.press('refresh');
-    assert.equal(typed.total, amended.filter((report) => report.report_type === amended[0]!.report_type).length);
+    assert.equal(
+      typed.total,
+      amended.filter((report) => report.report_type === amended[0]!.report_type).length,
+    );
     assert.match(typed.shown.filter, /^Filtered by: status Amended, type /);
 
     const cleared = await panel.press('clearFilter');
@@ -99,19 +164,29 @@ describe('the lab overview', () => {
     assert.match(cleared.shown.filter, /^Not filtered/);
     const rows = await api.views.reports.getChildren();
     const first = await api.views.reports.getTreeItem(rows![0]!);
-    assert.doesNotMatch(String(first.label), /^Filtered by/, "the Reports view's filter is cleared too");
+    assert.doesNotMatch(
+      String(first.label),
+      /^Filtered by/,
+      "the Reports view's filter is cleared too",
+    );
   });
 
-  it('clicking a client\'s bar filters the Reports view to that client', async () => {
+  it("clicking a client's bar filters the Reports view to that client", async () => {
     const panel = api.overview(name)!;
     const top = panel.overview!.byClient[0]!;
     await panel.click('clients', 0);
     await eventually(async () => {
       const rows = await api.views.reports.getChildren();
       const item = await api.views.reports.getTreeItem(rows![0]!);
-      assert.match(String(item.label), new RegExp(`^Filtered by: client (.+ \\(${top.key}\\)|${top.key})$`));
+      assert.match(
+        String(item.label),
+        new RegExp(`^Filtered by: client (.+ \\(${top.key}\\)|${top.key})$`),
+      );
     });
-    await panel.click('status', panel.overview!.byStatus.findIndex((row) => row.key === 'amended'));
+    await panel.click(
+      'status',
+      panel.overview!.byStatus.findIndex((row) => row.key === 'amended'),
+    );
     await eventually(async () => {
       const rows = await api.views.reports.getChildren();
       const item = await api.views.reports.getTreeItem(rows![0]!);
@@ -119,25 +194,38 @@ describe('the lab overview', () => {
     });
   });
 
-  it('with a client chosen, charts that client\'s projects, and a click narrows to one project', async () => {
+  it("with a client chosen, charts that client's projects, and a click narrows to one project", async () => {
     const client = lab.data.clients[0]!.client_id;
-    const drawn = (await vscode.commands.executeCommand('labData.showOverview', { filter: { clientId: client } })) as DrawnOverview;
+    const drawn = (await vscode.commands.executeCommand('labData.showOverview', {
+      filter: { clientId: client },
+    })) as DrawnOverview;
     const ofClient = lab.reportsFor(TOKEN).filter((report) => report.client_id === client);
     assert.equal(drawn.total, ofClient.length);
     const names = new Map(lab.data.projects.map((project) => [project.project_id, project.name]));
     const expected = new Map<string, number>();
     ofClient.forEach((report) => {
-      const label = names.get(report.project_id) ? `${names.get(report.project_id)} (${report.project_id})` : report.project_id;
+      const label = names.get(report.project_id)
+        ? `${names.get(report.project_id)} (${report.project_id})`
+        : report.project_id;
       expected.set(label, (expected.get(label) ?? 0) + 1);
     });
-    assert.deepEqual(drawn.clients, Object.fromEntries(expected), 'the second chart counts the client\'s projects');
+    assert.deepEqual(
+      drawn.clients,
+      Object.fromEntries(expected),
+      "the second chart counts the client's projects",
+    );
     const panel = api.overview(name)!;
     const project = panel.overview!.byProject[0]!.key;
     await panel.click('clients', 0);
     await eventually(async () => {
       const rows = await api.views.reports.getChildren();
       const item = await api.views.reports.getTreeItem(rows![0]!);
-      assert.match(String(item.label), new RegExp(`^Filtered by: client (.+ \\(${client}\\)|${client}), project (.+ \\(${project}\\)|${project})$`));
+      assert.match(
+        String(item.label),
+        new RegExp(
+          `^Filtered by: client (.+ \\(${client}\\)|${client}), project (.+ \\(${project}\\)|${project})$`,
+        ),
+      );
     });
   });
 
@@ -147,15 +235,25 @@ describe('the lab overview', () => {
     await big.start();
     try {
       await signInOnly(big.baseUrl, TOKEN);
-      await eventually(async () => assert.equal((await api.getState()).origin, new URL(big.baseUrl).origin));
+      await eventually(async () =>
+        assert.equal((await api.getState()).origin, new URL(big.baseUrl).origin),
+      );
       const bigName = (await api.getState()).labs[0]!.name;
       const visible = big.reportsFor(TOKEN).length;
       assert.ok(visible > 20_000, `${visible} reports`);
       const started = Date.now();
-      const drawn = (await vscode.commands.executeCommand('labData.showOverview', {})) as DrawnOverview;
-      console.log(`[overview] ${drawn.total} of ${visible} reports: command to drawn charts ${Date.now() - started} ms`);
+      const drawn = (await vscode.commands.executeCommand(
+        'labData.showOverview',
+        {},
+      )) as DrawnOverview;
+      console.log(
+        `[overview] ${drawn.total} of ${visible} reports: command to drawn charts ${Date.now() - started} ms`,
+      );
       assert.equal(drawn.total, 20_000);
-      assert.equal(Object.values(drawn.time).reduce((sum, count) => sum + count, 0), 20_000);
+      assert.equal(
+        Object.values(drawn.time).reduce((sum, count) => sum + count, 0),
+        20_000,
+      );
       assert.equal(api.overview(bigName)!.overview!.total, 20_000);
     } finally {
       await signInOnly(lab.baseUrl, TOKEN);

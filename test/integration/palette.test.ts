@@ -3,7 +3,14 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { validateIsoDate } from '../../src/ui/prompts';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, extensionPackageJson, signInOnly, startLab } from './helpers';
+import {
+  FakePrompts,
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  extensionPackageJson,
+  signInOnly,
+  startLab,
+} from './helpers';
 
 describe('command palette queries', () => {
   let lab: MockLabServer;
@@ -40,23 +47,56 @@ describe('command palette queries', () => {
     for (const command of contributes.commands) {
       assert.equal(command.category, 'Lab Data', command.command);
     }
-    const asking = ['labData.signIn', 'labData.filterReports', 'labData.filterSamples', 'labData.openReportMetadata', 'labData.saveReportPdf', 'labData.findReport', 'labData.searchReports', 'labData.listSamples'];
+    const asking = [
+      'labData.signIn',
+      'labData.filterReports',
+      'labData.filterSamples',
+      'labData.openReportMetadata',
+      'labData.saveReportPdf',
+      'labData.findReport',
+      'labData.searchReports',
+      'labData.listSamples',
+    ];
     for (const id of asking) {
       assert.ok(contributes.commands.find((c) => c.command === id)!.title.endsWith('…'), id);
     }
-    const hidden = contributes.menus.commandPalette.filter((entry) => entry.when === 'false').map((entry) => entry.command).sort();
+    const hidden = contributes.menus.commandPalette
+      .filter((entry) => entry.when === 'false')
+      .map((entry) => entry.command)
+      .sort();
     // Export Reports/Clients/Samples are the views' own buttons; the palette has Export List…, which asks which list.
-    assert.deepEqual(hidden, ['labData.compareSavedReport', 'labData.copyId', 'labData.copyLink', 'labData.copyMarkdownLink', 'labData.exportClients', 'labData.exportReports', 'labData.exportSamples', 'labData.loadMore', 'labData.redownloadSavedReport', 'labData.retry', 'labData.statusMenu']);
+    assert.deepEqual(hidden, [
+      'labData.compareSavedReport',
+      'labData.copyId',
+      'labData.copyLink',
+      'labData.copyMarkdownLink',
+      'labData.exportClients',
+      'labData.exportReports',
+      'labData.exportSamples',
+      'labData.loadMore',
+      'labData.redownloadSavedReport',
+      'labData.retry',
+      'labData.statusMenu',
+    ]);
   });
 
   it('findReport with an id and an action needs no prompt', async () => {
     const report = lab.reportsFor(LEAK_CHECK_TOKEN)[4]!;
-    const copied = await vscode.commands.executeCommand<{ report: { report_id: string }; result: string[] }>('labData.findReport', { id: report.report_id, action: 'copyId' });
+    const copied = await vscode.commands.executeCommand<{
+      report: { report_id: string };
+      result: string[];
+    }>('labData.findReport', { id: report.report_id, action: 'copyId' });
     assert.equal(copied.report.report_id, report.report_id);
     assert.equal(await vscode.env.clipboard.readText(), report.report_id);
-    const opened = await vscode.commands.executeCommand<{ result: vscode.Uri }>('labData.findReport', { id: report.report_id, action: 'openMetadata' });
+    const opened = await vscode.commands.executeCommand<{ result: vscode.Uri }>(
+      'labData.findReport',
+      { id: report.report_id, action: 'openMetadata' },
+    );
     assert.ok(opened.result.path.endsWith(`${report.report_id}.json`));
-    const revealed = await vscode.commands.executeCommand<{ result: boolean }>('labData.findReport', { id: lab.reportsFor(LEAK_CHECK_TOKEN)[70]!.report_id, action: 'reveal' });
+    const revealed = await vscode.commands.executeCommand<{ result: boolean }>(
+      'labData.findReport',
+      { id: lab.reportsFor(LEAK_CHECK_TOKEN)[70]!.report_id, action: 'reveal' },
+    );
     assert.equal(revealed.result, true, 'found on a later page of the Reports view and revealed');
   });
 
@@ -66,16 +106,35 @@ describe('command palette queries', () => {
     prompts.pickOneAnswers = ['copyId'];
     await vscode.commands.executeCommand('labData.findReport');
     const offered = prompts.pickOneOffered[0]!;
-    assert.match(offered.title, new RegExp(`^${report.report_id}: ${report.report_type} · .+ · ${report.status}`));
-    assert.deepEqual(offered.choices.map((c) => c.id), ['openMetadata', 'savePdf', 'copyId', 'reveal']);
+    assert.match(
+      offered.title,
+      new RegExp(`^${report.report_id}: ${report.report_type} · .+ · ${report.status}`),
+    );
+    assert.deepEqual(
+      offered.choices.map((c) => c.id),
+      ['openMetadata', 'savePdf', 'copyId', 'reveal'],
+    );
     assert.equal(await vscode.env.clipboard.readText(), report.report_id);
   });
 
-  it('searchReports with a filter object returns exactly the server\'s filtered list', async () => {
-    const result = await vscode.commands.executeCommand<{ ids: string[] }>('labData.searchReports', { publishedSince: '2025-01-01', status: 'published', clientId: 'C-1002' });
-    const expected = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.published_at >= '2025-01-01T00:00:00Z' && r.status === 'published' && r.client_id === 'C-1002');
+  it("searchReports with a filter object returns exactly the server's filtered list", async () => {
+    const result = await vscode.commands.executeCommand<{ ids: string[] }>(
+      'labData.searchReports',
+      { publishedSince: '2025-01-01', status: 'published', clientId: 'C-1002' },
+    );
+    const expected = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter(
+        (r) =>
+          r.published_at >= '2025-01-01T00:00:00Z' &&
+          r.status === 'published' &&
+          r.client_id === 'C-1002',
+      );
     assert.ok(expected.length > 0);
-    assert.deepEqual(result.ids, expected.map((r) => r.report_id));
+    assert.deepEqual(
+      result.ids,
+      expected.map((r) => r.report_id),
+    );
   });
 
   it('searchReports step by step streams the results page by page, then acts on the chosen ones in bulk', async () => {
@@ -83,15 +142,39 @@ describe('command palette queries', () => {
     // Status: any; client C-1001; project: any; report type: any (the step Lab Data filters itself); then the action.
     prompts.pickOneAnswers = [null, 'C-1001', null, null, 'copyId'];
     prompts.choose = (choices) => choices.map((_, index) => index).slice(0, 3);
-    const result = await vscode.commands.executeCommand<{ ids: string[]; action: string }>('labData.searchReports');
-    const expected = lab.reportsFor(LEAK_CHECK_TOKEN).filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.client_id === 'C-1001');
-    assert.deepEqual(prompts.streamedChoices.map((c) => c.id), expected.map((r) => r.report_id));
-    assert.equal(prompts.streamedPages.reduce((a, b) => a + b, 0), expected.length);
-    assert.deepEqual(prompts.pickOneOffered[1]!.choices.map((c) => c.id), lab.data.clients.map((c) => c.client_id), 'clients come from the API');
-    assert.deepEqual(prompts.pickOneOffered[1]!.choices.map((c) => c.label), lab.data.clients.map((c) => c.name), 'and are shown by name');
+    const result = await vscode.commands.executeCommand<{ ids: string[]; action: string }>(
+      'labData.searchReports',
+    );
+    const expected = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.client_id === 'C-1001');
+    assert.deepEqual(
+      prompts.streamedChoices.map((c) => c.id),
+      expected.map((r) => r.report_id),
+    );
+    assert.equal(
+      prompts.streamedPages.reduce((a, b) => a + b, 0),
+      expected.length,
+    );
+    assert.deepEqual(
+      prompts.pickOneOffered[1]!.choices.map((c) => c.id),
+      lab.data.clients.map((c) => c.client_id),
+      'clients come from the API',
+    );
+    assert.deepEqual(
+      prompts.pickOneOffered[1]!.choices.map((c) => c.label),
+      lab.data.clients.map((c) => c.name),
+      'and are shown by name',
+    );
     assert.match(prompts.pickOneOffered[3]!.title, /\(5\/5\)$/);
-    assert.ok(prompts.pickOneOffered[3]!.choices.some((c) => c.id === 'Certificate of Analysis'), 'report types seen at the lab are offered');
-    assert.deepEqual(result.ids, expected.slice(0, 3).map((r) => r.report_id));
+    assert.ok(
+      prompts.pickOneOffered[3]!.choices.some((c) => c.id === 'Certificate of Analysis'),
+      'report types seen at the lab are offered',
+    );
+    assert.deepEqual(
+      result.ids,
+      expected.slice(0, 3).map((r) => r.report_id),
+    );
     assert.equal(await vscode.env.clipboard.readText(), result.ids.join('\n'));
   });
 
@@ -102,13 +185,26 @@ describe('command palette queries', () => {
     assert.match(validateIsoDate('2024-02-30')!, /not a real date/);
     assert.match(validateIsoDate('2024-05-01T08:00')!, /no time zone/);
     lab.takeRequests();
-    assert.equal(await vscode.commands.executeCommand('labData.searchReports', { publishedSince: 'last tuesday' }), undefined);
+    assert.equal(
+      await vscode.commands.executeCommand('labData.searchReports', {
+        publishedSince: 'last tuesday',
+      }),
+      undefined,
+    );
     assert.equal(lab.takeRequests().length, 0, 'nothing was sent');
   });
 
-  it('listSamples returns the server\'s received-since list, and opens the chosen sample', async () => {
-    const result = await vscode.commands.executeCommand<{ ids: string[] }>('labData.listSamples', { receivedSince: '2026-09-01', pageSize: 100 });
-    assert.deepEqual(result.ids, lab.data.samples.filter((s) => s.received_at >= '2026-09-01T00:00:00Z').map((s) => s.sample_id));
+  it("listSamples returns the server's received-since list, and opens the chosen sample", async () => {
+    const result = await vscode.commands.executeCommand<{ ids: string[] }>('labData.listSamples', {
+      receivedSince: '2026-09-01',
+      pageSize: 100,
+    });
+    assert.deepEqual(
+      result.ids,
+      lab.data.samples
+        .filter((s) => s.received_at >= '2026-09-01T00:00:00Z')
+        .map((s) => s.sample_id),
+    );
     prompts.sinceAnswers = ['2026-10-15T00:00:00Z'];
     prompts.choose = () => [2];
     const opened = await vscode.commands.executeCommand<{ opened: string }>('labData.listSamples');
@@ -120,19 +216,34 @@ describe('command palette queries', () => {
 
   it('copies a support report of the last failure with every field and no token', async () => {
     lab.setFaults({ status: { status: 503, times: Infinity } });
-    const failed = await vscode.commands.executeCommand('labData.searchReports', { publishedSince: '2025-01-01', clientId: 'C-1001' });
+    const failed = await vscode.commands.executeCommand('labData.searchReports', {
+      publishedSince: '2025-01-01',
+      clientId: 'C-1001',
+    });
     assert.equal(failed, undefined);
     const failure = lab.takeRequests().at(-1)!;
     lab.setFaults({});
     const text = await vscode.commands.executeCommand<string>('labData.copySupportReport');
     assert.equal(await vscode.env.clipboard.readText(), text);
-    assert.match(text, /^Timestamp: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\) \S+; \d{4}-\d{2}-\d{2}T/m);
+    assert.match(
+      text,
+      /^Timestamp: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(UTC[+-]\d{2}:\d{2}\) \S+; \d{4}-\d{2}-\d{2}T/m,
+    );
     assert.match(text, /^Endpoint: GET \/api\/v1\/reports$/m);
     assert.match(text, /^HTTP status: 503$/m);
     assert.match(text, new RegExp(`^Request ID: ${failure.requestId}$`, 'm'));
-    assert.match(text, new RegExp(`^Tenant: ${new URL(lab.baseUrl).host.replace(/\./g, '\\.')}$`, 'm'));
-    assert.match(text, /^Integration: Lab Data for VS Code \d+\.\d+\.\d+ \(VS Code 1\.100\.\d+\)$/m);
-    assert.match(text, /^Request parameters: .*published_since=2025-01-01T00:00:00Z.*client_id=C-1001/m);
+    assert.match(
+      text,
+      new RegExp(`^Tenant: ${new URL(lab.baseUrl).host.replace(/\./g, '\\.')}$`, 'm'),
+    );
+    assert.match(
+      text,
+      /^Integration: Lab Data for VS Code \d+\.\d+\.\d+ \(VS Code 1\.100\.\d+\)$/m,
+    );
+    assert.match(
+      text,
+      /^Request parameters: .*published_since=2025-01-01T00:00:00Z.*client_id=C-1001/m,
+    );
     assert.match(text, /^Is a production workflow blocked\? \(yes\/no\):/m);
     assert.ok(!text.includes(LEAK_CHECK_TOKEN));
   });

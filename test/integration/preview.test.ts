@@ -5,7 +5,14 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import { MULTI_PAGE_COUNT, type MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, signInOnly, startLab, workspaceFolder } from './helpers';
+import {
+  FakePrompts,
+  activateExtension,
+  eventually,
+  signInOnly,
+  startLab,
+  workspaceFolder,
+} from './helpers';
 
 const DEMO_TOKEN = 'demo-full-access';
 
@@ -18,7 +25,9 @@ describe('previewing reports inside VS Code', () => {
     api = await activateExtension();
     lab = await startLab({ reports: 60 });
     await signInOnly(lab.baseUrl, DEMO_TOKEN);
-    await eventually(async () => assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin));
+    await eventually(async () =>
+      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
+    );
     labName = (await api.getState()).labs[0]!.name;
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
   });
@@ -31,34 +40,67 @@ describe('previewing reports inside VS Code', () => {
   });
 
   it('previews a one-page report without saving anything, resolving with its page count once page 1 is drawn', async () => {
-    const report = lab.reportsFor(DEMO_TOKEN).find((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId)!;
+    const report = lab
+      .reportsFor(DEMO_TOKEN)
+      .find(
+        (candidate) =>
+          candidate.download_available && candidate.report_id !== lab.multiPageReportId,
+      )!;
     const started = Date.now();
-    const result = await vscode.commands.executeCommand('labData.previewReport', { id: report.report_id });
+    const result = await vscode.commands.executeCommand('labData.previewReport', {
+      id: report.report_id,
+    });
     const elapsed = Date.now() - started;
     assert.deepEqual(result, { pages: 1 });
     const uri = api.previews.uriOf(labName, report.report_id);
-    console.log(`[preview] ${report.report_id} (1 page): command to first page ${elapsed} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`);
+    console.log(
+      `[preview] ${report.report_id} (1 page): command to first page ${elapsed} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`,
+    );
     const state = api.previews.state(uri)!;
     assert.equal(state.status, 'shown');
     assert.equal(state.painted, true, 'page 1 has drawn pixels');
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab!;
     assert.equal(tab.label, `${report.report_id} (preview)`);
-    assert.ok(tab.input instanceof vscode.TabInputCustom && tab.input.viewType === 'labData.pdfPreview');
+    assert.ok(
+      tab.input instanceof vscode.TabInputCustom && tab.input.viewType === 'labData.pdfPreview',
+    );
     assert.equal(tab.isPreview, true, 'a preview tab, like a single click in Explorer');
-    await assert.rejects(fs.stat(path.join(workspaceFolder(), 'lab-reports')), 'nothing was written to the workspace');
+    await assert.rejects(
+      fs.stat(path.join(workspaceFolder(), 'lab-reports')),
+      'nothing was written to the workspace',
+    );
   });
 
-  it('Preview Report… asks as Find Report does: the lab\'s ids suggested, an unknown id said in the picker (no error), a known one previewed', async () => {
+  it("Preview Report… asks as Find Report does: the lab's ids suggested, an unknown id said in the picker (no error), a known one previewed", async () => {
     const prompts = new FakePrompts();
     const restore = api.setPrompts(prompts);
     try {
-      await vscode.commands.executeCommand('labData.findReport', { id: lab.reportsFor(DEMO_TOKEN)[2]!.report_id });
+      await vscode.commands.executeCommand('labData.findReport', {
+        id: lab.reportsFor(DEMO_TOKEN)[2]!.report_id,
+      });
       prompts.reportIdAnswer = 'NO-SUCH-REPORT';
-      assert.equal(await vscode.commands.executeCommand('labData.previewReport'), undefined, 'no rejection: the picker said it');
+      assert.equal(
+        await vscode.commands.executeCommand('labData.previewReport'),
+        undefined,
+        'no rejection: the picker said it',
+      );
       assert.equal(prompts.reportIdAsked[0]!.title, 'Lab Data: Preview Report');
-      assert.match(prompts.reportIdAsked[0]!.problem ?? '', /has no report "NO-SUCH-REPORT"\. Report ids look like RPT-/);
-      assert.ok(prompts.reportIdSuggested[0]!.some((choice) => choice.id === lab.reportsFor(DEMO_TOKEN)[2]!.report_id), 'a recently found id is suggested');
-      const report = lab.reportsFor(DEMO_TOKEN).find((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId)!;
+      assert.match(
+        prompts.reportIdAsked[0]!.problem ?? '',
+        /has no report "NO-SUCH-REPORT"\. Report ids look like RPT-/,
+      );
+      assert.ok(
+        prompts.reportIdSuggested[0]!.some(
+          (choice) => choice.id === lab.reportsFor(DEMO_TOKEN)[2]!.report_id,
+        ),
+        'a recently found id is suggested',
+      );
+      const report = lab
+        .reportsFor(DEMO_TOKEN)
+        .find(
+          (candidate) =>
+            candidate.download_available && candidate.report_id !== lab.multiPageReportId,
+        )!;
       prompts.reportIdAnswer = report.report_id;
       assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport'), { pages: 1 });
       assert.equal(prompts.reportIdAsked[1]!.problem, undefined);
@@ -71,11 +113,18 @@ describe('previewing reports inside VS Code', () => {
   it('previews the 60-page report as fast, drawing only pages near the view; navigation, zoom and search work', async () => {
     const id = lab.multiPageReportId!;
     const started = Date.now();
-    assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', { id }), { pages: MULTI_PAGE_COUNT });
+    assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', { id }), {
+      pages: MULTI_PAGE_COUNT,
+    });
     const uri = api.previews.uriOf(labName, id);
-    console.log(`[preview] ${id} (${MULTI_PAGE_COUNT} pages): command to first page ${Date.now() - started} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`);
+    console.log(
+      `[preview] ${id} (${MULTI_PAGE_COUNT} pages): command to first page ${Date.now() - started} ms (editor opened to page 1 drawn: ${api.previews.state(uri)!.firstPageMs} ms)`,
+    );
     const atStart = await api.previews.ask(uri, { type: 'getState' });
-    assert.ok(atStart.drawn!.length < 6, `only the first pages are drawn (${atStart.drawn!.join(', ')})`);
+    assert.ok(
+      atStart.drawn!.length < 6,
+      `only the first pages are drawn (${atStart.drawn!.join(', ')})`,
+    );
 
     const at30 = await api.previews.ask(uri, { type: 'goto', page: 30 });
     assert.equal(at30.page, 30);
@@ -105,9 +154,16 @@ describe('previewing reports inside VS Code', () => {
   });
 
   it('a damaged PDF shows an error inside the viewer and the command rejects with the reason', async () => {
-    const report = lab.reportsFor(DEMO_TOKEN).filter((candidate) => candidate.download_available)[3]!;
+    const report = lab
+      .reportsFor(DEMO_TOKEN)
+      .filter((candidate) => candidate.download_available)[3]!;
     lab.setFaults({ corruptPdf: { times: 1 } });
-    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id: report.report_id })), /damaged or incomplete/);
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('labData.previewReport', { id: report.report_id }),
+      ),
+      /damaged or incomplete/,
+    );
     const state = api.previews.state(api.previews.uriOf(labName, report.report_id))!;
     assert.equal(state.status, 'error');
     assert.ok(state.error);
@@ -117,17 +173,27 @@ describe('previewing reports inside VS Code', () => {
     const prompts = new FakePrompts();
     const restore = api.setPrompts(prompts);
     try {
-      const [first, second] = lab.reportsFor(DEMO_TOKEN).filter((candidate) => candidate.download_available).slice(4, 6).map((report) => report.report_id);
+      const [first, second] = lab
+        .reportsFor(DEMO_TOKEN)
+        .filter((candidate) => candidate.download_available)
+        .slice(4, 6)
+        .map((report) => report.report_id);
       lab.setFaults({ protectPdf: { times: 1, password: 'lab-secret' } });
       prompts.passwordAnswers.push('not it', 'lab-secret');
-      assert.deepEqual(await vscode.commands.executeCommand('labData.previewReport', { id: first }), { pages: 1 });
+      assert.deepEqual(
+        await vscode.commands.executeCommand('labData.previewReport', { id: first }),
+        { pages: 1 },
+      );
       assert.deepEqual(prompts.passwordAsked, [
         { name: first, incorrect: false },
         { name: first, incorrect: true },
       ]);
       lab.setFaults({ protectPdf: { times: 1, password: 'lab-secret' } });
       prompts.passwordAnswers.push(undefined);
-      await assert.rejects(Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id: second })), /protected by a password/);
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id: second })),
+        /protected by a password/,
+      );
       assert.equal(api.previews.state(api.previews.uriOf(labName, second!))?.status, 'error');
     } finally {
       restore();
@@ -137,10 +203,17 @@ describe('previewing reports inside VS Code', () => {
 
   it('a report row previews on a click; a saved PDF opens with "Open With… Lab Data PDF Preview"', async () => {
     const nodes = (await api.views.reports.getChildren()) as LabNode[];
-    const row = await Promise.all(nodes.map(async (node) => ({ node, item: await api.views.reports.getTreeItem(node) })));
-    const downloadable = row.find(({ item }) => item.contextValue === 'labData.report.downloadable')!;
+    const row = await Promise.all(
+      nodes.map(async (node) => ({ node, item: await api.views.reports.getTreeItem(node) })),
+    );
+    const downloadable = row.find(
+      ({ item }) => item.contextValue === 'labData.report.downloadable',
+    )!;
     assert.equal(downloadable.item.command?.command, 'labData.previewReport');
-    const clicked = await vscode.commands.executeCommand(downloadable.item.command!.command, ...(downloadable.item.command!.arguments ?? []));
+    const clicked = await vscode.commands.executeCommand(
+      downloadable.item.command!.command,
+      ...(downloadable.item.command!.arguments ?? []),
+    );
     assert.deepEqual(clicked, { pages: 1 });
 
     const file = vscode.Uri.file(path.join(workspaceFolder(), 'preview-sample.pdf'));

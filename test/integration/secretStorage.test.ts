@@ -41,10 +41,16 @@ class FakeSecretStorage implements vscode.SecretStorage {
 
 const A = defaultLabDefinition(parseBaseUrl('https://a.example'));
 const B = defaultLabDefinition(parseBaseUrl('https://b.example'));
-const A_TENANT = defaultLabDefinition(parseBaseUrl('https://a.example/tenant-two'), 'Tenant Two', false);
+const A_TENANT = defaultLabDefinition(
+  parseBaseUrl('https://a.example/tenant-two'),
+  'Tenant Two',
+  false,
+);
 
 describe('SecretStorage failures', () => {
-  const channel = vscode.window.createOutputChannel('Lab Data (secret storage test)', { log: true });
+  const channel = vscode.window.createOutputChannel('Lab Data (secret storage test)', {
+    log: true,
+  });
   after(() => channel.dispose());
 
   it('stores per lab and origin, and reads back only that lab', async () => {
@@ -53,12 +59,19 @@ describe('SecretStorage failures', () => {
     await store.store(A, 'token-a');
     assert.equal(await store.get(A), 'token-a');
     assert.equal(await store.get(B), undefined);
-    assert.equal(await store.get(A_TENANT), undefined, 'another lab on the same origin has its own token');
+    assert.equal(
+      await store.get(A_TENANT),
+      undefined,
+      'another lab on the same origin has its own token',
+    );
     await store.store(A_TENANT, 'token-a-tenant');
     assert.equal(await store.get(A), 'token-a');
     assert.equal(await store.get(A_TENANT), 'token-a-tenant');
     // The one-lab shorthand keeps 0.1.0's key, so nobody is signed out by the upgrade.
-    assert.deepEqual([...secrets.values.keys()].sort(), ['labData.token:https://a.example', 'labData.token:https://a.example#Tenant%20Two']);
+    assert.deepEqual([...secrets.values.keys()].sort(), [
+      'labData.token:https://a.example',
+      'labData.token:https://a.example#Tenant%20Two',
+    ]);
   });
 
   it('a failing get means signed out, not an error', async () => {
@@ -71,18 +84,26 @@ describe('SecretStorage failures', () => {
   it('a failing store is a clear error that names the keyring, and holds no token', async () => {
     const secrets = new FakeSecretStorage();
     secrets.failStore = true;
-    const error = await new TokenStore(secrets, new Logger(channel)).store(A, 'tok_never_shown_123').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await new TokenStore(secrets, new Logger(channel))
+      .store(A, 'tok_never_shown_123')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.ok(error instanceof SecretStoreError);
     assert.match(error.message, /keychain.*not signed in/);
-    assert.ok(!String(error).includes('tok_never_shown_123') && !(error.stack ?? '').includes('tok_never_shown_123'));
+    assert.ok(
+      !String(error).includes('tok_never_shown_123') &&
+        !(error.stack ?? '').includes('tok_never_shown_123'),
+    );
   });
 
   it('a keyring that silently loses the secret is detected at once', async () => {
     const secrets = new FakeSecretStorage();
     secrets.loseOnStore = true;
-    await assert.rejects(new TokenStore(secrets, new Logger(channel)).store(A, 'token-a'), /could not read it back/);
+    await assert.rejects(
+      new TokenStore(secrets, new Logger(channel)).store(A, 'token-a'),
+      /could not read it back/,
+    );
   });
 });

@@ -2,15 +2,26 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, eventually, rows, signInOnly, startLab, type Row } from './helpers';
+import {
+  FakePrompts,
+  activateExtension,
+  eventually,
+  rows,
+  signInOnly,
+  startLab,
+  type Row,
+} from './helpers';
 
 function find(list: Row[], label: string | RegExp): Row {
-  const row = list.find((r) => (typeof label === 'string' ? r.label === label : label.test(r.label)));
+  const row = list.find((r) =>
+    typeof label === 'string' ? r.label === label : label.test(r.label),
+  );
   assert.ok(row, `a row ${label} among ${list.map((r) => r.label).join(', ')}`);
   return row;
 }
 
-const reportRows = (list: Row[]): Row[] => list.filter((r) => r.item.contextValue?.startsWith('labData.report'));
+const reportRows = (list: Row[]): Row[] =>
+  list.filter((r) => r.item.contextValue?.startsWith('labData.report'));
 
 describe('browsing the lab in the views', () => {
   let lab: MockLabServer;
@@ -19,7 +30,9 @@ describe('browsing the lab in the views', () => {
   /** Signs in afresh as `token` (lists loaded before are dropped) and forgets earlier requests. */
   async function as(token: string, server: MockLabServer = lab): Promise<void> {
     await signInOnly(server.baseUrl, token);
-    await eventually(async () => assert.equal((await api.getState()).origin, new URL(server.baseUrl).origin));
+    await eventually(async () =>
+      assert.equal((await api.getState()).origin, new URL(server.baseUrl).origin),
+    );
     await vscode.commands.executeCommand('labData.clearReportsFilter');
     await vscode.commands.executeCommand('labData.clearSamplesFilter');
     server.takeRequests();
@@ -42,13 +55,22 @@ describe('browsing the lab in the views', () => {
     await rows(api, 'clients');
     await rows(api, 'samples');
     const opening = lab.takeRequests();
-    assert.deepEqual(opening.map((r) => r.path).sort(), ['/api/v1/clients', '/api/v1/reports', '/api/v1/samples']);
+    assert.deepEqual(opening.map((r) => r.path).sort(), [
+      '/api/v1/clients',
+      '/api/v1/reports',
+      '/api/v1/samples',
+    ]);
     const client = find(await rows(api, 'clients'), 'Harbor Environmental Consulting');
     await rows(api, 'clients', client.node);
     const expanding = lab.takeRequests();
-    assert.deepEqual(expanding.map((r) => r.path), ['/api/v1/projects']);
+    assert.deepEqual(
+      expanding.map((r) => r.path),
+      ['/api/v1/projects'],
+    );
     assert.deepEqual(expanding[0]!.query, { page: '1', page_size: '50', client_id: 'C-1003' });
-    console.log(`      requests: ${opening.length} for opening the container, ${expanding.length} for expanding one client`);
+    console.log(
+      `      requests: ${opening.length} for opening the container, ${expanding.length} for expanding one client`,
+    );
   });
 
   it('Reports shows the first page, newest first, with a "Load more" node counting loaded of total', async () => {
@@ -56,7 +78,10 @@ describe('browsing the lab in the views', () => {
     const expected = lab.reportsFor('demo-full-access');
     const first = await rows(api, 'reports');
     const reports = reportRows(first);
-    assert.deepEqual(reports.map((r) => r.id), expected.slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(
+      reports.map((r) => r.id),
+      expected.slice(0, 50).map((r) => r.report_id),
+    );
     const more = find(first, 'Load more…');
     assert.equal(more.item.description, `50 of ${expected.length.toLocaleString()}`);
     const top = reports[0]!;
@@ -64,33 +89,69 @@ describe('browsing the lab in the views', () => {
     // What tells reports apart first: the id as the label, then the title without its leading type, the day, the type (and a status other than published).
     assert.equal(top.label, source.report_id);
     const project = source.title.slice(`${source.report_type}: `.length);
-    assert.ok(source.title.startsWith(`${source.report_type}: `) && project.length > 0, 'the mock titles read "<type>: <project>"');
+    assert.ok(
+      source.title.startsWith(`${source.report_type}: `) && project.length > 0,
+      'the mock titles read "<type>: <project>"',
+    );
     const parts = String(top.item.description).split(' · ');
-    assert.equal(parts[0], project, `the title comes first, without the type: ${top.item.description}`);
+    assert.equal(
+      parts[0],
+      project,
+      `the title comes first, without the type: ${top.item.description}`,
+    );
     assert.match(parts[1]!, /\d{4}/, 'then the day');
     assert.equal(parts[2], source.report_type, 'then the type, once');
     assert.equal(parts.length, source.status === 'published' ? 3 : 4);
     const tooltip = (top.item.tooltip as vscode.MarkdownString).value;
     // Every field the lab sent, labelled (the metadata document keeps the exact JSON).
-    for (const label of ['Report', 'Type', 'Samples', 'Published', 'Status', 'PDF', 'Client', 'Project', 'Title', 'Revision', 'Updated', 'Lab']) {
+    for (const label of [
+      'Report',
+      'Type',
+      'Samples',
+      'Published',
+      'Status',
+      'PDF',
+      'Client',
+      'Project',
+      'Title',
+      'Revision',
+      'Updated',
+      'Lab',
+    ]) {
       assert.ok(tooltip.includes(`**${label}**`), `tooltip labels ${label}: ${tooltip}`);
     }
     assert.equal(Object.keys(source).length, 12, 'the mock sends the twelve fields labelled above');
-    assert.ok(!/published\\_at|download\\_available|\[\s*"/.test(tooltip), 'no field names or JSON arrays');
+    assert.ok(
+      !/published\\_at|download\\_available|\[\s*"/.test(tooltip),
+      'no field names or JSON arrays',
+    );
     const noFile = expected.slice(0, 50).find((r) => !r.download_available);
     if (noFile) {
       const row = reports.find((r) => r.id === noFile.report_id)!;
       assert.equal(row.item.contextValue, 'labData.report');
       assert.equal((row.item.iconPath as vscode.ThemeIcon).id, 'file');
     }
-    assert.equal(top.item.contextValue, source.download_available ? 'labData.report.downloadable' : 'labData.report');
+    assert.equal(
+      top.item.contextValue,
+      source.download_available ? 'labData.report.downloadable' : 'labData.report',
+    );
     assert.equal(lab.takeRequests().length, 1, 'only the first page is fetched');
 
     await vscode.commands.executeCommand('labData.loadMore', more.node);
     const second = await rows(api, 'reports');
-    assert.deepEqual(reportRows(second).map((r) => r.id), expected.slice(0, 100).map((r) => r.report_id));
-    assert.equal(find(second, 'Load more…').item.description, `100 of ${expected.length.toLocaleString()}`);
-    assert.deepEqual(lab.takeRequests().map((r) => r.query.page), ['2'], 'Load more fetched exactly the next page');
+    assert.deepEqual(
+      reportRows(second).map((r) => r.id),
+      expected.slice(0, 100).map((r) => r.report_id),
+    );
+    assert.equal(
+      find(second, 'Load more…').item.description,
+      `100 of ${expected.length.toLocaleString()}`,
+    );
+    assert.deepEqual(
+      lab.takeRequests().map((r) => r.query.page),
+      ['2'],
+      'Load more fetched exactly the next page',
+    );
   });
 
   it('refresh is single-flight, keeps the loaded pages and the node ids', async () => {
@@ -98,39 +159,81 @@ describe('browsing the lab in the views', () => {
     lab.takeRequests();
     await Promise.all([1, 2, 3].map(() => vscode.commands.executeCommand('labData.refresh')));
     const reportRequests = lab.takeRequests().filter((r) => r.path === '/api/v1/reports');
-    assert.deepEqual(reportRequests.map((r) => r.query.page), ['1', '2'], 'three clicks, one reload of the two pages shown');
+    assert.deepEqual(
+      reportRequests.map((r) => r.query.page),
+      ['1', '2'],
+      'three clicks, one reload of the two pages shown',
+    );
     const after = await rows(api, 'reports');
-    assert.deepEqual(after.map((r) => r.item.id), before.map((r) => r.item.id));
+    assert.deepEqual(
+      after.map((r) => r.item.id),
+      before.map((r) => r.item.id),
+    );
   });
 
   it('Clients shows clients → projects → reports for the full-scope token', async () => {
     await as('demo-full-access');
     const clients = await rows(api, 'clients');
-    assert.deepEqual(clients.map((r) => r.label), lab.data.clients.map((c) => c.name));
+    assert.deepEqual(
+      clients.map((r) => r.label),
+      lab.data.clients.map((c) => c.name),
+    );
     const client = find(clients, 'Harbor Environmental Consulting');
     assert.equal(client.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
     const projects = await rows(api, 'clients', client.node);
-    assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.name));
+    assert.deepEqual(
+      projects.map((r) => r.label),
+      lab.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.name),
+    );
     const project = find(projects, 'Former Fuel Depot Remediation');
     const reports = reportRows(await rows(api, 'clients', project.node));
-    assert.deepEqual(reports.map((r) => r.id), lab.reportsFor('demo-full-access').filter((r) => r.project_id === 'P-2006').slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(
+      reports.map((r) => r.id),
+      lab
+        .reportsFor('demo-full-access')
+        .filter((r) => r.project_id === 'P-2006')
+        .slice(0, 50)
+        .map((r) => r.report_id),
+    );
   });
 
   it('a client-scoped token sees its client only, a project-scoped token its project only', async () => {
     await as('demo-client-c1001');
     const clients = await rows(api, 'clients');
-    assert.deepEqual(clients.map((r) => r.label), ['Riverside Water Authority']);
+    assert.deepEqual(
+      clients.map((r) => r.label),
+      ['Riverside Water Authority'],
+    );
     const projects = await rows(api, 'clients', clients[0]!.node);
-    assert.deepEqual(projects.map((r) => r.label), lab.data.projects.filter((p) => p.client_id === 'C-1001').map((p) => p.name));
-    assert.ok(reportRows(await rows(api, 'reports')).every((r) => lab.reportsFor('demo-client-c1001').some((x) => x.report_id === r.id)));
+    assert.deepEqual(
+      projects.map((r) => r.label),
+      lab.data.projects.filter((p) => p.client_id === 'C-1001').map((p) => p.name),
+    );
+    assert.ok(
+      reportRows(await rows(api, 'reports')).every((r) =>
+        lab.reportsFor('demo-client-c1001').some((x) => x.report_id === r.id),
+      ),
+    );
 
     await as('demo-project-p2006');
     const scopedClients = await rows(api, 'clients');
-    assert.deepEqual(scopedClients.map((r) => r.label), ['Harbor Environmental Consulting']);
+    assert.deepEqual(
+      scopedClients.map((r) => r.label),
+      ['Harbor Environmental Consulting'],
+    );
     const scopedProjects = await rows(api, 'clients', scopedClients[0]!.node);
-    assert.deepEqual(scopedProjects.map((r) => r.label), ['Former Fuel Depot Remediation']);
+    assert.deepEqual(
+      scopedProjects.map((r) => r.label),
+      ['Former Fuel Depot Remediation'],
+    );
     const reports = reportRows(await rows(api, 'reports'));
-    assert.deepEqual(reports.map((r) => r.id), lab.reportsFor('demo-project-p2006').slice(0, 50).map((r) => r.report_id));
+    assert.deepEqual(
+      reports.map((r) => r.id),
+      lab
+        .reportsFor('demo-project-p2006')
+        .slice(0, 50)
+        .map((r) => r.report_id),
+    );
   });
 
   it('a tenant without client records shows projects at the top with a note; without projects, a note and the client’s reports', async () => {
@@ -140,7 +243,10 @@ describe('browsing the lab in the views', () => {
       await as('demo-full-access', noClients);
       const top = await rows(api, 'clients');
       assert.match(top[0]!.label, /does not share client records; showing projects/);
-      assert.deepEqual(top.slice(1).map((r) => r.label), noClients.data.projects.map((p) => p.name));
+      assert.deepEqual(
+        top.slice(1).map((r) => r.label),
+        noClients.data.projects.map((p) => p.name),
+      );
       const reports = reportRows(await rows(api, 'clients', top[1]!.node));
       assert.ok(reports.length > 0);
 
@@ -148,7 +254,14 @@ describe('browsing the lab in the views', () => {
       const clients = await rows(api, 'clients');
       const children = await rows(api, 'clients', find(clients, 'Riverside Water Authority').node);
       assert.match(children[0]!.label, /Projects are not enabled for this lab/);
-      assert.deepEqual(reportRows(children).map((r) => r.id), noProjects.reportsFor('demo-full-access').filter((r) => r.client_id === 'C-1001').slice(0, 50).map((r) => r.report_id));
+      assert.deepEqual(
+        reportRows(children).map((r) => r.id),
+        noProjects
+          .reportsFor('demo-full-access')
+          .filter((r) => r.client_id === 'C-1001')
+          .slice(0, 50)
+          .map((r) => r.report_id),
+      );
     } finally {
       await as('demo-full-access');
       await noClients.stop();
@@ -162,18 +275,40 @@ describe('browsing the lab in the views', () => {
     const restore = api.setPrompts(prompts);
     try {
       // A status no picker lists (set by automation), and a client the picker does list.
-      await vscode.commands.executeCommand('labData.filterReports', { status: 'withdrawn', clientId: 'C-1001' });
+      await vscode.commands.executeCommand('labData.filterReports', {
+        status: 'withdrawn',
+        clientId: 'C-1001',
+      });
       prompts.criteriaAnswers = [['status', 'client_id']];
       const kept = await vscode.commands.executeCommand('labData.filterReports');
-      assert.deepEqual(kept, { status: 'withdrawn', clientId: 'C-1001' }, 'Enter at every step keeps the filter');
+      assert.deepEqual(
+        kept,
+        { status: 'withdrawn', clientId: 'C-1001' },
+        'Enter at every step keeps the filter',
+      );
       const criteria = prompts.criteriaOffered[0]!.criteria;
-      assert.deepEqual(criteria.filter((criterion) => criterion.picked).map((criterion) => criterion.id), ['status', 'client_id'], 'the criteria in force are checked');
-      assert.match(String(criteria.find((criterion) => criterion.id === 'client_id')!.description), /C-1001/);
+      assert.deepEqual(
+        criteria.filter((criterion) => criterion.picked).map((criterion) => criterion.id),
+        ['status', 'client_id'],
+        'the criteria in force are checked',
+      );
+      assert.match(
+        String(criteria.find((criterion) => criterion.id === 'client_id')!.description),
+        /C-1001/,
+      );
       const [status, client] = prompts.pickOneOffered;
-      assert.deepEqual(status!.choices[0], { id: 'withdrawn', label: 'Withdrawn', description: 'current' }, 'a value the list does not hold comes first, as itself');
+      assert.deepEqual(
+        status!.choices[0],
+        { id: 'withdrawn', label: 'Withdrawn', description: 'current' },
+        'a value the list does not hold comes first, as itself',
+      );
       assert.equal(status!.current, 'withdrawn');
       assert.equal(client!.current, 'C-1001');
-      assert.equal(client!.choices.filter((choice) => choice.id === 'C-1001').length, 1, 'a value the list holds is not added twice');
+      assert.equal(
+        client!.choices.filter((choice) => choice.id === 'C-1001').length,
+        1,
+        'a value the list holds is not added twice',
+      );
     } finally {
       restore();
       await vscode.commands.executeCommand('labData.clearReportsFilter');
@@ -182,12 +317,35 @@ describe('browsing the lab in the views', () => {
 
   it('filters produce the server-filtered list, with a "Filtered by" node that clears it', async () => {
     await as('demo-full-access');
-    await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2025-06-01', status: 'published', clientId: 'C-1001' });
+    await vscode.commands.executeCommand('labData.filterReports', {
+      publishedSince: '2025-06-01',
+      status: 'published',
+      clientId: 'C-1001',
+    });
     const filtered = await rows(api, 'reports');
-    assert.match(filtered[0]!.label, /^Filtered by: published since .+, status Published, client (Riverside Water Authority \(C-1001\)|C-1001)$/);
-    const expected = lab.reportsFor('demo-full-access').filter((r) => r.published_at >= '2025-06-01T00:00:00Z' && r.status === 'published' && r.client_id === 'C-1001');
-    assert.deepEqual(reportRows(filtered).map((r) => r.id), expected.slice(0, 50).map((r) => r.report_id));
-    assert.deepEqual(lab.takeRequests().at(-1)!.query, { published_since: '2025-06-01T00:00:00Z', status: 'published', client_id: 'C-1001', page: '1', page_size: '50' });
+    assert.match(
+      filtered[0]!.label,
+      /^Filtered by: published since .+, status Published, client (Riverside Water Authority \(C-1001\)|C-1001)$/,
+    );
+    const expected = lab
+      .reportsFor('demo-full-access')
+      .filter(
+        (r) =>
+          r.published_at >= '2025-06-01T00:00:00Z' &&
+          r.status === 'published' &&
+          r.client_id === 'C-1001',
+      );
+    assert.deepEqual(
+      reportRows(filtered).map((r) => r.id),
+      expected.slice(0, 50).map((r) => r.report_id),
+    );
+    assert.deepEqual(lab.takeRequests().at(-1)!.query, {
+      published_since: '2025-06-01T00:00:00Z',
+      status: 'published',
+      client_id: 'C-1001',
+      page: '1',
+      page_size: '50',
+    });
 
     await vscode.commands.executeCommand('labData.filterReports', { publishedSince: '2099-01-01' });
     const empty = await rows(api, 'reports');
@@ -205,7 +363,10 @@ describe('browsing the lab in the views', () => {
     const samples = await rows(api, 'samples');
     assert.match(samples[0]!.label, /^Filtered by: received since/);
     const expectedSamples = lab.data.samples.filter((s) => s.received_at >= '2026-10-01T00:00:00Z');
-    assert.deepEqual(samples.filter((r) => r.item.contextValue === 'labData.sample').map((r) => r.label), expectedSamples.slice(0, 50).map((s) => s.sample_id));
+    assert.deepEqual(
+      samples.filter((r) => r.item.contextValue === 'labData.sample').map((r) => r.label),
+      expectedSamples.slice(0, 50).map((s) => s.sample_id),
+    );
     await vscode.commands.executeCommand('labData.clearSamplesFilter');
   });
 
@@ -220,16 +381,34 @@ describe('browsing the lab in the views', () => {
   });
 
   it('samples show a readable label, description and the whole record in the tooltip', async () => {
-    const samples = (await rows(api, 'samples')).filter((r) => r.item.contextValue === 'labData.sample');
+    const samples = (await rows(api, 'samples')).filter(
+      (r) => r.item.contextValue === 'labData.sample',
+    );
     const source = lab.data.samples[0]!;
     assert.equal(samples[0]!.label, source.sample_id);
     // The name holds the matrix ("OUT-35 Grain"), so the matrix is not said twice; the status is a word.
     assert.match(String(samples[0]!.item.description), new RegExp(`^${source.sample_name} · `));
-    assert.equal(String(samples[0]!.item.description).split(' · ').filter((part) => part === source.matrix).length, 0);
+    assert.equal(
+      String(samples[0]!.item.description)
+        .split(' · ')
+        .filter((part) => part === source.matrix).length,
+      0,
+    );
     const tooltip = (samples[0]!.item.tooltip as vscode.MarkdownString).value;
-    assert.ok(tooltip.includes('Temperature') && tooltip.includes('Container') && tooltip.includes('Analyses'), tooltip);
-    assert.ok(!tooltip.includes('temperature\\_c') && !tooltip.includes('received\\_at'), 'labelled fields, not field names');
-    assert.equal(find(await rows(api, 'samples'), 'Load more…').item.description, `50 of ${lab.data.samples.length.toLocaleString()}`);
+    assert.ok(
+      tooltip.includes('Temperature') &&
+        tooltip.includes('Container') &&
+        tooltip.includes('Analyses'),
+      tooltip,
+    );
+    assert.ok(
+      !tooltip.includes('temperature\\_c') && !tooltip.includes('received\\_at'),
+      'labelled fields, not field names',
+    );
+    assert.equal(
+      find(await rows(api, 'samples'), 'Load more…').item.description,
+      `50 of ${lab.data.samples.length.toLocaleString()}`,
+    );
   });
 
   it('403 on a node becomes a message node, not a popup', async () => {
@@ -249,7 +428,10 @@ describe('browsing the lab in the views', () => {
       assert.match(failed[0]!.label, /^Couldn't load: The lab's server failed \(HTTP 500\)/);
       assert.equal(failed[0]!.item.command?.command, 'labData.retry');
       lab.setFaults({});
-      await vscode.commands.executeCommand(failed[0]!.item.command!.command, ...(failed[0]!.item.command!.arguments ?? []));
+      await vscode.commands.executeCommand(
+        failed[0]!.item.command!.command,
+        ...(failed[0]!.item.command!.arguments ?? []),
+      );
       const loaded = await rows(api, 'samples');
       assert.equal(loaded.filter((r) => r.item.contextValue === 'labData.sample').length, 50);
     } finally {
@@ -271,12 +453,19 @@ describe('browsing the lab in the views', () => {
       await rows(api, 'reports');
       flaky.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
       const refreshing = vscode.commands.executeCommand('labData.refresh');
-      await eventually(() => assert.match(api.statusText(), new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited until \\d`)));
+      await eventually(() =>
+        assert.match(
+          api.statusText(),
+          new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited until \\d`),
+        ),
+      );
       await refreshing;
       await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
       await flaky.stop();
       await vscode.commands.executeCommand('labData.refresh');
-      await eventually(() => assert.equal(api.statusText(), `$(debug-disconnect) ${host}: offline`));
+      await eventually(() =>
+        assert.equal(api.statusText(), `$(debug-disconnect) ${host}: offline`),
+      );
       const failed = await rows(api, 'reports');
       assert.match(failed.at(-1)!.label, /Cannot reach the lab/);
       assert.equal(reportRows(failed).length, 50, 'a failed refresh keeps what was shown');

@@ -7,7 +7,8 @@ function option(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const numeric = (name: string): number | undefined => (option(name) === undefined ? undefined : Number(option(name)));
+  const numeric = (name: string): number | undefined =>
+    option(name) === undefined ? undefined : Number(option(name));
   const server = new MockLabServer({
     port: numeric('port') ?? 8787,
     reports: numeric('reports'),
@@ -24,7 +25,9 @@ async function main(): Promise<void> {
       `Mock lab API listening at ${baseUrl}  (API root ${baseUrl}/api/v1)`,
       `  ${server.data.clients.length} clients, ${server.data.projects.length} projects, ${visible} published reports (${server.data.reports.length} in all), ${server.data.samples.length} samples; tenant: ${server.options.tenant ?? 'full'}`,
       '  Demo tokens:',
-      ...Object.entries(DEMO_TOKENS).map(([token, scope]) => `    ${token.padEnd(20)} ${scope.label}`),
+      ...Object.entries(DEMO_TOKENS).map(
+        ([token, scope]) => `    ${token.padEnd(20)} ${scope.label}`,
+      ),
       `  Try: curl -H "Authorization: Bearer demo-full-access" ${baseUrl}/api/v1/reports?page_size=2`,
       'Press Ctrl+C to stop.',
       '',

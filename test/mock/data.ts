@@ -220,7 +220,13 @@ export function generateMockData(options: MockDataOptions = {}): MockData {
       received_at: iso(Math.min(received, end)),
       status: received > end - 10 * DAY ? pick(random, ['received', 'in_analysis']) : 'reported',
       analyses: analyses.length > 0 ? analyses : [available[0]!],
-      container: pick(random, ['250 mL HDPE', '1 L amber glass', '40 mL VOA vial', 'Sterile bag', 'Whirl-Pak']),
+      container: pick(random, [
+        '250 mL HDPE',
+        '1 L amber glass',
+        '40 mL VOA vial',
+        'Sterile bag',
+        'Whirl-Pak',
+      ]),
       temperature_c: Math.round((1 + random() * 5) * 10) / 10,
       updated_at: iso(Math.min(received + random() * 10 * DAY, end)),
     });
@@ -262,7 +268,8 @@ export function generateMockData(options: MockDataOptions = {}): MockData {
       sampleIds.add(entry.samples[Math.floor(random() * poolSize)]!.sample_id);
     }
     const roll = random();
-    const status = roll < 0.05 ? 'draft' : roll < 0.08 ? 'retracted' : roll < 0.15 ? 'amended' : 'published';
+    const status =
+      roll < 0.05 ? 'draft' : roll < 0.08 ? 'retracted' : roll < 0.15 ? 'amended' : 'published';
     const reportType = weighted(random, REPORT_TYPES);
     reports.push({
       report_id: '',

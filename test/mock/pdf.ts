@@ -24,7 +24,11 @@ function annexLines(title: string, page: number, pages: number): string[] {
   return [
     `Annex page ${page} of ${pages} - ${title}`,
     '',
-    ...Array.from({ length: 30 }, (_, row) => `Annex ${page}, row ${row + 1}: analyte result ${((page * 31 + row * 7) % 97) / 10} mg/L, method EPA 200.${(row % 9) + 1}`),
+    ...Array.from(
+      { length: 30 },
+      (_, row) =>
+        `Annex ${page}, row ${row + 1}: analyte result ${((page * 31 + row * 7) % 97) / 10} mg/L, method EPA 200.${(row % 9) + 1}`,
+    ),
   ];
 }
 
@@ -59,14 +63,21 @@ function rc4(key: Buffer, data: Buffer): Buffer {
   return out;
 }
 
-const PASSWORD_PAD = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex');
+const PASSWORD_PAD = Buffer.from(
+  '28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a',
+  'hex',
+);
 const md5 = (...parts: Buffer[]): Buffer => createHash('md5').update(Buffer.concat(parts)).digest();
 
 /**
  * The standard security handler, revision 2 (40-bit RC4; PDF 1.4, algorithms 3.1 to 3.4), with
  * the same user and owner password: what a lab's "protect with a password" export produces.
  */
-function encryption(password: string): { readonly dictionary: string; readonly id: Buffer; readonly encrypt: (objectNumber: number, data: Buffer) => Buffer } {
+function encryption(password: string): {
+  readonly dictionary: string;
+  readonly id: Buffer;
+  readonly encrypt: (objectNumber: number, data: Buffer) => Buffer;
+} {
   const padded = Buffer.concat([Buffer.from(password, 'latin1'), PASSWORD_PAD]).subarray(0, 32);
   const owner = rc4(md5(padded).subarray(0, 5), padded);
   const permissions = -4;
@@ -78,7 +89,20 @@ function encryption(password: string): { readonly dictionary: string; readonly i
   return {
     dictionary: `<< /Filter /Standard /V 1 /R 2 /O <${owner.toString('hex')}> /U <${user.toString('hex')}> /P ${permissions} >>`,
     id,
-    encrypt: (objectNumber, data) => rc4(md5(key, Buffer.from([objectNumber & 255, (objectNumber >> 8) & 255, (objectNumber >> 16) & 255, 0, 0])).subarray(0, 10), data),
+    encrypt: (objectNumber, data) =>
+      rc4(
+        md5(
+          key,
+          Buffer.from([
+            objectNumber & 255,
+            (objectNumber >> 8) & 255,
+            (objectNumber >> 16) & 255,
+            0,
+            0,
+          ]),
+        ).subarray(0, 10),
+        data,
+      ),
   };
 }
 
@@ -87,12 +111,27 @@ function encryption(password: string): { readonly dictionary: string; readonly i
  * previews: navigation and search), optionally padded to about `padToBytes`, and optionally
  * protected with `password`.
  */
-export function planPdf(title: string, lines: readonly string[], padToBytes = 0, annexPages = 0, password?: string): PdfPlan {
+export function planPdf(
+  title: string,
+  lines: readonly string[],
+  padToBytes = 0,
+  annexPages = 0,
+  password?: string,
+): PdfPlan {
   const pageCount = 1 + annexPages;
   const security = password === undefined ? undefined : encryption(password);
-  const plain = [pageContent(title, lines), ...Array.from({ length: annexPages }, (_, index) => pageContent(`Annex ${index + 2}`, annexLines(title, index + 2, pageCount)))];
+  const plain = [
+    pageContent(title, lines),
+    ...Array.from({ length: annexPages }, (_, index) =>
+      pageContent(`Annex ${index + 2}`, annexLines(title, index + 2, pageCount)),
+    ),
+  ];
   // Content streams are objects 5, 7, 9, …; encrypted, they keep their length.
-  const contents = plain.map((content, index) => (security ? security.encrypt(5 + index * 2, Buffer.from(content, 'latin1')).toString('latin1') : content));
+  const contents = plain.map((content, index) =>
+    security
+      ? security.encrypt(5 + index * 2, Buffer.from(content, 'latin1')).toString('latin1')
+      : content,
+  );
   // 1 catalog, 2 page tree, 3 font, then a page object and its content stream per page.
   const kids = contents.map((_, index) => `${4 + index * 2} 0 R`).join(' ');
   const objects = [
@@ -121,7 +160,10 @@ export function planPdf(title: string, lines: readonly string[], padToBytes = 0,
   let padClose = Buffer.alloc(0);
   if (padToBytes > head.length + 1024) {
     padding = padToBytes - head.length - 512;
-    padOpen = Buffer.from(`${objects.length + 1} 0 obj\n<< /Length ${padding} >>\nstream\n`, 'latin1');
+    padOpen = Buffer.from(
+      `${objects.length + 1} 0 obj\n<< /Length ${padding} >>\nstream\n`,
+      'latin1',
+    );
     padClose = Buffer.from('\nendstream\nendobj\n', 'latin1');
     offsets.push(head.length);
   }
@@ -133,7 +175,9 @@ export function planPdf(title: string, lines: readonly string[], padToBytes = 0,
     '0000000000 65535 f ',
     ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n `),
     'trailer',
-    security ? `<< /Size ${count} /Root 1 0 R /Encrypt ${objects.length} 0 R /ID [<${security.id.toString('hex')}> <${security.id.toString('hex')}>] >>` : `<< /Size ${count} /Root 1 0 R >>`,
+    security
+      ? `<< /Size ${count} /Root 1 0 R /Encrypt ${objects.length} 0 R /ID [<${security.id.toString('hex')}> <${security.id.toString('hex')}>] >>`
+      : `<< /Size ${count} /Root 1 0 R >>`,
     'startxref',
     String(xrefOffset),
     '%%EOF',

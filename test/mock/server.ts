@@ -3,7 +3,15 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { generateMockData, HIDDEN_REPORT_STATUSES, VISIBLE_REPORT_STATUSES, type MockData, type MockDataOptions, type MockProject, type MockReport } from './data';
+import {
+  generateMockData,
+  HIDDEN_REPORT_STATUSES,
+  VISIBLE_REPORT_STATUSES,
+  type MockData,
+  type MockDataOptions,
+  type MockProject,
+  type MockReport,
+} from './data';
 import { planPdf } from './pdf';
 
 /** A data area a token may be provisioned for (spec section 5). */
@@ -22,14 +30,28 @@ export interface TokenScope {
 /** The demo tokens, documented in the README. */
 export const DEMO_TOKENS: Readonly<Record<string, TokenScope>> = {
   'demo-full-access': { label: 'full scope: every client, project and data area' },
-  'demo-client-c1001': { label: 'client C-1001 (Riverside Water Authority) only', clientIds: ['C-1001'] },
-  'demo-project-p2006': { label: 'project P-2006 (Former Fuel Depot Remediation) only', projectIds: ['P-2006'] },
-  'demo-no-reports': { label: 'clients, projects and samples, but not the reports data area', areas: ['clients', 'projects', 'samples'] },
+  'demo-client-c1001': {
+    label: 'client C-1001 (Riverside Water Authority) only',
+    clientIds: ['C-1001'],
+  },
+  'demo-project-p2006': {
+    label: 'project P-2006 (Former Fuel Depot Remediation) only',
+    projectIds: ['P-2006'],
+  },
+  'demo-no-reports': {
+    label: 'clients, projects and samples, but not the reports data area',
+    areas: ['clients', 'projects', 'samples'],
+  },
   'demo-expired': { label: 'expired (401)', state: 'expired' },
   'demo-revoked': { label: 'revoked (401)', state: 'revoked' },
 };
 
-export type Envelope = 'data-meta' | 'array' | 'top-level' | 'nested-partial' | 'no-meta'
+export type Envelope =
+  | 'data-meta'
+  | 'array'
+  | 'top-level'
+  | 'nested-partial'
+  | 'no-meta'
   /** Django REST Framework's page-number pagination: `count`, `next`, `previous`, `results` (absolute links). */
   | 'drf'
   /** A bare array, with an RFC 8288 `Link` header (`rel="next"`, `rel="prev"`). */
@@ -45,7 +67,13 @@ export interface MockFaults {
    */
   requestsPerSecond?: number;
   /** Fail the next `times` requests with `status` (Infinity: every time). */
-  status?: { status: number; times: number; path?: RegExp; retryAfter?: string; headers?: Readonly<Record<string, string>> };
+  status?: {
+    status: number;
+    times: number;
+    path?: RegExp;
+    retryAfter?: string;
+    headers?: Readonly<Record<string, string>>;
+  };
   /** Send this fraction of a file's body, then destroy the socket. */
   dropFileAt?: { fraction: number; times: number };
   /** Declare the full Content-Length, send less, and end the response cleanly. */
@@ -206,7 +234,9 @@ export class MockLabServer {
     this.data = generateMockData(options);
     this.tokens = { ...DEMO_TOKENS, ...options.tokens };
     this.faults = { ...options.faults };
-    this.visibleReports = this.data.reports.filter((report) => VISIBLE_REPORT_STATUSES.includes(report.status));
+    this.visibleReports = this.data.reports.filter((report) =>
+      VISIBLE_REPORT_STATUSES.includes(report.status),
+    );
   }
 
   /** Starts listening (a random loopback port unless `port` is given) and returns the base URL. */
@@ -264,7 +294,10 @@ export class MockLabServer {
   /** Takes a token from the bucket; when there is none, the seconds until there is one. */
   private takeToken(rate: number): number | undefined {
     const now = performance.now();
-    this.bucket.tokens = Math.min(rate, this.bucket.tokens + ((now - this.bucket.at) / 1000) * rate);
+    this.bucket.tokens = Math.min(
+      rate,
+      this.bucket.tokens + ((now - this.bucket.at) / 1000) * rate,
+    );
     this.bucket.at = now;
     if (this.bucket.tokens >= 1) {
       this.bucket.tokens -= 1;
@@ -292,17 +325,33 @@ export class MockLabServer {
    * now on. Returns it.
    */
   publishReport(publishedAt?: Date): MockReport {
-    const template = this.visibleReports.find((report) => report.download_available) ?? this.data.reports[0];
+    const template =
+      this.visibleReports.find((report) => report.download_available) ?? this.data.reports[0];
     if (!template) {
       throw new Error('the mock lab has no report to copy');
     }
     // Timestamps have whole seconds: a report published "now" is stamped with the next second, and
     // one published right after another still comes a second later, as ids and times ascend together.
-    publishedAt ??= new Date(Math.max(Math.ceil(Date.now() / 1000) * 1000, Date.parse(this.visibleReports[0]?.published_at ?? template.published_at) + 1000));
+    publishedAt ??= new Date(
+      Math.max(
+        Math.ceil(Date.now() / 1000) * 1000,
+        Date.parse(this.visibleReports[0]?.published_at ?? template.published_at) + 1000,
+      ),
+    );
     const year = publishedAt.toISOString().slice(0, 4);
-    const next = Math.max(0, ...this.data.reports.map((report) => Number(report.report_id.slice(-6)) || 0)) + 1;
+    const next =
+      Math.max(0, ...this.data.reports.map((report) => Number(report.report_id.slice(-6)) || 0)) +
+      1;
     const at = publishedAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const report: MockReport = { ...template, report_id: `RPT-${year}-${String(next).padStart(6, '0')}`, status: 'published', revision: 1, published_at: at, updated_at: at, download_available: true };
+    const report: MockReport = {
+      ...template,
+      report_id: `RPT-${year}-${String(next).padStart(6, '0')}`,
+      status: 'published',
+      revision: 1,
+      published_at: at,
+      updated_at: at,
+      download_available: true,
+    };
     (this.data.reports as MockReport[]).unshift(report);
     this.visibleReports = [report, ...this.visibleReports];
     this.dataChanged();
@@ -312,7 +361,11 @@ export class MockLabServer {
   /** Reports a token may see, newest first. */
   reportsFor(token: string): MockReport[] {
     const scope = this.tokens[token];
-    return scope ? this.visibleReports.filter((report) => this.inScope(scope, report.client_id, report.project_id)) : [];
+    return scope
+      ? this.visibleReports.filter((report) =>
+          this.inScope(scope, report.client_id, report.project_id),
+        )
+      : [];
   }
 
   /** Amends a report as a lab does: the next revision, status `amended`, updated now; its file changes with it. */
@@ -339,7 +392,9 @@ export class MockLabServer {
 
   private planPdf(report: MockReport, password?: string): ReturnType<typeof planPdf> {
     const client = this.data.clients.find((candidate) => candidate.client_id === report.client_id);
-    const project = this.data.projects.find((candidate) => candidate.project_id === report.project_id);
+    const project = this.data.projects.find(
+      (candidate) => candidate.project_id === report.project_id,
+    );
     const lines = [
       `Report ${report.report_id}  (revision ${report.revision}, ${report.status})`,
       `Published ${report.published_at}`,
@@ -349,14 +404,22 @@ export class MockLabServer {
       'Samples:',
       ...report.sample_ids.map((id) => {
         const sample = this.data.samples.find((candidate) => candidate.sample_id === id);
-        return sample ? `  ${id}  ${sample.sample_name}  received ${sample.received_at}  ${sample.analyses.join(', ')}` : `  ${id}`;
+        return sample
+          ? `  ${id}  ${sample.sample_name}  received ${sample.received_at}  ${sample.analyses.join(', ')}`
+          : `  ${id}`;
       }),
       '',
       `${report.lab_name}. Results relate only to the samples tested. This report shall not be`,
       // A sentence broken over two lines, as a long one is in a real report (the preview finds it whole).
       'reproduced except in full without the written approval of the laboratory.',
     ];
-    return planPdf(`${report.report_type} - ${report.report_id}`, lines, this.options.pdfBytes ?? 0, report.report_id === this.multiPageReportId ? MULTI_PAGE_COUNT - 1 : 0, password);
+    return planPdf(
+      `${report.report_type} - ${report.report_id}`,
+      lines,
+      this.options.pdfBytes ?? 0,
+      report.report_id === this.multiPageReportId ? MULTI_PAGE_COUNT - 1 : 0,
+      password,
+    );
   }
 
   private inScope(scope: TokenScope, clientId: string, projectId?: string): boolean {
@@ -429,13 +492,25 @@ export class MockLabServer {
       }
       if (!scope || scope.state === 'expired' || scope.state === 'revoked') {
         response.setHeader('www-authenticate', 'Bearer realm="lab", error="invalid_token"');
-        const why = !auth ? 'missing credential' : scope?.state === 'expired' ? 'token expired' : scope?.state === 'revoked' ? 'token revoked' : 'invalid credential';
+        const why = !auth
+          ? 'missing credential'
+          : scope?.state === 'expired'
+            ? 'token expired'
+            : scope?.state === 'revoked'
+              ? 'token revoked'
+              : 'invalid credential';
         throw new HttpProblem(401, 'unauthorized', why);
       }
-      const waitSeconds = faults.requestsPerSecond ? this.takeToken(faults.requestsPerSecond) : undefined;
+      const waitSeconds = faults.requestsPerSecond
+        ? this.takeToken(faults.requestsPerSecond)
+        : undefined;
       if (waitSeconds !== undefined) {
         response.setHeader('retry-after', String(waitSeconds));
-        throw new HttpProblem(429, 'rate_limited', `at most ${faults.requestsPerSecond} requests a second`);
+        throw new HttpProblem(
+          429,
+          'rate_limited',
+          `at most ${faults.requestsPerSecond} requests a second`,
+        );
       }
       const rateFault = faults.rateLimit;
       if (rateFault && (!rateFault.path || rateFault.path.test(url.pathname)) && take(rateFault)) {
@@ -443,52 +518,112 @@ export class MockLabServer {
         throw new HttpProblem(429, 'rate_limited', 'rate limit reached');
       }
       const statusFault = faults.status;
-      if (statusFault && (!statusFault.path || statusFault.path.test(url.pathname)) && take(statusFault)) {
+      if (
+        statusFault &&
+        (!statusFault.path || statusFault.path.test(url.pathname)) &&
+        take(statusFault)
+      ) {
         if (statusFault.retryAfter) {
           response.setHeader('retry-after', statusFault.retryAfter);
         }
         for (const [name, value] of Object.entries(statusFault.headers ?? {})) {
           response.setHeader(name, value);
         }
-        throw new HttpProblem(statusFault.status, 'injected', `injected failure ${statusFault.status}`);
+        throw new HttpProblem(
+          statusFault.status,
+          'injected',
+          `injected failure ${statusFault.status}`,
+        );
       }
-      const route = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
-      const status = await this.route(route, url.searchParams, scope, response, request.headers.accept);
+      const route = url.pathname
+        .slice(prefix.length)
+        .split('/')
+        .filter(Boolean)
+        .map(decodeURIComponent);
+      const status = await this.route(
+        route,
+        url.searchParams,
+        scope,
+        response,
+        request.headers.accept,
+      );
       record(status);
     } catch (error) {
-      const problem = error instanceof HttpProblem ? error : new HttpProblem(500, 'internal', 'service error');
+      const problem =
+        error instanceof HttpProblem ? error : new HttpProblem(500, 'internal', 'service error');
       record(problem.status);
       this.sendProblem(response, problem, requestId, auth);
     }
   }
 
   /** Serves one route; returns the status sent. */
-  private async route(route: string[], query: URLSearchParams, scope: TokenScope, response: http.ServerResponse, accept?: string): Promise<number> {
+  private async route(
+    route: string[],
+    query: URLSearchParams,
+    scope: TokenScope,
+    response: http.ServerResponse,
+    accept?: string,
+  ): Promise<number> {
     const [segment, id, subSegment, ...rest] = route;
     if (rest.length > 0) {
       throw new HttpProblem(404, 'not_found', 'no such endpoint');
     }
     // Renamed endpoints: only the tenant's own names are served.
-    const names: Record<DataArea | 'file', string> = { reports: 'reports', clients: 'clients', projects: 'projects', samples: 'samples', file: 'file', ...this.options.endpointNames };
-    const resource = (Object.keys(names) as Array<DataArea | 'file'>).find((key) => key !== 'file' && names[key] === segment) ?? `unknown:${segment}`;
-    const sub = subSegment === undefined ? undefined : subSegment === names.file ? 'file' : `unknown:${subSegment}`;
+    const names: Record<DataArea | 'file', string> = {
+      reports: 'reports',
+      clients: 'clients',
+      projects: 'projects',
+      samples: 'samples',
+      file: 'file',
+      ...this.options.endpointNames,
+    };
+    const resource =
+      (Object.keys(names) as Array<DataArea | 'file'>).find(
+        (key) => key !== 'file' && names[key] === segment,
+      ) ?? `unknown:${segment}`;
+    const sub =
+      subSegment === undefined
+        ? undefined
+        : subSegment === names.file
+          ? 'file'
+          : `unknown:${subSegment}`;
     const area = resource as DataArea;
-    if (!['reports', 'clients', 'projects', 'samples'].includes(area) || (area !== 'reports' && sub !== undefined) || ((area === 'projects' || area === 'samples') && id !== undefined)) {
+    if (
+      !['reports', 'clients', 'projects', 'samples'].includes(area) ||
+      (area !== 'reports' && sub !== undefined) ||
+      ((area === 'projects' || area === 'samples') && id !== undefined)
+    ) {
       throw new HttpProblem(404, 'not_found', 'no such endpoint');
     }
     if (area === 'clients' && this.options.tenant === 'no-clients') {
       throw new HttpProblem(404, 'not_enabled', 'client records are not exposed for this tenant');
     }
     if (area === 'projects' && this.options.tenant === 'no-projects') {
-      throw new HttpProblem(404, 'not_enabled', 'project structures are not enabled for this tenant');
+      throw new HttpProblem(
+        404,
+        'not_enabled',
+        'project structures are not enabled for this tenant',
+      );
     }
     if (scope.areas && !scope.areas.includes(area)) {
-      throw new HttpProblem(403, 'forbidden', `the ${area} data area is outside this token's scope`);
+      throw new HttpProblem(
+        403,
+        'forbidden',
+        `the ${area} data area is outside this token's scope`,
+      );
     }
     if (area === 'reports' && id !== undefined) {
-      const report = this.visibleReports.find((candidate) => candidate.report_id === id && this.inScope(scope, candidate.client_id, candidate.project_id));
+      const report = this.visibleReports.find(
+        (candidate) =>
+          candidate.report_id === id &&
+          this.inScope(scope, candidate.client_id, candidate.project_id),
+      );
       if (!report) {
-        throw new HttpProblem(404, 'not_found', 'report not found or not available within the token scope');
+        throw new HttpProblem(
+          404,
+          'not_found',
+          'report not found or not available within the token scope',
+        );
       }
       if (sub === undefined) {
         return this.sendJsonChecked(response, 200, report);
@@ -499,9 +634,26 @@ export class MockLabServer {
       return this.sendFile(report, response, accept);
     }
     if (area === 'clients' && id !== undefined) {
-      const client = this.data.clients.find((candidate) => candidate.client_id === id && this.inScope(scope, candidate.client_id, scope.projectIds ? this.data.projects.find((p) => p.client_id === candidate.client_id && scope.projectIds!.includes(p.project_id))?.project_id : undefined));
+      const client = this.data.clients.find(
+        (candidate) =>
+          candidate.client_id === id &&
+          this.inScope(
+            scope,
+            candidate.client_id,
+            scope.projectIds
+              ? this.data.projects.find(
+                  (p) =>
+                    p.client_id === candidate.client_id && scope.projectIds!.includes(p.project_id),
+                )?.project_id
+              : undefined,
+          ),
+      );
       if (!client) {
-        throw new HttpProblem(404, 'not_found', 'client not found or not available within the token scope');
+        throw new HttpProblem(
+          404,
+          'not_found',
+          'client not found or not available within the token scope',
+        );
       }
       return this.sendJsonChecked(response, 200, client);
     }
@@ -509,7 +661,11 @@ export class MockLabServer {
   }
 
   private listRecords(area: DataArea, query: URLSearchParams, scope: TokenScope): object[] {
-    const key = `${area}?${[...query].filter(([name]) => name !== 'page').sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}=${value}`).join('&')}`;
+    const key = `${area}?${[...query]
+      .filter(([name]) => name !== 'page')
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, value]) => `${name}=${value}`)
+      .join('&')}`;
     let byQuery = this.listings.get(scope);
     if (!byQuery) {
       byQuery = new Map();
@@ -533,39 +689,86 @@ export class MockLabServer {
     if (clientId !== null && scope.clientIds && !scope.clientIds.includes(clientId)) {
       throw new HttpProblem(403, 'forbidden', 'client_id is outside this token scope');
     }
-    if (clientId !== null && scope.projectIds && !this.data.projects.some((p) => p.client_id === clientId && scope.projectIds!.includes(p.project_id))) {
+    if (
+      clientId !== null &&
+      scope.projectIds &&
+      !this.data.projects.some(
+        (p) => p.client_id === clientId && scope.projectIds!.includes(p.project_id),
+      )
+    ) {
       throw new HttpProblem(403, 'forbidden', 'client_id is outside this token scope');
     }
     if (projectId !== null && scope.projectIds && !scope.projectIds.includes(projectId)) {
       throw new HttpProblem(403, 'forbidden', 'project_id is outside this token scope');
     }
-    if (projectId !== null && scope.clientIds && !this.data.projects.some((p) => p.project_id === projectId && scope.clientIds!.includes(p.client_id))) {
+    if (
+      projectId !== null &&
+      scope.clientIds &&
+      !this.data.projects.some(
+        (p) => p.project_id === projectId && scope.clientIds!.includes(p.client_id),
+      )
+    ) {
       throw new HttpProblem(403, 'forbidden', 'project_id is outside this token scope');
     }
-    const since = (value: string, limit: number | undefined): boolean => limit === undefined || Date.parse(value) >= limit;
-    const matches = (record: { client_id: string; project_id?: string; status: string; updated_at: string }): boolean =>
+    const since = (value: string, limit: number | undefined): boolean =>
+      limit === undefined || Date.parse(value) >= limit;
+    const matches = (record: {
+      client_id: string;
+      project_id?: string;
+      status: string;
+      updated_at: string;
+    }): boolean =>
       (clientId === null || record.client_id === clientId) &&
       (projectId === null || record.project_id === projectId) &&
       (status === null || record.status === status) &&
       since(record.updated_at, updatedSince);
     switch (area) {
       case 'reports':
-        if (status !== null && (HIDDEN_REPORT_STATUSES.includes(status) || !VISIBLE_REPORT_STATUSES.includes(status))) {
-          throw new HttpProblem(400, 'invalid_filter', `status must be one of: ${VISIBLE_REPORT_STATUSES.join(', ')}`);
+        if (
+          status !== null &&
+          (HIDDEN_REPORT_STATUSES.includes(status) || !VISIBLE_REPORT_STATUSES.includes(status))
+        ) {
+          throw new HttpProblem(
+            400,
+            'invalid_filter',
+            `status must be one of: ${VISIBLE_REPORT_STATUSES.join(', ')}`,
+          );
         }
-        return this.visibleReports.filter((r) => this.inScope(scope, r.client_id, r.project_id) && matches(r) && since(r.published_at, publishedSince));
+        return this.visibleReports.filter(
+          (r) =>
+            this.inScope(scope, r.client_id, r.project_id) &&
+            matches(r) &&
+            since(r.published_at, publishedSince),
+        );
       case 'clients':
         return this.data.clients.filter(
-          (c) => (scope.clientIds ? scope.clientIds.includes(c.client_id) : true) && (scope.projectIds ? this.data.projects.some((p) => p.client_id === c.client_id && scope.projectIds!.includes(p.project_id)) : true) && matches(c),
+          (c) =>
+            (scope.clientIds ? scope.clientIds.includes(c.client_id) : true) &&
+            (scope.projectIds
+              ? this.data.projects.some(
+                  (p) => p.client_id === c.client_id && scope.projectIds!.includes(p.project_id),
+                )
+              : true) &&
+            matches(c),
         );
       case 'projects':
         return this.data.projects.filter((p) => this.projectVisible(scope, p) && matches(p));
       case 'samples':
-        return this.data.samples.filter((s) => this.inScope(scope, s.client_id, s.project_id) && matches(s) && since(s.received_at, receivedSince));
+        return this.data.samples.filter(
+          (s) =>
+            this.inScope(scope, s.client_id, s.project_id) &&
+            matches(s) &&
+            since(s.received_at, receivedSince),
+        );
     }
   }
 
-  private sendList(area: DataArea, query: URLSearchParams, scope: TokenScope, response: http.ServerResponse): number {
+  private sendList(
+    area: DataArea,
+    query: URLSearchParams,
+    scope: TokenScope,
+    response: http.ServerResponse,
+  ): number {
     const maxPageSize = this.options.maxPageSize ?? 200;
     const pageText = query.get('page') ?? '1';
     const sizeText = query.get('page_size') ?? String(this.options.defaultPageSize ?? 50);
@@ -573,7 +776,11 @@ export class MockLabServer {
       throw new HttpProblem(400, 'invalid_pagination', 'page must be a positive integer');
     }
     if (!/^\d+$/.test(sizeText) || Number(sizeText) < 1 || Number(sizeText) > maxPageSize) {
-      throw new HttpProblem(400, 'invalid_pagination', `page_size must be an integer from 1 to ${maxPageSize}`);
+      throw new HttpProblem(
+        400,
+        'invalid_pagination',
+        `page_size must be an integer from 1 to ${maxPageSize}`,
+      );
     }
     const faults = this.faults;
     const asked = Number(sizeText);
@@ -581,8 +788,15 @@ export class MockLabServer {
     let page = Number(pageText);
     const all = this.listRecords(area, query, scope);
     if (faults.endlessPages) {
-      const idField = { reports: 'report_id', clients: 'client_id', projects: 'project_id', samples: 'sample_id' }[area];
-      const records = all.slice(0, pageSize).map((record, index) => ({ ...record, [idField]: `endless-${page}-${index}` }));
+      const idField = {
+        reports: 'report_id',
+        clients: 'client_id',
+        projects: 'project_id',
+        samples: 'sample_id',
+      }[area];
+      const records = all
+        .slice(0, pageSize)
+        .map((record, index) => ({ ...record, [idField]: `endless-${page}-${index}` }));
       return this.sendJsonChecked(response, 200, { data: records });
     }
     if (faults.repeatFirstPage) {
@@ -595,13 +809,21 @@ export class MockLabServer {
     const records = all.slice((page - 1) * pageSize, page * pageSize);
     const count = all.length + (faults.totalCountOffset ?? 0);
     // A capped server still echoes the size asked for; one with its own size says nothing of it.
-    const meta = { page, page_size: faults.ownPageSize ? undefined : asked, total_pages: Math.ceil(count / (faults.pageSizeCap ? asked : pageSize)), total_count: count };
+    const meta = {
+      page,
+      page_size: faults.ownPageSize ? undefined : asked,
+      total_pages: Math.ceil(count / (faults.pageSizeCap ? asked : pageSize)),
+      total_count: count,
+    };
     if (faults.repeatFirstPage) {
       return this.sendJsonChecked(response, 200, { data: records });
     }
     const link = (to: number): string => {
       const secure = (response.req.socket as import('node:tls').TLSSocket).encrypted === true;
-      const url = new URL(response.req.url ?? '/', `${secure ? 'https' : 'http'}://${response.req.headers.host ?? 'localhost'}`);
+      const url = new URL(
+        response.req.url ?? '/',
+        `${secure ? 'https' : 'http'}://${response.req.headers.host ?? 'localhost'}`,
+      );
       url.searchParams.set('page', String(to));
       return url.toString();
     };
@@ -611,13 +833,25 @@ export class MockLabServer {
       case 'top-level':
         return this.sendJsonChecked(response, 200, { [area]: records, ...meta });
       case 'nested-partial':
-        return this.sendJsonChecked(response, 200, { items: records, pagination: { page, page_size: pageSize } });
+        return this.sendJsonChecked(response, 200, {
+          items: records,
+          pagination: { page, page_size: pageSize },
+        });
       case 'no-meta':
         return this.sendJsonChecked(response, 200, { results: records });
       case 'drf':
-        return this.sendJsonChecked(response, 200, { count, next: page < lastPage ? link(page + 1) : null, previous: page > 1 ? link(page - 1) : null, results: records });
+        return this.sendJsonChecked(response, 200, {
+          count,
+          next: page < lastPage ? link(page + 1) : null,
+          previous: page > 1 ? link(page - 1) : null,
+          results: records,
+        });
       case 'link-header': {
-        const links = [page < lastPage ? `<${link(page + 1)}>; rel="next"` : undefined, page > 1 ? `<${link(page - 1)}>; rel="prev"` : undefined, `<${link(1)}>; rel="first"`].filter(Boolean);
+        const links = [
+          page < lastPage ? `<${link(page + 1)}>; rel="next"` : undefined,
+          page > 1 ? `<${link(page - 1)}>; rel="prev"` : undefined,
+          `<${link(1)}>; rel="first"`,
+        ].filter(Boolean);
         response.setHeader('link', links.join(', '));
         return this.sendJsonChecked(response, 200, records);
       }
@@ -629,7 +863,9 @@ export class MockLabServer {
   private sendJsonChecked(response: http.ServerResponse, status: number, body: unknown): number {
     if (take(this.faults.htmlInsteadOfJson)) {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><html><body><form action="/login">Sign in to continue</form></body></html>');
+      response.end(
+        '<!doctype html><html><body><form action="/login">Sign in to continue</form></body></html>',
+      );
       return 200;
     }
     if (take(this.faults.malformedJson)) {
@@ -647,25 +883,49 @@ export class MockLabServer {
   }
 
   /** An error body in the shape the faults ask for (the spec's own by default). */
-  private sendProblem(response: http.ServerResponse, problem: HttpProblem, requestId: string, auth: string | undefined): void {
-    const message = this.faults.echoToken ? `${problem.message}\n\u202eforged line\u202c\u0007 for credential ${auth ?? ''}` : problem.message;
+  private sendProblem(
+    response: http.ServerResponse,
+    problem: HttpProblem,
+    requestId: string,
+    auth: string | undefined,
+  ): void {
+    const message = this.faults.echoToken
+      ? `${problem.message}\n\u202eforged line\u202c\u0007 for credential ${auth ?? ''}`
+      : problem.message;
     switch (this.faults.errorShape) {
       case 'detail':
         return this.sendJson(response, problem.status, { detail: message });
       case 'fields':
-        return this.sendJson(response, problem.status, { status: [message], page_size: ['Ensure this value is less than or equal to 200.'] });
+        return this.sendJson(response, problem.status, {
+          status: [message],
+          page_size: ['Ensure this value is less than or equal to 200.'],
+        });
       case 'problem':
-        return this.sendJson(response, problem.status, { type: 'about:blank', title: problem.code, detail: message, status: problem.status }, 'application/problem+json');
+        return this.sendJson(
+          response,
+          problem.status,
+          { type: 'about:blank', title: problem.code, detail: message, status: problem.status },
+          'application/problem+json',
+        );
       case 'text':
         response.writeHead(problem.status, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(`<html><head><title>${problem.status}</title></head><body><h1>Error</h1><p>${message}</p></body></html>`);
+        response.end(
+          `<html><head><title>${problem.status}</title></head><body><h1>Error</h1><p>${message}</p></body></html>`,
+        );
         return;
       default:
-        return this.sendJson(response, problem.status, { error: { code: problem.code, message, request_id: requestId } });
+        return this.sendJson(response, problem.status, {
+          error: { code: problem.code, message, request_id: requestId },
+        });
     }
   }
 
-  private sendJson(response: http.ServerResponse, status: number, body: unknown, type = 'application/json; charset=utf-8'): void {
+  private sendJson(
+    response: http.ServerResponse,
+    status: number,
+    body: unknown,
+    type = 'application/json; charset=utf-8',
+  ): void {
     const text = Buffer.from(`${this.faults.jsonBom ? '\ufeff' : ''}${JSON.stringify(body)}`);
     const encoded = this.encode(response, text);
     response.writeHead(status, { 'content-type': type, 'content-length': encoded.length });
@@ -680,15 +940,28 @@ export class MockLabServer {
       return body;
     }
     response.setHeader('content-encoding', coding === 'deflate-raw' ? 'deflate' : coding);
-    return coding === 'gzip' ? zlib.gzipSync(body) : coding === 'br' ? zlib.brotliCompressSync(body) : coding === 'deflate' ? zlib.deflateSync(body) : zlib.deflateRawSync(body);
+    return coding === 'gzip'
+      ? zlib.gzipSync(body)
+      : coding === 'br'
+        ? zlib.brotliCompressSync(body)
+        : coding === 'deflate'
+          ? zlib.deflateSync(body)
+          : zlib.deflateRawSync(body);
   }
 
-  private async sendFile(report: MockReport, response: http.ServerResponse, accept?: string): Promise<number> {
+  private async sendFile(
+    report: MockReport,
+    response: http.ServerResponse,
+    accept?: string,
+  ): Promise<number> {
     if (!report.download_available) {
       throw new HttpProblem(404, 'not_available', 'no file download is available for this report');
     }
     const faults = this.faults;
-    if ((accept && !/application\/pdf|\*\/\*|application\/\*/.test(accept)) || (faults.refusePdfAccept && !accept?.includes('*/*'))) {
+    if (
+      (accept && !/application\/pdf|\*\/\*|application\/\*/.test(accept)) ||
+      (faults.refusePdfAccept && !accept?.includes('*/*'))
+    ) {
       throw new HttpProblem(406, 'not_acceptable', 'this endpoint serves application/pdf');
     }
     if (faults.redirectFileTo) {
@@ -703,7 +976,11 @@ export class MockLabServer {
     }
     if (take(faults.corruptPdf)) {
       // The header of a PDF, then bytes that hold no object at all: what a broken export leaves.
-      const body = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'), Buffer.alloc(4096, 0x5a), Buffer.from('\n%%EOF\n')]);
+      const body = Buffer.concat([
+        Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'),
+        Buffer.alloc(4096, 0x5a),
+        Buffer.from('\n%%EOF\n'),
+      ]);
       response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': body.length });
       response.end(body);
       return 200;
@@ -715,12 +992,16 @@ export class MockLabServer {
       response.end(body);
       return 200;
     }
-    const protect = faults.protectPdf && take(faults.protectPdf) ? faults.protectPdf.password : undefined;
+    const protect =
+      faults.protectPdf && take(faults.protectPdf) ? faults.protectPdf.password : undefined;
     const plan = this.planPdf(report, protect);
     if (take(faults.endlessFile)) {
       response.writeHead(200, { 'content-type': 'application/pdf' });
-      for (let sent = 0; !response.destroyed && sent < ENDLESS_FILE_LIMIT; ) {
-        const chunk = sent === 0 ? Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(64 * 1024 - 9, 0x20)]) : Buffer.alloc(64 * 1024, 0x20);
+      for (let sent = 0; !response.destroyed && sent < ENDLESS_FILE_LIMIT;) {
+        const chunk =
+          sent === 0
+            ? Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(64 * 1024 - 9, 0x20)])
+            : Buffer.alloc(64 * 1024, 0x20);
         sent += chunk.length;
         if (!response.write(chunk)) {
           await drainedOrClosed(response);
@@ -731,7 +1012,10 @@ export class MockLabServer {
     }
     if (faults.chunkedCut && take(faults.chunkedCut)) {
       // Chunked, and the connection closes before the terminating chunk: an incomplete body.
-      response.writeHead(200, { 'content-type': 'application/pdf', 'transfer-encoding': 'chunked' });
+      response.writeHead(200, {
+        'content-type': 'application/pdf',
+        'transfer-encoding': 'chunked',
+      });
       const whole = Buffer.concat([...plan.chunks()]);
       response.write(whole.subarray(0, Math.floor(whole.length * faults.chunkedCut.fraction)));
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -751,7 +1035,10 @@ export class MockLabServer {
       delete headers['content-type'];
     }
     const accepted = String(response.req.headers['accept-encoding'] ?? '');
-    if (faults.compress && accepted.includes(faults.compress === 'deflate-raw' ? 'deflate' : faults.compress)) {
+    if (
+      faults.compress &&
+      accepted.includes(faults.compress === 'deflate-raw' ? 'deflate' : faults.compress)
+    ) {
       // Compressed files are sent whole (the mock's files are small when this fault is used).
       const whole = Buffer.concat([...plan.chunks()]);
       const body = this.encode(response, whole);
@@ -827,7 +1114,10 @@ function notPdfBody(kind: 'html' | 'zip' | 'empty' | 'gzip', pdf: () => Buffer):
   switch (kind) {
     case 'zip':
       // A local file header ("PK\x03\x04") and stored bytes: an archive of the report, not the report.
-      return Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(128 * 1024, 0x41)]);
+      return Buffer.concat([
+        Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]),
+        Buffer.alloc(128 * 1024, 0x41),
+      ]);
     case 'empty':
       return Buffer.alloc(0);
     case 'gzip':
@@ -851,11 +1141,17 @@ export class MockListener {
     });
   }
 
-  static async start(tenants: readonly MockLabServer[], options: { port?: number; host?: string; tls?: { key: string; cert: string } } = {}): Promise<MockListener> {
+  static async start(
+    tenants: readonly MockLabServer[],
+    options: { port?: number; host?: string; tls?: { key: string; cert: string } } = {},
+  ): Promise<MockListener> {
     const handler = (request: http.IncomingMessage, response: http.ServerResponse): void => {
       const pathname = new URL(request.url ?? '/', 'http://mock.invalid').pathname;
       // The longest matching base path wins, so `/` and `/tenant-b` can share one origin.
-      const tenant = [...tenants].sort((a, b) => (b.options.basePath ?? '').length - (a.options.basePath ?? '').length).find((candidate) => candidate.serves(pathname)) ?? tenants[0]!;
+      const tenant =
+        [...tenants]
+          .sort((a, b) => (b.options.basePath ?? '').length - (a.options.basePath ?? '').length)
+          .find((candidate) => candidate.serves(pathname)) ?? tenants[0]!;
       tenant.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) {
           response.writeHead(500, { 'content-type': 'application/json' });
@@ -865,7 +1161,9 @@ export class MockListener {
         }
       });
     };
-    const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler) : http.createServer(handler);
+    const server = options.tls
+      ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+      : http.createServer(handler);
     const listener = new MockListener(server, options.tls !== undefined);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -902,7 +1200,11 @@ export class MockLabHost {
 
   constructor(
     readonly tenants: readonly MockLabServer[],
-    private readonly options: { port?: number; host?: string; tls?: { key: string; cert: string } } = {},
+    private readonly options: {
+      port?: number;
+      host?: string;
+      tls?: { key: string; cert: string };
+    } = {},
   ) {}
 
   async start(): Promise<void> {

@@ -14,14 +14,25 @@ export interface ForwardProxy {
  * Starts the forward proxy of forwardProxyProcess.ts in a child process (the `proxy` npm package),
  * on 127.0.0.1, optionally demanding Basic credentials (with a 407, or with `challenge: 401` a 401). Stop it with `stop()` when the test ends.
  */
-export async function startForwardProxy(options: { auth?: string; challenge?: 401 | 407; node?: string } = {}): Promise<ForwardProxy> {
+export async function startForwardProxy(
+  options: { auth?: string; challenge?: 401 | 407; node?: string } = {},
+): Promise<ForwardProxy> {
   const script = path.join(__dirname, 'forwardProxyProcess.js');
-  const args = [...(options.auth ? ['--auth', options.auth] : []), ...(options.challenge ? ['--challenge', String(options.challenge)] : [])];
-  const child: ChildProcess = spawn(options.node ?? process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const args = [
+    ...(options.auth ? ['--auth', options.auth] : []),
+    ...(options.challenge ? ['--challenge', String(options.challenge)] : []),
+  ];
+  const child: ChildProcess = spawn(options.node ?? process.execPath, [script, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   const lines: string[] = [];
   let buffered = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the test proxy did not start within 10 s')), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error('the test proxy did not start within 10 s')),
+      10_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       let newline: number;
@@ -37,7 +48,9 @@ export async function startForwardProxy(options: { auth?: string; challenge?: 40
         }
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[test proxy] ${chunk.toString('utf8')}`));
+    child.stderr!.on('data', (chunk: Buffer) =>
+      process.stderr.write(`[test proxy] ${chunk.toString('utf8')}`),
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the test proxy exited with code ${code}`));

@@ -10,20 +10,37 @@
 import dns from 'node:dns';
 import * as http from 'node:http';
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 const lookup = dns.lookup;
-(dns as { lookup: unknown }).lookup = (host: string, options: unknown, callback?: LookupCallback): void => {
+(dns as { lookup: unknown }).lookup = (
+  host: string,
+  options: unknown,
+  callback?: LookupCallback,
+): void => {
   const done = (typeof options === 'function' ? options : callback) as LookupCallback;
-  const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
+  const all =
+    typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
   if (/\.test$/i.test(host)) {
     done(null, all ? [{ address: '127.0.0.1', family: 4 }] : '127.0.0.1', 4);
     return;
   }
-  (lookup as (host: string, options: unknown, callback: LookupCallback) => void)(host, typeof options === 'function' ? {} : options, done);
+  (lookup as (host: string, options: unknown, callback: LookupCallback) => void)(
+    host,
+    typeof options === 'function' ? {} : options,
+    done,
+  );
 };
 
 async function main(): Promise<void> {
-  const { createProxy } = (await import('proxy')) as { createProxy: (server: http.Server) => http.Server & { authenticate?: (request: http.IncomingMessage) => boolean } };
+  const { createProxy } = (await import('proxy')) as {
+    createProxy: (
+      server: http.Server,
+    ) => http.Server & { authenticate?: (request: http.IncomingMessage) => boolean };
+  };
   const authIndex = process.argv.indexOf('--auth');
   const credentials = authIndex >= 0 ? process.argv[authIndex + 1] : undefined;
   const server = http.createServer();
@@ -31,19 +48,31 @@ async function main(): Promise<void> {
   const log = (method: string, target: string, headers: http.IncomingHttpHeaders): void => {
     process.stdout.write(`${method} ${target} ${JSON.stringify(headers)}\n`);
   };
-  server.on('connect', (request: http.IncomingMessage) => log('CONNECT', request.url ?? '', request.headers));
-  server.on('request', (request: http.IncomingMessage) => log(request.method ?? 'GET', request.url ?? '', request.headers));
+  server.on('connect', (request: http.IncomingMessage) =>
+    log('CONNECT', request.url ?? '', request.headers),
+  );
+  server.on('request', (request: http.IncomingMessage) =>
+    log(request.method ?? 'GET', request.url ?? '', request.headers),
+  );
   const proxy = createProxy(server);
   const challengeIndex = process.argv.indexOf('--challenge');
   if (challengeIndex >= 0 && process.argv[challengeIndex + 1] === '401') {
     // The proxy package always challenges with 407; this process serves nothing else, so its one writer is changed.
-    const writeHead = http.ServerResponse.prototype.writeHead as (...args: unknown[]) => http.ServerResponse;
-    (http.ServerResponse.prototype as { writeHead: unknown }).writeHead = function (this: http.ServerResponse, status: number, ...rest: unknown[]) {
+    const writeHead = http.ServerResponse.prototype.writeHead as (
+      ...args: unknown[]
+    ) => http.ServerResponse;
+    (http.ServerResponse.prototype as { writeHead: unknown }).writeHead = function (
+      this: http.ServerResponse,
+      status: number,
+      ...rest: unknown[]
+    ) {
       return writeHead.call(this, status === 407 ? 401 : status, ...rest);
     };
   }
   if (credentials) {
-    proxy.authenticate = (request) => request.headers['proxy-authorization'] === `Basic ${Buffer.from(credentials).toString('base64')}`;
+    proxy.authenticate = (request) =>
+      request.headers['proxy-authorization'] ===
+      `Basic ${Buffer.from(credentials).toString('base64')}`;
   }
   server.listen(0, '127.0.0.1', () => {
     const address = server.address() as { port: number };

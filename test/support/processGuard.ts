@@ -16,12 +16,17 @@ const LEAK_DEPRECATIONS = new Set(['DEP0137']);
 
 function describe(value: unknown): string {
   const code = (value as { code?: unknown } | undefined)?.code;
-  return value instanceof Error ? `${value.name}: ${value.message}${code ? ` (${String(code)})` : ''}` : String(value);
+  return value instanceof Error
+    ? `${value.name}: ${value.message}${code ? ` (${String(code)})` : ''}`
+    : String(value);
 }
 
 /** Whether a warning is one of the leaks this guard fails a test for. */
 export function isLeakWarning(warning: Error & { code?: string }): boolean {
-  return LEAK_WARNINGS.has(warning.name) || (warning.code !== undefined && LEAK_DEPRECATIONS.has(warning.code));
+  return (
+    LEAK_WARNINGS.has(warning.name) ||
+    (warning.code !== undefined && LEAK_DEPRECATIONS.has(warning.code))
+  );
 }
 
 /**
@@ -30,7 +35,9 @@ export function isLeakWarning(warning: Error & { code?: string }): boolean {
  */
 function raise(kind: string, value: unknown): void {
   process.nextTick(() => {
-    throw Object.assign(new Error(`The process saw ${kind} no code handled: ${describe(value)}`), { name: 'ProcessGuardError' });
+    throw Object.assign(new Error(`The process saw ${kind} no code handled: ${describe(value)}`), {
+      name: 'ProcessGuardError',
+    });
   });
 }
 

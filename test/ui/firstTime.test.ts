@@ -49,16 +49,27 @@ describe('a first-time analyst in the real VS Code', function () {
   let reports: MockReport[];
   const folder = `ui-reports-${process.pid}`;
 
-  const sha = async (file: string): Promise<string> => createHash('sha256').update(await fs.readFile(file)).digest('hex');
+  const sha = async (file: string): Promise<string> =>
+    createHash('sha256')
+      .update(await fs.readFile(file))
+      .digest('hex');
   const downloadable = (): MockReport[] => reports.filter((report) => report.download_available);
   /** Requests the lab saw since the last call, as "path?page=N". */
-  const requestsSince = (): string[] => lab.takeRequests().map((request) => `${request.path}${request.query.page ? `?page=${request.query.page}` : ''}`);
+  const requestsSince = (): string[] =>
+    lab
+      .takeRequests()
+      .map(
+        (request) => `${request.path}${request.query.page ? `?page=${request.query.page}` : ''}`,
+      );
   /** Closes the editors this suite opened (reports, their metadata, the overview); earlier editors stay. */
   const closeEditors = (): Promise<void> => closeTabs(page, /RPT-|Overview:/);
 
   before(async () => {
     page = uiContext.page;
-    lab = new MockLabServer({ reports: 120, tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } } });
+    lab = new MockLabServer({
+      reports: 120,
+      tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } },
+    });
     baseUrl = await lab.start();
     host = new URL(baseUrl).host;
     reports = lab.reportsFor(TOKEN);
@@ -68,13 +79,19 @@ describe('a first-time analyst in the real VS Code', function () {
     }
     await showLabData(page);
     await signInFromPalette(page, baseUrl, TOKEN);
-    await row(page, `Report ${reports[0]!.report_id}`).waitFor({ state: 'visible', timeout: 30_000 });
+    await row(page, `Report ${reports[0]!.report_id}`).waitFor({
+      state: 'visible',
+      timeout: 30_000,
+    });
     await clearToasts(page);
   });
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
-      const file = path.join(uiContext.screenshotsDir, `failed-${this.currentTest.title.slice(0, 12).replace(/[^a-z0-9]+/gi, '-')}.png`);
+      const file = path.join(
+        uiContext.screenshotsDir,
+        `failed-${this.currentTest.title.slice(0, 12).replace(/[^a-z0-9]+/gi, '-')}.png`,
+      );
       await page.screenshot({ path: file }).catch(() => undefined);
       console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
       await page.keyboard.press('Escape').catch(() => undefined);
@@ -84,7 +101,11 @@ describe('a first-time analyst in the real VS Code', function () {
   after(async () => {
     await clearToasts(page).catch(() => undefined);
     await runFromPalette(page, 'Lab Data: Sign Out').catch(() => undefined);
-    await page.locator('.welcome-view-content', { hasText: 'signed out' }).first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
+    await page
+      .locator('.welcome-view-content', { hasText: 'signed out' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .catch(() => undefined);
     await workspaceSettings(uiContext.workspace, undefined);
     await lab.stop();
   });
@@ -92,7 +113,10 @@ describe('a first-time analyst in the real VS Code', function () {
   it('1: every toolbar button of the Reports view asks, with no row selected and with a report selected; loaded pages stay', async () => {
     // Two pages loaded, so a fall-back to the first page would show.
     await (await scrollToLoadMore(page, 'Reports')).click();
-    await waitUntil(() => requestsSince().some((request) => request.endsWith('?page=2')), 'page 2 to load');
+    await waitUntil(
+      () => requestsSince().some((request) => request.endsWith('?page=2')),
+      'page 2 to load',
+    );
     const noFile = reports.slice(0, 50).find((report) => !report.download_available)!;
     for (const selected of [false, true]) {
       const when = selected ? 'with a report selected' : 'with no row selected';
@@ -100,31 +124,58 @@ describe('a first-time analyst in the real VS Code', function () {
         // A click on a report without a file opens its metadata and leaves the row selected.
         await scrollTo(page, 'Reports', row(page, `Report ${noFile.report_id}`));
         await row(page, `Report ${noFile.report_id}`).click();
-        await page.locator('.tab', { hasText: noFile.report_id }).first().waitFor({ state: 'visible', timeout: 15_000 });
-        assert.equal(await row(page, `Report ${noFile.report_id}`).getAttribute('aria-selected'), 'true');
+        await page
+          .locator('.tab', { hasText: noFile.report_id })
+          .first()
+          .waitFor({ state: 'visible', timeout: 15_000 });
+        assert.equal(
+          await row(page, `Report ${noFile.report_id}`).getAttribute('aria-selected'),
+          'true',
+        );
       }
       requestsSince();
       await clickToolbar(page, 'Reports', 'Search Reports');
-      assert.match(await quickInput.waitForTitle(page, 'Search Reports'), /^Lab Data: Search Reports$/, `Search asks its first question (what to filter by) ${when}`);
+      assert.match(
+        await quickInput.waitForTitle(page, 'Search Reports'),
+        /^Lab Data: Search Reports$/,
+        `Search asks its first question (what to filter by) ${when}`,
+      );
       await quickInput.close(page);
       await clickToolbar(page, 'Reports', 'Filter Reports');
-      assert.match(await quickInput.waitForTitle(page, 'Filter Reports'), /^Lab Data: Filter Reports$/, `Filter asks its first question (what to filter by) ${when}`);
+      assert.match(
+        await quickInput.waitForTitle(page, 'Filter Reports'),
+        /^Lab Data: Filter Reports$/,
+        `Filter asks its first question (what to filter by) ${when}`,
+      );
       await quickInput.close(page);
-      assert.deepEqual(requestsSince(), [], `opening and closing Search and Filter ${when} asks the lab nothing (the list keeps its pages)`);
+      assert.deepEqual(
+        requestsSince(),
+        [],
+        `opening and closing Search and Filter ${when} asks the lab nothing (the list keeps its pages)`,
+      );
       await clickToolbar(page, 'Reports', 'Refresh');
       const refreshed = await waitUntil(() => {
         const seen = lab.requests.slice(-2).map((request) => request.query.page);
         return seen.includes('2') ? seen : undefined;
       }, `Refresh ${when} to reload both pages`);
-      assert.ok(refreshed.includes('1') && refreshed.includes('2'), `Refresh ${when} reloads the two pages shown`);
+      assert.ok(
+        refreshed.includes('1') && refreshed.includes('2'),
+        `Refresh ${when} reloads the two pages shown`,
+      );
       await clickToolbar(page, 'Reports', 'Show Overview');
-      await page.locator('.tab', { hasText: 'Overview' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator('.tab', { hasText: 'Overview' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       await closeEditors();
       // The view's Export exports the view's list: straight to the save dialog, on a dated name, without asking which list.
       await clickMoreAction(page, 'Reports', 'Export Reports');
       await quickInput.waitForTitle(page, /Export reports of /);
       const dated = new RegExp(`reports-\\d{4}-\\d{2}-\\d{2}( \\(\\d+\\))?\\.csv$`);
-      await waitUntil(async () => dated.test(await quickInput.box(page).inputValue()), `Export offers a dated file name ${when}`);
+      await waitUntil(
+        async () => dated.test(await quickInput.box(page).inputValue()),
+        `Export offers a dated file name ${when}`,
+      );
       await quickInput.close(page);
       await clickMoreAction(page, 'Reports', 'Verify Saved Reports');
       await toast(page, /Verif|saved report|manifest|nothing/i);
@@ -164,7 +215,11 @@ describe('a first-time analyst in the real VS Code', function () {
     await clickRowAction(target, 'Save Report PDF');
     await dialog(page).waitFor({ state: 'visible', timeout: 15_000 });
     const buttons = await dialogButtons(page);
-    assert.deepEqual([...buttons.labels].sort(), ['Cancel', 'Keep Both', 'Overwrite', 'Skip'], `a short dialog: three choices and Cancel (${buttons.labels.join(', ')})`);
+    assert.deepEqual(
+      [...buttons.labels].sort(),
+      ['Cancel', 'Keep Both', 'Overwrite', 'Skip'],
+      `a short dialog: three choices and Cancel (${buttons.labels.join(', ')})`,
+    );
     assert.equal(buttons.primary, 'Skip', 'the safe choice is the default');
     await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'overwrite-dialog.png') });
     await page.keyboard.press('Enter');
@@ -173,7 +228,10 @@ describe('a first-time analyst in the real VS Code', function () {
     assert.equal(await sha(file), changed, 'Enter kept the analyst’s file');
     assert.notEqual(changed, first);
     // No progress notification outlives its operation.
-    await waitUntil(async () => !(await toasts(page)).some((message) => /^Saving/.test(message)), 'no "Saving …" notification left');
+    await waitUntil(
+      async () => !(await toasts(page)).some((message) => /^Saving/.test(message)),
+      'no "Saving …" notification left',
+    );
     await clearToasts(page);
   });
 
@@ -186,35 +244,79 @@ describe('a first-time analyst in the real VS Code', function () {
     // One file (saved and then changed in the test before) differs: the bulk dialog offers Apply to All.
     await dialog(page).waitFor({ state: 'visible', timeout: 60_000 });
     const buttons = await dialogButtons(page);
-    assert.deepEqual([...buttons.labels].sort(), ['Apply to All…', 'Cancel', 'Keep Both', 'Overwrite', 'Skip'], `three choices, "Apply to All…" and Cancel (${buttons.labels.join(', ')})`);
+    assert.deepEqual(
+      [...buttons.labels].sort(),
+      ['Apply to All…', 'Cancel', 'Keep Both', 'Overwrite', 'Skip'],
+      `three choices, "Apply to All…" and Cancel (${buttons.labels.join(', ')})`,
+    );
     assert.equal(buttons.primary, 'Skip', 'the safe choice is the default');
     await page.keyboard.press('Enter');
     const summary = await toast(page, /^Save All, all reports of .*: \d+ saved/, 60_000);
-    const files = (await fs.readdir(path.join(uiContext.workspace, folder))).filter((name) => name.endsWith('.pdf'));
-    assert.equal(files.length, downloadable().length, `every report with a file was saved, not only the selected one (${summary})`);
-    assert.match(summary, /skipped \(.*1 already there, kept/, 'the changed file was skipped (Enter)');
-    await waitUntil(async () => !(await toasts(page)).some((message) => /^Saving|^Listing/.test(message)), 'no progress notification left');
+    const files = (await fs.readdir(path.join(uiContext.workspace, folder))).filter((name) =>
+      name.endsWith('.pdf'),
+    );
+    assert.equal(
+      files.length,
+      downloadable().length,
+      `every report with a file was saved, not only the selected one (${summary})`,
+    );
+    assert.match(
+      summary,
+      /skipped \(.*1 already there, kept/,
+      'the changed file was skipped (Enter)',
+    );
+    await waitUntil(
+      async () => !(await toasts(page)).some((message) => /^Saving|^Listing/.test(message)),
+      'no progress notification left',
+    );
     await clearToasts(page);
   });
 
   it('3 and 14: a token the lab rejects keeps the token box open with the lab’s reason under it, and keeps the session; another token can be pasted at once', async () => {
     await signInFromPalette(page, baseUrl, OLD_TOKEN);
     const reason = await waitUntil(async () => {
-      const text = (await quickInput.message(page).innerText().catch(() => '')).trim();
+      const text = (
+        await quickInput
+          .message(page)
+          .innerText()
+          .catch(() => '')
+      ).trim();
       return /rejected/.test(text) ? text : undefined;
     }, 'the reason under the token box');
-    assert.match(reason, new RegExp(`The lab rejected this token \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`));
+    assert.match(
+      reason,
+      new RegExp(
+        `The lab rejected this token \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`,
+      ),
+    );
     // Still the token step of this address: nothing to retype but the token.
     await quickInput.waitForTitle(page, 'Sign In (2/2)');
     assert.equal(await quickInput.box(page).getAttribute('type'), 'password');
-    assert.ok(!(await toasts(page)).some((text) => /rejected|^Signed in/.test(text)), 'no toast: the reason is in the box');
-    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sign-in-token-rejected.png') });
+    assert.ok(
+      !(await toasts(page)).some((text) => /rejected|^Signed in/.test(text)),
+      'no toast: the reason is in the box',
+    );
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'sign-in-token-rejected.png'),
+    });
     await quickInput.box(page).fill(TOKEN);
-    await waitUntil(async () => !(await quickInput.message(page).innerText().catch(() => '')).includes('rejected'), 'typing clears the reason');
+    await waitUntil(
+      async () =>
+        !(
+          await quickInput
+            .message(page)
+            .innerText()
+            .catch(() => '')
+        ).includes('rejected'),
+      'typing clears the reason',
+    );
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
     await scrollTo(page, 'Reports', row(page, `Report ${reports[0]!.report_id}`));
-    assert.ok(await row(page, `Report ${reports[0]!.report_id}`).isVisible(), 'the session still lists reports');
+    assert.ok(
+      await row(page, `Report ${reports[0]!.report_id}`).isVisible(),
+      'the session still lists reports',
+    );
     await clearToasts(page);
   });
 
@@ -227,47 +329,108 @@ describe('a first-time analyst in the real VS Code', function () {
     const description = (await target.locator('.label-description').innerText()).trim();
     assert.equal(label, first.report_id, 'the id is the label');
     const title = first.title.replace(`${first.report_type}: `, '');
-    assert.equal(description.split(' · ')[0], title, `the title comes first in the description, without its type: ${description}`);
+    assert.equal(
+      description.split(' · ')[0],
+      title,
+      `the title comes first in the description, without its type: ${description}`,
+    );
     const day = new Date(first.published_at).getUTCFullYear().toString();
     assert.ok(description.split(' · ')[1]!.includes(day), `the day follows: ${description}`);
-    assert.equal(description.split(first.report_type).length, 2, `the type is said once: ${description}`);
+    assert.equal(
+      description.split(first.report_type).length,
+      2,
+      `the type is said once: ${description}`,
+    );
     // "newest first" is said once, beside the view's name, not on a row.
     const reportsText = await pane(page, 'Reports').innerText();
-    assert.equal(reportsText.split(/newest first/i).length, 2, `"newest first" once in the Reports view:\n${reportsText.slice(0, 400)}`);
+    assert.equal(
+      reportsText.split(/newest first/i).length,
+      2,
+      `"newest first" once in the Reports view:\n${reportsText.slice(0, 400)}`,
+    );
     // The title starts where the row still has room at the default width: it is read without hovering.
-    const [titleBox, rowBox] = await Promise.all([target.locator('.label-description').boundingBox(), target.boundingBox()]);
-    assert.ok(titleBox && rowBox && titleBox.x + 80 < rowBox.x + rowBox.width, 'the title is on screen');
+    const [titleBox, rowBox] = await Promise.all([
+      target.locator('.label-description').boundingBox(),
+      target.boundingBox(),
+    ]);
+    assert.ok(
+      titleBox && rowBox && titleBox.x + 80 < rowBox.x + rowBox.width,
+      'the title is on screen',
+    );
     // Every visible report row shows its whole label at the default width.
-    for (const visible of await pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]').all()) {
-      const [name, box] = await Promise.all([visible.locator('.label-name').boundingBox(), visible.boundingBox()]);
-      assert.ok(name && box && name.x + name.width <= box.x + box.width, `the label of "${await visible.getAttribute('aria-label')}" is not cut off`);
+    for (const visible of await pane(page, 'Reports')
+      .locator('.monaco-list-row[aria-label^="Report "]')
+      .all()) {
+      const [name, box] = await Promise.all([
+        visible.locator('.label-name').boundingBox(),
+        visible.boundingBox(),
+      ]);
+      assert.ok(
+        name && box && name.x + name.width <= box.x + box.width,
+        `the label of "${await visible.getAttribute('aria-label')}" is not cut off`,
+      );
     }
     // The view alone, as it rests: no pointer over a row, so no tooltip covers it.
     await page.mouse.move(900, 700, { steps: 20 });
     await page.keyboard.press('Escape');
-    await waitUntil(async () => (await page.locator('.monaco-hover:visible, .workbench-hover:visible').count()) === 0, 'no tooltip on screen', 10_000).catch(() => undefined);
-    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'reports-view-default-width.png') });
+    await waitUntil(
+      async () =>
+        (await page.locator('.monaco-hover:visible, .workbench-hover:visible').count()) === 0,
+      'no tooltip on screen',
+      10_000,
+    ).catch(() => undefined);
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'reports-view-default-width.png'),
+    });
 
     await target.hover();
-    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: `Report ${first.report_id}` }).first();
+    const hover = page
+      .locator('.monaco-hover, .workbench-hover')
+      .filter({ hasText: `Report ${first.report_id}` })
+      .first();
     await hover.waitFor({ state: 'visible', timeout: 15_000 });
     const tooltip = await hover.innerText();
     await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'report-tooltip.png') });
     for (const field of ['Type', 'Published', 'Status', 'Client', 'Samples', 'PDF']) {
-      assert.match(tooltip, new RegExp(`(^|\\n)${field}\\b`), `a labelled "${field}" field in:\n${tooltip}`);
+      assert.match(
+        tooltip,
+        new RegExp(`(^|\\n)${field}\\b`),
+        `a labelled "${field}" field in:\n${tooltip}`,
+      );
     }
-    for (const raw of ['published_at', 'download_available', 'sample_ids', first.published_at, '["']) {
+    for (const raw of [
+      'published_at',
+      'download_available',
+      'sample_ids',
+      first.published_at,
+      '["',
+    ]) {
       assert.ok(!tooltip.includes(raw), `no raw "${raw}" in the tooltip:\n${tooltip}`);
     }
-    assert.match(tooltip, new RegExp(`Status\\s+${first.status[0]!.toUpperCase()}${first.status.slice(1)}`));
+    assert.match(
+      tooltip,
+      new RegExp(`Status\\s+${first.status[0]!.toUpperCase()}${first.status.slice(1)}`),
+    );
     await page.mouse.move(0, 0);
 
     await expandPane(page, 'Samples');
     const sampleRows = pane(page, 'Samples').locator('.monaco-list-row');
-    for (const sample of (await sampleRows.locator('.label-description').allInnerTexts()).slice(0, 15)) {
+    for (const sample of (await sampleRows.locator('.label-description').allInnerTexts()).slice(
+      0,
+      15,
+    )) {
       const parts = sample.split(' · ');
       parts.forEach((part, index) => {
-        assert.ok(!parts.slice(0, index).some((earlier) => new RegExp(`(^|\\W)${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|\\W)`, 'i').test(earlier)), `"${part}" is said once in "${sample}"`);
+        assert.ok(
+          !parts
+            .slice(0, index)
+            .some((earlier) =>
+              new RegExp(`(^|\\W)${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|\\W)`, 'i').test(
+                earlier,
+              ),
+            ),
+          `"${part}" is said once in "${sample}"`,
+        );
       });
       assert.ok(!sample.includes('_'), `statuses are words in "${sample}"`);
     }
@@ -282,28 +445,48 @@ describe('a first-time analyst in the real VS Code', function () {
     const criteria = quickInput.rows(page);
     await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
     const projectRow = criteria.filter({ hasText: 'Project, location or work order' });
-    assert.equal(await projectRow.count(), 1, 'projects are named with their locations and work orders');
+    assert.equal(
+      await projectRow.count(),
+      1,
+      'projects are named with their locations and work orders',
+    );
     for (const label of ['Client', 'Report type']) {
       const criterion = criteria.filter({ hasText: new RegExp(`^${label}`) }).first();
       assert.match(await criterion.innerText(), /any/);
       await criterion.click();
-      await waitUntil(async () => (await criterion.getAttribute('aria-checked')) === 'true', `${label} checked`);
+      await waitUntil(
+        async () => (await criterion.getAttribute('aria-checked')) === 'true',
+        `${label} checked`,
+      );
     }
     await page.keyboard.press('Enter');
     // Step 2: clients by name.
     await quickInput.waitForTitle(page, 'Client (1/2)');
     const clientRow = quickInput.rows(page).filter({ hasText: client.name }).first();
     await clientRow.waitFor({ state: 'visible' });
-    assert.equal((await clientRow.locator('.label-name').innerText()).trim(), client.name, 'clients are listed by name');
+    assert.equal(
+      (await clientRow.locator('.label-name').innerText()).trim(),
+      client.name,
+      'clients are listed by name',
+    );
     await clientRow.click();
     // Step 3: the report type, which Lab Data applies itself and says so.
     const typeTitle = await quickInput.waitForTitle(page, 'Report type (2/2)');
     assert.ok(typeTitle.includes('Filter Reports'));
-    assert.match(await quickInput.box(page).getAttribute('placeholder') ?? '', /no such filter/);
+    assert.match((await quickInput.box(page).getAttribute('placeholder')) ?? '', /no such filter/);
     await quickInput.rows(page).filter({ hasText: type }).first().click();
-    const filterRowText = async (): Promise<string> => (await pane(page, 'Reports').locator('.monaco-list-row', { hasText: 'Filtered by' }).first().innerText()).trim();
+    const filterRowText = async (): Promise<string> =>
+      (
+        await pane(page, 'Reports')
+          .locator('.monaco-list-row', { hasText: 'Filtered by' })
+          .first()
+          .innerText()
+      ).trim();
     await scrollToTop(page, 'Reports');
-    const applied = await waitUntil(async () => (await filterRowText().catch(() => '')) || undefined, 'the filter row');
+    const applied = await waitUntil(
+      async () => (await filterRowText().catch(() => '')) || undefined,
+      'the filter row',
+    );
     assert.ok(applied.includes(client.name) && applied.includes(type), applied);
 
     // Reopened: the values are shown and checked, and Enter through every step keeps them.
@@ -311,25 +494,58 @@ describe('a first-time analyst in the real VS Code', function () {
     await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
     await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
     const clientCriterion = criteria.filter({ hasText: /^Client/ }).first();
-    assert.ok((await clientCriterion.innerText()).includes(client.name), `the current client is shown: ${await clientCriterion.innerText()}`);
+    assert.ok(
+      (await clientCriterion.innerText()).includes(client.name),
+      `the current client is shown: ${await clientCriterion.innerText()}`,
+    );
     assert.equal(await clientCriterion.getAttribute('aria-checked'), 'true');
-    assert.equal(await criteria.filter({ hasText: /^Status/ }).first().getAttribute('aria-checked'), 'false');
-    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'filter-reports-criteria.png') });
+    assert.equal(
+      await criteria
+        .filter({ hasText: /^Status/ })
+        .first()
+        .getAttribute('aria-checked'),
+      'false',
+    );
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'filter-reports-criteria.png'),
+    });
     await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, 'Client (1/2)');
-    await waitUntil(async () => (await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '')).includes(client.name), 'the current client highlighted');
+    await waitUntil(
+      async () =>
+        (
+          await page
+            .locator('.quick-input-list .monaco-list-row.focused')
+            .innerText()
+            .catch(() => '')
+        ).includes(client.name),
+      'the current client highlighted',
+    );
     await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, 'Report type (2/2)');
-    await waitUntil(async () => (await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '')).includes(type), 'the current type highlighted');
+    await waitUntil(
+      async () =>
+        (
+          await page
+            .locator('.quick-input-list .monaco-list-row.focused')
+            .innerText()
+            .catch(() => '')
+        ).includes(type),
+      'the current type highlighted',
+    );
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
     await page.waitForTimeout(500);
     assert.equal(await filterRowText(), applied, 'Enter kept the filter as it was');
 
-    const filterRow = pane(page, 'Reports').locator('.monaco-list-row', { hasText: 'Filtered by' }).first();
+    const filterRow = pane(page, 'Reports')
+      .locator('.monaco-list-row', { hasText: 'Filtered by' })
+      .first();
     await scrollToTop(page, 'Reports');
     await filterRow.waitFor({ state: 'visible', timeout: 15_000 });
-    const expected = reports.filter((report) => report.client_id === client.client_id && report.report_type === type);
+    const expected = reports.filter(
+      (report) => report.client_id === client.client_id && report.report_type === type,
+    );
     const shown = pane(page, 'Reports').locator('.monaco-list-row[aria-label^="Report "]');
     await waitUntil(async () => (await shown.count()) > 0, 'filtered rows');
     for (const text of await shown.locator('.label-description').allInnerTexts()) {
@@ -337,10 +553,16 @@ describe('a first-time analyst in the real VS Code', function () {
     }
     assert.ok(expected.length > 0);
     await filterRow.hover();
-    const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Filtered by' }).first();
+    const hover = page
+      .locator('.monaco-hover, .workbench-hover')
+      .filter({ hasText: 'Filtered by' })
+      .first();
     await hover.waitFor({ state: 'visible', timeout: 15_000 });
     const tooltip = await hover.innerText();
-    assert.ok(tooltip.includes(client.name) && tooltip.includes(client.client_id) && tooltip.includes(type), `the whole filter in the tooltip:\n${tooltip}`);
+    assert.ok(
+      tooltip.includes(client.name) && tooltip.includes(client.client_id) && tooltip.includes(type),
+      `the whole filter in the tooltip:\n${tooltip}`,
+    );
     assert.match(tooltip, /no report-type filter/);
     // Reading or clicking the row does not clear it.
     await filterRow.click();
@@ -353,28 +575,57 @@ describe('a first-time analyst in the real VS Code', function () {
   it('6: Find Report suggests the loaded ids, narrows while typing, takes a unique part; Find and Preview Report say in the picker what an id looks like', async () => {
     const wanted = reports[7]!;
     const part = wanted.report_id.slice(-3);
-    assert.equal(reports.slice(0, 100).filter((report) => report.report_id.includes(part)).length, 1, 'the part is unique among the loaded');
+    assert.equal(
+      reports.slice(0, 100).filter((report) => report.report_id.includes(part)).length,
+      1,
+      'the part is unique among the loaded',
+    );
     await runFromPalette(page, 'Lab Data: Find Report');
     await quickInput.waitForTitle(page, 'Find Report');
     await waitUntil(async () => (await quickInput.rows(page).count()) > 5, 'suggestions');
     const before = await quickInput.rows(page).count();
     await quickInput.box(page).fill(part);
-    await waitUntil(async () => (await quickInput.rows(page).count()) < before && (await quickInput.rows(page).first().innerText()).includes(wanted.report_id), 'the list to narrow, the wanted id first');
+    await waitUntil(
+      async () =>
+        (await quickInput.rows(page).count()) < before &&
+        (await quickInput.rows(page).first().innerText()).includes(wanted.report_id),
+      'the list to narrow, the wanted id first',
+    );
     await page.keyboard.press('Enter');
     // The report was found: its actions are offered under a title naming it.
     await quickInput.waitForTitle(page, `${wanted.report_id}:`);
     await quickInput.close(page);
 
     // An id the lab does not know is said in the picker, which stays open for another: no error toast.
-    for (const [command, title] of [['Lab Data: Find Report', 'Find Report'], ['Lab Data: Preview Report', 'Preview Report']] as const) {
+    for (const [command, title] of [
+      ['Lab Data: Find Report', 'Find Report'],
+      ['Lab Data: Preview Report', 'Preview Report'],
+    ] as const) {
       await runFromPalette(page, command);
       await quickInput.waitForTitle(page, title);
-      await waitUntil(async () => (await quickInput.rows(page).count()) > 5, `${title} suggests the loaded ids`);
+      await waitUntil(
+        async () => (await quickInput.rows(page).count()) > 5,
+        `${title} suggests the loaded ids`,
+      );
       await quickInput.box(page).fill('no-such-id');
       await page.keyboard.press('Enter');
-      await waitUntil(async () => (await quickInput.rows(page).first().innerText()).includes('has no report "no-such-id"'), `${title} says so in the picker`);
-      assert.match(await quickInput.rows(page).first().innerText(), /Report ids look like RPT-\d{4}-\d{6}/);
-      assert.equal(await page.locator('.notifications-toasts .notification-toast').filter({ hasText: 'no-such-id' }).count(), 0, 'no toast');
+      await waitUntil(
+        async () =>
+          (await quickInput.rows(page).first().innerText()).includes('has no report "no-such-id"'),
+        `${title} says so in the picker`,
+      );
+      assert.match(
+        await quickInput.rows(page).first().innerText(),
+        /Report ids look like RPT-\d{4}-\d{6}/,
+      );
+      assert.equal(
+        await page
+          .locator('.notifications-toasts .notification-toast')
+          .filter({ hasText: 'no-such-id' })
+          .count(),
+        0,
+        'no toast',
+      );
       await quickInput.close(page);
     }
 
@@ -385,47 +636,99 @@ describe('a first-time analyst in the real VS Code', function () {
     await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, `(${reports.length})`);
     await quickInput.box(page).fill(part);
-    assert.match(await quickInput.waitForTitle(page, /match/), new RegExp(`1 of ${reports.length} match`));
+    assert.match(
+      await quickInput.waitForTitle(page, /match/),
+      new RegExp(`1 of ${reports.length} match`),
+    );
     await quickInput.close(page);
   });
 
   it('7 and 30.10: Sync Reports to Folder… asks where (the download folder first), the first sync asks once with the count the summary then adds up to, files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
     const syncFolder = `${folder}-sync`;
-    await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': syncFolder, 'labData.fileNameTemplate': '${client_id}/${report_type}/${report_id}.pdf' });
+    await workspaceSettings(uiContext.workspace, {
+      'labData.downloadFolder': syncFolder,
+      'labData.fileNameTemplate': '${client_id}/${report_type}/${report_id}.pdf',
+    });
     await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
     await quickInput.waitForTitle(page, `Sync Reports of ${host} to Folder…`);
     // The download folder is offered (with the folder used last in this workspace, if another, first).
-    const downloadRow = quickInput.rows(page).filter({ hasText: 'the download folder (labData.downloadFolder)' }).first();
+    const downloadRow = quickInput
+      .rows(page)
+      .filter({ hasText: 'the download folder (labData.downloadFolder)' })
+      .first();
     assert.ok((await downloadRow.innerText()).includes(syncFolder), await downloadRow.innerText());
-    assert.ok(await quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).count() === 1, 'another folder can be chosen');
+    assert.ok(
+      (await quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).count()) === 1,
+      'another folder can be chosen',
+    );
     await downloadRow.click();
     await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
     const question = await dialog(page).innerText();
     const withoutFile = reports.length - downloadable().length;
-    assert.ok(question.includes(`Sync ${reports.length} reports of ${host} into ${syncFolder}?`), question);
-    assert.ok(question.includes(`Of these ${reports.length} reports, ${downloadable().length} of them have a file, saved there; ${withoutFile} have none.`), question);
+    assert.ok(
+      question.includes(`Sync ${reports.length} reports of ${host} into ${syncFolder}?`),
+      question,
+    );
+    assert.ok(
+      question.includes(
+        `Of these ${reports.length} reports, ${downloadable().length} of them have a file, saved there; ${withoutFile} have none.`,
+      ),
+      question,
+    );
     await dialog(page).locator('.monaco-button', { hasText: 'Sync' }).first().click();
-    const syncing = waitUntil(async () => /Syncing/.test(await statusItem(page).innerText()), 'the status bar to say syncing', 30_000);
+    const syncing = waitUntil(
+      async () => /Syncing/.test(await statusItem(page).innerText()),
+      'the status bar to say syncing',
+      30_000,
+    );
     const done = await toast(page, /Sync of .* into .*: \d+ new or changed saved/, 60_000);
     await syncing.catch(() => undefined);
     // The summary adds up to the number the question gave.
-    assert.match(done, new RegExp(`${downloadable().length} new or changed saved .*${withoutFile} skipped \\(${withoutFile} without a file\\)`));
+    assert.match(
+      done,
+      new RegExp(
+        `${downloadable().length} new or changed saved .*${withoutFile} skipped \\(${withoutFile} without a file\\)`,
+      ),
+    );
     const sample = downloadable()[0]!;
-    assert.ok(existsSync(path.join(uiContext.workspace, syncFolder, sample.client_id, sample.report_type, `${sample.report_id}.pdf`)), 'saved under client and report type');
+    assert.ok(
+      existsSync(
+        path.join(
+          uiContext.workspace,
+          syncFolder,
+          sample.client_id,
+          sample.report_type,
+          `${sample.report_id}.pdf`,
+        ),
+      ),
+      'saved under client and report type',
+    );
     await clearToasts(page);
 
     await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
     await quickInput.waitForTitle(page, 'to Folder…');
     await waitUntil(async () => {
-      const focused = await page.locator('.quick-input-list .monaco-list-row.focused').innerText().catch(() => '');
+      const focused = await page
+        .locator('.quick-input-list .monaco-list-row.focused')
+        .innerText()
+        .catch(() => '');
       return /used last/.test(focused) && focused.includes(syncFolder);
     }, 'the folder used last, highlighted: Enter keeps it');
     await page.keyboard.press('Enter');
     const upToDate = await toast(page, /is up to date/);
-    assert.equal(upToDate, `${host} is up to date (${downloadable().length} reports in ${syncFolder}).`);
+    assert.equal(
+      upToDate,
+      `${host} is up to date (${downloadable().length} reports in ${syncFolder}).`,
+    );
     assert.equal(await dialog(page).isVisible(), false, 'a later sync asks nothing');
     await clickToastButton(page, /is up to date/, 'Reveal in Explorer');
-    await page.locator('.explorer-folders-view .monaco-list-row.selected, .explorer-folders-view .monaco-list-row.focused', { hasText: syncFolder }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await page
+      .locator(
+        '.explorer-folders-view .monaco-list-row.selected, .explorer-folders-view .monaco-list-row.focused',
+        { hasText: syncFolder },
+      )
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
     await showLabData(page);
     await clearToasts(page);
@@ -434,7 +737,8 @@ describe('a first-time analyst in the real VS Code', function () {
   it('8: Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
     await closeEditors();
     const [a, b] = [reports[2]!, reports[3]!];
-    const tabOf = (report: MockReport) => page.locator('.tab', { hasText: report.report_id }).first();
+    const tabOf = (report: MockReport) =>
+      page.locator('.tab', { hasText: report.report_id }).first();
     await scrollTo(page, 'Reports', row(page, `Report ${a.report_id}`));
     await row(page, `Report ${a.report_id}`).click({ button: 'right' });
     await page.keyboard.press('Escape');
@@ -448,51 +752,94 @@ describe('a first-time analyst in the real VS Code', function () {
     // The filter was cleared, so the list starts again at one page; "Load more…" adds the second.
     await (await scrollToLoadMore(page, 'Reports')).click();
     const next = reports[50]!;
-    await waitUntil(async () => (await pane(page, 'Reports').locator('.monaco-list-row.focused').getAttribute('aria-label'))?.startsWith(`Report ${next.report_id}`), `focus on ${next.report_id}`);
+    await waitUntil(
+      async () =>
+        (
+          await pane(page, 'Reports').locator('.monaco-list-row.focused').getAttribute('aria-label')
+        )?.startsWith(`Report ${next.report_id}`),
+      `focus on ${next.report_id}`,
+    );
   });
 
   it('9: the log has an info line per request (method, path, status, milliseconds, request id)', async () => {
     const requests = lab.requests.slice(-20);
     const log = await waitUntil(async () => {
       const lines = await labDataLog(uiContext.userDataDir);
-      return requests.every((request) => lines.some((line) => line.includes(request.requestId))) ? lines : undefined;
+      return requests.every((request) => lines.some((line) => line.includes(request.requestId)))
+        ? lines
+        : undefined;
     }, 'a log line for each request');
     for (const request of requests) {
       const line = log.find((candidate) => candidate.includes(request.requestId))!;
-      assert.match(line, new RegExp(`\\[info\\] \\[http\\] ${request.method} ${request.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\S* → ${request.status} in \\d+ ms \\(request id ${request.requestId}\\)`), line);
+      assert.match(
+        line,
+        new RegExp(
+          `\\[info\\] \\[http\\] ${request.method} ${request.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\S* → ${request.status} in \\d+ ms \\(request id ${request.requestId}\\)`,
+        ),
+        line,
+      );
       assert.ok(!line.includes(TOKEN));
     }
   });
 
   it('10: the status bar says what matters and opens a menu: Sign Out, Refresh, Sync, Show Log', async () => {
     const item = statusItem(page);
-    await waitUntil(async () => (await item.innerText()).includes(host), 'the lab in the status bar');
+    await waitUntil(
+      async () => (await item.innerText()).includes(host),
+      'the lab in the status bar',
+    );
     lab.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
     await clickToolbar(page, 'Reports', 'Refresh');
-    await waitUntil(async () => /rate-limited until \d/.test(await item.innerText()), 'rate-limited until …');
-    await waitUntil(async () => !/rate-limited/.test(await item.innerText()), 'the limit to end', 20_000);
+    await waitUntil(
+      async () => /rate-limited until \d/.test(await item.innerText()),
+      'rate-limited until …',
+    );
+    await waitUntil(
+      async () => !/rate-limited/.test(await item.innerText()),
+      'the limit to end',
+      20_000,
+    );
     lab.setFaults({});
     await item.click();
     await quickInput.waitForTitle(page, 'Lab Data');
     const entries = (await quickInput.rows(page).allInnerTexts()).map((text) => text.trim());
     for (const wanted of ['Refresh', 'Sync Reports to Folder', 'Show Log', 'Sign Out']) {
-      assert.ok(entries.some((entry) => entry.includes(wanted)), `"${wanted}" in the menu: ${entries.join(' | ')}`);
+      assert.ok(
+        entries.some((entry) => entry.includes(wanted)),
+        `"${wanted}" in the menu: ${entries.join(' | ')}`,
+      );
     }
     await quickInput.box(page).fill('Show Log');
     await page.keyboard.press('Enter');
-    await page.locator('.panel .monaco-editor, .panel .output-view', { hasText: '[http]' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await page
+      .locator('.panel .monaco-editor, .panel .output-view', { hasText: '[http]' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
     await item.click();
     await quickInput.waitForTitle(page, 'Lab Data');
     await quickInput.box(page).fill('Sign Out');
     await page.keyboard.press('Enter');
-    const confirm = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' }).first();
-    if (await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+    const confirm = page
+      .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
+      .first();
+    if (
+      await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await confirm.click();
     }
-    await waitUntil(async () => /signed out/.test(await item.innerText()), 'the status bar to say signed out');
+    await waitUntil(
+      async () => /signed out/.test(await item.innerText()),
+      'the status bar to say signed out',
+    );
     await item.click();
     await quickInput.waitForTitle(page, 'Lab Data');
-    assert.ok((await quickInput.rows(page).allInnerTexts()).some((text) => text.includes('Sign In')), 'signed out, the menu offers Sign In');
+    assert.ok(
+      (await quickInput.rows(page).allInnerTexts()).some((text) => text.includes('Sign In')),
+      'signed out, the menu offers Sign In',
+    );
     await quickInput.close(page);
   });
 });

@@ -11,7 +11,12 @@ async function overviewFrame(page: Page): Promise<Frame> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
-      if ((await frame.locator('section.chart canvas').count().catch(() => 0)) === 3) {
+      if (
+        (await frame
+          .locator('section.chart canvas')
+          .count()
+          .catch(() => 0)) === 3
+      ) {
         return frame;
       }
     }
@@ -28,7 +33,10 @@ function useTheme(workspace: string, theme: string | undefined): void {
     return;
   }
   mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }));
+  writeFileSync(
+    path.join(folder, 'settings.json'),
+    JSON.stringify({ 'workbench.colorTheme': theme }),
+  );
 }
 
 describe('the lab overview, as a person sees it', () => {
@@ -39,10 +47,15 @@ describe('the lab overview, as a person sees it', () => {
     const exports = path.join(workspace, 'lab-exports');
     try {
       await signInFromPalette(page, baseUrl, 'demo-full-access');
-      await page.locator('.monaco-list-row[aria-label^="Report RPT-"]').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator('.monaco-list-row[aria-label^="Report RPT-"]')
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       await runFromPalette(page, 'Lab Data: Show Overview');
       let frame = await overviewFrame(page);
-      await frame.locator('h1', { hasText: 'Overview:' }).waitFor({ state: 'visible', timeout: 15_000 });
+      await frame
+        .locator('h1', { hasText: 'Overview:' })
+        .waitFor({ state: 'visible', timeout: 15_000 });
       assert.match(await frame.locator('.summary').innerText(), /^380 reports/);
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview.png') });
@@ -55,8 +68,14 @@ describe('the lab overview, as a person sees it', () => {
         const chartOf = (name) => Chart.getChart(document.querySelector('section.chart.' + name + ' canvas'));
         return { clientCounts: chartOf('clients').scales.x.ticks.map((tick) => tick.value), clientLabels: chartOf('clients').scales.y.ticks.map((tick) => String(tick.label)), timeCounts: chartOf('time').scales.y.ticks.map((tick) => tick.value) };
       })()`)) as { clientCounts: number[]; clientLabels: string[]; timeCounts: number[] };
-      assert.deepEqual([...axes.clientCounts, ...axes.timeCounts].filter((value) => !Number.isInteger(value)), [], 'no 0.5 on a count axis');
-      axes.clientLabels.forEach((label) => assert.match(label, /\(C-\d+\)$/, `${label} keeps its client id`));
+      assert.deepEqual(
+        [...axes.clientCounts, ...axes.timeCounts].filter((value) => !Number.isInteger(value)),
+        [],
+        'no 0.5 on a count axis',
+      );
+      axes.clientLabels.forEach((label) =>
+        assert.match(label, /\(C-\d+\)$/, `${label} keeps its client id`),
+      );
 
       // Every chart has a table view for screen readers and copying.
       const status = frame.locator('section.chart.status');
@@ -67,17 +86,27 @@ describe('the lab overview, as a person sees it', () => {
       rmSync(exports, { recursive: true, force: true });
       await frame.locator('section.chart.clients button', { hasText: 'Save as CSV' }).click();
       const deadline = Date.now() + 15_000;
-      const saved = (): string[] => (existsSync(exports) ? readdirSync(exports).filter((file) => file.endsWith('.csv')) : []);
+      const saved = (): string[] =>
+        existsSync(exports) ? readdirSync(exports).filter((file) => file.endsWith('.csv')) : [];
       while (saved().length === 0 && Date.now() < deadline) {
         await page.waitForTimeout(200);
       }
       const [csv] = saved();
-      assert.deepEqual(readdirSync(exports), [csv], 'nothing but the saved file (no temporary file left)');
+      assert.deepEqual(
+        readdirSync(exports),
+        [csv],
+        'nothing but the saved file (no temporary file left)',
+      );
       assert.match(csv!, /^overview-.*-clients-\d{4}-\d{2}-\d{2}\.csv$/);
-      assert.match(readFileSync(path.join(exports, csv!), 'utf8'), /^client,reports\r\nRiverside Water Authority \(C-1001\),\d+\r\n|^client,reports\r\n/);
+      assert.match(
+        readFileSync(path.join(exports, csv!), 'utf8'),
+        /^client,reports\r\nRiverside Water Authority \(C-1001\),\d+\r\n|^client,reports\r\n/,
+      );
 
       useTheme(workspace, 'Default Dark Modern');
-      await page.locator('.monaco-workbench.vs-dark').waitFor({ state: 'attached', timeout: 15_000 });
+      await page
+        .locator('.monaco-workbench.vs-dark')
+        .waitFor({ state: 'attached', timeout: 15_000 });
       frame = await overviewFrame(page);
       await page.waitForTimeout(1000);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview-dark.png') });

@@ -49,7 +49,10 @@ export async function runFromPalette(page: Page, title: string): Promise<void> {
   await openPalette(page);
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: title })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.press('Enter');
 }
 
@@ -57,11 +60,19 @@ export async function runFromPalette(page: Page, title: string): Promise<void> {
 export async function signInFromPalette(page: Page, baseUrl: string, token: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await runFromPalette(page, 'Lab Data: Sign In');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (1/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (1/2)' })
+    .waitFor({ state: 'visible', timeout: 15_000 });
   await input.fill(baseUrl);
   await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (2/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
-  assert.equal(await input.getAttribute('type'), 'password', 'the token is typed into a password box');
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Sign In (2/2)' })
+    .waitFor({ state: 'visible', timeout: 15_000 });
+  assert.equal(
+    await input.getAttribute('type'),
+    'password',
+    'the token is typed into a password box',
+  );
   await input.fill(token);
   await page.keyboard.press('Enter');
 }

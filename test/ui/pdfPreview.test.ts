@@ -11,7 +11,12 @@ async function canvasFrame(frames: () => Frame[]): Promise<Frame> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     for (const frame of frames()) {
-      if (await frame.locator('.page.drawn canvas').count().catch(() => 0)) {
+      if (
+        await frame
+          .locator('.page.drawn canvas')
+          .count()
+          .catch(() => 0)
+      ) {
         return frame;
       }
     }
@@ -21,15 +26,24 @@ async function canvasFrame(frames: () => Frame[]): Promise<Frame> {
 }
 
 /** Signs in to `lab`, previews `reportId` with "Lab Data: Preview Report…", and gives the frame showing it. */
-async function previewFromPalette(page: Page, lab: MockLabServer, reportId: string): Promise<Frame> {
+async function previewFromPalette(
+  page: Page,
+  lab: MockLabServer,
+  reportId: string,
+): Promise<Frame> {
   await signInFromPalette(page, await lab.start(), 'demo-full-access');
-  await page.locator(`.monaco-list-row[aria-label^="Report ${reportId}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator(`.monaco-list-row[aria-label^="Report ${reportId}"]`)
+    .waitFor({ state: 'visible', timeout: 30_000 });
   await runFromPalette(page, 'Lab Data: Preview Report…');
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
   await input.fill(reportId);
   await page.keyboard.press('Enter');
-  await page.locator('.tab', { hasText: `${reportId} (preview)` }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.tab', { hasText: `${reportId} (preview)` })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
   return canvasFrame(() => page.frames());
 }
 
@@ -38,16 +52,29 @@ async function countShows(count: Locator, text: string, when: string): Promise<v
   try {
     await waitUntil(async () => (await count.innerText()) === text, `"${text}" ${when}`);
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; the count reads "${await count.innerText()}"`, { cause: error });
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; the count reads "${await count.innerText()}"`,
+      { cause: error },
+    );
   }
 }
 
 /** The texts and tops of the find highlights on the page, in order; the selected one's index. */
-async function highlights(frame: Frame): Promise<{ texts: string[]; tops: number[]; selected: number }> {
-  type Box = { textContent: string | null; classList: { contains(name: string): boolean }; getBoundingClientRect(): { top: number } };
+async function highlights(
+  frame: Frame,
+): Promise<{ texts: string[]; tops: number[]; selected: number }> {
+  type Box = {
+    textContent: string | null;
+    classList: { contains(name: string): boolean };
+    getBoundingClientRect(): { top: number };
+  };
   return frame.locator('.textLayer .highlight').evaluateAll((elements) => {
     const boxes = elements as unknown as Box[];
-    return { texts: boxes.map((box) => box.textContent ?? ''), tops: boxes.map((box) => Math.round(box.getBoundingClientRect().top)), selected: boxes.findIndex((box) => box.classList.contains('selected')) };
+    return {
+      texts: boxes.map((box) => box.textContent ?? ''),
+      tops: boxes.map((box) => Math.round(box.getBoundingClientRect().top)),
+      selected: boxes.findIndex((box) => box.classList.contains('selected')),
+    };
   });
 }
 
@@ -56,28 +83,47 @@ describe('reading a report in the editor', () => {
     const { page, screenshotsDir } = uiContext;
     const lab = new MockLabServer();
     try {
-      const report = lab.reportsFor('demo-full-access').find((candidate) => candidate.download_available)!;
+      const report = lab
+        .reportsFor('demo-full-access')
+        .find((candidate) => candidate.download_available)!;
       const frame = await previewFromPalette(page, lab, report.report_id);
       // Runs in the webview; the test compiles without the DOM library, hence the small shape.
-      type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-      const pixels = await frame.locator('.page.drawn canvas').first().evaluate((element) => {
-        const canvas = element as unknown as Canvas;
-        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-        let dark = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          if (data[i]! < 128 && data[i + 1]! < 128 && data[i + 2]! < 128) {
-            dark++;
+      type Canvas = {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): {
+          getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+        };
+      };
+      const pixels = await frame
+        .locator('.page.drawn canvas')
+        .first()
+        .evaluate((element) => {
+          const canvas = element as unknown as Canvas;
+          const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+          let dark = 0;
+          for (let i = 0; i < data.length; i += 4) {
+            if (data[i]! < 128 && data[i + 1]! < 128 && data[i + 2]! < 128) {
+              dark++;
+            }
           }
-        }
-        return { dark, width: canvas.width, height: canvas.height };
-      });
-      assert.ok(pixels.width > 300 && pixels.height > 300, `a page-sized canvas (${pixels.width}×${pixels.height})`);
+          return { dark, width: canvas.width, height: canvas.height };
+        });
+      assert.ok(
+        pixels.width > 300 && pixels.height > 300,
+        `a page-sized canvas (${pixels.width}×${pixels.height})`,
+      );
       assert.ok(pixels.dark > 500, `the page has text drawn on it (${pixels.dark} dark pixels)`);
       assert.equal(await frame.locator('#pageCount').innerText(), '1');
-      assert.ok(await frame.locator('#save').isVisible(), 'a report preview offers "Save to Workspace"');
+      assert.ok(
+        await frame.locator('#save').isVisible(),
+        'a report preview offers "Save to Workspace"',
+      );
       const file = path.join(screenshotsDir, 'pdf-preview.png');
       await page.screenshot({ path: file });
-      console.log(`      screenshot: ${path.relative(process.cwd(), file)} (${pixels.dark} dark pixels on page 1)`);
+      console.log(
+        `      screenshot: ${path.relative(process.cwd(), file)} (${pixels.dark} dark pixels on page 1)`,
+      );
       // A reader clicks into the page; the palette must still be reachable from there.
       await frame.locator('.page.drawn').first().click();
       await runFromPalette(page, 'Lab Data: Sign Out');
@@ -91,8 +137,20 @@ describe('reading a report in the editor', () => {
     const lab = new MockLabServer();
     try {
       // A report listing several samples: each sample's line says "received".
-      const report = lab.reportsFor('demo-full-access').find((candidate) => candidate.download_available && candidate.report_id !== lab.multiPageReportId && candidate.sample_ids.length >= 2)!;
-      const expected = (lab.pdfFor(report.report_id).toString('latin1').match(/received/gi) ?? []).length;
+      const report = lab
+        .reportsFor('demo-full-access')
+        .find(
+          (candidate) =>
+            candidate.download_available &&
+            candidate.report_id !== lab.multiPageReportId &&
+            candidate.sample_ids.length >= 2,
+        )!;
+      const expected = (
+        lab
+          .pdfFor(report.report_id)
+          .toString('latin1')
+          .match(/received/gi) ?? []
+      ).length;
       assert.ok(expected >= 2, `the report says "received" more than once (${expected})`);
       // Only this preview's frame on the page.
       await closeTabs(page, '(preview)');
@@ -106,7 +164,11 @@ describe('reading a report in the editor', () => {
       await find.pressSequentially('received', { delay: 40 });
       await countShows(count, `1 of ${expected}`, 'while typing');
       const first = await highlights(frame);
-      assert.deepEqual(first.texts, Array(expected).fill('received'), 'each highlight is the word found, not its whole line');
+      assert.deepEqual(
+        first.texts,
+        Array(expected).fill('received'),
+        'each highlight is the word found, not its whole line',
+      );
       assert.equal(first.selected, 0, 'the first match is the current one');
       const file = path.join(screenshotsDir, 'pdf-preview-find.png');
       await page.screenshot({ path: file });
@@ -125,7 +187,11 @@ describe('reading a report in the editor', () => {
       await find.fill('shall not be reproduced');
       await countShows(count, '1 of 1', 'for the phrase over two lines');
       const phrase = await highlights(frame);
-      assert.deepEqual(phrase.texts, ['shall not be', 'reproduced'], 'the phrase is highlighted word for word on both lines');
+      assert.deepEqual(
+        phrase.texts,
+        ['shall not be', 'reproduced'],
+        'the phrase is highlighted word for word on both lines',
+      );
       assert.ok(phrase.tops[1]! > phrase.tops[0]!, 'its second part is on the next line');
 
       await find.fill('no such words anywhere');

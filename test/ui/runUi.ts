@@ -4,10 +4,19 @@ import SummaryReporter from '../support/summaryReporter';
 import { uiContext, type UiContext } from './uiContext';
 
 /** Runs the UI checks in the runner's own process, against the browser page showing the workbench. */
-export function runUiSuite(context: UiContext): Promise<{ passed: number; failed: number; skipped: number }> {
+export function runUiSuite(
+  context: UiContext,
+): Promise<{ passed: number; failed: number; skipped: number }> {
   Object.assign(uiContext, context);
   // LABDATA_UI_GREP narrows the UI checks while developing (never set by npm test).
-  const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, slow: 5000, color: false, reporter: SummaryReporter, ...(process.env.LABDATA_UI_GREP ? { grep: process.env.LABDATA_UI_GREP } : {}) });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 90_000,
+    slow: 5000,
+    color: false,
+    reporter: SummaryReporter,
+    ...(process.env.LABDATA_UI_GREP ? { grep: process.env.LABDATA_UI_GREP } : {}),
+  });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
   mocha.addFile(path.join(__dirname, 'firstTime.test.js'));

@@ -8,24 +8,37 @@ describe('what a person sees', () => {
   it('the "Lab Data" activity-bar item opens the container, whose welcome view offers "Sign In" when signed out', async () => {
     const { page, workbenchUrl, screenshotsDir } = uiContext;
     await page.goto(workbenchUrl, { waitUntil: 'domcontentloaded' });
-    const item = page.locator('.activitybar .action-item a[aria-label^="Lab Data"], .activitybar .action-item[aria-label^="Lab Data"]').first();
+    const item = page
+      .locator(
+        '.activitybar .action-item a[aria-label^="Lab Data"], .activitybar .action-item[aria-label^="Lab Data"]',
+      )
+      .first();
     await item.waitFor({ state: 'visible', timeout: 60_000 });
     await item.click();
-    await page.locator('.pane-header', { hasText: 'Reports' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page
+      .locator('.pane-header', { hasText: 'Reports' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     const welcome = page.locator('.welcome-view-content').first();
     await welcome.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match(await welcome.innerText(), /browse its published reports/);
-    const button = welcome.locator('a.monaco-button, .monaco-button', { hasText: 'Sign In' }).first();
+    const button = welcome
+      .locator('a.monaco-button, .monaco-button', { hasText: 'Sign In' })
+      .first();
     assert.ok(await button.isVisible(), 'a "Sign In" button is shown');
     const file = path.join(screenshotsDir, 'welcome-signed-out.png');
     await page.screenshot({ path: file });
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
     // It also offers Add Lab…, whose first step asks the lab's name; Escape leaves everything as it was.
     // "…add it first" with no lab defined, "Add Lab…" beside Sign In once one is (the view may switch while the labs load).
-    const addLab = page.locator('.welcome-view-content a', { hasText: /^(add it|Add Lab…)$/ }).first();
+    const addLab = page
+      .locator('.welcome-view-content a', { hasText: /^(add it|Add Lab…)$/ })
+      .first();
     await addLab.waitFor({ state: 'visible', timeout: 15_000 });
     await addLab.click();
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Add Lab (1/3)' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await page
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Add Lab (1/3)' })
+      .waitFor({ state: 'visible', timeout: 15_000 });
     await page.keyboard.press('Escape');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
   });
@@ -38,28 +51,53 @@ describe('what a person sees', () => {
       await signInFromPalette(page, baseUrl, 'demo-full-access');
       const firstReport = lab.reportsFor('demo-full-access')[0]!.report_id;
       const rows = page.locator('.monaco-list-row[aria-label^="Report RPT-"]');
-      await page.locator(`.monaco-list-row[aria-label^="Report ${firstReport}"]`).waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator(`.monaco-list-row[aria-label^="Report ${firstReport}"]`)
+        .waitFor({ state: 'visible', timeout: 30_000 });
       assert.ok((await rows.count()) >= 5, 'several report rows are on screen');
-      await page.locator('.monaco-list-row', { hasText: 'Riverside Water Authority' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator('.monaco-list-row', { hasText: 'Riverside Water Authority' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       const file = path.join(screenshotsDir, 'reports-signed-in.png');
       await page.screenshot({ path: file });
       console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
 
       // The Accounts menu lists the lab, where it can be signed out.
-      await page.locator('.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]').first().click();
-      const account = page.locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` }).first();
+      await page
+        .locator(
+          '.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]',
+        )
+        .first()
+        .click();
+      const account = page
+        .locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` })
+        .first();
       await account.waitFor({ state: 'visible', timeout: 15_000 });
       await page.screenshot({ path: path.join(screenshotsDir, 'accounts-menu.png') });
 
       // Signing out there forgets the token: the Reports view falls back to its welcome.
       await account.hover();
-      await page.locator('.monaco-menu .action-label', { hasText: 'Sign Out' }).first().hover({ timeout: 15_000 });
+      await page
+        .locator('.monaco-menu .action-label', { hasText: 'Sign Out' })
+        .first()
+        .hover({ timeout: 15_000 });
       await page.keyboard.press('Enter');
-      const confirm = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' }).first();
-      if (await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+      const confirm = page
+        .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
+        .first();
+      if (
+        await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        )
+      ) {
         await confirm.click();
       }
-      await page.locator('.welcome-view-content', { hasText: 'You are signed out of your lab' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator('.welcome-view-content', { hasText: 'You are signed out of your lab' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: path.join(screenshotsDir, 'accounts-signed-out.png') });
     } finally {
       await lab.stop();

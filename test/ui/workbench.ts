@@ -8,7 +8,11 @@ import { labDataLogFilesIn } from '../support/logFiles';
  * and their inline actions, context menus, quick inputs, dialogs, notifications, the status bar.
  */
 
-export async function waitUntil<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitUntil<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -28,14 +32,21 @@ export async function waitUntil<T>(check: () => Promise<T | undefined | false> |
 /** The pane of a view of the Lab Data container ("Reports", "Clients", "Samples"). */
 export function pane(page: Page, title: string): Locator {
   // The header's title alone: the view's description ("newest first") follows it in the header's text.
-  return page.locator('.pane', { has: page.locator('.pane-header .title', { hasText: new RegExp(`^\\s*${title}\\s*$`, 'i') }) }).first();
+  return page
+    .locator('.pane', {
+      has: page.locator('.pane-header .title', { hasText: new RegExp(`^\\s*${title}\\s*$`, 'i') }),
+    })
+    .first();
 }
 
 /** Opens the Lab Data container unless it is already showing (a click on its activity-bar item would close it). */
 export async function showLabData(page: Page): Promise<void> {
   const header = pane(page, 'Reports').locator('.pane-header');
   if (!(await header.isVisible().catch(() => false))) {
-    await page.locator('.activitybar .action-item a[aria-label^="Lab Data"]').first().click({ timeout: 60_000 });
+    await page
+      .locator('.activitybar .action-item a[aria-label^="Lab Data"]')
+      .first()
+      .click({ timeout: 60_000 });
   }
   await header.waitFor({ state: 'visible', timeout: 30_000 });
 }
@@ -46,7 +57,10 @@ export async function expandPane(page: Page, title: string): Promise<void> {
   if ((await header.getAttribute('aria-expanded')) !== 'true') {
     await header.click();
   }
-  await pane(page, title).locator('.monaco-list-row').first().waitFor({ state: 'visible', timeout: 30_000 });
+  await pane(page, title)
+    .locator('.monaco-list-row')
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 /** Points the mouse at the middle of a view's list, where the wheel scrolls it. */
@@ -67,21 +81,29 @@ export async function scrollTo(page: Page, title: string, target: Locator): Prom
   for (let i = 0; i < 30; i++) {
     await page.mouse.wheel(0, -3000);
   }
-  await waitUntil(async () => {
-    if (await target.isVisible().catch(() => false)) {
-      return true;
-    }
-    await page.mouse.wheel(0, 300);
-    await page.waitForTimeout(50);
-    return false;
-  }, `a row of ${title} to scroll into view`, 30_000);
+  await waitUntil(
+    async () => {
+      if (await target.isVisible().catch(() => false)) {
+        return true;
+      }
+      await page.mouse.wheel(0, 300);
+      await page.waitForTimeout(50);
+      return false;
+    },
+    `a row of ${title} to scroll into view`,
+    30_000,
+  );
   await target.scrollIntoViewIfNeeded();
   return target;
 }
 
 /** Scrolls a view's list until its "Load more…" row is on screen, and gives that row. */
 export function scrollToLoadMore(page: Page, title: string): Promise<Locator> {
-  return scrollTo(page, title, pane(page, title).locator('.monaco-list-row', { hasText: 'Load more' }).first());
+  return scrollTo(
+    page,
+    title,
+    pane(page, title).locator('.monaco-list-row', { hasText: 'Load more' }).first(),
+  );
 }
 
 /** Scrolls a view's list back to its top. */
@@ -97,14 +119,20 @@ export async function scrollToTop(page: Page, title: string): Promise<void> {
 export async function clickToolbar(page: Page, view: string, label: string): Promise<void> {
   const header = pane(page, view).locator('.pane-header');
   await header.hover();
-  await header.locator(`.actions .action-label[aria-label^="${label}"]`).first().click({ timeout: 10_000 });
+  await header
+    .locator(`.actions .action-label[aria-label^="${label}"]`)
+    .first()
+    .click({ timeout: 10_000 });
 }
 
 /** Runs an entry of a view's "More Actions..." menu. */
 export async function clickMoreAction(page: Page, view: string, label: string): Promise<void> {
   const header = pane(page, view).locator('.pane-header');
   await header.hover();
-  await header.locator('.actions .action-label[aria-label^="More Actions"]').first().click({ timeout: 10_000 });
+  await header
+    .locator('.actions .action-label[aria-label^="More Actions"]')
+    .first()
+    .click({ timeout: 10_000 });
   // As a person does with the workbench's menus: point at the entry, then Enter (a click can land before the menu listens).
   await menuEntry(page, label).hover({ timeout: 10_000 });
   await page.keyboard.press('Enter');
@@ -113,7 +141,9 @@ export async function clickMoreAction(page: Page, view: string, label: string): 
 /** An entry of the open context or overflow menu. */
 export function menuEntry(page: Page, label: string): Locator {
   // The menu lives in a context view at the page's top level.
-  return page.locator('.monaco-menu .action-item:not(.disabled) .action-label', { hasText: label }).first();
+  return page
+    .locator('.monaco-menu .action-item:not(.disabled) .action-label', { hasText: label })
+    .first();
 }
 
 /** A row of a tree whose accessibility label starts with `label` (reports: "Report RPT-…"). */
@@ -124,13 +154,17 @@ export function row(page: Page, label: string): Locator {
 /** Clicks an inline action of a row, hovering the row first. */
 export async function clickRowAction(target: Locator, label: string): Promise<void> {
   await target.hover();
-  await target.locator(`.actions .action-label[aria-label^="${label}"]`).first().click({ timeout: 10_000 });
+  await target
+    .locator(`.actions .action-label[aria-label^="${label}"]`)
+    .first()
+    .click({ timeout: 10_000 });
 }
 
 export const quickInput = {
   title: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-title'),
   box: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-box input'),
-  rows: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-list .monaco-list-row'),
+  rows: (page: Page): Locator =>
+    page.locator('.quick-input-widget .quick-input-list .monaco-list-row'),
   /** The line under the box: a prompt, or a validation message. */
   message: (page: Page): Locator => page.locator('.quick-input-widget .quick-input-message'),
   async waitForTitle(page: Page, text: string | RegExp): Promise<string> {
@@ -162,36 +196,60 @@ export function dialog(page: Page): Locator {
 
 /** Its buttons' labels (in the platform's order), and the default one, which Enter presses. */
 export async function dialogButtons(page: Page): Promise<{ labels: string[]; primary: string }> {
-  const labels = (await dialog(page).locator('.dialog-buttons .monaco-button').allInnerTexts()).map((text) => text.trim());
-  const primary = (await dialog(page).locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()).trim();
+  const labels = (await dialog(page).locator('.dialog-buttons .monaco-button').allInnerTexts()).map(
+    (text) => text.trim(),
+  );
+  const primary = (
+    await dialog(page).locator('.dialog-buttons .monaco-button:not(.secondary)').first().innerText()
+  ).trim();
   return { labels, primary };
 }
 
 /** Notification toasts on screen, as their messages. */
 export async function toasts(page: Page): Promise<string[]> {
-  return (await page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts()).map((text) => text.trim());
+  return (
+    await page
+      .locator('.notifications-toasts .notification-toast .notification-list-item-message')
+      .allInnerTexts()
+  ).map((text) => text.trim());
 }
 
 /** Waits for a toast matching `text` and gives its message. */
 export async function toast(page: Page, text: RegExp, timeoutMs = 30_000): Promise<string> {
   try {
-    return await waitUntil(async () => (await toasts(page)).find((message) => text.test(message)), `a notification matching ${text}`, timeoutMs);
+    return await waitUntil(
+      async () => (await toasts(page)).find((message) => text.test(message)),
+      `a notification matching ${text}`,
+      timeoutMs,
+    );
   } catch (error) {
-    const center = await page.locator('.notifications-center .notification-list-item-message').allInnerTexts().catch(() => []);
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; toasts: ${JSON.stringify(await toasts(page))}; notification center: ${JSON.stringify(center)}`, { cause: error });
+    const center = await page
+      .locator('.notifications-center .notification-list-item-message')
+      .allInnerTexts()
+      .catch(() => []);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; toasts: ${JSON.stringify(await toasts(page))}; notification center: ${JSON.stringify(center)}`,
+      { cause: error },
+    );
   }
 }
 
 /** Clicks a button of the toast matching `text`. */
 export async function clickToastButton(page: Page, text: RegExp, button: string): Promise<void> {
-  const item = page.locator('.notifications-toasts .notification-toast', { has: page.locator('.notification-list-item-message', { hasText: text }) }).first();
+  const item = page
+    .locator('.notifications-toasts .notification-toast', {
+      has: page.locator('.notification-list-item-message', { hasText: text }),
+    })
+    .first();
   await item.hover();
   await item.locator('.monaco-button', { hasText: button }).first().click({ timeout: 10_000 });
 }
 
 /** Dismisses every toast (the bell's "Clear All Notifications"), so later checks see only new ones. */
 export async function clearToasts(page: Page): Promise<void> {
-  for (const close of await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear').all()) {
+  for (const close of await page
+    .locator('.notifications-toasts .notification-toast .codicon-notifications-clear')
+    .all()) {
     await close.click({ force: true }).catch(() => undefined);
   }
   await page.keyboard.press('Escape');
@@ -205,11 +263,16 @@ export function statusItem(page: Page): Locator {
 /** The lines of the "Lab Data" log written so far in this code-server's logs. */
 export async function labDataLog(userDataDir: string): Promise<string[]> {
   const files = await labDataLogFilesIn(userDataDir);
-  return (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).flatMap((text) => text.split('\n'));
+  return (await Promise.all(files.map((file) => fs.readFile(file, 'utf8')))).flatMap((text) =>
+    text.split('\n'),
+  );
 }
 
 /** Writes the workspace's `.vscode/settings.json` (undefined removes it) and waits for VS Code to read it. */
-export async function workspaceSettings(workspace: string, settings: Record<string, unknown> | undefined): Promise<void> {
+export async function workspaceSettings(
+  workspace: string,
+  settings: Record<string, unknown> | undefined,
+): Promise<void> {
   const file = path.join(workspace, '.vscode', 'settings.json');
   if (settings === undefined) {
     await fs.rm(file, { force: true });

@@ -23,7 +23,11 @@ export interface MockLab {
 
 /** Starts a mock lab on a random loopback port. Stop it with `close()` in `after`. */
 export async function startMockLab(options: MockServerOptions = {}): Promise<MockLab> {
-  const server = new MockLabServer({ now: FIXED_NOW, tokens: { [SECRET_TOKEN]: { label: 'leak-check token (full scope)' } }, ...options });
+  const server = new MockLabServer({
+    now: FIXED_NOW,
+    tokens: { [SECRET_TOKEN]: { label: 'leak-check token (full scope)' } },
+    ...options,
+  });
   const baseUrl = await server.start();
   const clients: LabApi[] = [];
   return {
@@ -59,7 +63,15 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 /** Every way an error could reach a user, a log or a support ticket (for leak checks). */
 export function renderings(error: unknown): string {
   const e = error as LabApiError;
-  return [String(e), e.message, e.stack, JSON.stringify(e), inspect(e, { depth: 5, showHidden: true }), e.describe?.(), e.detail].join('\n');
+  return [
+    String(e),
+    e.message,
+    e.stack,
+    JSON.stringify(e),
+    inspect(e, { depth: 5, showHidden: true }),
+    e.describe?.(),
+    e.detail,
+  ].join('\n');
 }
 
 /** A loopback port nothing listens on (a lab that is down). */

@@ -1,5 +1,9 @@
 import * as path from 'node:path';
-import { readManifestStrictly, type ManifestProblem, type SyncManifest } from '../../../core/sync/manifest';
+import {
+  readManifestStrictly,
+  type ManifestProblem,
+  type SyncManifest,
+} from '../../../core/sync/manifest';
 import { serverText } from '../../../core/errors/serverText';
 import type { CliContext } from '../context';
 import { CliError, Exit } from '../exitCodes';

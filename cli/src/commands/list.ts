@@ -14,12 +14,22 @@ import { out, table } from '../output';
 export type ListName = 'reports' | 'samples' | 'clients' | 'projects';
 
 /** The lab's filters from the command line, and the report type lab-data applies itself. */
-export function listFilters(context: CliContext, list: ListName): { readonly query: ListQuery; readonly type?: string } {
+export function listFilters(
+  context: CliContext,
+  list: ListName,
+): { readonly query: ListQuery; readonly type?: string } {
   const since = context.text('since');
   const sinceName = list === 'samples' ? '--since (received since)' : '--since (published since)';
-  const resolved = since === undefined ? undefined : resolveSince(/^\d+[hdwmy]$/i.test(since) ? `-${since}` : since, new Date(), sinceName);
+  const resolved =
+    since === undefined
+      ? undefined
+      : resolveSince(/^\d+[hdwmy]$/i.test(since) ? `-${since}` : since, new Date(), sinceName);
   const query: ListQuery = {
-    ...(resolved !== undefined ? (list === 'samples' ? { receivedSince: resolved } : { publishedSince: resolved }) : {}),
+    ...(resolved !== undefined
+      ? list === 'samples'
+        ? { receivedSince: resolved }
+        : { publishedSince: resolved }
+      : {}),
     ...(context.text('client') !== undefined ? { clientId: context.text('client') } : {}),
     ...(context.text('project') !== undefined ? { projectId: context.text('project') } : {}),
     ...(context.text('status') !== undefined ? { status: context.text('status') } : {}),
@@ -27,7 +37,12 @@ export function listFilters(context: CliContext, list: ListName): { readonly que
   return { query, type: context.text('type') };
 }
 
-function pagesOf(api: LabApi, list: ListName, query: ListQuery, signal: AbortSignal): AsyncGenerator<Page<{ readonly raw: JsonObject }>> {
+function pagesOf(
+  api: LabApi,
+  list: ListName,
+  query: ListQuery,
+  signal: AbortSignal,
+): AsyncGenerator<Page<{ readonly raw: JsonObject }>> {
   switch (list) {
     case 'reports':
       return api.iterateReports(query, { signal });
@@ -41,12 +56,22 @@ function pagesOf(api: LabApi, list: ListName, query: ListQuery, signal: AbortSig
 }
 
 /** The records of every page as the lab sent them, narrowed by the report type where one was given. */
-async function* records(api: LabApi, list: ListName, query: ListQuery, type: string | undefined, context: CliContext): AsyncGenerator<JsonObject[]> {
+async function* records(
+  api: LabApi,
+  list: ListName,
+  query: ListQuery,
+  type: string | undefined,
+  context: CliContext,
+): AsyncGenerator<JsonObject[]> {
   let count = 0;
   for await (const page of pagesOf(api, list, query, context.signal)) {
-    const raw = page.items.map((item) => item.raw).filter((record) => type === undefined || record.report_type === type);
+    const raw = page.items
+      .map((item) => item.raw)
+      .filter((record) => type === undefined || record.report_type === type);
     count += raw.length;
-    context.progress.update(`${list}: ${count}${page.totalCount !== undefined && type === undefined ? ` of ${page.totalCount}` : ''}`);
+    context.progress.update(
+      `${list}: ${count}${page.totalCount !== undefined && type === undefined ? ` of ${page.totalCount}` : ''}`,
+    );
     yield raw;
   }
   context.progress.clear();
@@ -60,7 +85,13 @@ const TABLE_COLUMNS: Readonly<Record<ListName, readonly string[]>> = {
 };
 
 function cell(value: unknown): string {
-  return value === undefined || value === null ? '' : Array.isArray(value) ? value.join('; ') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return value === undefined || value === null
+    ? ''
+    : Array.isArray(value)
+      ? value.join('; ')
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
 }
 
 /**
@@ -90,7 +121,12 @@ export async function listRecords(context: CliContext, list: ListName): Promise<
   } else if (context.flag('csv')) {
     const scratch = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-csv-'));
     try {
-      const result = await exportRecords(pages, { folder: scratch, fileName: `${list}.csv`, format: 'csv', signal: context.signal });
+      const result = await exportRecords(pages, {
+        folder: scratch,
+        fileName: `${list}.csv`,
+        format: 'csv',
+        signal: context.signal,
+      });
       for await (const chunk of createReadStream(result.file.path, 'utf8')) {
         await out(chunk as string);
       }
@@ -100,9 +136,20 @@ export async function listRecords(context: CliContext, list: ListName): Promise<
   } else {
     const rows: string[][] = [];
     for await (const page of pages) {
-      rows.push(...page.map((record) => TABLE_COLUMNS[list].map((column) => cell(record[column] ?? (column === 'sample_id' ? record.id : undefined)))));
+      rows.push(
+        ...page.map((record) =>
+          TABLE_COLUMNS[list].map((column) =>
+            cell(record[column] ?? (column === 'sample_id' ? record.id : undefined)),
+          ),
+        ),
+      );
     }
-    await out(`${table(TABLE_COLUMNS[list].map((column) => column.toUpperCase()), rows)}\n`);
+    await out(
+      `${table(
+        TABLE_COLUMNS[list].map((column) => column.toUpperCase()),
+        rows,
+      )}\n`,
+    );
     context.progress.line(`${rows.length} ${list}.`);
   }
   return Exit.ok;
@@ -116,7 +163,12 @@ export async function showReport(context: CliContext): Promise<ExitCode> {
   if (context.flag('json')) {
     await out(`${JSON.stringify(report.raw, null, 2)}\n`);
   } else {
-    await out(`${table(['FIELD', 'VALUE'], Object.entries(report.raw).map(([field, value]) => [field, cell(value)]))}\n`);
+    await out(
+      `${table(
+        ['FIELD', 'VALUE'],
+        Object.entries(report.raw).map(([field, value]) => [field, cell(value)]),
+      )}\n`,
+    );
   }
   return Exit.ok;
 }

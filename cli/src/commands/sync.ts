@@ -22,18 +22,41 @@ export async function sync(context: CliContext): Promise<ExitCode> {
   const baseUrl = context.labUrl();
   const origin = new URL(baseUrl).origin;
   const manifest = await readManifest(folder);
-  const name = Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0] ?? new URL(baseUrl).host;
+  const name =
+    Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0] ??
+    new URL(baseUrl).host;
   const api = context.api(name, baseUrl);
   const { query, type } = listFilters(context, 'reports');
-  const filtered = query.clientId !== undefined || query.projectId !== undefined || query.status !== undefined || type !== undefined;
+  const filtered =
+    query.clientId !== undefined ||
+    query.projectId !== undefined ||
+    query.status !== undefined ||
+    type !== undefined;
   const started = Date.now();
-  const target = { folder, template: context.text('template') ?? DEFAULT_FILE_NAME_TEMPLATE, rehash: context.flag('rehash') };
+  const target = {
+    folder,
+    template: context.text('template') ?? DEFAULT_FILE_NAME_TEMPLATE,
+    rehash: context.flag('rehash'),
+  };
   const result = await syncFolder(api, target, {
     filtered,
     list: async (watermarkQuery: ListQuery) => {
-      const publishedSince = laterTimestamp(watermarkQuery.publishedSince as string | undefined, query.publishedSince as string | undefined);
-      const reports = await listAllReports(api, { ...query, ...(publishedSince ? { publishedSince } : {}) }, { signal: context.signal, onPage: (listed, total) => context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`) });
-      return type === undefined ? reports : reports.filter((report: Report) => report.report_type === type);
+      const publishedSince = laterTimestamp(
+        watermarkQuery.publishedSince as string | undefined,
+        query.publishedSince as string | undefined,
+      );
+      const reports = await listAllReports(
+        api,
+        { ...query, ...(publishedSince ? { publishedSince } : {}) },
+        {
+          signal: context.signal,
+          onPage: (listed, total) =>
+            context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`),
+        },
+      );
+      return type === undefined
+        ? reports
+        : reports.filter((report: Report) => report.report_type === type);
     },
     save: (reports, decide) =>
       saveReports(reports, {
@@ -45,7 +68,8 @@ export async function sync(context: CliContext): Promise<ExitCode> {
         // Nobody to ask on a terminal run by a script: a file that must be asked about is kept.
         ask: () => Promise.resolve({ choice: 'skip', forAll: true }),
         warn: (message) => context.progress.problem(message),
-        onProgress: ({ done, total, bytes }) => context.progress.update(`sync: ${done}/${total} files, ${formatBytes(bytes)}`),
+        onProgress: ({ done, total, bytes }) =>
+          context.progress.update(`sync: ${done}/${total} files, ${formatBytes(bytes)}`),
       }),
   });
   context.progress.clear();
@@ -54,7 +78,12 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     throw new CliError('Cancelled; no partial file was left.', Exit.mismatch);
   }
   const codes: ExitCode[] = run.failed.map((failure) => exitCodeOf(failure.error));
-  const exitCode = worst([...codes, run.skipped.some((skip) => /changed locally|already exists/.test(skip.reason)) ? Exit.mismatch : Exit.ok]);
+  const exitCode = worst([
+    ...codes,
+    run.skipped.some((skip) => /changed locally|already exists/.test(skip.reason))
+      ? Exit.mismatch
+      : Exit.ok,
+  ]);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -64,9 +93,17 @@ export async function sync(context: CliContext): Promise<ExitCode> {
           origin,
           since: result.since,
           listed: result.listed.length,
-          saved: run.saved.map((saved) => ({ report_id: saved.report.report_id, file: path.relative(folder, saved.file.path).split(path.sep).join('/'), bytes: saved.file.bytes, sha256: saved.file.sha256 })),
+          saved: run.saved.map((saved) => ({
+            report_id: saved.report.report_id,
+            file: path.relative(folder, saved.file.path).split(path.sep).join('/'),
+            bytes: saved.file.bytes,
+            sha256: saved.file.sha256,
+          })),
           skipped: run.skipped.map((skip) => ({ report_id: skip.reportId, reason: skip.reason })),
-          failed: run.failed.map((failure) => ({ report_id: failure.reportId, error: failure.error instanceof Error ? failure.error.message : String(failure.error) })),
+          failed: run.failed.map((failure) => ({
+            report_id: failure.reportId,
+            error: failure.error instanceof Error ? failure.error.message : String(failure.error),
+          })),
           bytes: run.bytes,
           watermark: result.watermark,
           manifest_written: result.manifestWritten,
@@ -78,8 +115,14 @@ export async function sync(context: CliContext): Promise<ExitCode> {
       )}\n`,
     );
   } else {
-    run.failed.forEach((failure) => context.progress.problem(`failed  ${failure.reportId}: ${failure.error instanceof Error ? failure.error.message : String(failure.error)}`));
-    run.skipped.filter((skip) => !skip.upToDate).forEach((skip) => context.progress.line(`skipped ${skip.reportId}: ${skip.reason}`));
+    run.failed.forEach((failure) =>
+      context.progress.problem(
+        `failed  ${failure.reportId}: ${failure.error instanceof Error ? failure.error.message : String(failure.error)}`,
+      ),
+    );
+    run.skipped
+      .filter((skip) => !skip.upToDate)
+      .forEach((skip) => context.progress.line(`skipped ${skip.reportId}: ${skip.reason}`));
     context.progress.line(
       `Synced ${name} into ${folder}: ${result.listed.length} listed${result.since ? ` since ${result.since}` : ''}, ${run.saved.length} saved (${formatBytes(run.bytes)}), ${run.skipped.length} skipped, ${run.failed.length} failed; ${result.files} files recorded; ${((Date.now() - started) / 1000).toFixed(1)} s.`,
     );

@@ -24,7 +24,9 @@ export async function verify(context: CliContext): Promise<ExitCode> {
   const remote = context.flag('remote');
   const labs = Object.keys(manifest.labs);
   if (remote) {
-    const problem = labs.map((lab) => context.manifestLabProblem(lab, manifest.labs[lab]!.origin, labs.length > 1)).find((each) => each !== undefined);
+    const problem = labs
+      .map((lab) => context.manifestLabProblem(lab, manifest.labs[lab]!.origin, labs.length > 1))
+      .find((each) => each !== undefined);
     if (problem) {
       throw problem;
     }
@@ -53,7 +55,15 @@ export async function verify(context: CliContext): Promise<ExitCode> {
         {
           folder,
           remote,
-          files: result.files.map((file) => ({ lab: file.lab, report_id: file.reportId, file: file.file, state: stateOf(file), local: file.local, at_lab: file.atLab, unavailable: file.unavailable })),
+          files: result.files.map((file) => ({
+            lab: file.lab,
+            report_id: file.reportId,
+            file: file.file,
+            state: stateOf(file),
+            local: file.local,
+            at_lab: file.atLab,
+            unavailable: file.unavailable,
+          })),
           ok: result.ok.length,
           missing: result.missing.length,
           changed: result.changedLocally.length,
@@ -65,10 +75,19 @@ export async function verify(context: CliContext): Promise<ExitCode> {
       )}\n`,
     );
   } else {
-    const rows = result.files.map((file) => [stateOf(file), file.reportId, file.file, [...file.atLab, ...(file.unavailable ? [file.unavailable] : [])].join('; ')]);
+    const rows = result.files.map((file) => [
+      stateOf(file),
+      file.reportId,
+      file.file,
+      [...file.atLab, ...(file.unavailable ? [file.unavailable] : [])].join('; '),
+    ]);
     await out(`${table(['STATE', 'REPORT', 'FILE', 'DETAIL'], rows)}\n`);
     const bad = result.files.length - result.ok.length;
-    context.progress.line(bad === 0 ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}.` : `${bad} of ${result.files.length} files in ${folder} are not as recorded (exit ${exitCode}).`);
+    context.progress.line(
+      bad === 0
+        ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}.`
+        : `${bad} of ${result.files.length} files in ${folder} are not as recorded (exit ${exitCode}).`,
+    );
   }
   return exitCode;
 }

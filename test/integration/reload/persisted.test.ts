@@ -5,7 +5,9 @@ import { activateExtension } from '../helpers';
 describe('after a window reload', () => {
   it('the sign-in survived: a new extension host reads the token back from SecretStorage', async () => {
     const api = await activateExtension();
-    const configured = vscode.workspace.getConfiguration('labData').inspect<string>('baseUrl')?.globalValue;
+    const configured = vscode.workspace
+      .getConfiguration('labData')
+      .inspect<string>('baseUrl')?.globalValue;
     assert.ok(configured, 'the first phase left a lab configured');
     const state = await api.getState();
     assert.equal(state.baseUrl, configured);
@@ -18,7 +20,10 @@ describe('after a window reload', () => {
     const mark = api.newReports.markOf(state.labs[0]!.name);
     assert.ok(mark, 'the lab has a mark');
     const hostStarted = Date.now() - process.uptime() * 1000;
-    assert.ok(Date.parse(mark) < hostStarted, `the mark ${mark} was read back from globalState, not set at this start (${new Date(hostStarted).toISOString()})`);
+    assert.ok(
+      Date.parse(mark) < hostStarted,
+      `the mark ${mark} was read back from globalState, not set at this start (${new Date(hostStarted).toISOString()})`,
+    );
   });
 
   it('signing out removes it for good', async () => {

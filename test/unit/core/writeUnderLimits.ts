@@ -15,15 +15,27 @@ async function main(): Promise<void> {
   const lab = await startMockLab({ reports: 12, pdfBytes: 96 * 1024 });
   try {
     const api = lab.api();
-    const reports = (await api.listReports({ pageSize: 50 })).items.filter((report) => report.download_available).slice(0, 6);
+    const reports = (await api.listReports({ pageSize: 50 })).items
+      .filter((report) => report.download_available)
+      .slice(0, 6);
     const [first, ...rest] = reports;
-    const earlier = await fs.readFile(path.join(folder, 'earlier.pdf'), 'utf8').catch(() => undefined);
+    const earlier = await fs
+      .readFile(path.join(folder, 'earlier.pdf'), 'utf8')
+      .catch(() => undefined);
     let single: { code?: string; message: string } | { saved: number };
     try {
-      const saved = await api.downloadReportFile(first!.report_id, { folder, fileName: 'earlier.pdf', root: folder, ifExists: 'overwrite' });
+      const saved = await api.downloadReportFile(first!.report_id, {
+        folder,
+        fileName: 'earlier.pdf',
+        root: folder,
+        ifExists: 'overwrite',
+      });
       single = { saved: saved.bytes };
     } catch (error) {
-      single = { code: error instanceof LabApiError ? error.code : undefined, message: error instanceof Error ? error.message : String(error) };
+      single = {
+        code: error instanceof LabApiError ? error.code : undefined,
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
     const run = await saveReports(rest, {
       api,
@@ -31,14 +43,27 @@ async function main(): Promise<void> {
       signal: new AbortController().signal,
       concurrency: 2,
     });
-    const listing = async (dir: string): Promise<string[]> => (await fs.readdir(dir).catch(() => [] as string[])).sort();
+    const listing = async (dir: string): Promise<string[]> =>
+      (await fs.readdir(dir).catch(() => [] as string[])).sort();
     process.stdout.write(
       JSON.stringify({
         single,
-        bulk: { saved: run.saved.length, failed: run.failed.length, cancelled: run.cancelled, messages: [...new Set(run.failed.map((f) => (f.error instanceof Error ? f.error.message : String(f.error))))] },
+        bulk: {
+          saved: run.saved.length,
+          failed: run.failed.length,
+          cancelled: run.cancelled,
+          messages: [
+            ...new Set(
+              run.failed.map((f) => (f.error instanceof Error ? f.error.message : String(f.error))),
+            ),
+          ],
+        },
         files: await listing(folder),
         bulkFiles: await listing(path.join(folder, 'bulk')),
-        earlierIntact: earlier === undefined ? undefined : (await fs.readFile(path.join(folder, 'earlier.pdf'), 'utf8')) === earlier,
+        earlierIntact:
+          earlier === undefined
+            ? undefined
+            : (await fs.readFile(path.join(folder, 'earlier.pdf'), 'utf8')) === earlier,
       }),
     );
   } finally {

@@ -10,8 +10,15 @@ function assertValidPdf(pdf: Buffer): void {
   assert.ok(text.trimEnd().endsWith('%%EOF'));
   const startxref = Number(/startxref\n(\d+)\n%%EOF/.exec(text)![1]);
   assert.ok(text.slice(startxref).startsWith('xref'));
-  const entries = [...text.slice(startxref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]));
-  entries.forEach((offset, index) => assert.ok(text.slice(offset).startsWith(`${index + 1} 0 obj`), `object ${index + 1} at ${offset}`));
+  const entries = [...text.slice(startxref).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) =>
+    Number(m[1]),
+  );
+  entries.forEach((offset, index) =>
+    assert.ok(
+      text.slice(offset).startsWith(`${index + 1} 0 obj`),
+      `object ${index + 1} at ${offset}`,
+    ),
+  );
 }
 
 describe('the mock lab', () => {
@@ -25,15 +32,35 @@ describe('the mock lab', () => {
     assert.ok(reports.length >= 300 && reports.length <= 600);
     assert.ok(samples.length >= 2000);
     const published = reports.map((r) => Date.parse(r.published_at));
-    assert.ok(Math.max(...published) - Math.min(...published) > 600 * 86_400_000, 'about two years of reports');
-    assert.ok(reports.some((r) => r.report_type === 'Certificate of Analysis') && new Set(reports.map((r) => r.report_type)).size >= 4);
-    assert.ok(reports.some((r) => r.status === 'draft' || r.status === 'retracted'), 'some are not published');
-    assert.ok(reports.some((r) => !r.download_available), 'some have no file');
-    assert.ok(samples.every((s) => s.received_at >= s.collected_at && s.updated_at >= s.received_at.slice(0, 10)));
+    assert.ok(
+      Math.max(...published) - Math.min(...published) > 600 * 86_400_000,
+      'about two years of reports',
+    );
+    assert.ok(
+      reports.some((r) => r.report_type === 'Certificate of Analysis') &&
+        new Set(reports.map((r) => r.report_type)).size >= 4,
+    );
+    assert.ok(
+      reports.some((r) => r.status === 'draft' || r.status === 'retracted'),
+      'some are not published',
+    );
+    assert.ok(
+      reports.some((r) => !r.download_available),
+      'some have no file',
+    );
+    assert.ok(
+      samples.every(
+        (s) => s.received_at >= s.collected_at && s.updated_at >= s.received_at.slice(0, 10),
+      ),
+    );
     const sampleById = new Map(samples.map((s) => [s.sample_id, s]));
     for (const report of reports) {
       for (const id of report.sample_ids) {
-        assert.equal(sampleById.get(id)?.project_id, report.project_id, `${report.report_id} lists a sample of its own project`);
+        assert.equal(
+          sampleById.get(id)?.project_id,
+          report.project_id,
+          `${report.report_id} lists a sample of its own project`,
+        );
       }
     }
   });
@@ -44,7 +71,11 @@ describe('the mock lab', () => {
     const pdf = lab.pdfFor(report.report_id);
     assertValidPdf(pdf);
     const text = pdf.toString('latin1');
-    assert.ok(text.includes(report.report_id) && text.includes(report.client_id) && text.includes(report.sample_ids[0]!));
+    assert.ok(
+      text.includes(report.report_id) &&
+        text.includes(report.client_id) &&
+        text.includes(report.sample_ids[0]!),
+    );
     const big = planPdf('Big', ['line'], 5 * 1024 * 1024);
     const bigPdf = Buffer.concat([...big.chunks()]);
     assert.equal(bigPdf.length, big.size);
@@ -57,8 +88,13 @@ describe('the mock lab', () => {
     assert.equal(lab.data.reports.length, 50_000);
     const url = await lab.start();
     try {
-      const response = await fetch(`${url}/api/v1/reports?page=700&page_size=50`, { headers: { authorization: 'Bearer demo-full-access' } });
-      const body = (await response.json()) as { data: unknown[]; meta: { total_count: number; total_pages: number } };
+      const response = await fetch(`${url}/api/v1/reports?page=700&page_size=50`, {
+        headers: { authorization: 'Bearer demo-full-access' },
+      });
+      const body = (await response.json()) as {
+        data: unknown[];
+        meta: { total_count: number; total_pages: number };
+      };
       assert.equal(body.data.length, 50);
       assert.equal(body.meta.total_count, lab.reportsFor('demo-full-access').length);
     } finally {

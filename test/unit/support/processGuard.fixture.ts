@@ -9,7 +9,9 @@ const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 2
 describe('faults the process guard catches', () => {
   it('an error event nobody listens to', async () => {
     const body = new EventEmitter();
-    setImmediate(() => body.emit('error', Object.assign(new Error('aborted'), { code: 'UND_ERR_ABORTED' })));
+    setImmediate(() =>
+      body.emit('error', Object.assign(new Error('aborted'), { code: 'UND_ERR_ABORTED' })),
+    );
     await tick();
   });
 

@@ -11,12 +11,25 @@ describe('the process guard of the unit tests', () => {
     this.timeout(30_000);
     const run = spawnSync(
       process.execPath,
-      [path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--require', path.join(OUT, 'test', 'support', 'processGuard.js'), '--reporter', 'json', path.join(__dirname, 'processGuard.fixture.js')],
+      [
+        path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--no-config',
+        '--require',
+        path.join(OUT, 'test', 'support', 'processGuard.js'),
+        '--reporter',
+        'json',
+        path.join(__dirname, 'processGuard.fixture.js'),
+      ],
       { encoding: 'utf8', timeout: 25_000 },
     );
     const json = run.stdout.slice(run.stdout.indexOf('{'));
-    const report = JSON.parse(json) as { stats: { passes: number; failures: number }; failures: Array<{ fullTitle: string; err: { message: string } }> };
-    const failed = report.failures.map((failure) => `${failure.fullTitle} | ${failure.err.message}`).join('\n');
+    const report = JSON.parse(json) as {
+      stats: { passes: number; failures: number };
+      failures: Array<{ fullTitle: string; err: { message: string } }>;
+    };
+    const failed = report.failures
+      .map((failure) => `${failure.fullTitle} | ${failure.err.message}`)
+      .join('\n');
     assert.match(failed, /an error event nobody listens to[^\n]*\|[^\n]*(aborted|uncaught)/i);
     assert.match(failed, /a rejection nobody handles[^\n]*\|[^\n]*(forgotten|unhandled)/i);
     assert.match(failed, /abort listeners that pile up[^\n]*\|[^\n]*MaxListenersExceededWarning/);

@@ -1,22 +1,61 @@
 import * as assert from 'node:assert/strict';
 import { commandTargets, type RecordRef } from '../../../src/ui/commandTargets';
 
-const row = (ref: RecordRef): { ref: RecordRef; id: string } => ({ ref, id: `${ref.lab}/${ref.id}` });
+const row = (ref: RecordRef): { ref: RecordRef; id: string } => ({
+  ref,
+  id: `${ref.lab}/${ref.id}`,
+});
 const r1 = row({ lab: 'Meridian', kind: 'report', id: 'R-1' });
 const r2 = row({ lab: 'Meridian', kind: 'report', id: 'R-2' });
 
 describe('command arguments', () => {
   it('tell UI arguments (rows, selections, lab rows) from automation (ids and option objects)', () => {
-    assert.deepEqual(commandTargets([r1]), { lab: 'Meridian', refs: [r1.ref], ids: [], options: {}, several: false, fromUi: true, automated: false });
-    assert.equal(commandTargets([r1, [r1, r2]]).refs.length, 2, 'the selection wins when it holds the clicked row');
+    assert.deepEqual(commandTargets([r1]), {
+      lab: 'Meridian',
+      refs: [r1.ref],
+      ids: [],
+      options: {},
+      several: false,
+      fromUi: true,
+      automated: false,
+    });
+    assert.equal(
+      commandTargets([r1, [r1, r2]]).refs.length,
+      2,
+      'the selection wins when it holds the clicked row',
+    );
     assert.equal(commandTargets([r1, [r1, r2]]).several, true);
     assert.deepEqual(commandTargets([{ labName: 'Beta' }]).lab, 'Beta');
     assert.equal(commandTargets([{ labName: 'Beta' }]).fromUi, true);
     const automation = commandTargets([{ lab: 'Beta', ids: ['A', 'B', 'A'], ifExists: 'skip' }]);
-    assert.deepEqual(automation, { lab: 'Beta', refs: [], ids: ['A', 'B'], options: { ifExists: 'skip' }, several: true, fromUi: false, automated: true });
-    assert.deepEqual(commandTargets(['R-7']), { lab: undefined, refs: [], ids: ['R-7'], options: {}, several: false, fromUi: false, automated: false });
+    assert.deepEqual(automation, {
+      lab: 'Beta',
+      refs: [],
+      ids: ['A', 'B'],
+      options: { ifExists: 'skip' },
+      several: true,
+      fromUi: false,
+      automated: true,
+    });
+    assert.deepEqual(commandTargets(['R-7']), {
+      lab: undefined,
+      refs: [],
+      ids: ['R-7'],
+      options: {},
+      several: false,
+      fromUi: false,
+      automated: false,
+    });
     assert.deepEqual(commandTargets([{ id: 'R-7', lab: 'X' }]).ids, ['R-7']);
-    assert.deepEqual(commandTargets([]), { lab: undefined, refs: [], ids: [], options: {}, several: false, fromUi: false, automated: false });
+    assert.deepEqual(commandTargets([]), {
+      lab: undefined,
+      refs: [],
+      ids: [],
+      options: {},
+      several: false,
+      fromUi: false,
+      automated: false,
+    });
   });
 
   it('a selected row passed to a title-bar button is UI, never "use these options"', () => {

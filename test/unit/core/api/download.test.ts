@@ -20,7 +20,11 @@ async function listing(folder: string): Promise<string[]> {
 /** The files of this process's open descriptors that lie in `folder` (Linux: /proc/self/fd). */
 async function openFilesIn(folder: string): Promise<string[]> {
   const real = await fs.realpath(folder);
-  const links = await Promise.all((await fs.readdir('/proc/self/fd')).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  const links = await Promise.all(
+    (await fs.readdir('/proc/self/fd')).map((fd) =>
+      fs.readlink(`/proc/self/fd/${fd}`).catch(() => ''),
+    ),
+  );
   return links.filter((target) => target.startsWith(`${real}${path.sep}`));
 }
 
@@ -43,9 +47,13 @@ describe('downloading report files', () => {
     await fs.rm(folder, { recursive: true, force: true });
   });
 
-  it('streams the PDF to disk: bytes and SHA-256 equal the server\'s, progress in bytes', async () => {
+  it("streams the PDF to disk: bytes and SHA-256 equal the server's, progress in bytes", async () => {
     const progress: number[] = [];
-    const saved = await lab.api().downloadReportFile(reportId, { folder, fileName: `${reportId}.pdf`, onProgress: (bytes) => progress.push(bytes) });
+    const saved = await lab.api().downloadReportFile(reportId, {
+      folder,
+      fileName: `${reportId}.pdf`,
+      onProgress: (bytes) => progress.push(bytes),
+    });
     const expected = lab.server.pdfFor(reportId);
     const written = await fs.readFile(path.join(folder, `${reportId}.pdf`));
     assert.equal(saved.path, path.join(await fs.realpath(folder), `${reportId}.pdf`));
@@ -68,11 +76,18 @@ describe('downloading report files', () => {
       const id = big.server.reportsFor(FULL).find((r) => r.download_available)!.report_id;
       const before = process.memoryUsage().rss;
       let peak = before;
-      const saved = await big.api().downloadReportFile(id, { folder, fileName: 'big.pdf', onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)) });
+      const saved = await big.api().downloadReportFile(id, {
+        folder,
+        fileName: 'big.pdf',
+        onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)),
+      });
       assert.ok(saved.bytes > size - 4096);
       // Hashed on the worker thread (a file this large): the same digest as the bytes on disk.
       assert.equal(saved.sha256, sha256(await fs.readFile(saved.path)));
-      assert.ok(peak - before < size / 2, `memory grew by ${Math.round((peak - before) / 1024 / 1024)} MiB`);
+      assert.ok(
+        peak - before < size / 2,
+        `memory grew by ${Math.round((peak - before) / 1024 / 1024)} MiB`,
+      );
     } finally {
       await big.close();
     }
@@ -90,24 +105,41 @@ describe('downloading report files', () => {
     await fs.writeFile(path.join(folder, 'keep.pdf'), 'earlier version');
     // A client built with a cap below the file: refused up front, from the declared length.
     const small = lab.api(FULL, { maxFileBytes: size - 1 });
-    let error = (await rejection(small.downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite' }))) as LabApiError;
+    let error = (await rejection(
+      small.downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite' }),
+    )) as LabApiError;
     assert.match(error.message, /larger than/);
     error = (await rejection(small.fetchReportFile(reportId))) as LabApiError;
     assert.match(error.message, /larger than/);
     assert.deepEqual(await listing(folder), ['keep.pdf']);
     assert.equal(await fs.readFile(path.join(folder, 'keep.pdf'), 'utf8'), 'earlier version');
     // The same cap, large enough: saved.
-    assert.equal((await lab.api(FULL, { maxFileBytes: size }).downloadReportFile(reportId, { folder, fileName: 'fits.pdf' })).bytes, size);
+    assert.equal(
+      (
+        await lab
+          .api(FULL, { maxFileBytes: size })
+          .downloadReportFile(reportId, { folder, fileName: 'fits.pdf' })
+      ).bytes,
+      size,
+    );
     // A body without a declared length is counted as it streams and stopped at the cap.
-    const endless = Readable.from((function* () {
-      yield Buffer.from('%PDF-1.4\n');
-      for (let i = 0; i < 64; i++) {
-        yield Buffer.alloc(64 * 1024, 0x20);
-      }
-    })());
-    error = (await rejection(writeFileSafely({ folder, fileName: 'endless.pdf', source: endless, maxBytes: 1024 * 1024 }))) as LabApiError;
+    const endless = Readable.from(
+      (function* () {
+        yield Buffer.from('%PDF-1.4\n');
+        for (let i = 0; i < 64; i++) {
+          yield Buffer.alloc(64 * 1024, 0x20);
+        }
+      })(),
+    );
+    error = (await rejection(
+      writeFileSafely({ folder, fileName: 'endless.pdf', source: endless, maxBytes: 1024 * 1024 }),
+    )) as LabApiError;
     assert.match(error.message, /larger than/);
-    assert.deepEqual(await listing(folder), ['fits.pdf', 'keep.pdf'], 'nothing left of the refused file');
+    assert.deepEqual(
+      await listing(folder),
+      ['fits.pdf', 'keep.pdf'],
+      'nothing left of the refused file',
+    );
   });
 
   /**
@@ -118,14 +150,35 @@ describe('downloading report files', () => {
    */
   const hostileBodies: Array<[string, object, RegExp, { maxBytes?: number }?]> = [
     ['a connection dropped at 50 %', { dropFileAt: { fraction: 0.5, times: 1 } }, /broke off/],
-    ['a body shorter than Content-Length, the server closing its side', { shortFile: { fraction: 0.5, times: 1 } }, /broke off/],
-    ['a chunked body cut before its last chunk', { chunkedCut: { fraction: 0.5, times: 1 } }, /broke off/],
+    [
+      'a body shorter than Content-Length, the server closing its side',
+      { shortFile: { fraction: 0.5, times: 1 } },
+      /broke off/,
+    ],
+    [
+      'a chunked body cut before its last chunk',
+      { chunkedCut: { fraction: 0.5, times: 1 } },
+      /broke off/,
+    ],
     ['an HTML page sent as application/pdf', { notPdf: { times: 1 } }, /not a PDF/],
     ['a ZIP archive sent as application/pdf', { notPdf: { times: 1, body: 'zip' } }, /not a PDF/],
     ['an empty body sent as application/pdf', { notPdf: { times: 1, body: 'empty' } }, /not a PDF/],
-    ['a gzip-compressed PDF without Content-Encoding', { notPdf: { times: 1, body: 'gzip' } }, /not a PDF/],
-    ['a body without a length that grows past the size cap', { endlessFile: { times: 1 } }, /larger than the 1 MiB limit/, { maxBytes: 1024 * 1024 }],
-    ['a text/html answer (a login page)', { fileAsHtml: { times: 1 } }, /text\/html instead of a PDF/],
+    [
+      'a gzip-compressed PDF without Content-Encoding',
+      { notPdf: { times: 1, body: 'gzip' } },
+      /not a PDF/,
+    ],
+    [
+      'a body without a length that grows past the size cap',
+      { endlessFile: { times: 1 } },
+      /larger than the 1 MiB limit/,
+      { maxBytes: 1024 * 1024 },
+    ],
+    [
+      'a text/html answer (a login page)',
+      { fileAsHtml: { times: 1 } },
+      /text\/html instead of a PDF/,
+    ],
   ];
   for (const [name, fault, message, limits] of hostileBodies) {
     it(`${name}: fails at once, leaves nothing behind, keeps an existing file, no handle left open`, async () => {
@@ -134,24 +187,40 @@ describe('downloading report files', () => {
       lab.server.setFaults(fault);
       const started = Date.now();
       const api = lab.api(FULL, { timeouts: { bodyIdleMs: 60_000 }, retry: { retries: 0 } });
-      const error = (await rejection(api.downloadReportFile(reportId, { folder, fileName: 'keep.pdf', ifExists: 'overwrite', ...limits }))) as LabApiError;
+      const error = (await rejection(
+        api.downloadReportFile(reportId, {
+          folder,
+          fileName: 'keep.pdf',
+          ifExists: 'overwrite',
+          ...limits,
+        }),
+      )) as LabApiError;
       assert.ok(error instanceof LabApiError, String(error));
       assert.match(error.message, message);
       if (/broke off/.test(message.source)) {
         assert.match(error.message, /nothing was saved/);
         assert.equal(error.code, 'network');
       }
-      assert.ok(Date.now() - started < 5000, `failed after ${Date.now() - started} ms, not at once`);
+      assert.ok(
+        Date.now() - started < 5000,
+        `failed after ${Date.now() - started} ms, not at once`,
+      );
       assert.deepEqual(await listing(folder), ['keep.pdf']);
       assert.equal(await fs.readFile(existing, 'utf8'), 'earlier version');
-      assert.deepEqual(await openFilesIn(folder), [], 'the temporary file was closed by us, not by the garbage collector');
+      assert.deepEqual(
+        await openFilesIn(folder),
+        [],
+        'the temporary file was closed by us, not by the garbage collector',
+      );
     });
   }
 
   it('times out a body that stalls halfway, and leaves nothing behind', async () => {
     lab.server.setFaults({ stallFileAt: { fraction: 0.5, times: 1 } });
     const api = lab.api(FULL, { timeouts: { bodyIdleMs: 200 } });
-    const error = (await rejection(api.downloadReportFile(reportId, { folder, fileName: 'x.pdf' }))) as LabApiError;
+    const error = (await rejection(
+      api.downloadReportFile(reportId, { folder, fileName: 'x.pdf' }),
+    )) as LabApiError;
     assert.equal(error.code, 'timeout');
     assert.deepEqual(await listing(folder), []);
   });
@@ -181,30 +250,53 @@ describe('downloading report files', () => {
 
   it('asks before overwriting: fail, overwrite, keep both', async () => {
     await fs.writeFile(path.join(folder, 'r.pdf'), 'mine');
-    const error = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }))) as LabApiError;
+    const error = (await rejection(
+      lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }),
+    )) as LabApiError;
     assert.equal(error.code, 'fileExists');
     assert.equal(await fs.readFile(path.join(folder, 'r.pdf'), 'utf8'), 'mine');
-    const both = await lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf', ifExists: 'keepBoth' });
+    const both = await lab
+      .api()
+      .downloadReportFile(reportId, { folder, fileName: 'r.pdf', ifExists: 'keepBoth' });
     assert.equal(both.fileName, 'r (1).pdf');
-    const replaced = await lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf', ifExists: 'overwrite' });
+    const replaced = await lab
+      .api()
+      .downloadReportFile(reportId, { folder, fileName: 'r.pdf', ifExists: 'overwrite' });
     assert.equal(replaced.fileName, 'r.pdf');
     assert.deepEqual(await listing(folder), ['r (1).pdf', 'r.pdf']);
     assert.ok((await fs.readFile(path.join(folder, 'r.pdf'))).equals(lab.server.pdfFor(reportId)));
   });
 
   it('saves the same file requested twice at once without corrupting it', async () => {
-    const results = await Promise.allSettled([0, 1].map(() => lab.api().downloadReportFile(reportId, { folder, fileName: 'twice.pdf' })));
+    const results = await Promise.allSettled(
+      [0, 1].map(() => lab.api().downloadReportFile(reportId, { folder, fileName: 'twice.pdf' })),
+    );
     const fulfilled = results.filter((r) => r.status === 'fulfilled');
     assert.equal(fulfilled.length, 1, 'one wins, the other is told the file exists');
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     assert.equal((rejected.reason as LabApiError).code, 'fileExists');
-    assert.ok((await fs.readFile(path.join(folder, 'twice.pdf'))).equals(lab.server.pdfFor(reportId)));
+    assert.ok(
+      (await fs.readFile(path.join(folder, 'twice.pdf'))).equals(lab.server.pdfFor(reportId)),
+    );
     assert.deepEqual(await listing(folder), ['twice.pdf']);
   });
 
   it('keeps hostile names inside the folder', async () => {
-    for (const name of ['../../escape.pdf', '..\\x.pdf', '/etc/passwd', 'C:\\x.pdf', 'CON', 'a\u0000b.pdf', 'evil\u202Efdp.pdf', 'x'.repeat(300), '', '.']) {
-      const saved = await lab.api().downloadReportFile(reportId, { folder, fileName: name, ifExists: 'keepBoth' });
+    for (const name of [
+      '../../escape.pdf',
+      '..\\x.pdf',
+      '/etc/passwd',
+      'C:\\x.pdf',
+      'CON',
+      'a\u0000b.pdf',
+      'evil\u202Efdp.pdf',
+      'x'.repeat(300),
+      '',
+      '.',
+    ]) {
+      const saved = await lab
+        .api()
+        .downloadReportFile(reportId, { folder, fileName: name, ifExists: 'keepBoth' });
       assert.equal(path.dirname(saved.path), await fs.realpath(folder), JSON.stringify(name));
     }
     assert.equal((await listing(folder)).length, 10);
@@ -215,11 +307,21 @@ describe('downloading report files', () => {
     const outside = await fs.mkdtemp(path.join(tmpdir(), 'lab-outside-'));
     try {
       await fs.symlink(path.join(outside, 'victim.pdf'), path.join(folder, 'link.pdf'));
-      const linkError = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'link.pdf', ifExists: 'overwrite' }))) as LabApiError;
+      const linkError = (await rejection(
+        lab
+          .api()
+          .downloadReportFile(reportId, { folder, fileName: 'link.pdf', ifExists: 'overwrite' }),
+      )) as LabApiError;
       assert.equal(linkError.code, 'fileSystem');
       await assert.rejects(fs.access(path.join(outside, 'victim.pdf')));
       await fs.symlink(outside, path.join(folder, 'reports'));
-      const folderError = (await rejection(lab.api().downloadReportFile(reportId, { folder: path.join(folder, 'reports'), root: folder, fileName: 'r.pdf' }))) as LabApiError;
+      const folderError = (await rejection(
+        lab.api().downloadReportFile(reportId, {
+          folder: path.join(folder, 'reports'),
+          root: folder,
+          fileName: 'r.pdf',
+        }),
+      )) as LabApiError;
       assert.equal(folderError.code, 'fileSystem');
       assert.match(folderError.message, /outside/);
       assert.deepEqual(await listing(outside), []);
@@ -233,14 +335,20 @@ describe('downloading report files', () => {
       // root ignores directory permissions; use a read-only bind instead: a path under a file.
       const file = path.join(folder, 'not-a-folder');
       await fs.writeFile(file, 'x');
-      const error = (await rejection(lab.api().downloadReportFile(reportId, { folder: path.join(file, 'sub'), fileName: 'r.pdf' }))) as LabApiError;
+      const error = (await rejection(
+        lab
+          .api()
+          .downloadReportFile(reportId, { folder: path.join(file, 'sub'), fileName: 'r.pdf' }),
+      )) as LabApiError;
       assert.equal(error.code, 'fileSystem');
       assert.match(error.message, /A file stands where a folder should be/);
       return;
     }
     await fs.chmod(folder, 0o500);
     try {
-      const error = (await rejection(lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }))) as LabApiError;
+      const error = (await rejection(
+        lab.api().downloadReportFile(reportId, { folder, fileName: 'r.pdf' }),
+      )) as LabApiError;
       assert.equal(error.code, 'fileSystem');
       assert.match(error.message, /No permission to write in/);
       assert.deepEqual(await listing(folder), []);
@@ -254,7 +362,9 @@ describe('downloading report files', () => {
     if (!noFile) {
       throw new Error('demo data has no report without a file');
     }
-    const error = (await rejection(lab.api().downloadReportFile(noFile.report_id, { folder, fileName: 'x.pdf' }))) as LabApiError;
+    const error = (await rejection(
+      lab.api().downloadReportFile(noFile.report_id, { folder, fileName: 'x.pdf' }),
+    )) as LabApiError;
     assert.equal(error.code, 'notFound');
     assert.deepEqual(await listing(folder), []);
   });
@@ -270,7 +380,9 @@ describe('the safe writer', () => {
           this.destroy(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
         },
       });
-      const error = (await rejection(writeFileSafely({ folder, fileName: 'x.pdf', source: failing }))) as LabApiError;
+      const error = (await rejection(
+        writeFileSafely({ folder, fileName: 'x.pdf', source: failing }),
+      )) as LabApiError;
       assert.equal(error.code, 'fileSystem');
       assert.match(error.message, /disk is full/);
       assert.deepEqual(await listing(folder), []);

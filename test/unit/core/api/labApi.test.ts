@@ -3,7 +3,11 @@ import { LabApiError } from '../../../../core/errors/errors';
 import type { Report } from '../../../../core/api/records';
 import { FULL, rejection, startMockLab, type MockLab } from '../../helpers';
 
-async function allReports(lab: MockLab, token: string, query: Parameters<ReturnType<MockLab['api']>['iterateReports']>[0] = {}): Promise<Report[]> {
+async function allReports(
+  lab: MockLab,
+  token: string,
+  query: Parameters<ReturnType<MockLab['api']>['iterateReports']>[0] = {},
+): Promise<Report[]> {
   const reports: Report[] = [];
   for await (const page of lab.api(token).iterateReports({ pageSize: 100, ...query })) {
     reports.push(...page.items);
@@ -52,9 +56,15 @@ describe('LabApi against the mock lab', () => {
   it('iterates every page exactly once', async () => {
     const reports = await allReports(lab, FULL, { pageSize: 50 });
     const expected = lab.server.reportsFor(FULL);
-    assert.deepEqual(reports.map((r) => r.report_id), expected.map((r) => r.report_id));
+    assert.deepEqual(
+      reports.map((r) => r.report_id),
+      expected.map((r) => r.report_id),
+    );
     assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 50));
-    assert.ok(reports.every((r) => r.status === 'published' || r.status === 'amended'), 'only customer-facing statuses are visible');
+    assert.ok(
+      reports.every((r) => r.status === 'published' || r.status === 'amended'),
+      'only customer-facing statuses are visible',
+    );
   });
 
   it('applies every report filter on the server, sending only what is given', async () => {
@@ -64,15 +74,34 @@ describe('LabApi against the mock lab', () => {
       .filter((r) => r.published_at >= since && r.status === 'amended' && r.client_id === 'C-1001')
       .map((r) => r.report_id);
     assert.ok(expected.length > 0, 'the demo data has matches for this filter');
-    const reports = await allReports(lab, FULL, { publishedSince: '2025-06-01', status: 'amended', clientId: 'C-1001' });
-    assert.deepEqual(reports.map((r) => r.report_id), expected);
+    const reports = await allReports(lab, FULL, {
+      publishedSince: '2025-06-01',
+      status: 'amended',
+      clientId: 'C-1001',
+    });
+    assert.deepEqual(
+      reports.map((r) => r.report_id),
+      expected,
+    );
     const request = lab.server.takeRequests()[0]!;
-    assert.deepEqual(request.query, { page: '1', page_size: '100', published_since: since, status: 'amended', client_id: 'C-1001' });
+    assert.deepEqual(request.query, {
+      page: '1',
+      page_size: '100',
+      published_since: since,
+      status: 'amended',
+      client_id: 'C-1001',
+    });
 
-    const byProject = await allReports(lab, FULL, { projectId: 'P-2006', updatedSince: '2025-01-01T00:00:00Z' });
+    const byProject = await allReports(lab, FULL, {
+      projectId: 'P-2006',
+      updatedSince: '2025-01-01T00:00:00Z',
+    });
     assert.deepEqual(
       byProject.map((r) => r.report_id),
-      lab.server.reportsFor(FULL).filter((r) => r.project_id === 'P-2006' && r.updated_at >= '2025-01-01T00:00:00Z').map((r) => r.report_id),
+      lab.server
+        .reportsFor(FULL)
+        .filter((r) => r.project_id === 'P-2006' && r.updated_at >= '2025-01-01T00:00:00Z')
+        .map((r) => r.report_id),
     );
   });
 
@@ -84,7 +113,11 @@ describe('LabApi against the mock lab', () => {
     for (const [token, reportId] of [
       [FULL, 'RPT-0000-000000'],
       [FULL, hidden.report_id],
-      ['demo-client-c1001', lab.server.data.reports.find((r) => r.client_id !== 'C-1001' && r.status === 'published')!.report_id],
+      [
+        'demo-client-c1001',
+        lab.server.data.reports.find((r) => r.client_id !== 'C-1001' && r.status === 'published')!
+          .report_id,
+      ],
     ] as const) {
       const error = (await rejection(lab.api(token).getReport(reportId))) as LabApiError;
       assert.equal(error.code, 'notFound', reportId);
@@ -97,11 +130,17 @@ describe('LabApi against the mock lab', () => {
 
   it('lists and gets clients, and lists projects by client', async () => {
     const clients = await lab.api().listClients();
-    assert.deepEqual(clients.items.map((c) => c.client_id), lab.server.data.clients.map((c) => c.client_id));
+    assert.deepEqual(
+      clients.items.map((c) => c.client_id),
+      lab.server.data.clients.map((c) => c.client_id),
+    );
     assert.equal(clients.items[0]!.name, 'Riverside Water Authority');
     assert.equal((await lab.api().getClient('C-1002')).name, 'Northfield Agronomy Cooperative');
     const projects = await lab.api().listProjects({ clientId: 'C-1003' });
-    assert.deepEqual(projects.items.map((p) => p.project_id), lab.server.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.project_id));
+    assert.deepEqual(
+      projects.items.map((p) => p.project_id),
+      lab.server.data.projects.filter((p) => p.client_id === 'C-1003').map((p) => p.project_id),
+    );
     assert.ok(projects.items.every((p) => p.name && p.status && p.updated_at));
     const all = await lab.api().listProjects({ pageSize: 200 });
     assert.ok(all.items.length >= 15, `about fifteen projects, got ${all.items.length}`);
@@ -111,7 +150,10 @@ describe('LabApi against the mock lab', () => {
     const page = await lab.api().listSamples({ pageSize: 10, receivedSince: '2026-10-01' });
     const expected = lab.server.data.samples.filter((s) => s.received_at >= '2026-10-01T00:00:00Z');
     assert.equal(page.totalCount, expected.length);
-    assert.deepEqual(page.items.map((s) => s.id), expected.slice(0, 10).map((s) => s.sample_id));
+    assert.deepEqual(
+      page.items.map((s) => s.id),
+      expected.slice(0, 10).map((s) => s.sample_id),
+    );
     assert.deepEqual(page.items[0]!.raw, expected[0]);
   });
 
@@ -120,11 +162,17 @@ describe('LabApi against the mock lab', () => {
     assert.ok(clientReports.length > 0);
     assert.ok(clientReports.every((r) => r.client_id === 'C-1001'));
     const clients = await lab.api('demo-client-c1001').listClients();
-    assert.deepEqual(clients.items.map((c) => c.client_id), ['C-1001']);
+    assert.deepEqual(
+      clients.items.map((c) => c.client_id),
+      ['C-1001'],
+    );
     const projectReports = await allReports(lab, 'demo-project-p2006');
     assert.ok(projectReports.length > 0 && projectReports.every((r) => r.project_id === 'P-2006'));
     const projects = await lab.api('demo-project-p2006').listProjects();
-    assert.deepEqual(projects.items.map((p) => p.project_id), ['P-2006']);
+    assert.deepEqual(
+      projects.items.map((p) => p.project_id),
+      ['P-2006'],
+    );
   });
 
   it('answers 403 for filters and data areas outside the scope, with a distinct message', async () => {
@@ -165,7 +213,11 @@ describe('LabApi against the mock lab', () => {
   });
 
   it('refuses invalid input before sending anything', async () => {
-    for (const promise of [lab.api().listReports({ publishedSince: 'last week' }), lab.api().getReport('..'), lab.api().listSamples({ receivedSince: '2024-01-01T08:00' })]) {
+    for (const promise of [
+      lab.api().listReports({ publishedSince: 'last week' }),
+      lab.api().getReport('..'),
+      lab.api().listSamples({ receivedSince: '2024-01-01T08:00' }),
+    ]) {
       const error = (await rejection(promise)) as LabApiError;
       assert.equal(error.code, 'invalidInput');
     }
@@ -206,27 +258,31 @@ describe('tenant variants', () => {
     }
   });
 
-  it('reads a report PDF into memory for a preview: the exact bytes, all pages, with the download\'s checks', async () => {
+  it("reads a report PDF into memory for a preview: the exact bytes, all pages, with the download's checks", async () => {
     const lab = await startMockLab();
     try {
-    const id = lab.server.multiPageReportId!;
-    const bytes = await lab.api().fetchReportFile(id);
-    assert.deepEqual(bytes, lab.server.pdfFor(id));
-    assert.match(bytes.toString('latin1'), /\/Count 60 /);
-    const [request] = lab.server.takeRequests();
-    assert.equal(request!.accept, 'application/pdf');
+      const id = lab.server.multiPageReportId!;
+      const bytes = await lab.api().fetchReportFile(id);
+      assert.deepEqual(bytes, lab.server.pdfFor(id));
+      assert.match(bytes.toString('latin1'), /\/Count 60 /);
+      const [request] = lab.server.takeRequests();
+      assert.equal(request!.accept, 'application/pdf');
 
-    const tooLarge = (await rejection(lab.api().fetchReportFile(id, { maxBytes: 1024 }))) as LabApiError;
-    assert.equal(tooLarge.code, 'invalidResponse');
-    assert.match(tooLarge.message, /larger than the 0 MiB limit/);
-    lab.server.setFaults({ notPdf: { times: 1 } });
-    assert.match(((await rejection(lab.api().fetchReportFile(id))) as LabApiError).message, /not a PDF/);
-    lab.server.setFaults({ shortFile: { fraction: 0.5, times: 3 } });
-    const short = (await rejection(lab.api().fetchReportFile(id))) as LabApiError;
-    assert.ok(short.code === 'invalidResponse' || short.code === 'network', short.message);
+      const tooLarge = (await rejection(
+        lab.api().fetchReportFile(id, { maxBytes: 1024 }),
+      )) as LabApiError;
+      assert.equal(tooLarge.code, 'invalidResponse');
+      assert.match(tooLarge.message, /larger than the 0 MiB limit/);
+      lab.server.setFaults({ notPdf: { times: 1 } });
+      assert.match(
+        ((await rejection(lab.api().fetchReportFile(id))) as LabApiError).message,
+        /not a PDF/,
+      );
+      lab.server.setFaults({ shortFile: { fraction: 0.5, times: 3 } });
+      const short = (await rejection(lab.api().fetchReportFile(id))) as LabApiError;
+      assert.ok(short.code === 'invalidResponse' || short.code === 'network', short.message);
     } finally {
       await lab.close();
     }
   });
 });
-

@@ -1,7 +1,20 @@
 import * as assert from 'node:assert/strict';
-import { DEFAULT_ENDPOINTS, LabPaths, endpointTemplateProblem, parseEndpoints, type EndpointName } from '../../../../core/api/endpoints';
+import {
+  DEFAULT_ENDPOINTS,
+  LabPaths,
+  endpointTemplateProblem,
+  parseEndpoints,
+  type EndpointName,
+} from '../../../../core/api/endpoints';
 import type { LabApiError } from '../../../../core/errors/errors';
-import { DEFAULT_FILTERS, isInvalidLab, labPaths, parseLabDefinition, parseLabDefinitions, type LabDefinition } from '../../../../core/api/labDefinition';
+import {
+  DEFAULT_FILTERS,
+  isInvalidLab,
+  labPaths,
+  parseLabDefinition,
+  parseLabDefinitions,
+  type LabDefinition,
+} from '../../../../core/api/labDefinition';
 
 function valid(entry: unknown): LabDefinition {
   const parsed = parseLabDefinition(entry, 0);
@@ -17,11 +30,16 @@ function problemOf(entry: unknown): string {
 
 describe('endpoint templates', () => {
   it('accept paths with the placeholder each endpoint needs', () => {
-    for (const [name, template] of Object.entries(DEFAULT_ENDPOINTS) as Array<[EndpointName, string]>) {
+    for (const [name, template] of Object.entries(DEFAULT_ENDPOINTS) as Array<
+      [EndpointName, string]
+    >) {
       assert.equal(endpointTemplateProblem(name, template), undefined, name);
     }
     assert.equal(endpointTemplateProblem('reports', '/api/v1/certificates'), undefined);
-    assert.equal(endpointTemplateProblem('reportFile', '/api/v2/documents/{report_id}/pdf'), undefined);
+    assert.equal(
+      endpointTemplateProblem('reportFile', '/api/v2/documents/{report_id}/pdf'),
+      undefined,
+    );
   });
 
   it('refuse every hostile or broken template, each with a reason', () => {
@@ -60,25 +78,45 @@ describe('endpoint templates', () => {
   });
 
   it('fill placeholders with one percent-encoded segment, so an id can never change the path', () => {
-    const paths = new LabPaths('/lims', { ...DEFAULT_ENDPOINTS, reportFile: '/api/v2/documents/{report_id}/pdf' });
+    const paths = new LabPaths('/lims', {
+      ...DEFAULT_ENDPOINTS,
+      reportFile: '/api/v2/documents/{report_id}/pdf',
+    });
     assert.equal(paths.reports(), '/lims/api/v1/reports');
     assert.equal(paths.reportFile('RPT-1'), '/lims/api/v2/documents/RPT-1/pdf');
     assert.equal(paths.report('a/../../b'), '/lims/api/v1/reports/a%2F..%2F..%2Fb');
     assert.equal(paths.client('C 1?x#y'), '/lims/api/v1/clients/C%201%3Fx%23y');
-    assert.throws(() => paths.report('..'), (error: LabApiError) => error.code === 'invalidInput');
+    assert.throws(
+      () => paths.report('..'),
+      (error: LabApiError) => error.code === 'invalidInput',
+    );
   });
 
   it('collect every problem of an endpoints object, and ignore none', () => {
-    const { problems } = parseEndpoints({ reports: '/ok', report: '/x/{id}', bogus: '/y', samples: '../s' });
+    const { problems } = parseEndpoints({
+      reports: '/ok',
+      report: '/x/{id}',
+      bogus: '/y',
+      samples: '../s',
+    });
     assert.equal(problems.length, 3);
     assert.ok(problems.some((p) => p.includes('"bogus" is not an endpoint')));
-    assert.deepEqual(parseEndpoints('nope').problems, ['"endpoints" must be an object of path templates']);
+    assert.deepEqual(parseEndpoints('nope').problems, [
+      '"endpoints" must be an object of path templates',
+    ]);
   });
 });
 
 describe('lab definitions', () => {
   it('read a full definition with its own endpoints, page size, concurrency and filters', () => {
-    const lab = valid({ name: 'Meridian', baseUrl: 'https://lab.example.com/lims/api/v1/', endpoints: { reports: '/api/v1/certificates' }, pageSize: 100, maxConcurrentRequests: 2, filters: ['published_since', 'status'] });
+    const lab = valid({
+      name: 'Meridian',
+      baseUrl: 'https://lab.example.com/lims/api/v1/',
+      endpoints: { reports: '/api/v1/certificates' },
+      pageSize: 100,
+      maxConcurrentRequests: 2,
+      filters: ['published_since', 'status'],
+    });
     assert.equal(lab.name, 'Meridian');
     assert.equal(lab.url.origin, 'https://lab.example.com');
     assert.equal(lab.url.basePath, '/lims');
@@ -91,13 +129,27 @@ describe('lab definitions', () => {
   });
 
   it('read a lab’s own proxy and certificate files, and refuse ones that are not', () => {
-    const own = valid({ name: 'Harbor', baseUrl: 'https://lims.example.com', proxy: ' http://user:pw@proxy.harbor.example:3128 ', caCertificates: ['/etc/harbor/root.pem'] });
+    const own = valid({
+      name: 'Harbor',
+      baseUrl: 'https://lims.example.com',
+      proxy: ' http://user:pw@proxy.harbor.example:3128 ',
+      caCertificates: ['/etc/harbor/root.pem'],
+    });
     assert.equal(own.proxy, 'http://user:pw@proxy.harbor.example:3128');
     assert.deepEqual(own.caCertificates, ['/etc/harbor/root.pem']);
     const plain = valid({ name: 'Plain', baseUrl: 'https://lims.example.com' });
-    assert.ok(!('proxy' in plain) && !('caCertificates' in plain), 'nothing added when none is named');
-    assert.match(problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', proxy: 'not a proxy' }), /"proxy" must be a proxy address/);
-    assert.match(problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', caCertificates: ['', 3] }), /"caCertificates" must list PEM files/);
+    assert.ok(
+      !('proxy' in plain) && !('caCertificates' in plain),
+      'nothing added when none is named',
+    );
+    assert.match(
+      problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', proxy: 'not a proxy' }),
+      /"proxy" must be a proxy address/,
+    );
+    assert.match(
+      problemOf({ name: 'Bad', baseUrl: 'https://lims.example.com', caCertificates: ['', 3] }),
+      /"caCertificates" must list PEM files/,
+    );
   });
 
   it('default to every filter of the spec and the spec endpoints', () => {
@@ -110,12 +162,36 @@ describe('lab definitions', () => {
     assert.match(problemOf({ name: 'X', baseUrl: 'http://lab.example.com' }), /https/);
     assert.match(problemOf({ name: 'X' }), /"baseUrl" is missing/);
     assert.match(problemOf({ baseUrl: 'https://lab.example.com' }), /"name" must be/);
-    assert.match(problemOf({ name: 'bad\u202ename', baseUrl: 'https://lab.example.com' }), /"name" must be/);
-    assert.match(problemOf({ name: 'X', baseUrl: 'https://lab.example.com', pageSize: 0 }), /pageSize/);
-    assert.match(problemOf({ name: 'X', baseUrl: 'https://lab.example.com', maxConcurrentRequests: 99 }), /maxConcurrentRequests/);
-    assert.match(problemOf({ name: 'X', baseUrl: 'https://lab.example.com', filters: ['status', 'everything'] }), /"filters" must list only/);
-    const both = problemOf({ name: 'X', baseUrl: 'https://lab.example.com', endpoints: { reports: '/a/../b' }, pageSize: 'many' });
-    assert.match(both, /^The lab "X" is set up wrongly in labData\.labs: endpoint "reports" .*"\.\." segments.*; "pageSize" must be/);
+    assert.match(
+      problemOf({ name: 'bad\u202ename', baseUrl: 'https://lab.example.com' }),
+      /"name" must be/,
+    );
+    assert.match(
+      problemOf({ name: 'X', baseUrl: 'https://lab.example.com', pageSize: 0 }),
+      /pageSize/,
+    );
+    assert.match(
+      problemOf({ name: 'X', baseUrl: 'https://lab.example.com', maxConcurrentRequests: 99 }),
+      /maxConcurrentRequests/,
+    );
+    assert.match(
+      problemOf({
+        name: 'X',
+        baseUrl: 'https://lab.example.com',
+        filters: ['status', 'everything'],
+      }),
+      /"filters" must list only/,
+    );
+    const both = problemOf({
+      name: 'X',
+      baseUrl: 'https://lab.example.com',
+      endpoints: { reports: '/a/../b' },
+      pageSize: 'many',
+    });
+    assert.match(
+      both,
+      /^The lab "X" is set up wrongly in labData\.labs: endpoint "reports" .*"\.\." segments.*; "pageSize" must be/,
+    );
     assert.match(problemOf('just a string'), /each entry must be an object/);
   });
 
@@ -128,10 +204,24 @@ describe('lab definitions', () => {
       ],
       'https://c.example:8443/api/v1',
     );
-    assert.deepEqual(labs.map((lab) => [lab.name, lab.shorthand]), [['c.example:8443', true], ['A', false]]);
-    assert.deepEqual(invalid.map((lab) => lab.name), ['a', 'B']);
+    assert.deepEqual(
+      labs.map((lab) => [lab.name, lab.shorthand]),
+      [
+        ['c.example:8443', true],
+        ['A', false],
+      ],
+    );
+    assert.deepEqual(
+      invalid.map((lab) => lab.name),
+      ['a', 'B'],
+    );
     assert.match(invalid[0]!.error.message, /another lab already has this name/);
-    assert.equal(parseLabDefinitions([{ name: 'A', baseUrl: 'https://a.example' }], 'https://a.example').labs.length, 1, 'the same address is one lab');
+    assert.equal(
+      parseLabDefinitions([{ name: 'A', baseUrl: 'https://a.example' }], 'https://a.example').labs
+        .length,
+      1,
+      'the same address is one lab',
+    );
     assert.equal(parseLabDefinitions(undefined, 'not a url').invalid[0]!.name, 'labData.baseUrl');
     assert.deepEqual(parseLabDefinitions('not an array', undefined), { labs: [], invalid: [] });
   });

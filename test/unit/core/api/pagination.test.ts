@@ -6,7 +6,12 @@ import * as path from 'node:path';
 import { saveReports } from '../../../../core/sync/bulkSave';
 import { LabApiError } from '../../../../core/errors/errors';
 import { parseListBody } from '../../../../core/api/listEnvelope';
-import { NOTHING_SEEN, iteratePages, morePages, type PagingAnomaly } from '../../../../core/api/pagination';
+import {
+  NOTHING_SEEN,
+  iteratePages,
+  morePages,
+  type PagingAnomaly,
+} from '../../../../core/api/pagination';
 import type { Envelope } from '../../../mock/server';
 import { parseReport } from '../../../../core/api/records';
 import { FULL, rejection, startMockLab } from '../../helpers';
@@ -15,47 +20,158 @@ describe('list envelopes', () => {
   it('finds records and metadata wherever a real server puts them', () => {
     const records = [{ report_id: 'a' }, { report_id: 'b' }];
     assert.deepEqual(parseListBody(records, 'reports', '/x'), { records, meta: {} });
-    assert.deepEqual(parseListBody({ count: 2, next: 'https://lab/r?page=2', previous: null, results: records }, 'reports', '/x'), { records, meta: { total_count: 2 }, next: 'https://lab/r?page=2' });
-    assert.equal(parseListBody({ data: records, links: { self: '/r?page=3' } }, 'reports', '/x').next, null, 'a links object without next: the last page');
-    assert.equal(parseListBody({ data: records, _links: { next: { href: '/r?page=4' } } }, 'reports', '/x').next, '/r?page=4');
-    assert.equal(parseListBody({ data: records, meta: { next: null, total_count: 2 } }, 'reports', '/x').next, null);
-    assert.deepEqual(parseListBody({ data: records, meta: { page: 2, page_size: 2, total_pages: 3, total_count: 6 } }, 'reports', '/x').meta, { page: 2, page_size: 2, total_pages: 3, total_count: 6 });
-    assert.deepEqual(parseListBody({ reports: records, page: 1, total_count: '2' }, 'reports', '/x'), { records, meta: { page: 1, total_count: 2 } });
-    assert.deepEqual(parseListBody({ results: records, pagination: { current_page: 4, per_page: 2 } }, 'reports', '/x'), { records, meta: { page: 4, page_size: 2 } });
-    assert.deepEqual(parseListBody({ entries: records, links: ['x'] }, 'reports', '/x').records, records);
-    assert.deepEqual(parseListBody({ data: { items: records }, total: 2 }, 'reports', '/x'), { records, meta: { total_count: 2 } });
-    assert.deepEqual(parseListBody({ data: [], meta: { page: 'x', total_pages: -1 } }, 'reports', '/x').meta, {});
+    assert.deepEqual(
+      parseListBody(
+        { count: 2, next: 'https://lab/r?page=2', previous: null, results: records },
+        'reports',
+        '/x',
+      ),
+      { records, meta: { total_count: 2 }, next: 'https://lab/r?page=2' },
+    );
+    assert.equal(
+      parseListBody({ data: records, links: { self: '/r?page=3' } }, 'reports', '/x').next,
+      null,
+      'a links object without next: the last page',
+    );
+    assert.equal(
+      parseListBody({ data: records, _links: { next: { href: '/r?page=4' } } }, 'reports', '/x')
+        .next,
+      '/r?page=4',
+    );
+    assert.equal(
+      parseListBody({ data: records, meta: { next: null, total_count: 2 } }, 'reports', '/x').next,
+      null,
+    );
+    assert.deepEqual(
+      parseListBody(
+        { data: records, meta: { page: 2, page_size: 2, total_pages: 3, total_count: 6 } },
+        'reports',
+        '/x',
+      ).meta,
+      { page: 2, page_size: 2, total_pages: 3, total_count: 6 },
+    );
+    assert.deepEqual(
+      parseListBody({ reports: records, page: 1, total_count: '2' }, 'reports', '/x'),
+      { records, meta: { page: 1, total_count: 2 } },
+    );
+    assert.deepEqual(
+      parseListBody(
+        { results: records, pagination: { current_page: 4, per_page: 2 } },
+        'reports',
+        '/x',
+      ),
+      { records, meta: { page: 4, page_size: 2 } },
+    );
+    assert.deepEqual(
+      parseListBody({ entries: records, links: ['x'] }, 'reports', '/x').records,
+      records,
+    );
+    assert.deepEqual(parseListBody({ data: { items: records }, total: 2 }, 'reports', '/x'), {
+      records,
+      meta: { total_count: 2 },
+    });
+    assert.deepEqual(
+      parseListBody({ data: [], meta: { page: 'x', total_pages: -1 } }, 'reports', '/x').meta,
+      {},
+    );
   });
 
   it('says clearly when a body is no list at all', () => {
     for (const body of [null, 'text', 42, { message: 'hello' }]) {
-      assert.throws(() => parseListBody(body, 'reports', '/api/v1/reports'), (error: LabApiError) => error.code === 'invalidResponse' && error.path === '/api/v1/reports');
+      assert.throws(
+        () => parseListBody(body, 'reports', '/api/v1/reports'),
+        (error: LabApiError) =>
+          error.code === 'invalidResponse' && error.path === '/api/v1/reports',
+      );
     }
   });
 
   it('decides whether more pages follow from what the server sent: links, its count, its page count, or a full page', () => {
-    const page = (length: number, extra: object = {}) => ({ items: Array.from({ length }), skipped: 0, page: 1, ...extra });
+    const page = (length: number, extra: object = {}) => ({
+      items: Array.from({ length }),
+      skipped: 0,
+      page: 1,
+      ...extra,
+    });
     // Links are the server's own word.
     assert.equal(morePages(page(50, { next: '/r?page=2' }), NOTHING_SEEN, undefined, 50), true);
-    assert.equal(morePages(page(50, { next: null, totalCount: 500 }), NOTHING_SEEN, undefined, 50), false);
+    assert.equal(
+      morePages(page(50, { next: null, totalCount: 500 }), NOTHING_SEEN, undefined, 50),
+      false,
+    );
     // A count against what was received, whatever page size was asked for.
-    assert.equal(morePages(page(20, { totalCount: 130 }), NOTHING_SEEN, 50, 50), true, 'capped at 20 while 50 were asked (and page_size claims 50)');
-    assert.equal(morePages(page(20, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), true, 'past the count on a full page: one more page confirms it');
-    assert.equal(morePages(page(10, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50), false);
-    assert.equal(morePages(page(20, { page: 6, totalCount: 120 }), { received: 100, longest: 20 }, undefined, 50), true, 'count reached on a full page: one more page confirms it');
-    assert.equal(morePages(page(50, { page: 2, totalPages: 3 }), { received: 50, longest: 50 }, undefined, 50), true);
-    assert.equal(morePages(page(30, { page: 3, totalPages: 3 }), { received: 100, longest: 50 }, undefined, 50), false);
+    assert.equal(
+      morePages(page(20, { totalCount: 130 }), NOTHING_SEEN, 50, 50),
+      true,
+      'capped at 20 while 50 were asked (and page_size claims 50)',
+    );
+    assert.equal(
+      morePages(page(20, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50),
+      true,
+      'past the count on a full page: one more page confirms it',
+    );
+    assert.equal(
+      morePages(page(10, { page: 7, totalCount: 130 }), { received: 120, longest: 20 }, 50, 50),
+      false,
+    );
+    assert.equal(
+      morePages(
+        page(20, { page: 6, totalCount: 120 }),
+        { received: 100, longest: 20 },
+        undefined,
+        50,
+      ),
+      true,
+      'count reached on a full page: one more page confirms it',
+    );
+    assert.equal(
+      morePages(page(50, { page: 2, totalPages: 3 }), { received: 50, longest: 50 }, undefined, 50),
+      true,
+    );
+    assert.equal(
+      morePages(
+        page(30, { page: 3, totalPages: 3 }),
+        { received: 100, longest: 50 },
+        undefined,
+        50,
+      ),
+      false,
+    );
     // Nothing but records.
     assert.equal(morePages(page(50), NOTHING_SEEN, undefined, 50), true);
-    assert.equal(morePages(page(20), NOTHING_SEEN, undefined, 50), true, 'a short first page may be a cap: ask once more');
-    assert.equal(morePages(page(20), NOTHING_SEEN, 20, 50), true, 'the server says its pages hold 20');
+    assert.equal(
+      morePages(page(20), NOTHING_SEEN, undefined, 50),
+      true,
+      'a short first page may be a cap: ask once more',
+    );
+    assert.equal(
+      morePages(page(20), NOTHING_SEEN, 20, 50),
+      true,
+      'the server says its pages hold 20',
+    );
     assert.equal(morePages(page(19), NOTHING_SEEN, 20, 50), false);
-    assert.equal(morePages(page(20, { page: 2 }), { received: 20, longest: 20 }, undefined, 50), true);
-    assert.equal(morePages(page(7, { page: 3 }), { received: 40, longest: 20 }, undefined, 50), false);
-    assert.equal(morePages(page(0, { totalPages: 9 }), NOTHING_SEEN, undefined, 50), false, 'an empty page ends the list');
+    assert.equal(
+      morePages(page(20, { page: 2 }), { received: 20, longest: 20 }, undefined, 50),
+      true,
+    );
+    assert.equal(
+      morePages(page(7, { page: 3 }), { received: 40, longest: 20 }, undefined, 50),
+      false,
+    );
+    assert.equal(
+      morePages(page(0, { totalPages: 9 }), NOTHING_SEEN, undefined, 50),
+      false,
+      'an empty page ends the list',
+    );
   });
 
-  for (const envelope of ['data-meta', 'array', 'top-level', 'nested-partial', 'no-meta'] as Envelope[]) {
+  for (const envelope of [
+    'data-meta',
+    'array',
+    'top-level',
+    'nested-partial',
+    'no-meta',
+  ] as Envelope[]) {
     it(`walks every report exactly once with the "${envelope}" envelope`, async () => {
       const lab = await startMockLab({ envelope, reports: 130 });
       try {
@@ -67,7 +183,11 @@ describe('list envelopes', () => {
         assert.deepEqual(ids, expected);
         const requests = lab.server.takeRequests().length;
         // Without metadata, a list that ends on a full page costs one extra (empty) request.
-        assert.ok(requests === Math.ceil(expected.length / 25) || requests === Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0), `${requests} requests`);
+        assert.ok(
+          requests === Math.ceil(expected.length / 25) ||
+            requests === Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0),
+          `${requests} requests`,
+        );
       } finally {
         await lab.close();
       }
@@ -81,7 +201,9 @@ describe('pagination edge cases', () => {
     try {
       const anomalies: PagingAnomaly[] = [];
       const ids: string[] = [];
-      for await (const page of lab.api().iterateReports({ pageSize: 10 }, { onAnomaly: (a) => anomalies.push(a) })) {
+      for await (const page of lab
+        .api()
+        .iterateReports({ pageSize: 10 }, { onAnomaly: (a) => anomalies.push(a) })) {
         ids.push(...page.items.map((r) => r.report_id));
       }
       assert.equal(ids.length, 10);
@@ -97,7 +219,9 @@ describe('pagination edge cases', () => {
     try {
       const anomalies: PagingAnomaly[] = [];
       let pages = 0;
-      for await (const page of lab.api().iterateReports({ pageSize: 5 }, { maxPages: 7, onAnomaly: (a) => anomalies.push(a) })) {
+      for await (const page of lab
+        .api()
+        .iterateReports({ pageSize: 5 }, { maxPages: 7, onAnomaly: (a) => anomalies.push(a) })) {
         pages++;
         assert.equal(page.items.length, 5);
       }
@@ -112,8 +236,17 @@ describe('pagination edge cases', () => {
     const pages = [[1, 2, 3], [3, 4, 5], [6]];
     const anomalies: PagingAnomaly[] = [];
     const seen: number[] = [];
-    const fetchPage = async (n: number) => ({ items: pages[n - 1]!, page: n, pageSize: 3, hasMore: n < 3, skipped: 0 });
-    for await (const page of iteratePages(fetchPage, { keyOf: String, onAnomaly: (a) => anomalies.push(a) })) {
+    const fetchPage = async (n: number) => ({
+      items: pages[n - 1]!,
+      page: n,
+      pageSize: 3,
+      hasMore: n < 3,
+      skipped: 0,
+    });
+    for await (const page of iteratePages(fetchPage, {
+      keyOf: String,
+      onAnomaly: (a) => anomalies.push(a),
+    })) {
       seen.push(...page.items);
     }
     assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
@@ -131,7 +264,9 @@ describe('pagination edge cases', () => {
       error = (await rejection(lab.api().listReports())) as LabApiError;
       assert.match(error.message, /text\/html instead of JSON/);
       lab.server.setFaults({ oversizedJsonBytes: 2 * 1024 * 1024 });
-      error = (await rejection(lab.api('demo-full-access', { maxJsonBytes: 1024 * 1024 }).listReports())) as LabApiError;
+      error = (await rejection(
+        lab.api('demo-full-access', { maxJsonBytes: 1024 * 1024 }).listReports(),
+      )) as LabApiError;
       assert.match(error.message, /larger than 1 MiB/);
     } finally {
       await lab.close();
@@ -139,7 +274,13 @@ describe('pagination edge cases', () => {
   });
 
   it('keeps records with wrong field types, leaving the bad fields out of the typed view', async () => {
-    const report = parseReport({ report_id: 42, sample_ids: 'S-1', download_available: 'yes', published_at: 17, extra: { nested: true } })!;
+    const report = parseReport({
+      report_id: 42,
+      sample_ids: 'S-1',
+      download_available: 'yes',
+      published_at: 17,
+      extra: { nested: true },
+    })!;
     assert.equal(report.report_id, '42');
     assert.equal(report.sample_ids, undefined);
     assert.equal(report.download_available, undefined);
@@ -151,7 +292,11 @@ describe('pagination edge cases', () => {
 
 describe('concurrent listing', () => {
   /** A list of `count` numbered items served `pageSize` at a time, recording which pages are in flight at once. */
-  function pagedList(count: number, pageSize: number, meta: { totalPages?: boolean; totalCount?: boolean } = { totalPages: true, totalCount: true }) {
+  function pagedList(
+    count: number,
+    pageSize: number,
+    meta: { totalPages?: boolean; totalCount?: boolean } = { totalPages: true, totalCount: true },
+  ) {
     const totalPages = Math.ceil(count / pageSize);
     let inFlight = 0;
     const stats = { peak: 0, asked: [] as number[], cancelled: 0 };
@@ -168,17 +313,31 @@ describe('concurrent listing', () => {
             stats.cancelled++;
             reject(new Error('cancelled'));
           };
-          const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          }, 2 + ((totalPages - page) % 5) * 3);
+          const timer = setTimeout(
+            () => {
+              signal?.removeEventListener('abort', onAbort);
+              resolve();
+            },
+            2 + ((totalPages - page) % 5) * 3,
+          );
           signal?.addEventListener('abort', onAbort, { once: true });
         });
       } finally {
         inFlight--;
       }
-      const items = Array.from({ length: Math.max(0, Math.min(pageSize, count - (page - 1) * pageSize)) }, (_, i) => (page - 1) * pageSize + i + 1);
-      return { items, page, pageSize, totalPages: meta.totalPages ? totalPages : undefined, totalCount: meta.totalCount ? count : undefined, hasMore: page < totalPages, skipped: 0 };
+      const items = Array.from(
+        { length: Math.max(0, Math.min(pageSize, count - (page - 1) * pageSize)) },
+        (_, i) => (page - 1) * pageSize + i + 1,
+      );
+      return {
+        items,
+        page,
+        pageSize,
+        totalPages: meta.totalPages ? totalPages : undefined,
+        totalCount: meta.totalCount ? count : undefined,
+        hasMore: page < totalPages,
+        skipped: 0,
+      };
     };
     return { fetchPage, stats };
   }
@@ -194,25 +353,55 @@ describe('concurrent listing', () => {
   it('asks for the remaining pages at once, bounded, and yields them in server order', async () => {
     const { fetchPage, stats } = pagedList(1000, 10);
     const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4 }));
-    assert.deepEqual(items, Array.from({ length: 1000 }, (_, i) => i + 1));
-    assert.equal(stats.asked.length, 101, 'each page once, and one more: the count ended on a full page');
+    assert.deepEqual(
+      items,
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    );
+    assert.equal(
+      stats.asked.length,
+      101,
+      'each page once, and one more: the count ended on a full page',
+    );
     assert.equal(stats.peak, 4, 'never more than the concurrency in flight');
   });
 
   it('knows the page count from total_count alone, and stays sequential without totals', async () => {
     const counted = pagedList(95, 10, { totalCount: true });
-    assert.equal((await walk(iteratePages(counted.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(
+      (await walk(iteratePages(counted.fetchPage, { keyOf: String, concurrency: 4 }))).length,
+      95,
+    );
     assert.equal(counted.stats.peak, 4);
     const bare = pagedList(95, 10, {});
-    assert.equal((await walk(iteratePages(bare.fetchPage, { keyOf: String, concurrency: 4 }))).length, 95);
+    assert.equal(
+      (await walk(iteratePages(bare.fetchPage, { keyOf: String, concurrency: 4 }))).length,
+      95,
+    );
     assert.equal(bare.stats.peak, 1, 'without a total there is nothing to ask ahead for');
   });
 
   it('de-duplicates across pages fetched at once, as a list that shifts while it is read does', async () => {
     const pages = [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8]];
     const anomalies: PagingAnomaly[] = [];
-    const fetchPage = async (n: number) => ({ items: pages[n - 1] ?? [], page: n, pageSize: 3, totalPages: 4, totalCount: 10, hasMore: n < 4, skipped: 0 });
-    assert.deepEqual(await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 4, onAnomaly: (a) => anomalies.push(a) })), [1, 2, 3, 4, 5, 6, 7, 8]);
+    const fetchPage = async (n: number) => ({
+      items: pages[n - 1] ?? [],
+      page: n,
+      pageSize: 3,
+      totalPages: 4,
+      totalCount: 10,
+      hasMore: n < 4,
+      skipped: 0,
+    });
+    assert.deepEqual(
+      await walk(
+        iteratePages(fetchPage, {
+          keyOf: String,
+          concurrency: 4,
+          onAnomaly: (a) => anomalies.push(a),
+        }),
+      ),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.deepEqual(anomalies, [
       { kind: 'duplicates', page: 2, count: 1 },
       { kind: 'duplicates', page: 3, count: 1 },
@@ -226,25 +415,59 @@ describe('concurrent listing', () => {
     // Page 3 comes back labelled as page 7: from there on the walk asks for one page at a time.
     const fetchPage = async (n: number) => {
       await new Promise((resolve) => setTimeout(resolve, 2));
-      return { items: n <= 6 ? [n * 10 + 1, n * 10 + 2] : [], page: n === 3 ? 7 : n, pageSize: 2, totalPages: 6, totalCount: 12, hasMore: n < 6, skipped: 0 };
+      return {
+        items: n <= 6 ? [n * 10 + 1, n * 10 + 2] : [],
+        page: n === 3 ? 7 : n,
+        pageSize: 2,
+        totalPages: 6,
+        totalCount: 12,
+        hasMore: n < 6,
+        skipped: 0,
+      };
     };
-    const items = await walk(iteratePages(fetchPage, { keyOf: String, concurrency: 3, onAnomaly: (a) => anomalies.push(a) }));
+    const items = await walk(
+      iteratePages(fetchPage, {
+        keyOf: String,
+        concurrency: 3,
+        onAnomaly: (a) => anomalies.push(a),
+      }),
+    );
     assert.deepEqual(items, [11, 12, 21, 22, 31, 32, 41, 42, 51, 52, 61, 62]);
     assert.deepEqual(anomalies, [{ kind: 'sequential', page: 3 }]);
     // A server that counts pages from 0 is never asked ahead at all.
     const zeroBased = pagedList(50, 10);
-    const shifted = async (n: number, signal?: AbortSignal) => ({ ...(await zeroBased.fetchPage(n, signal)), page: n - 1 });
+    const shifted = async (n: number, signal?: AbortSignal) => ({
+      ...(await zeroBased.fetchPage(n, signal)),
+      page: n - 1,
+    });
     assert.equal((await walk(iteratePages(shifted, { keyOf: String, concurrency: 4 }))).length, 50);
     assert.equal(zeroBased.stats.peak, 1);
   });
 
   it('does not trust totals that disagree, or a first page shorter than its size', async () => {
     const disagree = pagedList(100, 10);
-    const lying = async (n: number, signal?: AbortSignal) => ({ ...(await disagree.fetchPage(n, signal)), totalPages: 50 });
+    const lying = async (n: number, signal?: AbortSignal) => ({
+      ...(await disagree.fetchPage(n, signal)),
+      totalPages: 50,
+    });
     assert.equal((await walk(iteratePages(lying, { keyOf: String, concurrency: 4 }))).length, 100);
-    assert.equal(disagree.stats.peak, 1, 'total_pages 50 with total_count 100 at 10 a page: sequential');
-    const capped = async (n: number) => ({ items: n === 1 ? [1, 2, 3] : n === 2 ? [4, 5, 6] : [], page: n, pageSize: 5, totalCount: 6, hasMore: n < 2, skipped: 0 });
-    assert.deepEqual(await walk(iteratePages(capped, { keyOf: String, concurrency: 4 })), [1, 2, 3, 4, 5, 6]);
+    assert.equal(
+      disagree.stats.peak,
+      1,
+      'total_pages 50 with total_count 100 at 10 a page: sequential',
+    );
+    const capped = async (n: number) => ({
+      items: n === 1 ? [1, 2, 3] : n === 2 ? [4, 5, 6] : [],
+      page: n,
+      pageSize: 5,
+      totalCount: 6,
+      hasMore: n < 2,
+      skipped: 0,
+    });
+    assert.deepEqual(
+      await walk(iteratePages(capped, { keyOf: String, concurrency: 4 })),
+      [1, 2, 3, 4, 5, 6],
+    );
   });
 
   it('cancels the pages in flight when the caller stops early, and stops at the page cap', async () => {
@@ -262,7 +485,19 @@ describe('concurrent listing', () => {
     assert.ok(stats.cancelled >= 1, 'pages asked ahead are cancelled, not left running');
     const anomalies: PagingAnomaly[] = [];
     const capped = pagedList(1000, 10);
-    assert.equal((await walk(iteratePages(capped.fetchPage, { keyOf: String, concurrency: 4, maxPages: 7, onAnomaly: (a) => anomalies.push(a) }))).length, 70);
+    assert.equal(
+      (
+        await walk(
+          iteratePages(capped.fetchPage, {
+            keyOf: String,
+            concurrency: 4,
+            maxPages: 7,
+            onAnomaly: (a) => anomalies.push(a),
+          }),
+        )
+      ).length,
+      70,
+    );
     assert.deepEqual(anomalies, [{ kind: 'pageCap', page: 8 }]);
     assert.equal(capped.stats.asked.length, 7);
   });
@@ -281,7 +516,11 @@ describe('concurrent listing', () => {
         seen.push(...page.items);
       }
     }, /page 5 failed/);
-    assert.deepEqual(seen, Array.from({ length: 40 }, (_, i) => i + 1), 'pages 1–4 arrive before the failure');
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 40 }, (_, i) => i + 1),
+      'pages 1–4 arrive before the failure',
+    );
     assert.ok(stats.asked.length <= 5 + 4 * 4, `${stats.asked.length} pages asked for`);
   });
 
@@ -292,21 +531,29 @@ describe('concurrent listing', () => {
       const timed = async (concurrency: number): Promise<number> => {
         lab.server.takeRequests();
         const started = performance.now();
-        const ids = (await walk(lab.api().iterateReports({ pageSize: 25 }, { concurrency }))).map((r) => r.report_id);
+        const ids = (await walk(lab.api().iterateReports({ pageSize: 25 }, { concurrency }))).map(
+          (r) => r.report_id,
+        );
         assert.deepEqual(ids, expected);
         // A count that ends on a full page is confirmed with one more (empty) page.
-        assert.equal(lab.server.takeRequests().length, Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0));
+        assert.equal(
+          lab.server.takeRequests().length,
+          Math.ceil(expected.length / 25) + (expected.length % 25 === 0 ? 1 : 0),
+        );
         return performance.now() - started;
       };
       const sequential = await timed(1);
       const concurrent = await timed(4);
-      assert.ok(concurrent < sequential, `concurrent ${concurrent.toFixed(0)} ms, sequential ${sequential.toFixed(0)} ms`);
+      assert.ok(
+        concurrent < sequential,
+        `concurrent ${concurrent.toFixed(0)} ms, sequential ${sequential.toFixed(0)} ms`,
+      );
     } finally {
       await lab.close();
     }
   });
 
-  it('leaves no abort listener behind on the caller\'s signal: a long concurrent listing and a bulk save over real HTTP', async function () {
+  it("leaves no abort listener behind on the caller's signal: a long concurrent listing and a bulk save over real HTTP", async function () {
     this.timeout(30_000);
     const lab = await startMockLab({ reports: 400, pdfBytes: 8 * 1024 });
     try {
@@ -314,7 +561,9 @@ describe('concurrent listing', () => {
       const listeners = (): number => getEventListeners(caller.signal, 'abort').length;
       let most = 0;
       let pages = 0;
-      for await (const page of lab.api().iterateReports({ pageSize: 5 }, { concurrency: 4, signal: caller.signal })) {
+      for await (const page of lab
+        .api()
+        .iterateReports({ pageSize: 5 }, { concurrency: 4, signal: caller.signal })) {
         pages++;
         most = Math.max(most, listeners());
         assert.ok(page.items.length > 0);
@@ -322,10 +571,17 @@ describe('concurrent listing', () => {
       assert.ok(pages >= 60, `${pages} pages`);
       assert.ok(most <= 5, `${most} listeners at once on the caller's signal`);
       assert.equal(listeners(), 0, 'every request took its listener away when it settled');
-      const reports = (await lab.api().listReports({ pageSize: 100 })).items.filter((r) => r.download_available).slice(0, 40);
+      const reports = (await lab.api().listReports({ pageSize: 100 })).items
+        .filter((r) => r.download_available)
+        .slice(0, 40);
       const folder = await fs.mkdtemp(path.join(tmpdir(), 'lab-listeners-'));
       try {
-        const run = await saveReports(reports, { api: lab.api(), target: { folder, root: folder, template: '${report_id}.pdf' }, signal: caller.signal, concurrency: 4 });
+        const run = await saveReports(reports, {
+          api: lab.api(),
+          target: { folder, root: folder, template: '${report_id}.pdf' },
+          signal: caller.signal,
+          concurrency: 4,
+        });
         assert.equal(run.saved.length, reports.length);
         assert.equal(listeners(), 0, 'nothing left on the signal of a bulk save either');
       } finally {

@@ -4,7 +4,13 @@ import { LabApiError } from '../../../../core/errors/errors';
 
 describe('parseBaseUrl', () => {
   it('accepts an https address with or without /api/v1 and trailing slashes', () => {
-    for (const input of ['https://lab.example.com', 'https://lab.example.com/', 'https://lab.example.com/api/v1', 'https://lab.example.com/api/v1/', ' https://lab.example.com/API/v1// ']) {
+    for (const input of [
+      'https://lab.example.com',
+      'https://lab.example.com/',
+      'https://lab.example.com/api/v1',
+      'https://lab.example.com/api/v1/',
+      ' https://lab.example.com/API/v1// ',
+    ]) {
       const url = parseBaseUrl(input);
       assert.equal(url.origin, 'https://lab.example.com', input);
       assert.equal(url.baseUrl, 'https://lab.example.com', input);
@@ -25,8 +31,18 @@ describe('parseBaseUrl', () => {
     assert.equal(parseBaseUrl('http://localhost:1234/api/v1').basePath, '');
     assert.equal(parseBaseUrl('http://[::1]:99').origin, 'http://[::1]:99');
     assert.equal(parseBaseUrl('http://127.1.2.3').origin, 'http://127.1.2.3');
-    for (const input of ['http://lab.example.com', 'http://10.0.0.5', 'http://127.0.0.1.evil.com', 'http://localhost.evil.com', 'http://128.0.0.1']) {
-      assert.throws(() => parseBaseUrl(input), (error: LabApiError) => error.code === 'invalidInput' && /https/.test(error.message), input);
+    for (const input of [
+      'http://lab.example.com',
+      'http://10.0.0.5',
+      'http://127.0.0.1.evil.com',
+      'http://localhost.evil.com',
+      'http://128.0.0.1',
+    ]) {
+      assert.throws(
+        () => parseBaseUrl(input),
+        (error: LabApiError) => error.code === 'invalidInput' && /https/.test(error.message),
+        input,
+      );
     }
   });
 
@@ -40,7 +56,11 @@ describe('parseBaseUrl', () => {
       ['https://lab.example.com/#x', /fragment/],
     ];
     for (const [input, message] of cases) {
-      assert.throws(() => parseBaseUrl(input), (error: LabApiError) => error instanceof LabApiError && message.test(error.message), input);
+      assert.throws(
+        () => parseBaseUrl(input),
+        (error: LabApiError) => error instanceof LabApiError && message.test(error.message),
+        input,
+      );
     }
   });
 

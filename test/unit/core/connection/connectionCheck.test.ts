@@ -2,8 +2,16 @@ import * as assert from 'node:assert/strict';
 import { LabApi } from '../../../../core/api/labApi';
 import { defaultLabDefinition } from '../../../../core/api/labDefinition';
 import { parseBaseUrl } from '../../../../core/connection/baseUrl';
-import { checkConnection, type CheckStep, type ConnectionCheck } from '../../../../core/connection/connectionCheck';
-import { loadCertificateAuthorities, resolveProxySettings, type NetworkOptions } from '../../../../core/connection/network';
+import {
+  checkConnection,
+  type CheckStep,
+  type ConnectionCheck,
+} from '../../../../core/connection/connectionCheck';
+import {
+  loadCertificateAuthorities,
+  resolveProxySettings,
+  type NetworkOptions,
+} from '../../../../core/connection/network';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import { renderConnectionReport } from '../../../../core/derived/connectionReport';
 import { isNetworkFailure } from '../../../../core/errors/errors';
@@ -19,7 +27,13 @@ const context = { integration: 'Lab Data tests', at: FIXED_NOW };
 
 /** Every spelling of a credential that must never show. */
 function forbidden(password: string): string[] {
-  return [SECRET_TOKEN, password, `alice:${password}`, Buffer.from(`alice:${password}`).toString('base64'), 'alice@'];
+  return [
+    SECRET_TOKEN,
+    password,
+    `alice:${password}`,
+    Buffer.from(`alice:${password}`).toString('base64'),
+    'alice@',
+  ];
 }
 
 function assertNothingShows(text: string, secrets: readonly string[]): void {
@@ -46,8 +60,19 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
 
   before(async () => {
     certs = makeTestCertificates();
-    plain = new MockLabServer({ now: FIXED_NOW, reports: 7, samples: 3, tokens: { [SECRET_TOKEN]: { label: 'check' } } });
-    secure = new MockLabServer({ now: FIXED_NOW, reports: 7, samples: 3, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'check' } } });
+    plain = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 7,
+      samples: 3,
+      tokens: { [SECRET_TOKEN]: { label: 'check' } },
+    });
+    secure = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 7,
+      samples: 3,
+      tls: { key: certs.key, cert: certs.cert },
+      tokens: { [SECRET_TOKEN]: { label: 'check' } },
+    });
     await plain.start();
     await secure.start();
     proxy = await startForwardProxy();
@@ -65,10 +90,28 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
   });
 
   /** Runs the check for `baseUrl` over `network`, the request through a LabApi built the same way; returns the check and its report. */
-  async function check(baseUrl: string, network: NetworkOptions, caFiles: readonly string[] = []): Promise<{ result: ConnectionCheck; report: string }> {
-    const api = new LabApi({ lab: defaultLabDefinition(parseBaseUrl(baseUrl), 'Check'), token: SECRET_TOKEN, network, rateLimitGate: new RateLimitGate(), retry: { baseDelayMs: 1, maxDelayMs: 2, retries: 1 } });
+  async function check(
+    baseUrl: string,
+    network: NetworkOptions,
+    caFiles: readonly string[] = [],
+  ): Promise<{ result: ConnectionCheck; report: string }> {
+    const api = new LabApi({
+      lab: defaultLabDefinition(parseBaseUrl(baseUrl), 'Check'),
+      token: SECRET_TOKEN,
+      network,
+      rateLimitGate: new RateLimitGate(),
+      retry: { baseDelayMs: 1, maxDelayMs: 2, retries: 1 },
+    });
     clients.push(api);
-    const result = await checkConnection({ name: 'Check', baseUrl, network, caFiles, env: {}, timeoutMs: 5_000, request: (signal) => api.checkReports(signal) });
+    const result = await checkConnection({
+      name: 'Check',
+      baseUrl,
+      network,
+      caFiles,
+      env: {},
+      timeoutMs: 5_000,
+      request: (signal) => api.checkReports(signal),
+    });
     const report = renderConnectionReport([result], context);
     return { result, report };
   }
@@ -97,26 +140,64 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
 
   it('a lab through a proxy with credentials in HTTPS_PROXY: the proxy is named with its source, the tunnel answers 200, TLS is trusted by the CA file', async () => {
     const remote = secure.baseUrlAt('lab.test');
-    const network = { ...resolveProxySettings({ env: { HTTPS_PROXY: authProxy.url.replace('http://', `http://alice:${PROXY_PASSWORD}@`) } }), ca };
+    const network = {
+      ...resolveProxySettings({
+        env: { HTTPS_PROXY: authProxy.url.replace('http://', `http://alice:${PROXY_PASSWORD}@`) },
+      }),
+      ca,
+    };
     const before = authProxy.lines().length;
     const { result, report } = await check(remote, network, [certs.caFile]);
     assert.equal(result.ok, true, report);
     assert.equal(step(result, 'proxy').summary, `${authProxy.url} (from HTTPS_PROXY)`);
-    assert.ok(step(result, 'proxy').details.includes('credentials: from the user info of the address in HTTPS_PROXY'), report);
-    assert.match(step(result, 'resolve').details.join('\n'), /lab: lab\.test: .*through the proxy only the proxy needs to find it/);
-    assert.equal(step(result, 'connect').summary, `tunnel to lab.test:${new URL(remote).port} open (HTTP 200)`);
+    assert.ok(
+      step(result, 'proxy').details.includes(
+        'credentials: from the user info of the address in HTTPS_PROXY',
+      ),
+      report,
+    );
+    assert.match(
+      step(result, 'resolve').details.join('\n'),
+      /lab: lab\.test: .*through the proxy only the proxy needs to find it/,
+    );
+    assert.equal(
+      step(result, 'connect').summary,
+      `tunnel to lab.test:${new URL(remote).port} open (HTTP 200)`,
+    );
     assert.match(step(result, 'connect').details[0]!, /^CONNECT lab\.test:\d+ → HTTP\/1\.1 200/);
-    assert.equal(step(result, 'tls').summary, `trusted, by the CA file ${certs.caFile} (labData.caCertificates)`);
+    assert.equal(
+      step(result, 'tls').summary,
+      `trusted, by the CA file ${certs.caFile} (labData.caCertificates)`,
+    );
     assert.match(report, /protocol: TLSv1\.[23]/);
-    assert.match(report, /certificate 1: lab\.test, issued by Lab Data Test CA, valid to \d{4}-\d{2}-\d{2}/);
+    assert.match(
+      report,
+      /certificate 1: lab\.test, issued by Lab Data Test CA, valid to \d{4}-\d{2}-\d{2}/,
+    );
     assert.match(step(result, 'request').summary, /^HTTP 200/);
-    assert.ok(authProxy.lines().slice(before).some((line) => line.startsWith('CONNECT lab.test:')), 'the proxy saw the CONNECT');
+    assert.ok(
+      authProxy
+        .lines()
+        .slice(before)
+        .some((line) => line.startsWith('CONNECT lab.test:')),
+      'the proxy saw the CONNECT',
+    );
     assertNothingShows(report, forbidden(PROXY_PASSWORD));
   });
 
   it('a proxy set in http.proxy without credentials is named as http.proxy', async () => {
     const remote = secure.baseUrlAt('lab.test');
-    const { result, report } = await check(remote, { ...resolveProxySettings({ proxy: proxy.url, env: { HTTPS_PROXY: 'http://ignored.example:1' } }), ca }, [certs.caFile]);
+    const { result, report } = await check(
+      remote,
+      {
+        ...resolveProxySettings({
+          proxy: proxy.url,
+          env: { HTTPS_PROXY: 'http://ignored.example:1' },
+        }),
+        ca,
+      },
+      [certs.caFile],
+    );
     assert.equal(result.ok, true, report);
     assert.equal(step(result, 'proxy').summary, `${proxy.url} (from http.proxy)`);
     assert.ok(step(result, 'proxy').details.includes('credentials: none sent'));
@@ -124,12 +205,20 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
 
   it('a wrong proxy password: the tunnel’s 407 is said plainly, naming where the credentials came from, and the password shows nowhere', async () => {
     const remote = secure.baseUrlAt('lab.test');
-    const network = { ...resolveProxySettings({ env: { HTTPS_PROXY: authProxy.url.replace('http://', `http://alice:${WRONG_PASSWORD}@`) } }), ca };
+    const network = {
+      ...resolveProxySettings({
+        env: { HTTPS_PROXY: authProxy.url.replace('http://', `http://alice:${WRONG_PASSWORD}@`) },
+      }),
+      ca,
+    };
     const { result, report } = await check(remote, network, [certs.caFile]);
     assert.equal(result.ok, false);
     const connect = step(result, 'connect');
     assert.equal(connect.outcome, 'failed');
-    assert.equal(connect.summary, 'the proxy rejected the credentials from the user name and password in the proxy address (HTTPS_PROXY) (HTTP 407): the user name or password is wrong');
+    assert.equal(
+      connect.summary,
+      'the proxy rejected the credentials from the user name and password in the proxy address (HTTPS_PROXY) (HTTP 407): the user name or password is wrong',
+    );
     assert.match(connect.details[0]!, /→ HTTP\/1\.1 407/);
     assert.equal(step(result, 'tls').outcome, 'skipped');
     assert.equal(step(result, 'request').outcome, 'failed');
@@ -139,18 +228,32 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
 
   it('a proxy that asks for credentials when none were sent says so, and how to send them', async () => {
     const remote = secure.baseUrlAt('lab.test');
-    const { result } = await check(remote, { ...resolveProxySettings({ proxy: authProxy.url }), ca });
-    assert.match(step(result, 'connect').summary, /^the proxy asks for credentials \(HTTP 407\) and none were sent: set http\.proxyAuthorization/);
+    const { result } = await check(remote, {
+      ...resolveProxySettings({ proxy: authProxy.url }),
+      ca,
+    });
+    assert.match(
+      step(result, 'connect').summary,
+      /^the proxy asks for credentials \(HTTP 407\) and none were sent: set http\.proxyAuthorization/,
+    );
   });
 
   it('an unreachable proxy: the connection step names it (scheme, host, port) and the setting that chose it', async () => {
     const port = await closedPort();
     const remote = secure.baseUrlAt('lab.test');
-    const network = { ...resolveProxySettings({ env: { HTTPS_PROXY: `http://alice:${WRONG_PASSWORD}@127.0.0.1:${port}` } }), ca };
+    const network = {
+      ...resolveProxySettings({
+        env: { HTTPS_PROXY: `http://alice:${WRONG_PASSWORD}@127.0.0.1:${port}` },
+      }),
+      ca,
+    };
     const { result, report } = await check(remote, network, [certs.caFile]);
     const connect = step(result, 'connect');
     assert.equal(connect.outcome, 'failed');
-    assert.equal(connect.summary, `cannot reach the proxy at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`);
+    assert.equal(
+      connect.summary,
+      `cannot reach the proxy at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+    );
     assert.deepEqual(connect.details, ['check HTTPS_PROXY']);
     assert.equal(step(result, 'proxy').summary, `http://127.0.0.1:${port} (from HTTPS_PROXY)`);
     assert.match(step(result, 'request').summary, /Cannot reach the proxy/);
@@ -161,10 +264,21 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     const { result, report } = await check(secure.baseUrl, { noProxy: [] });
     const tls = step(result, 'tls');
     assert.equal(tls.outcome, 'failed', report);
-    assert.match(tls.summary, /^not trusted: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)$/);
-    assert.ok(tls.details.some((line) => /^certificate 1: lab\.test, issued by Lab Data Test CA, valid to/.test(line)), report);
+    assert.match(
+      tls.summary,
+      /^not trusted: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)$/,
+    );
+    assert.ok(
+      tls.details.some((line) =>
+        /^certificate 1: lab\.test, issued by Lab Data Test CA, valid to/.test(line),
+      ),
+      report,
+    );
     assert.match(report, /often a proxy that inspects TLS/);
-    assert.match(report, /operating system’s trust store, or name the file in the labData\.caCertificates setting/);
+    assert.match(
+      report,
+      /operating system’s trust store, or name the file in the labData\.caCertificates setting/,
+    );
     assert.equal(step(result, 'request').outcome, 'failed');
     assertNothingShows(report, [SECRET_TOKEN]);
   });
@@ -172,7 +286,10 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
   it('an https lab trusted through a CA file in labData.caCertificates says "trusted, by the CA file"', async () => {
     const { result, report } = await check(secure.baseUrl, { noProxy: [], ca }, [certs.caFile]);
     assert.equal(result.ok, true, report);
-    assert.equal(step(result, 'tls').summary, `trusted, by the CA file ${certs.caFile} (labData.caCertificates)`);
+    assert.equal(
+      step(result, 'tls').summary,
+      `trusted, by the CA file ${certs.caFile} (labData.caCertificates)`,
+    );
     assert.match(report, /^ {2}4\. TLS: ok, \d+ ms: trusted, by the CA file/m);
   });
 
@@ -184,18 +301,58 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
   });
 
   it('which errors offer Check Connection: the way to the lab (network, timeout, proxy, TLS, unusable settings), not the lab’s own answers', () => {
-    assert.equal(isNetworkFailure(labError('network', 'unreachable', { origin: 'https://lab.example', reason: 'connection refused' })), true);
-    assert.equal(isNetworkFailure(labError('network', 'certUnknownIssuer', { origin: 'https://lab.example', code: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' })), true);
-    assert.equal(isNetworkFailure(labError('timeout', 'timeout', { origin: 'https://lab.example', what: 'connecting' })), true);
-    assert.equal(isNetworkFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status: 407 })), true);
-    assert.equal(isNetworkFailure(labError('invalidInput', 'proxyInvalid', { proxy: 'x', reason: 'y' })), true);
+    assert.equal(
+      isNetworkFailure(
+        labError('network', 'unreachable', {
+          origin: 'https://lab.example',
+          reason: 'connection refused',
+        }),
+      ),
+      true,
+    );
+    assert.equal(
+      isNetworkFailure(
+        labError('network', 'certUnknownIssuer', {
+          origin: 'https://lab.example',
+          code: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+        }),
+      ),
+      true,
+    );
+    assert.equal(
+      isNetworkFailure(
+        labError('timeout', 'timeout', { origin: 'https://lab.example', what: 'connecting' }),
+      ),
+      true,
+    );
+    assert.equal(
+      isNetworkFailure(labError('unexpectedStatus', 'unauthorizedProxy', { status: 407 })),
+      true,
+    );
+    assert.equal(
+      isNetworkFailure(labError('invalidInput', 'proxyInvalid', { proxy: 'x', reason: 'y' })),
+      true,
+    );
     assert.equal(isNetworkFailure(labError('unauthorized', 'unauthorized')), false);
     assert.equal(isNetworkFailure(labError('notFound', 'notFound')), false);
     assert.equal(isNetworkFailure(new Error('anything')), false);
   });
 
   it('a token registered nowhere is still never in the report, even if a step echoed it', () => {
-    const echoed: ConnectionCheck = { lab: 'Echo', baseUrl: 'https://lab.example', ok: false, steps: [{ kind: 'request', outcome: 'failed', ms: 1, summary: `server said ${SECRET_TOKEN}`, details: [] }] };
+    const echoed: ConnectionCheck = {
+      lab: 'Echo',
+      baseUrl: 'https://lab.example',
+      ok: false,
+      steps: [
+        {
+          kind: 'request',
+          outcome: 'failed',
+          ms: 1,
+          summary: `server said ${SECRET_TOKEN}`,
+          details: [],
+        },
+      ],
+    };
     assertNothingShows(renderConnectionReport([echoed], context, [SECRET_TOKEN]), [SECRET_TOKEN]);
   });
 });

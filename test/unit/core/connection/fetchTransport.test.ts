@@ -1,4 +1,8 @@
-import { FallbackTransport, FetchTransport, isUntrustedChain } from '../../../../core/connection/fetchTransport';
+import {
+  FallbackTransport,
+  FetchTransport,
+  isUntrustedChain,
+} from '../../../../core/connection/fetchTransport';
 import { transportContract } from './transportContract';
 import * as assert from 'node:assert/strict';
 import { LabApi } from '../../../../core/api/labApi';
@@ -12,7 +16,11 @@ import { SECRET_TOKEN } from '../../helpers';
 
 // VS Code's transport, over Node's own `fetch` (the extension host's is the same `fetch`, patched by
 // VS Code for its proxies and certificates): every promise the undici transport keeps, kept here too.
-transportContract('fetch', (settings) => new FetchTransport({ ...settings, name: 'fetch', fetch: (input, init) => fetch(input, init) }));
+transportContract(
+  'fetch',
+  (settings) =>
+    new FetchTransport({ ...settings, name: 'fetch', fetch: (input, init) => fetch(input, init) }),
+);
 
 describe("VS Code's transport first, Lab Data's own when VS Code's does not trust the lab (a CA only NODE_EXTRA_CA_CERTS holds)", function () {
   this.timeout(30_000);
@@ -21,7 +29,11 @@ describe("VS Code's transport first, Lab Data's own when VS Code's does not trus
 
   before(async () => {
     certs = makeTestCertificates();
-    server = new MockLabServer({ reports: 12, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    server = new MockLabServer({
+      reports: 12,
+      tls: { key: certs.key, cert: certs.cert },
+      tokens: { [SECRET_TOKEN]: { label: 'leak check' } },
+    });
     await server.start();
   });
   after(async () => {
@@ -40,7 +52,16 @@ describe("VS Code's transport first, Lab Data's own when VS Code's does not trus
       token: SECRET_TOKEN,
       network: DIRECT,
       transport: (settings) =>
-        new FallbackTransport(new FetchTransport({ ...settings, name: 'VS Code', fetch: (input, init) => fetch(input, init) }), () => (seconds++, new UndiciTransport({ ...settings, network: { ...DIRECT, ca } })), isUntrustedChain, (error) => switched.push(error)),
+        new FallbackTransport(
+          new FetchTransport({
+            ...settings,
+            name: 'VS Code',
+            fetch: (input, init) => fetch(input, init),
+          }),
+          () => (seconds++, new UndiciTransport({ ...settings, network: { ...DIRECT, ca } })),
+          isUntrustedChain,
+          (error) => switched.push(error),
+        ),
     });
     try {
       const first = await api.listReports({ pageSize: 5 });
@@ -52,6 +73,14 @@ describe("VS Code's transport first, Lab Data's own when VS Code's does not trus
     } finally {
       await api.close();
     }
-    assert.equal(isUntrustedChain(Object.assign(new Error('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })), false, 'a refused connection is not a trust problem');
+    assert.equal(
+      isUntrustedChain(
+        Object.assign(new Error('fetch failed'), {
+          cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+        }),
+      ),
+      false,
+      'a refused connection is not a trust problem',
+    );
   });
 });

@@ -5,7 +5,9 @@ import { LabApi } from '../../../../core/api/labApi';
 import { SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
 
 /** A raw TCP server for faults the mock lab cannot express (reset before headers). */
-async function rawServer(onConnection: (socket: net.Socket) => void): Promise<{ url: string; close: () => Promise<void> }> {
+async function rawServer(
+  onConnection: (socket: net.Socket) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -52,7 +54,10 @@ describe('HttpClient: retries, rate limits and faults', () => {
       assert.equal(error.status, status);
       assert.equal(error.attempts, 4);
       assert.match(error.requestId!, /^req-/);
-      assert.match(error.describe(), new RegExp(`HTTP ${status}.*GET /api/v1/reports.*request id req-`));
+      assert.match(
+        error.describe(),
+        new RegExp(`HTTP ${status}.*GET /api/v1/reports.*request id req-`),
+      );
       assert.equal(lab.server.takeRequests().length, 4);
     });
   }
@@ -73,7 +78,10 @@ describe('HttpClient: retries, rate limits and faults', () => {
       errors.push((await rejection(lab.api().listReports())) as LabApiError);
     }
     lab.server.setFaults({});
-    assert.deepEqual(errors.map((error) => error.text?.id), ['badRequest', 'unauthorized', 'forbidden', 'notFound']);
+    assert.deepEqual(
+      errors.map((error) => error.text?.id),
+      ['badRequest', 'unauthorized', 'forbidden', 'notFound'],
+    );
     const messages = errors.map((error) => error.message);
     assert.equal(new Set(messages).size, 4);
     assert.match(messages[0]!, /invalid; check the filter/);
@@ -83,13 +91,22 @@ describe('HttpClient: retries, rate limits and faults', () => {
   });
 
   it('honours Retry-After in seconds, as an HTTP-date, in the past, and falls back to back-off on garbage', async () => {
-    for (const retryAfter of ['1', new Date(Date.now() + 1000).toUTCString(), 'Sun, 01 Nov 2020 00:00:00 GMT', 'later, maybe']) {
+    for (const retryAfter of [
+      '1',
+      new Date(Date.now() + 1000).toUTCString(),
+      'Sun, 01 Nov 2020 00:00:00 GMT',
+      'later, maybe',
+    ]) {
       lab.server.setFaults({ rateLimit: { times: 1, retryAfter } });
       const started = Date.now();
       const page = await lab.api().listReports({ pageSize: 2 });
       const elapsed = Date.now() - started;
       assert.equal(page.items.length, 2, retryAfter);
-      assert.deepEqual(lab.server.takeRequests().map((r) => r.status), [429, 200], retryAfter);
+      assert.deepEqual(
+        lab.server.takeRequests().map((r) => r.status),
+        [429, 200],
+        retryAfter,
+      );
       if (retryAfter === '1') {
         assert.ok(elapsed >= 900, `waited ${elapsed} ms for Retry-After: 1`);
       } else {
@@ -111,7 +128,10 @@ describe('HttpClient: retries, rate limits and faults', () => {
 
   it('times out a server that accepts and never answers, and closes the socket', async () => {
     lab.server.setFaults({ hangHeaders: { times: 10 } });
-    const api = lab.api(undefined, { timeouts: { headersMs: 200 }, retry: { retries: 1, baseDelayMs: 5 } });
+    const api = lab.api(undefined, {
+      timeouts: { headersMs: 200 },
+      retry: { retries: 1, baseDelayMs: 5 },
+    });
     const error = (await rejection(api.listReports())) as LabApiError;
     assert.equal(error.code, 'timeout');
     assert.match(error.message, /timed out while waiting for an answer/);
@@ -121,7 +141,10 @@ describe('HttpClient: retries, rate limits and faults', () => {
   it('says "cannot reach" when the connection is reset before headers', async () => {
     const raw = await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
     try {
-      const api = LabApi.forBaseUrl(raw.url, { token: SECRET_TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const api = LabApi.forBaseUrl(raw.url, {
+        token: SECRET_TOKEN,
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      });
       const error = (await rejection(api.listReports())) as LabApiError;
       assert.equal(error.code, 'network');
       assert.match(error.message, /Cannot reach the lab/);

@@ -6,8 +6,19 @@ import * as net from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { LabApiError } from '../../../../core/errors/errors';
 import { LabApi } from '../../../../core/api/labApi';
-import { parseLabDefinition, isInvalidLab, type LabDefinition } from '../../../../core/api/labDefinition';
-import { bypassesProxy, describeProxy, loadCertificateAuthorities, proxyFor, resolveProxySettings, type NetworkOptions } from '../../../../core/connection/network';
+import {
+  parseLabDefinition,
+  isInvalidLab,
+  type LabDefinition,
+} from '../../../../core/api/labDefinition';
+import {
+  bypassesProxy,
+  describeProxy,
+  loadCertificateAuthorities,
+  proxyFor,
+  resolveProxySettings,
+  type NetworkOptions,
+} from '../../../../core/connection/network';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import { Agent, ProxyAgent } from '../../../../core/connection/undiciTransport';
 import * as undici from 'undici';
@@ -25,7 +36,13 @@ function lab(entry: Record<string, unknown>): LabDefinition {
 }
 
 function api(definition: LabDefinition, token: string, network?: NetworkOptions): LabApi {
-  return new LabApi({ lab: definition, token, network, rateLimitGate: new RateLimitGate(), ...FAST });
+  return new LabApi({
+    lab: definition,
+    token,
+    network,
+    rateLimitGate: new RateLimitGate(),
+    ...FAST,
+  });
 }
 
 describe("undici's pools", () => {
@@ -37,8 +54,11 @@ describe("undici's pools", () => {
     try {
       // undici's index adds `request` to every dispatcher; ours calls the same function without it.
       assert.equal(typeof (agent as { request?: unknown }).request, 'function');
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      assert.equal((agent as { request?: unknown }).request, require('undici/lib/api/api-request.js'));
+      assert.equal(
+        (agent as { request?: unknown }).request,
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require('undici/lib/api/api-request.js'),
+      );
     } finally {
       await agent.close();
     }
@@ -46,9 +66,16 @@ describe("undici's pools", () => {
 
   it("serve the core on their own, as in the bundle, where undici's index is never loaded: direct and through a proxy", function () {
     this.timeout(30_000);
-    const result = spawnSync(process.execPath, [path.join(__dirname, 'withoutUndiciIndex.js')], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [path.join(__dirname, 'withoutUndiciIndex.js')], {
+      encoding: 'utf8',
+    });
     assert.equal(result.status, 0, result.stderr);
-    assert.deepEqual(JSON.parse(result.stdout), { directReports: 50, proxiedReports: 50, tunnelled: true, index: false });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      directReports: 50,
+      proxiedReports: 50,
+      tunnelled: true,
+      index: false,
+    });
   });
 });
 
@@ -81,7 +108,11 @@ describe('noProxy patterns', () => {
   });
 
   it('never proxy loopback labs, and proxy https labs unless bypassed', () => {
-    const network: NetworkOptions = { httpsProxy: 'http://proxy:3128', httpProxy: 'http://proxy:3128', noProxy: ['.internal'] };
+    const network: NetworkOptions = {
+      httpsProxy: 'http://proxy:3128',
+      httpProxy: 'http://proxy:3128',
+      noProxy: ['.internal'],
+    };
     assert.equal(proxyFor(url('http://127.0.0.1:8787/x'), network), undefined);
     assert.equal(proxyFor(url('https://localhost:8443/x'), network), undefined);
     assert.equal(proxyFor(url('https://lab.example.com/x'), network), 'http://proxy:3128');
@@ -89,12 +120,26 @@ describe('noProxy patterns', () => {
   });
 
   it('take VS Code’s http.proxy over the environment, read either case, and merge both noProxy lists', () => {
-    const fromEnv = resolveProxySettings({ env: { https_proxy: 'http://env-https:1', HTTP_PROXY: 'http://env-http:2', NO_PROXY: 'a.example, b.example' }, noProxy: ['c.example'] });
+    const fromEnv = resolveProxySettings({
+      env: {
+        https_proxy: 'http://env-https:1',
+        HTTP_PROXY: 'http://env-http:2',
+        NO_PROXY: 'a.example, b.example',
+      },
+      noProxy: ['c.example'],
+    });
     assert.equal(fromEnv.httpsProxy, 'http://env-https:1');
     assert.equal(fromEnv.httpProxy, 'http://env-http:2');
     assert.deepEqual(fromEnv.noProxy, ['c.example', 'a.example', 'b.example']);
-    assert.equal(resolveProxySettings({ env: { HTTP_PROXY: 'http://only-http:2' } }).httpsProxy, 'http://only-http:2', 'https falls back to HTTP_PROXY');
-    const explicit = resolveProxySettings({ proxy: 'http://setting:3', env: { HTTPS_PROXY: 'http://env:1' } });
+    assert.equal(
+      resolveProxySettings({ env: { HTTP_PROXY: 'http://only-http:2' } }).httpsProxy,
+      'http://only-http:2',
+      'https falls back to HTTP_PROXY',
+    );
+    const explicit = resolveProxySettings({
+      proxy: 'http://setting:3',
+      env: { HTTPS_PROXY: 'http://env:1' },
+    });
     assert.equal(explicit.httpsProxy, 'http://setting:3');
     assert.equal(resolveProxySettings({}).httpsProxy, undefined);
   });
@@ -116,14 +161,29 @@ describe('certificate authorities', () => {
       }
       return files[file]!;
     };
-    const { ca, problems } = loadCertificateAuthorities(['/ca/corp.pem'], { NODE_EXTRA_CA_CERTS: '/ca/extra.pem' }, read);
+    const { ca, problems } = loadCertificateAuthorities(
+      ['/ca/corp.pem'],
+      { NODE_EXTRA_CA_CERTS: '/ca/extra.pem' },
+      read,
+    );
     assert.deepEqual(problems, []);
     assert.ok(ca);
     assert.equal(ca.length, rootCertificates.length + 2);
     assert.ok(ca.some((pem) => pem.includes('CORP')) && ca.some((pem) => pem.includes('EXTRA')));
-    assert.equal(loadCertificateAuthorities([], {}, read).ca, undefined, 'nothing configured: Node’s defaults apply');
-    const broken = loadCertificateAuthorities(['/ca/missing.pem', '/ca/extra.pem', '/ca/notpem'], {}, (file) => (file === '/ca/notpem' ? 'hello' : read(file)));
-    assert.deepEqual(broken.problems.map((p) => p.text?.id), ['caFileUnreadable', 'caFileNoPem']);
+    assert.equal(
+      loadCertificateAuthorities([], {}, read).ca,
+      undefined,
+      'nothing configured: Node’s defaults apply',
+    );
+    const broken = loadCertificateAuthorities(
+      ['/ca/missing.pem', '/ca/extra.pem', '/ca/notpem'],
+      {},
+      (file) => (file === '/ca/notpem' ? 'hello' : read(file)),
+    );
+    assert.deepEqual(
+      broken.problems.map((p) => p.text?.id),
+      ['caFileUnreadable', 'caFileNoPem'],
+    );
   });
 });
 
@@ -136,7 +196,13 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
 
   before(async () => {
     certs = makeTestCertificates();
-    server = new MockLabServer({ now: FIXED_NOW, reports: 40, samples: 40, tls: { key: certs.key, cert: certs.cert }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    server = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 40,
+      samples: 40,
+      tls: { key: certs.key, cert: certs.cert },
+      tokens: { [SECRET_TOKEN]: { label: 'leak check' } },
+    });
     await server.start();
     proxy = await startForwardProxy();
     authProxy = await startForwardProxy({ auth: 'alice:s3cret' });
@@ -163,14 +229,22 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
   });
 
   it('a chain that ends in a root nobody trusts (as a TLS-inspecting proxy sends it) says so, with where to trust that root, never "self-signed"', async () => {
-    const inspecting = new MockLabServer({ now: FIXED_NOW, reports: 5, tls: { key: certs.key, cert: `${certs.cert.trim()}\n${certs.caPem.trim()}\n` }, tokens: { [SECRET_TOKEN]: { label: 'leak check' } } });
+    const inspecting = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 5,
+      tls: { key: certs.key, cert: `${certs.cert.trim()}\n${certs.caPem.trim()}\n` },
+      tokens: { [SECRET_TOKEN]: { label: 'leak check' } },
+    });
     await inspecting.start();
     try {
       const untrusted = api(lab({ name: 'Inspected', baseUrl: inspecting.baseUrl }), SECRET_TOKEN);
       const error = (await rejection(untrusted.listReports())) as LabApiError;
       await untrusted.close();
       assert.equal(error.text?.id, 'certUnknownRoot');
-      assert.match(error.message, /ends in a root this machine does not trust\. That is often a proxy that inspects TLS: .*operating system’s trust store .*labData\.caCertificates/);
+      assert.match(
+        error.message,
+        /ends in a root this machine does not trust\. That is often a proxy that inspects TLS: .*operating system’s trust store .*labData\.caCertificates/,
+      );
       assert.doesNotMatch(error.message, /self-signed/);
     } finally {
       await inspecting.stop();
@@ -180,7 +254,11 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
   it('a certificate for another host name is named as such', async () => {
     // other.test reaches the same server through the proxy, but the certificate names lab.test, localhost and 127.0.0.1 only.
     const port = new URL(server.baseUrl).port;
-    const client = api(lab({ name: 'WrongHost', baseUrl: `https://other.test:${port}` }), SECRET_TOKEN, { httpsProxy: proxy.url, noProxy: [], ca: loadCertificateAuthorities([certs.caFile]).ca });
+    const client = api(
+      lab({ name: 'WrongHost', baseUrl: `https://other.test:${port}` }),
+      SECRET_TOKEN,
+      { httpsProxy: proxy.url, noProxy: [], ca: loadCertificateAuthorities([certs.caFile]).ca },
+    );
     const error = (await rejection(client.listReports())) as LabApiError;
     await client.close();
     assert.equal(error.text?.id, 'certWrongHost', error.message);
@@ -203,16 +281,33 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
     await viaProxy.close();
     assert.ok(page.items.length > 0);
     const seen = proxy.lines().slice(before);
-    assert.ok(seen.some((line) => line.startsWith(`CONNECT lab.test:${port} `)), seen.join('\n'));
-    assert.ok(seen.every((line) => !line.includes(SECRET_TOKEN) && !/authorization"/i.test(line.replace(/proxy-authorization/gi, ''))), 'the proxy saw no token and no Authorization header');
-    assert.ok(server.takeRequests().every((request) => request.scope === 'leak check'), 'the lab got its token through the tunnel');
+    assert.ok(
+      seen.some((line) => line.startsWith(`CONNECT lab.test:${port} `)),
+      seen.join('\n'),
+    );
+    assert.ok(
+      seen.every(
+        (line) =>
+          !line.includes(SECRET_TOKEN) &&
+          !/authorization"/i.test(line.replace(/proxy-authorization/gi, '')),
+      ),
+      'the proxy saw no token and no Authorization header',
+    );
+    assert.ok(
+      server.takeRequests().every((request) => request.scope === 'leak check'),
+      'the lab got its token through the tunnel',
+    );
   });
 
   it('bypasses the proxy for noProxy hosts', async () => {
     const port = new URL(server.baseUrl).port;
     const definition = lab({ name: 'Bypassed', baseUrl: `https://lab.test:${port}` });
     const before = proxy.lines().length;
-    const client = api(definition, SECRET_TOKEN, { httpsProxy: proxy.url, noProxy: ['.test'], ca: loadCertificateAuthorities([certs.caFile]).ca });
+    const client = api(definition, SECRET_TOKEN, {
+      httpsProxy: proxy.url,
+      noProxy: ['.test'],
+      ca: loadCertificateAuthorities([certs.caFile]).ca,
+    });
     const error = (await rejection(client.listReports())) as LabApiError;
     await client.close();
     assert.equal(error.text?.id, 'hostNotFound', 'went direct, where lab.test does not resolve');
@@ -227,15 +322,29 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
     const error = (await rejection(refused.listReports())) as LabApiError;
     await refused.close();
     assert.equal(error.text?.id, 'proxyAuth');
-    assert.match(error.message, new RegExp(`The proxy at ${authProxy.url.replace(/[.]/g, '\\.')} \\(from your proxy settings\\) asks for credentials.*http\\.proxyAuthorization`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `The proxy at ${authProxy.url.replace(/[.]/g, '\\.')} \\(from your proxy settings\\) asks for credentials.*http\\.proxyAuthorization`,
+      ),
+    );
     assert.equal(error.attempts, undefined, 'a 407 is not retried');
 
     const credentials = `Basic ${Buffer.from('alice:s3cret').toString('base64')}`;
-    const allowed = api(definition, SECRET_TOKEN, { httpsProxy: authProxy.url, noProxy: [], ca, proxyAuthorization: credentials });
+    const allowed = api(definition, SECRET_TOKEN, {
+      httpsProxy: authProxy.url,
+      noProxy: [],
+      ca,
+      proxyAuthorization: credentials,
+    });
     assert.ok((await allowed.listReports()).items.length > 0);
     await allowed.close();
     // Credentials in the proxy URL work too, and never show in a message.
-    const inUrl = api(definition, SECRET_TOKEN, { httpsProxy: authProxy.url.replace('http://', 'http://alice:s3cret@'), noProxy: [], ca });
+    const inUrl = api(definition, SECRET_TOKEN, {
+      httpsProxy: authProxy.url.replace('http://', 'http://alice:s3cret@'),
+      noProxy: [],
+      ca,
+    });
     assert.ok((await inUrl.listReports()).items.length > 0);
     await inUrl.close();
   });
@@ -245,12 +354,23 @@ describe('HTTPS labs, private CAs and proxies (real TLS, a real forward proxy)',
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port: deadPort } = probe.address() as net.AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    const client = api(lab({ name: 'Dead', baseUrl: 'https://lab.test:9' }), SECRET_TOKEN, { httpsProxy: `http://user:pw@127.0.0.1:${deadPort}`, noProxy: [] });
+    const client = api(lab({ name: 'Dead', baseUrl: 'https://lab.test:9' }), SECRET_TOKEN, {
+      httpsProxy: `http://user:pw@127.0.0.1:${deadPort}`,
+      noProxy: [],
+    });
     const error = (await rejection(client.listReports())) as LabApiError;
     await client.close();
     assert.equal(error.text?.id, 'proxyUnreachable');
-    assert.match(error.message, new RegExp(`Cannot reach the proxy at http://127\\.0\\.0\\.1:${deadPort} \\(connection refused\\)`));
-    assert.ok(!error.message.includes('pw') && !JSON.stringify(error).includes('user:pw'), 'no proxy credentials in the error');
+    assert.match(
+      error.message,
+      new RegExp(
+        `Cannot reach the proxy at http://127\\.0\\.0\\.1:${deadPort} \\(connection refused\\)`,
+      ),
+    );
+    assert.ok(
+      !error.message.includes('pw') && !JSON.stringify(error).includes('user:pw'),
+      'no proxy credentials in the error',
+    );
   });
 });
 
@@ -261,8 +381,22 @@ describe('several tenants on one origin, renamed endpoints, other envelopes', fu
   let beta: MockLabServer;
 
   before(async () => {
-    meridian = new MockLabServer({ now: FIXED_NOW, reports: 30, samples: 30, tokens: { 'meridian-token': { label: 'meridian' } } });
-    beta = new MockLabServer({ now: FIXED_NOW, seed: 7, reports: 25, samples: 30, basePath: '/tenant-b', envelope: 'top-level', endpointNames: { reports: 'certificates', file: 'pdf' }, tokens: { 'beta-token': { label: 'beta' } } });
+    meridian = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 30,
+      samples: 30,
+      tokens: { 'meridian-token': { label: 'meridian' } },
+    });
+    beta = new MockLabServer({
+      now: FIXED_NOW,
+      seed: 7,
+      reports: 25,
+      samples: 30,
+      basePath: '/tenant-b',
+      envelope: 'top-level',
+      endpointNames: { reports: 'certificates', file: 'pdf' },
+      tokens: { 'beta-token': { label: 'beta' } },
+    });
     host = new MockLabHost([meridian, beta]);
     await host.start();
   });
@@ -275,16 +409,36 @@ describe('several tenants on one origin, renamed endpoints, other envelopes', fu
     const origin = new URL(meridian.baseUrl).origin;
     assert.equal(new URL(beta.baseUrl).origin, origin, 'one origin, two tenants');
     const a = api(lab({ name: 'Meridian', baseUrl: meridian.baseUrl }), 'meridian-token');
-    const b = api(lab({ name: 'Beta', baseUrl: beta.baseUrl, endpoints: { reports: '/api/v1/certificates', report: '/api/v1/certificates/{report_id}', reportFile: '/api/v1/certificates/{report_id}/pdf' } }), 'beta-token');
-    assert.equal((await a.listReports({ pageSize: 100 })).items.length, meridian.reportsFor('meridian-token').length);
+    const b = api(
+      lab({
+        name: 'Beta',
+        baseUrl: beta.baseUrl,
+        endpoints: {
+          reports: '/api/v1/certificates',
+          report: '/api/v1/certificates/{report_id}',
+          reportFile: '/api/v1/certificates/{report_id}/pdf',
+        },
+      }),
+      'beta-token',
+    );
+    assert.equal(
+      (await a.listReports({ pageSize: 100 })).items.length,
+      meridian.reportsFor('meridian-token').length,
+    );
     const betaPage = await b.listReports({ pageSize: 100 });
-    assert.deepEqual(betaPage.items.map((r) => r.report_id), beta.reportsFor('beta-token').map((r) => r.report_id));
+    assert.deepEqual(
+      betaPage.items.map((r) => r.report_id),
+      beta.reportsFor('beta-token').map((r) => r.report_id),
+    );
     const one = await b.getReport(betaPage.items[0]!.report_id);
     assert.equal(one.report_id, betaPage.items[0]!.report_id);
-    assert.deepEqual(beta.takeRequests().map((r) => [r.path.replace(/RPT-[\w-]+/, 'ID'), r.scope]), [
-      ['/tenant-b/api/v1/certificates', 'beta'],
-      ['/tenant-b/api/v1/certificates/ID', 'beta'],
-    ]);
+    assert.deepEqual(
+      beta.takeRequests().map((r) => [r.path.replace(/RPT-[\w-]+/, 'ID'), r.scope]),
+      [
+        ['/tenant-b/api/v1/certificates', 'beta'],
+        ['/tenant-b/api/v1/certificates/ID', 'beta'],
+      ],
+    );
     assert.ok(meridian.takeRequests().every((r) => r.scope === 'meridian'));
     // The default name is not served by the renamed tenant.
     const wrong = api(lab({ name: 'BetaDefaults', baseUrl: beta.baseUrl }), 'beta-token');
@@ -301,13 +455,31 @@ describe('only the lab signs you out', () => {
     });
     await new Promise<void>((resolve) => login.listen(0, '127.0.0.2', resolve));
     const loginUrl = `http://127.0.0.2:${(login.address() as net.AddressInfo).port}/login`;
-    const server = new MockLabServer({ now: FIXED_NOW, reports: 5, samples: 5, faults: { redirectFileTo: loginUrl } });
+    const server = new MockLabServer({
+      now: FIXED_NOW,
+      reports: 5,
+      samples: 5,
+      faults: { redirectFileTo: loginUrl },
+    });
     await server.start();
     const events: string[] = [];
-    const client = new LabApi({ lab: lab({ name: 'R', baseUrl: server.baseUrl }), token: 'demo-full-access', rateLimitGate: new RateLimitGate(), ...FAST, onConnection: (event) => events.push(event.kind) });
+    const client = new LabApi({
+      lab: lab({ name: 'R', baseUrl: server.baseUrl }),
+      token: 'demo-full-access',
+      rateLimitGate: new RateLimitGate(),
+      ...FAST,
+      onConnection: (event) => events.push(event.kind),
+    });
     try {
-      const reportId = server.reportsFor('demo-full-access').find((r) => r.download_available)!.report_id;
-      const error = (await rejection(client.downloadReportFile(reportId, { folder: '/tmp/lab-data-never-written', fileName: 'x.pdf' }))) as LabApiError;
+      const reportId = server
+        .reportsFor('demo-full-access')
+        .find((r) => r.download_available)!.report_id;
+      const error = (await rejection(
+        client.downloadReportFile(reportId, {
+          folder: '/tmp/lab-data-never-written',
+          fileName: 'x.pdf',
+        }),
+      )) as LabApiError;
       assert.equal(error.text?.id, 'unauthorizedElsewhere');
       assert.notEqual(error.code, 'unauthorized');
       assert.ok(!events.includes('unauthorized'), 'no sign-out event');

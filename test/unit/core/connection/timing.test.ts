@@ -1,15 +1,37 @@
 import * as assert from 'node:assert/strict';
-import { DEFAULT_RETRY_POLICY, RateLimitGate, Semaphore, backoffDelay, parseRetryAfter, sleep } from '../../../../core/connection/timing';
+import {
+  DEFAULT_RETRY_POLICY,
+  RateLimitGate,
+  Semaphore,
+  backoffDelay,
+  parseRetryAfter,
+  sleep,
+} from '../../../../core/connection/timing';
 import { isCancellation } from '../../../../core/errors/errors';
 import { rejection } from '../../helpers';
 
 describe('retry timing', () => {
   it('backs off 1 s × 2 with 50–100 % jitter, capped at 30 s', () => {
-    assert.equal(backoffDelay(0, DEFAULT_RETRY_POLICY, () => 1), 1000);
-    assert.equal(backoffDelay(0, DEFAULT_RETRY_POLICY, () => 0), 500);
-    assert.equal(backoffDelay(2, DEFAULT_RETRY_POLICY, () => 1), 4000);
-    assert.equal(backoffDelay(10, DEFAULT_RETRY_POLICY, () => 1), 30_000);
-    assert.equal(backoffDelay(10, DEFAULT_RETRY_POLICY, () => 0), 15_000);
+    assert.equal(
+      backoffDelay(0, DEFAULT_RETRY_POLICY, () => 1),
+      1000,
+    );
+    assert.equal(
+      backoffDelay(0, DEFAULT_RETRY_POLICY, () => 0),
+      500,
+    );
+    assert.equal(
+      backoffDelay(2, DEFAULT_RETRY_POLICY, () => 1),
+      4000,
+    );
+    assert.equal(
+      backoffDelay(10, DEFAULT_RETRY_POLICY, () => 1),
+      30_000,
+    );
+    assert.equal(
+      backoffDelay(10, DEFAULT_RETRY_POLICY, () => 0),
+      15_000,
+    );
   });
 
   it('reads Retry-After as seconds, an HTTP-date, a past date, retry-after-ms, or ignores garbage', () => {

@@ -8,7 +8,15 @@ import { LabApi, type LabApiOptions } from '../../../../core/api/labApi';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import type { TransportFactory } from '../../../../core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../core/errors/errors';
-import { closedPort, FULL, SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
+import {
+  closedPort,
+  FULL,
+  SECRET_TOKEN,
+  rejection,
+  renderings,
+  startMockLab,
+  type MockLab,
+} from '../../helpers';
 
 /**
  * The core's promises about every request, held over the transport `factory` builds: the same
@@ -25,7 +33,8 @@ export function transportContract(name: string, factory: TransportFactory): void
     /** Errors the tests saw, checked at the end for the token. */
     const seen: unknown[] = [];
 
-    const api = (options: Partial<Omit<LabApiOptions, 'lab'>> = {}, token = FULL): LabApi => lab.api(token, { transport: factory, ...options });
+    const api = (options: Partial<Omit<LabApiOptions, 'lab'>> = {}, token = FULL): LabApi =>
+      lab.api(token, { transport: factory, ...options });
     const folder = async (): Promise<string> => {
       const made = path.join(root, `f${++folderCount}`);
       await fs.mkdir(made);
@@ -65,7 +74,11 @@ export function transportContract(name: string, factory: TransportFactory): void
     it('streams a PDF to disk whole, with its SHA-256, and reports progress', async () => {
       const into = await folder();
       const progress: number[] = [];
-      const saved = await api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', onProgress: (bytes) => progress.push(bytes) });
+      const saved = await api().downloadReportFile(reportId, {
+        folder: into,
+        fileName: 'r.pdf',
+        onProgress: (bytes) => progress.push(bytes),
+      });
       const expected = lab.server.pdfFor(reportId);
       assert.ok((await fs.readFile(path.join(into, 'r.pdf'))).equals(expected));
       assert.equal(saved.bytes, expected.length);
@@ -89,19 +102,33 @@ export function transportContract(name: string, factory: TransportFactory): void
       for (const faults of [{}, { closeDelimitedFiles: true }]) {
         lab.server.setFaults(faults);
         const into = await folder();
-        const error = await failure(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', maxBytes: size - 1 }));
+        const error = await failure(
+          api().downloadReportFile(reportId, {
+            folder: into,
+            fileName: 'r.pdf',
+            maxBytes: size - 1,
+          }),
+        );
         assert.match(error.text?.id ?? '', /^fileTooLarge/, JSON.stringify(faults));
         assert.deepEqual(await fs.readdir(into), []);
       }
-      const within = await api({ maxFileBytes: size }).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' });
+      const within = await api({ maxFileBytes: size }).downloadReportFile(reportId, {
+        folder: await folder(),
+        fileName: 'r.pdf',
+      });
       assert.equal(within.bytes, size);
     });
 
     it('fails a body shorter than its Content-Length, and a connection dropped halfway, leaving nothing', async () => {
-      for (const faults of [{ shortFile: { fraction: 0.5, times: 1 } }, { dropFileAt: { fraction: 0.5, times: 1 } }]) {
+      for (const faults of [
+        { shortFile: { fraction: 0.5, times: 1 } },
+        { dropFileAt: { fraction: 0.5, times: 1 } },
+      ]) {
         lab.server.setFaults(faults);
         const into = await folder();
-        const error = await failure(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' }));
+        const error = await failure(
+          api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' }),
+        );
         assert.match(error.message, /broke off|ended early|Cannot reach/, JSON.stringify(faults));
         assert.ok(!isCancellation(error));
         assert.deepEqual(await fs.readdir(into), []);
@@ -113,7 +140,14 @@ export function transportContract(name: string, factory: TransportFactory): void
       const into = await folder();
       const controller = new AbortController();
       const started = Date.now();
-      const error = await rejection(api().downloadReportFile(reportId, { folder: into, fileName: 'r.pdf', signal: controller.signal, onProgress: () => controller.abort() }));
+      const error = await rejection(
+        api().downloadReportFile(reportId, {
+          folder: into,
+          fileName: 'r.pdf',
+          signal: controller.signal,
+          onProgress: () => controller.abort(),
+        }),
+      );
       assert.ok(isCancellation(error), String(error));
       assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
       assert.deepEqual(await fs.readdir(into), []);
@@ -124,19 +158,28 @@ export function transportContract(name: string, factory: TransportFactory): void
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 150);
       const started = Date.now();
-      const error = await rejection(api({ retry: { baseDelayMs: 5000, maxDelayMs: 5000 } }).listReports({}, controller.signal));
+      const error = await rejection(
+        api({ retry: { baseDelayMs: 5000, maxDelayMs: 5000 } }).listReports({}, controller.signal),
+      );
       assert.ok(isCancellation(error), String(error));
       assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
     });
 
     it('times out a lab that never answers, and a body that stalls, leaving nothing', async () => {
       lab.server.setFaults({ hangHeaders: { times: 10 } });
-      const waiting = await failure(api({ timeouts: { headersMs: 200 }, retry: { retries: 0 } }).listReports());
+      const waiting = await failure(
+        api({ timeouts: { headersMs: 200 }, retry: { retries: 0 } }).listReports(),
+      );
       assert.equal(waiting.code, 'timeout');
       assert.match(waiting.message, /waiting for an answer/);
       lab.server.setFaults({ stallFileAt: { fraction: 0.5, times: 1 } });
       const into = await folder();
-      const stalled = await failure(api({ timeouts: { bodyIdleMs: 200 } }).downloadReportFile(reportId, { folder: into, fileName: 'r.pdf' }));
+      const stalled = await failure(
+        api({ timeouts: { bodyIdleMs: 200 } }).downloadReportFile(reportId, {
+          folder: into,
+          fileName: 'r.pdf',
+        }),
+      );
       assert.equal(stalled.code, 'timeout');
       assert.deepEqual(await fs.readdir(into), []);
     });
@@ -144,7 +187,10 @@ export function transportContract(name: string, factory: TransportFactory): void
     it('retries a 500 once and then succeeds; never retries a 404', async () => {
       lab.server.setFaults({ status: { status: 500, times: 1 } });
       assert.equal((await api().listReports({ pageSize: 2 })).items.length, 2);
-      assert.deepEqual(lab.server.takeRequests().map((request) => request.status), [500, 200]);
+      assert.deepEqual(
+        lab.server.takeRequests().map((request) => request.status),
+        [500, 200],
+      );
       lab.server.setFaults({ status: { status: 404, times: Infinity } });
       const error = await failure(api().getReport(reportId));
       assert.equal(error.code, 'notFound');
@@ -155,7 +201,9 @@ export function transportContract(name: string, factory: TransportFactory): void
       const shared = api({ rateLimitGate: new RateLimitGate(), maxConcurrentRequests: 4 });
       lab.server.setFaults({ rateLimit: { times: 1, retryAfter: '1' }, latencyMs: 30 });
       const started = Date.now();
-      const pages = await Promise.all([1, 2, 3, 4].map((page) => shared.listReports({ page, pageSize: 5 })));
+      const pages = await Promise.all(
+        [1, 2, 3, 4].map((page) => shared.listReports({ page, pageSize: 5 })),
+      );
       assert.ok(pages.every((page) => page.items.length === 5));
       const requests = lab.server.takeRequests();
       assert.equal(requests.filter((request) => request.status === 429).length, 1);
@@ -166,8 +214,14 @@ export function transportContract(name: string, factory: TransportFactory): void
     it('keeps to the request limit', async () => {
       lab.server.setFaults({ latencyMs: 40 });
       const limited = api({ maxConcurrentRequests: 2 });
-      await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((page) => limited.listReports({ page, pageSize: 5 })));
-      assert.equal(lab.server.takeMaxInFlight(), 2, 'two at a time, no more, and not one after another');
+      await Promise.all(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((page) => limited.listReports({ page, pageSize: 5 })),
+      );
+      assert.equal(
+        lab.server.takeMaxInFlight(),
+        2,
+        'two at a time, no more, and not one after another',
+      );
     });
 
     it('follows a redirect to another origin without the token, and refuses one to plain http elsewhere', async () => {
@@ -181,11 +235,19 @@ export function transportContract(name: string, factory: TransportFactory): void
       try {
         const { port } = other.address() as net.AddressInfo;
         lab.server.setFaults({ redirectFileTo: `http://127.0.0.1:${port}/files/r.pdf` });
-        const saved = await api({}, SECRET_TOKEN).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' });
+        const saved = await api({}, SECRET_TOKEN).downloadReportFile(reportId, {
+          folder: await folder(),
+          fileName: 'r.pdf',
+        });
         assert.equal(saved.bytes, 15);
         assert.deepEqual(authorizations, [undefined], 'the other origin never saw the token');
         lab.server.setFaults({ redirectFileTo: 'http://files.lab.example/r.pdf' });
-        const error = await failure(api({}, SECRET_TOKEN).downloadReportFile(reportId, { folder: await folder(), fileName: 'r.pdf' }));
+        const error = await failure(
+          api({}, SECRET_TOKEN).downloadReportFile(reportId, {
+            folder: await folder(),
+            fileName: 'r.pdf',
+          }),
+        );
         assert.equal(error.code, 'insecureRedirect');
       } finally {
         await new Promise((resolve) => other.close(resolve));
@@ -194,11 +256,18 @@ export function transportContract(name: string, factory: TransportFactory): void
 
     it('says it cannot reach a lab that refuses the connection', async () => {
       const port = await closedPort();
-      const unreachable = LabApi.forBaseUrl(`http://127.0.0.1:${port}`, { token: SECRET_TOKEN, transport: factory, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const unreachable = LabApi.forBaseUrl(`http://127.0.0.1:${port}`, {
+        token: SECRET_TOKEN,
+        transport: factory,
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      });
       try {
         const error = await failure(unreachable.listReports());
         assert.equal(error.code, 'network');
-        assert.match(error.message, new RegExp(`Cannot reach the lab at http://127.0.0.1:${port} \\(connection refused\\)`));
+        assert.match(
+          error.message,
+          new RegExp(`Cannot reach the lab at http://127.0.0.1:${port} \\(connection refused\\)`),
+        );
         assert.equal(error.attempts, 4);
       } finally {
         await unreachable.close();

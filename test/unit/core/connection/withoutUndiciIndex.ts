@@ -25,7 +25,15 @@ async function main(): Promise<void> {
   if (isInvalidLab(definition)) {
     throw new Error(definition.error.message);
   }
-  const viaProxy = new LabApi({ lab: definition, token: 'demo-full-access', network: { httpsProxy: proxy.url, noProxy: [], ca: loadCertificateAuthorities([certs.caFile]).ca } });
+  const viaProxy = new LabApi({
+    lab: definition,
+    token: 'demo-full-access',
+    network: {
+      httpsProxy: proxy.url,
+      noProxy: [],
+      ca: loadCertificateAuthorities([certs.caFile]).ca,
+    },
+  });
   const proxiedReports = (await viaProxy.listReports()).items.length;
   const tunnelled = proxy.lines().some((line) => line.startsWith(`CONNECT lab.test:${port} `));
   await viaProxy.close();

@@ -1,6 +1,12 @@
 import { serverText } from '../../../../core/errors/serverText';
 import * as assert from 'node:assert/strict';
-import { reportLine, saveConfirmation, sampleLine, toolLimit, toolList } from '../../../../core/derived/chatText';
+import {
+  reportLine,
+  saveConfirmation,
+  sampleLine,
+  toolLimit,
+  toolList,
+} from '../../../../core/derived/chatText';
 import { parseReport, parseSample } from '../../../../core/api/records';
 
 describe('chat tool text', () => {
@@ -22,18 +28,51 @@ describe('chat tool text', () => {
   });
 
   it('writes a report and a sample as the fields a person asks about', () => {
-    const report = parseReport({ report_id: 'RPT-1', report_type: 'Certificate of Analysis', title: 'Water\nsurvey', client_id: 'C-1', project_id: 'P-2', status: 'amended', published_at: '2026-11-20T13:50:12Z', download_available: true })!;
-    assert.equal(reportLine(report), 'RPT-1 · Certificate of Analysis · "Water survey" · client C-1 · project P-2 · amended · published 2026-11-20 13:50 UTC · PDF available');
-    assert.equal(reportLine(parseReport({ report_id: 'RPT-2', download_available: false })!), 'RPT-2 · no PDF');
-    const sample = parseSample({ sample_id: 'S-9', sample_name: 'Well 4', matrix: 'Water', status: 'received', received_at: '2026-11-19T08:00:00Z' })!;
-    assert.equal(sampleLine(sample), 'S-9 · Well 4 · Water · received · received 2026-11-19 08:00 UTC');
+    const report = parseReport({
+      report_id: 'RPT-1',
+      report_type: 'Certificate of Analysis',
+      title: 'Water\nsurvey',
+      client_id: 'C-1',
+      project_id: 'P-2',
+      status: 'amended',
+      published_at: '2026-11-20T13:50:12Z',
+      download_available: true,
+    })!;
+    assert.equal(
+      reportLine(report),
+      'RPT-1 · Certificate of Analysis · "Water survey" · client C-1 · project P-2 · amended · published 2026-11-20 13:50 UTC · PDF available',
+    );
+    assert.equal(
+      reportLine(parseReport({ report_id: 'RPT-2', download_available: false })!),
+      'RPT-2 · no PDF',
+    );
+    const sample = parseSample({
+      sample_id: 'S-9',
+      sample_name: 'Well 4',
+      matrix: 'Water',
+      status: 'received',
+      received_at: '2026-11-19T08:00:00Z',
+    })!;
+    assert.equal(
+      sampleLine(sample),
+      'S-9 · Well 4 · Water · received · received 2026-11-19 08:00 UTC',
+    );
   });
 
   it('says "Showing N of M" and marks the JSON truncated only when there were more', () => {
     const records = [1, 2, 3].map((n) => parseReport({ report_id: `R-${n}` })!);
     const all = toolList('Lab', 'Reports:', records, reportLine, 20, 3, false);
-    assert.equal(all.text, 'Reports:\n- R-1 · PDF available\n- R-2 · PDF available\n- R-3 · PDF available');
-    assert.deepEqual(all.json, { lab: 'Lab', count: 3, total: 3, truncated: false, records: [{ report_id: 'R-1' }, { report_id: 'R-2' }, { report_id: 'R-3' }] });
+    assert.equal(
+      all.text,
+      'Reports:\n- R-1 · PDF available\n- R-2 · PDF available\n- R-3 · PDF available',
+    );
+    assert.deepEqual(all.json, {
+      lab: 'Lab',
+      count: 3,
+      total: 3,
+      truncated: false,
+      records: [{ report_id: 'R-1' }, { report_id: 'R-2' }, { report_id: 'R-3' }],
+    });
     const some = toolList('Lab', 'Reports:', records, reportLine, 2, 14, true);
     assert.match(some.text, /\n- R-2 · PDF available\nShowing 2 of 14$/);
     assert.equal(some.json.truncated, true);
@@ -48,9 +87,14 @@ describe('chat tool text', () => {
   it('asks before saving, naming the reports, the lab and the folder', () => {
     assert.deepEqual(saveConfirmation(['RPT-1'], 'Meridian', 'lab-reports'), {
       title: 'Save a report PDF?',
-      message: 'Save the PDF of report RPT-1 from Meridian into lab-reports in your workspace. An existing file is never replaced without asking.',
+      message:
+        'Save the PDF of report RPT-1 from Meridian into lab-reports in your workspace. An existing file is never replaced without asking.',
     });
-    const many = saveConfirmation(Array.from({ length: 12 }, (_, n) => `R-${n}`), 'Beta\u202E', 'lab-reports');
+    const many = saveConfirmation(
+      Array.from({ length: 12 }, (_, n) => `R-${n}`),
+      'Beta\u202E',
+      'lab-reports',
+    );
     assert.equal(many.title, 'Save 12 report PDFs?');
     assert.match(many.message, /R-0, R-1, .*R-9 and 2 more from Beta into/);
   });

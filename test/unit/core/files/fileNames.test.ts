@@ -1,9 +1,32 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { MAX_FILE_NAME_BYTES, renderFileName, sanitizeFileName } from '../../../../core/files/fileNames';
+import {
+  MAX_FILE_NAME_BYTES,
+  renderFileName,
+  sanitizeFileName,
+} from '../../../../core/files/fileNames';
 
 describe('file names', () => {
-  const hostile = ['../../x', '..\\x', '/etc/passwd', 'C:\\x', 'CON', 'con.pdf', 'LPT1.txt', 'a\u0000b', 'evil\u202Efdp.exe', 'x'.repeat(300), '', '.', '..', 'name. . ', ' lead', 'a/b\\c:d*e?f"g<h>i|j', '\u0007bell', '.hidden'];
+  const hostile = [
+    '../../x',
+    '..\\x',
+    '/etc/passwd',
+    'C:\\x',
+    'CON',
+    'con.pdf',
+    'LPT1.txt',
+    'a\u0000b',
+    'evil\u202Efdp.exe',
+    'x'.repeat(300),
+    '',
+    '.',
+    '..',
+    'name. . ',
+    ' lead',
+    'a/b\\c:d*e?f"g<h>i|j',
+    '\u0007bell',
+    '.hidden',
+  ];
 
   it('never lets a hostile name leave the folder or be unusable on any OS', () => {
     const folder = path.resolve('/tmp/lab-reports');
@@ -11,17 +34,30 @@ describe('file names', () => {
       const safe = sanitizeFileName(name);
       assert.ok(safe.length > 0, JSON.stringify(name));
       assert.ok(!/[\\/:*?"<>|\u0000-\u001f\u202e]/.test(safe), `${JSON.stringify(name)} → ${safe}`);
-      assert.ok(safe !== '.' && safe !== '..' && !safe.startsWith('.'), `${JSON.stringify(name)} → ${safe}`);
+      assert.ok(
+        safe !== '.' && safe !== '..' && !safe.startsWith('.'),
+        `${JSON.stringify(name)} → ${safe}`,
+      );
       assert.ok(!/[. ]$/.test(safe), `${JSON.stringify(name)} → ${safe}`);
-      assert.ok(!/^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i.test(safe), `${JSON.stringify(name)} → ${safe}`);
+      assert.ok(
+        !/^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i.test(safe),
+        `${JSON.stringify(name)} → ${safe}`,
+      );
       assert.ok(Buffer.byteLength(safe) <= MAX_FILE_NAME_BYTES);
-      assert.equal(path.dirname(path.join(folder, safe)), folder, `${JSON.stringify(name)} → ${safe}`);
+      assert.equal(
+        path.dirname(path.join(folder, safe)),
+        folder,
+        `${JSON.stringify(name)} → ${safe}`,
+      );
     }
   });
 
   it('keeps ordinary names and the extension of long ones', () => {
     assert.equal(sanitizeFileName('RPT-2024-000123.pdf'), 'RPT-2024-000123.pdf');
-    assert.equal(sanitizeFileName('Certificate of Analysis – Wasser.pdf'), 'Certificate of Analysis – Wasser.pdf');
+    assert.equal(
+      sanitizeFileName('Certificate of Analysis – Wasser.pdf'),
+      'Certificate of Analysis – Wasser.pdf',
+    );
     const long = sanitizeFileName(`${'é'.repeat(300)}.pdf`);
     assert.ok(long.endsWith('.pdf'));
     assert.ok(Buffer.byteLength(long) <= MAX_FILE_NAME_BYTES);
@@ -29,9 +65,17 @@ describe('file names', () => {
   });
 
   it('fills templates with sanitised values so no field adds a separator', () => {
-    const fields = { report_id: '../../etc/passwd', report_type: 'Certificate of Analysis', published_date: '2024-05-01', client_id: 'C/1' };
+    const fields = {
+      report_id: '../../etc/passwd',
+      report_type: 'Certificate of Analysis',
+      published_date: '2024-05-01',
+      client_id: 'C/1',
+    };
     assert.equal(renderFileName('${report_id}.pdf', { report_id: 'RPT-1' }), 'RPT-1.pdf');
-    const rendered = renderFileName('${client_id}_${report_type}_${published_date}_${report_id}.pdf', fields);
+    const rendered = renderFileName(
+      '${client_id}_${report_type}_${published_date}_${report_id}.pdf',
+      fields,
+    );
     assert.ok(!rendered.includes('/') && !rendered.includes('\\'), rendered);
     assert.equal(rendered, 'C_1_Certificate of Analysis_2024-05-01____.._etc_passwd.pdf');
     assert.equal(renderFileName('${unknown}.pdf', {}), '_pdf');

@@ -2,7 +2,11 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { PROGRESS_INTERVAL_MS, saveReports, type SaveProgress } from '../../../../core/sync/bulkSave';
+import {
+  PROGRESS_INTERVAL_MS,
+  saveReports,
+  type SaveProgress,
+} from '../../../../core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../../../core/sync/folderSync';
 import { Throttle } from '../../../../core/connection/timing';
 import { FULL, startMockLab } from '../../helpers';
@@ -11,7 +15,11 @@ describe('progress throttle', () => {
   it('passes the first call at once, then at most one per interval, and flushes what it held back', () => {
     let now = 0;
     const calls: number[] = [];
-    const throttle = new Throttle(100, () => calls.push(now), () => now);
+    const throttle = new Throttle(
+      100,
+      () => calls.push(now),
+      () => now,
+    );
     for (now = 0; now < 1000; now += 1) {
       throttle.poke();
     }
@@ -39,10 +47,18 @@ describe('bulk save and folder sync (the core the commands run)', () => {
     const lab = await startMockLab({ reports: 60, pdfBytes: 2 * 1024 * 1024 });
     try {
       const api = lab.api();
-      const reports = (await listAllReports(api, { pageSize: 100 })).filter((report) => report.download_available !== false).slice(0, 30);
+      const reports = (await listAllReports(api, { pageSize: 100 }))
+        .filter((report) => report.download_available !== false)
+        .slice(0, 30);
       const told: Array<SaveProgress & { at: number }> = [];
       const started = performance.now();
-      const run = await saveReports(reports, { api, target: { folder, template: '${report_id}.pdf' }, signal: new AbortController().signal, concurrency: 4, onProgress: (progress) => told.push({ ...progress, at: performance.now() }) });
+      const run = await saveReports(reports, {
+        api,
+        target: { folder, template: '${report_id}.pdf' },
+        signal: new AbortController().signal,
+        concurrency: 4,
+        onProgress: (progress) => told.push({ ...progress, at: performance.now() }),
+      });
       const elapsed = performance.now() - started;
       assert.equal(run.saved.length, 30);
       assert.equal(run.failed.length, 0);
@@ -50,11 +66,20 @@ describe('bulk save and folder sync (the core the commands run)', () => {
       assert.equal(last.done, 30);
       assert.equal(last.bytes, run.bytes);
       // 60 MiB arrive in hundreds of chunks; the display hears of it once per interval, plus the final state.
-      assert.ok(told.length <= Math.ceil(elapsed / PROGRESS_INTERVAL_MS) + 2, `${told.length} updates in ${elapsed.toFixed(0)} ms`);
+      assert.ok(
+        told.length <= Math.ceil(elapsed / PROGRESS_INTERVAL_MS) + 2,
+        `${told.length} updates in ${elapsed.toFixed(0)} ms`,
+      );
       for (let i = 2; i < told.length - 1; i++) {
-        assert.ok(told[i]!.at - told[i - 1]!.at >= PROGRESS_INTERVAL_MS - 1, `updates ${i - 1} and ${i} are ${(told[i]!.at - told[i - 1]!.at).toFixed(0)} ms apart`);
+        assert.ok(
+          told[i]!.at - told[i - 1]!.at >= PROGRESS_INTERVAL_MS - 1,
+          `updates ${i - 1} and ${i} are ${(told[i]!.at - told[i - 1]!.at).toFixed(0)} ms apart`,
+        );
       }
-      assert.ok(told.every((progress, i) => i === 0 || progress.done >= told[i - 1]!.done), 'files done only grow');
+      assert.ok(
+        told.every((progress, i) => i === 0 || progress.done >= told[i - 1]!.done),
+        'files done only grow',
+      );
     } finally {
       await lab.close();
     }
@@ -69,12 +94,24 @@ describe('bulk save and folder sync (the core the commands run)', () => {
       const sync = () =>
         syncFolder(api, target, {
           list: (query) => listAllReports(api, { ...query, pageSize: 100 }),
-          save: (reports, decide) => saveReports(reports, { api, target, decide, signal: new AbortController().signal, concurrency: 4 }),
+          save: (reports, decide) =>
+            saveReports(reports, {
+              api,
+              target,
+              decide,
+              signal: new AbortController().signal,
+              concurrency: 4,
+            }),
         });
       const first = await sync();
-      const downloadable = lab.server.reportsFor(FULL).filter((report) => report.download_available).length;
+      const downloadable = lab.server
+        .reportsFor(FULL)
+        .filter((report) => report.download_available).length;
       assert.equal(first.run.saved.length, downloadable);
-      const manifest = path.join(folder, (await fs.readdir(folder)).find((file) => file.endsWith('.json'))!);
+      const manifest = path.join(
+        folder,
+        (await fs.readdir(folder)).find((file) => file.endsWith('.json'))!,
+      );
       const stamp = (await fs.stat(manifest)).mtimeMs;
       lab.server.takeRequests();
       const again = await sync();
@@ -85,7 +122,10 @@ describe('bulk save and folder sync (the core the commands run)', () => {
       const fresh = [lab.server.publishReport(), lab.server.publishReport()];
       const third = await sync();
       const requests = lab.server.takeRequests();
-      assert.deepEqual(third.run.saved.map((saved) => saved.report.report_id).sort(), fresh.map((report) => report.report_id).sort());
+      assert.deepEqual(
+        third.run.saved.map((saved) => saved.report.report_id).sort(),
+        fresh.map((report) => report.report_id).sort(),
+      );
       assert.equal(requests.filter((request) => request.path.endsWith('/file')).length, 2);
       assert.equal(requests.length, 3, 'one list request and one per new file');
     } finally {

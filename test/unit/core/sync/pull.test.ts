@@ -3,13 +3,21 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { relativePathProblem } from '../../../../core/files/fileNames';
-import { MANIFEST_FILE_NAME, currentSha256, readManifestStrictly, type ManifestEntry } from '../../../../core/sync/manifest';
+import {
+  MANIFEST_FILE_NAME,
+  currentSha256,
+  readManifestStrictly,
+  type ManifestEntry,
+} from '../../../../core/sync/manifest';
 import { reportPathFromSource } from '../../../../core/sync/pull';
 
 describe('restoring a folder from its manifest (core)', () => {
   it("finds a report's metadata path from the path its file came from, only in the spec's shape", () => {
     assert.equal(reportPathFromSource('/api/v1/reports/R-1/file', 'R-1'), '/api/v1/reports/R-1');
-    assert.equal(reportPathFromSource('/lims/api/v1/certificates/A%2FB/pdf', 'A/B'), '/lims/api/v1/certificates/A%2FB');
+    assert.equal(
+      reportPathFromSource('/lims/api/v1/certificates/A%2FB/pdf', 'A/B'),
+      '/lims/api/v1/certificates/A%2FB',
+    );
     assert.equal(reportPathFromSource('/files/R-1.pdf', 'R-1'), undefined);
     assert.equal(reportPathFromSource('/api/v1/reports/R-2/file', 'R-1'), undefined);
   });
@@ -18,7 +26,25 @@ describe('restoring a folder from its manifest (core)', () => {
     for (const good of ['R-1.pdf', 'C-1001/Certificate of Analysis/R-1.pdf', 'a b/ünï.pdf']) {
       assert.equal(relativePathProblem(good), undefined, good);
     }
-    for (const bad of ['', '../x.pdf', 'a/../../x.pdf', '/etc/passwd', 'C:\\x.pdf', 'C:x.pdf', '\\\\server\\share\\x.pdf', 'a\\b.pdf', 'CON.pdf', 'sub/NUL', 'x\u0000.pdf', 'bell\u0007.pdf', 'trailing.', 'a//b.pdf', './x.pdf', 'a/b/c/d/e/f/g.pdf', 'rtl\u202egpj.pdf']) {
+    for (const bad of [
+      '',
+      '../x.pdf',
+      'a/../../x.pdf',
+      '/etc/passwd',
+      'C:\\x.pdf',
+      'C:x.pdf',
+      '\\\\server\\share\\x.pdf',
+      'a\\b.pdf',
+      'CON.pdf',
+      'sub/NUL',
+      'x\u0000.pdf',
+      'bell\u0007.pdf',
+      'trailing.',
+      'a//b.pdf',
+      './x.pdf',
+      'a/b/c/d/e/f/g.pdf',
+      'rtl\u202egpj.pdf',
+    ]) {
       assert.ok(relativePathProblem(bad), JSON.stringify(bad));
     }
   });
@@ -31,22 +57,61 @@ describe('restoring a folder from its manifest (core)', () => {
     afterEach(async () => {
       await fs.rm(folder, { recursive: true, force: true });
     });
-    const write = (value: unknown): Promise<void> => fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), typeof value === 'string' ? value : JSON.stringify(value));
+    const write = (value: unknown): Promise<void> =>
+      fs.writeFile(
+        path.join(folder, MANIFEST_FILE_NAME),
+        typeof value === 'string' ? value : JSON.stringify(value),
+      );
     const sha = 'a'.repeat(64);
-    const entry = (file: string, id = 'R-1'): object => ({ report_id: id, file, bytes: 1, sha256: sha, saved_at: 'x', source: `/api/v1/reports/${id}/file` });
+    const entry = (file: string, id = 'R-1'): object => ({
+      report_id: id,
+      file,
+      bytes: 1,
+      sha256: sha,
+      saved_at: 'x',
+      source: `/api/v1/reports/${id}/file`,
+    });
 
     it('says what is wrong: missing, malformed, another version, a bad entry, two entries with one name', async () => {
       assert.equal((await readManifestStrictly(folder)).problems[0]?.kind, 'missing');
       await write('{ nope');
       assert.equal((await readManifestStrictly(folder)).problems[0]?.kind, 'malformed');
       await write({ version: 3, labs: {} });
-      assert.deepEqual((await readManifestStrictly(folder)).problems.map((problem) => problem.kind), ['version']);
-      await write({ version: 2, labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('../R-1.pdf'), 'R-2': { ...entry('R-2.pdf', 'R-2'), sha256: 'short' } } } } });
+      assert.deepEqual(
+        (await readManifestStrictly(folder)).problems.map((problem) => problem.kind),
+        ['version'],
+      );
+      await write({
+        version: 2,
+        labs: {
+          lab: {
+            origin: 'https://lab.example',
+            files: {
+              'R-1': entry('../R-1.pdf'),
+              'R-2': { ...entry('R-2.pdf', 'R-2'), sha256: 'short' },
+            },
+          },
+        },
+      });
       const problems = (await readManifestStrictly(folder)).problems;
-      assert.deepEqual(problems.map((problem) => problem.kind === 'entry' && problem.reportId), ['R-1', 'R-2']);
-      await write({ version: 2, labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('Same.pdf'), 'R-2': entry('same.pdf', 'R-2') } } } });
+      assert.deepEqual(
+        problems.map((problem) => problem.kind === 'entry' && problem.reportId),
+        ['R-1', 'R-2'],
+      );
+      await write({
+        version: 2,
+        labs: {
+          lab: {
+            origin: 'https://lab.example',
+            files: { 'R-1': entry('Same.pdf'), 'R-2': entry('same.pdf', 'R-2') },
+          },
+        },
+      });
       assert.match(JSON.stringify((await readManifestStrictly(folder)).problems), /same file name/);
-      await write({ version: 2, labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('R-1.pdf') } } } });
+      await write({
+        version: 2,
+        labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('R-1.pdf') } } },
+      });
       const good = await readManifestStrictly(folder);
       assert.deepEqual(good.problems, []);
       assert.equal(good.manifest?.labs.lab?.files['R-1']?.file, 'R-1.pdf');
@@ -60,12 +125,36 @@ describe('restoring a folder from its manifest (core)', () => {
       await fs.writeFile(file, 'abc');
       const stats = await fs.stat(file);
       const real = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
-      const recorded: ManifestEntry = { report_id: 'R', file: 'r.pdf', bytes: 3, sha256: 'f'.repeat(64), mtime_ms: stats.mtimeMs, saved_at: 'x', source: '/s' };
-      assert.equal(await currentSha256(file, recorded), recorded.sha256, 'not read: size and time say unchanged');
+      const recorded: ManifestEntry = {
+        report_id: 'R',
+        file: 'r.pdf',
+        bytes: 3,
+        sha256: 'f'.repeat(64),
+        mtime_ms: stats.mtimeMs,
+        saved_at: 'x',
+        source: '/s',
+      };
+      assert.equal(
+        await currentSha256(file, recorded),
+        recorded.sha256,
+        'not read: size and time say unchanged',
+      );
       assert.equal(await currentSha256(file, recorded, true), real, 'rehash reads it');
-      assert.equal(await currentSha256(file, { ...recorded, mtime_ms: stats.mtimeMs - 5000 }), real, 'another time: read');
-      assert.equal(await currentSha256(file, { ...recorded, bytes: 4 }), real, 'another size: read');
-      assert.equal(await currentSha256(file, { ...recorded, mtime_ms: undefined }), real, 'no recorded time (an older manifest): read');
+      assert.equal(
+        await currentSha256(file, { ...recorded, mtime_ms: stats.mtimeMs - 5000 }),
+        real,
+        'another time: read',
+      );
+      assert.equal(
+        await currentSha256(file, { ...recorded, bytes: 4 }),
+        real,
+        'another size: read',
+      );
+      assert.equal(
+        await currentSha256(file, { ...recorded, mtime_ms: undefined }),
+        real,
+        'no recorded time (an older manifest): read',
+      );
       assert.equal(await currentSha256(path.join(folder, 'gone.pdf'), recorded), undefined);
     } finally {
       await fs.rm(folder, { recursive: true, force: true });
