@@ -79,10 +79,11 @@ class PreviewSession {
 }
 
 /**
- * The read-only custom editor `labData.pdfPreview`: shows any PDF (a workspace file through "Open
- * With…", or a lab report held in memory) in a webview running pdf.js from the extension, under a
- * strict Content-Security-Policy with a nonce and no network access. It never takes over PDFs on
- * its own (priority "option").
+ * The read-only custom editor `labData.pdfPreview`: shows any PDF (a workspace file opened from
+ * the Explorer or Quick Open, or a lab report held in memory) in a webview running pdf.js from the
+ * extension, under a strict Content-Security-Policy with a nonce and no network access. It is the
+ * default editor for `*.pdf` (a saved report should read as a report, not as PDF source); VS
+ * Code's Open With… still offers the others, and `workbench.editorAssociations` changes it.
  */
 export class PdfPreviewProvider
   implements vscode.CustomReadonlyEditorProvider<PdfDocument>, vscode.Disposable

@@ -226,4 +226,27 @@ describe('previewing reports inside VS Code', () => {
     }, 20_000);
     assert.equal(shown.pages, MULTI_PAGE_COUNT);
   });
+
+  it("a PDF opened as the Explorer or Quick Open opens it shows in Lab Data's preview, and Open With still offers the text editor", async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const file = vscode.Uri.file(path.join(workspaceFolder(), 'preview-sample.pdf'));
+    await fs.writeFile(file.fsPath, lab.pdfFor(lab.multiPageReportId!));
+    // What a click in the Explorer and Quick Open run: the editor the user's associations choose.
+    await vscode.commands.executeCommand('vscode.open', file);
+    const tab = await eventually(() => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      assert.ok(active?.input instanceof vscode.TabInputCustom, 'a custom editor, not the text');
+      return active.input;
+    }, 20_000);
+    assert.equal(tab.viewType, 'labData.pdfPreview');
+    assert.equal(tab.uri.toString(), file.toString());
+    await eventually(() => assert.equal(api.previews.state(file)?.status, 'shown'), 20_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('vscode.openWith', file, 'default');
+    await eventually(() => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      assert.ok(active?.input instanceof vscode.TabInputText, 'Open With… → Text Editor');
+    }, 20_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });
