@@ -8,7 +8,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** The pdf.js files the webview loads: the module and its worker (no fonts, cmaps or wasm; see README). */
+/** The pdf.js files the webview loads: the module and its worker (no fonts, cmaps or wasm; see docs/reading-reports.md). */
 const PDFJS_FILES = ['build/pdf.min.mjs', 'build/pdf.worker.min.mjs', 'LICENSE'];
 
 /** Chart.js as one browser script (the overview webview loads it with a nonce). */

@@ -1,6 +1,6 @@
 import { LabApiError } from '../../core/errors/errors';
 
-/** The documented exit codes (`lab-data --help`, README "Reports in git and CI"). */
+/** The documented exit codes (`lab-data --help`, cli/README.md "Exit status"). */
 export const Exit = {
   /** Done: the folder is as its manifest records. */
   ok: 0,

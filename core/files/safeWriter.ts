@@ -403,7 +403,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
     // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
-    // "Verify Saved Reports" find a file a power cut damaged (README, "Durability").
+    // "Verify Saved Reports" find a file a power cut damaged (docs/saving-and-provenance.md, "Durability").
     await handle.close();
     handle = undefined;
     const sha256 = monitor.hash.digest('hex');

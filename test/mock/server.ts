@@ -27,7 +27,7 @@ export interface TokenScope {
   readonly areas?: readonly DataArea[];
 }
 
-/** The demo tokens, documented in the README. */
+/** The demo tokens, documented in CONTRIBUTING.md ("The mock lab"). */
 export const DEMO_TOKENS: Readonly<Record<string, TokenScope>> = {
   'demo-full-access': { label: 'full scope: every client, project and data area' },
   'demo-client-c1001': {
