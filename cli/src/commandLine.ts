@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError, Exit } from './exitCodes';
+import { errorText } from '../../core/errors/errorText';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -239,7 +240,7 @@ export function parseCommand(name: string, args: readonly string[]): ParsedComma
     });
   } catch (error) {
     throw new CliError(
-      `${error instanceof Error ? error.message : String(error)}\nSee: lab-data ${name} --help`,
+      `${errorText(error)}\nSee: lab-data ${name} --help`,
       Exit.usage,
     );
   }

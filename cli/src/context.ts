@@ -3,12 +3,12 @@ import { defaultLabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { serverText } from '../../core/errors/serverText';
 import type { LogLevel } from '../../core/connection/httpClient';
-import { LabApiError } from '../../core/errors/errors';
 import { CliError, Exit } from './exitCodes';
 import { networkFromEnvironment, type CliNetwork } from './network';
 import { Progress } from './output';
 import { Tokens, variableFor } from './tokens';
 import type { ParsedCommand } from './commandLine';
+import { errorText } from '../../core/errors/errorText';
 
 /** Everything a command needs: its arguments, where to say things, tokens, the network, and clients of labs. */
 export class CliContext {
@@ -87,7 +87,7 @@ export class CliContext {
     try {
       return parseBaseUrl(given).baseUrl;
     } catch (error) {
-      throw new CliError(error instanceof LabApiError ? error.message : String(error), Exit.usage);
+      throw new CliError(errorText(error), Exit.usage);
     }
   }
 
@@ -143,7 +143,7 @@ export class CliContext {
     try {
       confirmed = parseBaseUrl(given).origin;
     } catch (error) {
-      return new CliError(error instanceof LabApiError ? error.message : String(error), Exit.usage);
+      return new CliError(errorText(error), Exit.usage);
     }
     return confirmed === origin
       ? undefined

@@ -1,6 +1,7 @@
 import { COMMANDS, commandHelp, generalHelp, parseCommand } from './commandLine';
 import type { CliContext } from './context';
 import { CliError, Exit, exitCodeOf, type ExitCode } from './exitCodes';
+import { errorText } from '../../core/errors/errorText';
 
 declare const LAB_DATA_CLI_VERSION: string | undefined;
 /** Set by the build from cli/package.json; "dev" when run from the sources. */
@@ -97,7 +98,7 @@ function start(): void {
       const { serverText } = await import('../../core/errors/serverText.js');
       const { LabApiError } = await import('../../core/errors/errors.js');
       // One sanitised line at a time: messages may quote a manifest or a lab, and never show a token.
-      const lines = (error instanceof Error ? error.message : String(error))
+      const lines = errorText(error)
         .split('\n')
         .map((line) => serverText(line, 2000));
       const certificate =

@@ -4,6 +4,7 @@ import type { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { MAX_PAGE_SIZE } from './query';
 import { proxyProblem } from '../connection/network';
+import { errorText } from '../errors/errorText';
 
 /** The filters of spec §4.9 a lab can confirm; the pickers offer only a lab's own. */
 export const FILTER_NAMES = [
@@ -112,7 +113,7 @@ export function parseLabDefinition(entry: unknown, index: number): LabDefinition
     try {
       url = parseBaseUrl(raw.baseUrl);
     } catch (error) {
-      problems.push(error instanceof Error ? error.message.replace(/\.$/, '') : String(error));
+      problems.push(errorText(error).replace(/\.$/, ''));
     }
   }
   const { endpoints, problems: endpointProblems } = parseEndpoints(raw.endpoints);
@@ -217,7 +218,7 @@ export function parseLabDefinitions(labsSetting: unknown, baseUrlSetting: unknow
         labs.unshift(defaultLabDefinition(url));
       }
     } catch (error) {
-      const problems = error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+      const problems = errorText(error).replace(/\.$/, '');
       invalid.unshift({
         name: 'labData.baseUrl',
         baseUrl: baseUrlSetting.slice(0, 200),

@@ -143,35 +143,63 @@ export function knownLastPage(first: Page<unknown>, requested: number): number |
   return last !== undefined && Number.isSafeInteger(last) && last > requested ? last : undefined;
 }
 
-/** Drops items already seen (by id) and tells of duplicates and pages that only repeat. */
-class Deduplicator<T> {
-  private readonly seen = new Set<string>();
+/**
+ * The rules one paged list follows from page to page, kept once for every reader of a list (the
+ * core's {@link iteratePages}, a tree's "Load more"): records already seen (by key) are dropped, a
+ * page of nothing but repeats ends the list, whether another page follows is judged from what the
+ * server sent so far, and a 404 after the first page ends the list instead of failing it.
+ */
+export class PageSeries<T> {
+  private readonly keys = new Set<string>();
+  private seenSoFar: PagesSeen = NOTHING_SEEN;
+  private taken = 0;
 
-  constructor(private readonly options: IteratePagesOptions<T>) {}
+  constructor(
+    private readonly keyOf: (item: T) => string | undefined,
+    private readonly onAnomaly?: (anomaly: PagingAnomaly) => void,
+  ) {}
 
-  /** The page with only fresh items, or undefined when it holds nothing but repeats (the walk ends). */
-  fresh(result: Page<T>, page: number): Page<T> | undefined {
+  /** Records received (read or not) and the longest page, over the pages taken so far. */
+  get seen(): PagesSeen {
+    return this.seenSoFar;
+  }
+
+  /**
+   * Page `page` as the list keeps it: only records not seen before, and whether to ask for the
+   * next one. Undefined when it held nothing but records already seen: the server ignores the
+   * page asked for, and the list ends there.
+   */
+  take(sent: Page<T>, page: number): Page<T> | undefined {
     const fresh: T[] = [];
     let duplicates = 0;
-    for (const item of result.items) {
-      const key = this.options.keyOf(item);
-      if (key !== undefined && this.seen.has(key)) {
+    for (const item of sent.items) {
+      const key = this.keyOf(item);
+      if (key !== undefined && this.keys.has(key)) {
         duplicates++;
         continue;
       }
       if (key !== undefined) {
-        this.seen.add(key);
+        this.keys.add(key);
       }
       fresh.push(item);
     }
-    if (result.items.length > 0 && fresh.length === 0) {
-      this.options.onAnomaly?.({ kind: 'repeatedPage', page });
+    if (sent.items.length > 0 && fresh.length === 0) {
+      this.onAnomaly?.({ kind: 'repeatedPage', page });
       return undefined;
     }
     if (duplicates > 0) {
-      this.options.onAnomaly?.({ kind: 'duplicates', page, count: duplicates });
+      this.onAnomaly?.({ kind: 'duplicates', page, count: duplicates });
     }
-    return { ...result, items: fresh };
+    const next = judgeAfter(sent, { items: fresh, skipped: sent.skipped }, this.seenSoFar);
+    this.seenSoFar = next.seen;
+    this.taken++;
+    return { ...sent, items: fresh, hasMore: next.more };
+  }
+
+  /** Whether `error`, thrown for the page after those taken, means the list has simply ended. */
+  endedBy(error: unknown): boolean {
+    // Past the last page, many servers answer 404 ("Invalid page") instead of an empty page.
+    return this.taken > 0 && isNotFound(error);
   }
 }
 
@@ -190,7 +218,7 @@ export async function* iteratePages<T>(
   const first = options.startPage ?? 1;
   const lastAllowed = first + maxPages - 1;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-  const dedupe = new Deduplicator(options);
+  const series = new PageSeries(options.keyOf, options.onAnomaly);
   // Pages asked for ahead are cancelled with this when the caller stops early, one fails, or the
   // walk falls back to one page at a time.
   const ahead = new AbortController();
@@ -226,7 +254,6 @@ export async function* iteratePages<T>(
       pending.set(next++, started);
     }
   };
-  let seen = NOTHING_SEEN;
   let counted: number | undefined;
   // Set when the server's pages ran out (not when the caller stopped early).
   let ranOut = false;
@@ -243,24 +270,21 @@ export async function* iteratePages<T>(
       try {
         result = await (asked ?? fetchPage(page, options.signal));
       } catch (error) {
-        // Past the last page, many servers answer 404 ("Invalid page") instead of an empty page.
-        if (page > first && isNotFound(error)) {
+        if (series.endedBy(error)) {
           ranOut = true;
           return;
         }
         throw error;
       }
       counted = result.totalCount ?? counted;
-      const fresh = dedupe.fresh(result, page);
+      const fresh = series.take(result, page);
       if (!fresh) {
         ranOut = true;
         return;
       }
-      const next = judgeAfter(result, fresh, seen);
-      const more = next.more;
-      seen = next.seen;
+      const more = fresh.hasMore;
       ranOut = !more;
-      yield { ...fresh, hasMore: more };
+      yield fresh;
       if (!more) {
         return;
       }
@@ -279,8 +303,9 @@ export async function* iteratePages<T>(
     }
   } finally {
     ahead.abort();
-    if (ranOut && counted !== undefined && seen.received < counted) {
-      options.onAnomaly?.({ kind: 'fewerThanCounted', page, received: seen.received, counted });
+    const { received } = series.seen;
+    if (ranOut && counted !== undefined && received < counted) {
+      options.onAnomaly?.({ kind: 'fewerThanCounted', page, received, counted });
     }
   }
 }

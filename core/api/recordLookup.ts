@@ -1,5 +1,6 @@
 import { LabApiError } from '../errors/errors';
 import type { JsonObject, Report } from './records';
+import { errorText } from '../errors/errorText';
 
 /** What a lookup found: the record, that the lab has no such record, or why it could not ask. */
 export type LookupResult<T> =
@@ -133,7 +134,7 @@ export class RecordLookup<T> {
         }
         const result: LookupResult<T> = {
           kind: 'unavailable',
-          reason: error instanceof Error ? error.message : String(error),
+          reason: errorText(error),
         };
         if (!signal?.aborted) {
           this.store(id, result, this.failureTtl);

@@ -16,6 +16,7 @@ import {
 } from './network';
 import { isLoopbackHost } from './baseUrl';
 import { tlsProblemOf } from './tlsProblems';
+import { errorText } from '../errors/errorText';
 
 /** The steps of a connection check, in the order they run. */
 export type CheckStepKind = 'resolve' | 'proxy' | 'connect' | 'tls' | 'request';
@@ -135,7 +136,7 @@ function reasonOf(error: unknown): string {
     EHOSTUNREACH: 'host unreachable',
     ENETUNREACH: 'network unreachable',
   };
-  const message = error instanceof Error ? serverText(error.message) : serverText(String(error));
+  const message = serverText(errorText(error));
   return code ? `${words[code] ?? message} (${code})` : message;
 }
 

@@ -4,20 +4,12 @@ import type { LabBaseUrl } from './baseUrl';
 import { isLoopbackHost } from './baseUrl';
 import { ACCEPT_ENCODING, contentCodings, decodeBody } from './contentEncoding';
 import { readErrorBody, type ErrorBody } from './errorBody';
-import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from '../errors/errors';
-import { cancelledError, labError, type MessageId } from '../errors/messages';
+import type { LabApiError } from '../errors/errors';
+import { cancelledError, labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
+import { isTransient, statusError, thrownError, type AttemptContext } from './errorMapping';
+import { DIRECT, proxySecrets, type NetworkOptions } from './network';
 import {
-  DIRECT,
-  describeProxy,
-  proxyCredentialSource,
-  proxySecrets,
-  proxySource,
-  type NetworkOptions,
-} from './network';
-import { tlsProblemOf, type TlsProblem } from './tlsProblems';
-import {
-  TransportError,
   type Transport,
   type TransportFactory,
   type TransportResponse,
@@ -155,78 +147,6 @@ function requestIdOf(headers: IncomingHttpHeaders): string | undefined {
     }
   }
   return undefined;
-}
-
-function errorCode(error: unknown): string | undefined {
-  const withCode = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = withCode?.code ?? withCode?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** A proxy's verdict on credentials: never worth another attempt with the same ones. */
-const PROXY_CREDENTIAL_MESSAGES: ReadonlySet<string> = new Set([
-  'proxyAuth',
-  'proxyAuthRejected',
-  'proxyUrlAuthRejected',
-]);
-const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** Which sentence a TLS verification failure gets: what is wrong, and the setting that fixes it. */
-function certificateMessage(code: string): MessageId {
-  const messages: Readonly<Record<TlsProblem, MessageId>> = {
-    selfSigned: 'certSelfSigned',
-    unknownRoot: 'certUnknownRoot',
-    unknownIssuer: 'certUnknownIssuer',
-    expired: 'certExpired',
-    wrongHost: 'certWrongHost',
-    other: 'certOther',
-  };
-  return messages[tlsProblemOf(code)];
-}
-
-/** The code and sentence for an HTTP status the API documents (spec section 7). */
-function statusMessage(status: number): { code: LabErrorCode; id: MessageId } {
-  switch (status) {
-    case 400:
-      return { code: 'badRequest', id: 'badRequest' };
-    case 401:
-      return { code: 'unauthorized', id: 'unauthorized' };
-    case 403:
-      return { code: 'forbidden', id: 'forbidden' };
-    case 404:
-      return { code: 'notFound', id: 'notFound' };
-    case 429:
-      return { code: 'rateLimited', id: 'rateLimited' };
-    default:
-      return status >= 500
-        ? { code: 'server', id: 'serverFailed' }
-        : { code: 'unexpectedStatus', id: 'unexpectedStatus' };
-  }
-}
-
-/** Where a failed attempt was going: the request, and the proxy it went through. */
-interface AttemptContext {
-  readonly path: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly signal?: AbortSignal;
-  requestId?: string;
-  proxy?: string;
-  target?: URL;
 }
 
 /**
@@ -378,7 +298,7 @@ export class HttpClient {
           } catch (error) {
             const mapped = this.toLabError(error, { ...context, requestId });
             throw retryBodyFailures
-              ? new AttemptFailure(mapped, this.isTransient(mapped, error))
+              ? new AttemptFailure(mapped, isTransient(mapped, error))
               : new AttemptFailure(mapped, false);
           } finally {
             discard(body);
@@ -390,7 +310,7 @@ export class HttpClient {
           failure = error;
         } else {
           const mapped = this.toLabError(error, { path, params: query, signal: spec.signal });
-          failure = new AttemptFailure(mapped, this.isTransient(mapped, error));
+          failure = new AttemptFailure(mapped, isTransient(mapped, error));
         }
       }
       const { error } = failure;
@@ -452,16 +372,6 @@ export class HttpClient {
     }
   }
 
-  /** Whether a failure without an HTTP status is worth another attempt. */
-  private isTransient(error: LabApiError, raw: unknown): boolean {
-    return (
-      error.code === 'timeout' ||
-      (error.code === 'network' &&
-        !PROXY_CREDENTIAL_MESSAGES.has(error.text?.id ?? '') &&
-        TRANSIENT_NETWORK_CODES.has(errorCode(raw) ?? ''))
-    );
-  }
-
   /**
    * Sends one GET, following redirects itself: the token goes only to the lab's own origin, never
    * over plain http except to loopback, and each hop takes its own route (proxy or direct).
@@ -495,7 +405,7 @@ export class HttpClient {
         });
       } catch (error) {
         const mapped = this.toLabError(error, context);
-        throw new AttemptFailure(mapped, this.isTransient(mapped, error));
+        throw new AttemptFailure(mapped, isTransient(mapped, error));
       }
       const location = header(response.headers, 'location');
       if (![301, 302, 303, 307, 308].includes(response.status) || !location) {
@@ -537,58 +447,30 @@ export class HttpClient {
     const status = response.status;
     const { reason, requestId: bodyRequestId } = await this.readErrorBody(response);
     const requestId = headerRequestId ?? bodyRequestId;
-    const details = { status, path, params, requestId, reason };
-    if (
-      (status === 401 || status === 403) &&
-      (from.origin !== this.baseUrl.origin ||
-        header(response.headers, 'proxy-authenticate') !== undefined)
-    ) {
-      // A login page or another service after a redirect, or a proxy asking for its own credentials
-      // with a 401: not the lab's verdict on the token, which is kept.
-      return from.origin !== this.baseUrl.origin
-        ? new AttemptFailure(
-            labError(
-              'unexpectedStatus',
-              'unauthorizedElsewhere',
-              { origin: from.origin, status },
-              details,
-            ),
-            false,
+    const waitMs =
+      status === 429 || status === 503
+        ? parseRetryAfter(
+            header(response.headers, 'retry-after'),
+            Date.now(),
+            header(response.headers, 'retry-after-ms'),
           )
-        : new AttemptFailure(
-            labError('unexpectedStatus', 'unauthorizedProxy', { status }, details),
-            false,
-          );
-    }
-    const { code, id } = statusMessage(status);
-    const args = { origin: this.baseUrl.origin, status };
-    const retryable = RETRYABLE_STATUSES.has(status);
-    if (status === 429 || status === 503) {
-      const waitMs = parseRetryAfter(
-        header(response.headers, 'retry-after'),
-        Date.now(),
-        header(response.headers, 'retry-after-ms'),
-      );
-      const retryAt = waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined;
-      if (waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs) {
-        // Too long to wait inside a request: fail fast and say when to come back.
-        return new AttemptFailure(
-          labError(
-            code,
-            status === 429 ? 'rateLimitedUntil' : 'unavailableUntil',
-            { time: formatClock(retryAt!) },
-            { ...details, retryAt },
-          ),
-          false,
-        );
-      }
-      return new AttemptFailure(
-        labError(code, id, args, { ...details, retryAt }),
-        retryable,
-        waitMs,
-      );
-    }
-    return new AttemptFailure(labError(code, id, args, details), retryable);
+        : undefined;
+    // Too long to wait inside a request: fail fast and say when to come back.
+    const tooLongToWait = waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs;
+    const error = statusError(
+      {
+        status,
+        labOrigin: this.baseUrl.origin,
+        answeredBy: from.origin,
+        proxyAuthenticate: header(response.headers, 'proxy-authenticate') !== undefined,
+        retryAt: waitMs !== undefined ? new Date(Date.now() + waitMs) : undefined,
+        tooLongToWait,
+      },
+      { status, path, params, requestId, reason },
+    );
+    return tooLongToWait
+      ? new AttemptFailure(error, false)
+      : new AttemptFailure(error, RETRYABLE_STATUSES.has(status), waitMs);
   }
 
   /** Reads a small error body: the server's own reason and request id, sanitised. */
@@ -668,124 +550,9 @@ export class HttpClient {
 
   /** Turns anything thrown while talking to the lab into a LabApiError that holds no secret. */
   private toLabError(error: unknown, context: AttemptContext): LabApiError {
-    if (error instanceof LabApiError) {
-      return error;
-    }
-    if (error instanceof AttemptFailure) {
-      return error.error;
-    }
-    const { path, params, requestId, proxy } = context;
-    const details = { path, params, requestId };
-    const code = errorCode(error);
-    const raw = error instanceof Error ? serverText(error.message) : undefined;
-    const origin = context.target?.origin ?? this.baseUrl.origin;
-    if (
-      proxy !== undefined &&
-      error instanceof TransportError &&
-      error.code === 'ERR_PROXY_TUNNEL' &&
-      error.proxyStatus !== undefined
-    ) {
-      return this.tunnelRefused(proxy, error.proxyStatus, origin, details);
-    }
-    if (
-      context.signal?.aborted ||
-      code === 'UND_ERR_ABORTED' ||
-      code === 'ABORT_ERR' ||
-      (error instanceof Error && error.name === 'AbortError')
-    ) {
-      return labError('cancelled', 'cancelled', {}, details);
-    }
-    if (code && TIMEOUT_CODES.has(code)) {
-      const what =
-        code === 'UND_ERR_CONNECT_TIMEOUT'
-          ? 'connecting'
-          : code === 'UND_ERR_HEADERS_TIMEOUT'
-            ? 'waiting for an answer'
-            : 'receiving data';
-      return labError('timeout', 'timeout', { origin, what }, { ...details, detail: code });
-    }
-    if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/.test(code)) {
-      return labError(
-        'network',
-        certificateMessage(code),
-        { origin, code },
-        { ...details, detail: code },
-      );
-    }
-    const reason =
-      code === 'ECONNREFUSED'
-        ? 'connection refused'
-        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
-          ? 'the connection was dropped'
-          : code === 'ENOTFOUND'
-            ? 'host name not found'
-            : (code ?? raw ?? 'network error');
-    if (
-      proxy !== undefined &&
-      (code === 'ECONNREFUSED' ||
-        code === 'ENOTFOUND' ||
-        code === 'EAI_AGAIN' ||
-        code === 'EHOSTUNREACH' ||
-        code === 'ETIMEDOUT')
-    ) {
-      // Through a proxy, this machine only ever connects to the proxy: the failure is the proxy's.
-      return labError(
-        'network',
-        'proxyUnreachable',
-        { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), reason },
-        { ...details, detail: `${code}${raw ? `: ${raw}` : ''}` },
-      );
-    }
-    if (code === 'ENOTFOUND') {
-      return labError('network', 'hostNotFound', { origin }, { ...details, detail: code });
-    }
-    return labError(
-      'network',
-      'unreachable',
-      { origin, reason },
-      { ...details, detail: code ? `${code}${raw ? `: ${raw}` : ''}` : raw },
-    );
-  }
-
-  /** Who chose `proxy`, for messages: the setting or variable, or plain words when the caller did not say. */
-  private proxySource(proxy: string): string {
-    return proxySource(proxy, this.network) ?? 'your proxy settings';
-  }
-
-  /**
-   * The proxy answered the CONNECT of a tunnel with `status`. A 401 or 407 is about proxy
-   * credentials: rejected ones are named by where they came from (`http.proxyAuthorization`, or
-   * the user info of the proxy address and the setting or variable that holds it), missing ones
-   * are asked for. Anything else is the proxy refusing the lab.
-   */
-  private tunnelRefused(
-    proxy: string,
-    status: number,
-    origin: string,
-    details: LabApiErrorDetails,
-  ): LabApiError {
-    const args = { proxy: describeProxy(proxy), proxySource: this.proxySource(proxy), status };
-    const facts = { ...details, status, detail: `proxy ${args.proxy} from ${args.proxySource}` };
-    if (status !== 401 && status !== 407) {
-      return labError('network', 'proxyRefused', { ...args, origin }, facts);
-    }
-    const credentials = proxyCredentialSource(proxy, this.network);
-    if (credentials === undefined) {
-      return labError('network', 'proxyAuth', args, {
-        ...facts,
-        detail: `${facts.detail}; no credentials were sent`,
-      });
-    }
-    const from =
-      credentials === 'proxyAuthorization'
-        ? 'http.proxyAuthorization'
-        : `the user info in ${args.proxySource}`;
-    return labError(
-      'network',
-      credentials === 'proxyAuthorization' ? 'proxyAuthRejected' : 'proxyUrlAuthRejected',
-      args,
-      { ...facts, detail: `${facts.detail}; credentials from ${from}` },
-    );
+    return error instanceof AttemptFailure
+      ? error.error
+      : thrownError(error, context, { origin: this.baseUrl.origin, network: this.network });
   }
 }
 
@@ -841,16 +608,4 @@ class AttemptFailure {
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
   ) {}
-}
-
-/** When to come back: the time of day, with the date when it is not within the next 20 hours. */
-export function formatClock(at: Date, now: number = Date.now()): string {
-  if (Number.isNaN(at.getTime())) {
-    return 'later';
-  }
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
-  return at.getTime() - now < 20 * 60 * 60 * 1000
-    ? time
-    : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
 }

@@ -1,3 +1,4 @@
+import { errorText } from '../errors/errorText';
 /**
  * Recognising a lab's report and sample ids in any text. Ids are learned from what the lab listed:
  * each id's shape (runs of letters, digits and separators, e.g. `RPT-2026-000420` → `RPT`, `-`,
@@ -152,7 +153,7 @@ export function userIdPattern(source: unknown): RegExp | string {
   try {
     pattern = new RegExp(source, 'gu');
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorText(error);
   }
   if (pattern.test('')) {
     return 'the pattern matches empty text';

@@ -1,6 +1,7 @@
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { toUtcTimestamp, type ListFilters } from '../api/query';
+import { errorText } from '../errors/errorText';
 
 /**
  * A search the user keeps in `labData.savedSearches`: a name and report filters, with an optional
@@ -126,7 +127,7 @@ export function parseSavedSearches(
         resolveSince(kept.publishedSince, now);
       } catch (error) {
         return fail(
-          error instanceof LabApiError ? error.message.replace(/\.$/, '') : String(error),
+          errorText(error).replace(/\.$/, ''),
         );
       }
     }

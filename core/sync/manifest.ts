@@ -5,6 +5,7 @@ import type { Report } from '../api/records';
 import { relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { fileSha256 } from './reportFiles';
+import { errorText } from '../errors/errorText';
 
 export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
 
@@ -350,7 +351,7 @@ export async function readManifestStrictly(
   } catch (error) {
     return {
       problems: [
-        { kind: 'malformed', file, reason: error instanceof Error ? error.message : String(error) },
+        { kind: 'malformed', file, reason: errorText(error) },
       ],
     };
   }

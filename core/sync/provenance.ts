@@ -5,6 +5,7 @@ import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { isInside } from '../files/safeWriter';
 import { currentSha256, readManifest, revisionOf, type ManifestEntry } from './manifest';
+import { errorText } from '../errors/errorText';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
 export function changesAtLab(entry: ManifestEntry, current: Report): string[] {
@@ -152,7 +153,7 @@ async function verifyOne(
     return {
       ...base,
       atLab: [],
-      unavailable: error instanceof Error ? error.message : String(error),
+      unavailable: errorText(error),
       ...(error instanceof LabApiError ? { error } : {}),
     };
   }

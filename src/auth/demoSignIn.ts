@@ -1,6 +1,7 @@
 import { isLoopbackHost } from '../../core/connection/baseUrl';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
+import { errorText } from '../../core/errors/errorText';
 
 /**
  * `npm run demo` starts VS Code with LABDATA_DEMO_TOKEN set, so the demo opens signed in to the
@@ -29,7 +30,7 @@ export async function signInForDemo(
   } catch (error) {
     log.warn(
       'Demo',
-      `Demo sign-in to ${lab.url.origin} failed: ${error instanceof Error ? error.message : String(error)}`,
+      `Demo sign-in to ${lab.url.origin} failed: ${errorText(error)}`,
     );
   }
 }

@@ -20,6 +20,7 @@ import { Commands, SETTINGS_SECTION, Settings, Tools } from '../constants';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { phrase } from '../ui/phrase';
+import { errorText } from '../../core/errors/errorText';
 
 /** A tool's failure, told to the model as text it can relay (never a stack). */
 class ToolRefusal extends Error {}
@@ -214,7 +215,7 @@ export class LabTools {
     try {
       return resolveSince(value, new Date(), name);
     } catch (error) {
-      throw new ToolRefusal(error instanceof Error ? error.message : String(error));
+      throw new ToolRefusal(errorText(error));
     }
   }
 
@@ -340,7 +341,7 @@ export class LabTools {
     try {
       return toolLimit(input?.limit);
     } catch (error) {
-      throw new ToolRefusal(`${(error as Error).message}.`);
+      throw new ToolRefusal(`${errorText(error)}.`);
     }
   }
 

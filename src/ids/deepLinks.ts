@@ -8,6 +8,7 @@ import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
 import type { LabIds } from './labIds';
+import { errorText } from '../../core/errors/errorText';
 
 export type LinkKind = 'report' | 'sample';
 
@@ -85,7 +86,7 @@ export class DeepLinkHandler implements vscode.UriHandler {
   handleUri(uri: vscode.Uri): void {
     this.open(uri).catch(
       (error: unknown) =>
-        void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error)),
+        void vscode.window.showErrorMessage(errorText(error)),
     );
   }
 
@@ -145,7 +146,7 @@ export class DeepLinkHandler implements vscode.UriHandler {
     } catch (error) {
       this.log.warn(
         'Links',
-        `Opening ${kind} ${id} of ${connection.lab.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        `Opening ${kind} ${id} of ${connection.lab.name} failed: ${errorText(error)}`,
       );
       throw error;
     }

@@ -24,6 +24,7 @@ import {
   type ReportFilter,
   type ReportsTreeProvider,
 } from '../views/reportsTree';
+import { errorText } from '../../core/errors/errorText';
 
 /** Reports one overview reads at most unless `labData.overviewMaxReports` says otherwise. */
 export const DEFAULT_OVERVIEW_LIMIT = 20_000;
@@ -137,7 +138,7 @@ export class OverviewPanels implements vscode.Disposable {
             void this.onMessage(connection, created, message).catch((error: unknown) =>
               this.log.warn(
                 'Overview',
-                `${lab}: ${error instanceof Error ? error.message : String(error)}`,
+                `${lab}: ${errorText(error)}`,
               ),
             );
           },

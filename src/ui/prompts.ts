@@ -3,6 +3,7 @@ import { toUtcTimestamp } from '../../core/api/query';
 import type { Page } from '../../core/api/pagination';
 
 import type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
+import { errorText } from '../../core/errors/errorText';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -20,7 +21,7 @@ export function validateIsoDate(value: string): string | undefined {
     toUtcTimestamp(value);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorText(error);
   }
 }
 
@@ -598,7 +599,7 @@ export class VsCodePrompts implements Prompts {
       } catch (error) {
         pick.placeholder = vscode.l10n.t(
           'Stopped: {0}',
-          error instanceof Error ? error.message : String(error),
+          errorText(error),
         );
       } finally {
         pick.busy = false;

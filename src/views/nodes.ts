@@ -18,6 +18,7 @@ import {
   recordTooltip,
   statusWord,
 } from './recordText';
+import { errorText } from '../../core/errors/errorText';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -441,7 +442,7 @@ export function failureText(error: unknown): string {
   }
   return vscode.l10n.t(
     "Couldn't load: {0}",
-    error instanceof Error ? error.message : String(error),
+    errorText(error),
   );
 }
 

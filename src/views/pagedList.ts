@@ -1,5 +1,4 @@
-import { LabApiError } from '../../core/errors/errors';
-import { NOTHING_SEEN, judgeAfter, type Page, type PagesSeen } from '../../core/api/pagination';
+import { PageSeries, type Page } from '../../core/api/pagination';
 
 /**
  * The pages of one list loaded so far (a view's root, a client's projects, a project's reports).
@@ -14,8 +13,8 @@ export class PagedList<T> {
   error?: unknown;
   private nextPage = 1;
   private pagesLoaded = 0;
-  /** Records received and the longest page, to judge the next page from what the server sent. */
-  private seen: PagesSeen = NOTHING_SEEN;
+  /** The core's paging rules over the pages loaded so far (repeats, when the list ends). */
+  private series: PageSeries<T>;
   private inFlight?: Promise<void>;
   /** Whether the last failure was a reload, so Retry reloads instead of fetching the next page. */
   private reloadFailed = false;
@@ -23,7 +22,9 @@ export class PagedList<T> {
   constructor(
     private readonly fetchPage: (page: number) => Promise<Page<T>>,
     private readonly keyOf: (item: T) => string,
-  ) {}
+  ) {
+    this.series = new PageSeries(keyOf);
+  }
 
   /** Loads the first page unless it is already there (or failed; retry clears the failure). */
   async ensureLoaded(): Promise<void> {
@@ -69,29 +70,24 @@ export class PagedList<T> {
     this.error = fresh.error;
     this.nextPage = fresh.nextPage;
     this.pagesLoaded = fresh.pagesLoaded;
-    this.seen = fresh.seen;
+    this.series = fresh.series;
     this.reloadFailed = false;
   }
 
   private async fetchNext(): Promise<void> {
     try {
       const page = await this.fetchPage(this.nextPage);
-      const known = new Set(this.items.map(this.keyOf));
-      const fresh = page.items.filter((item) => !known.has(this.keyOf(item)));
-      this.items.push(...fresh);
+      const fresh = this.series.take(page, this.nextPage);
+      this.items.push(...(fresh?.items ?? []));
       this.total = page.totalCount;
-      const next = judgeAfter(page, { items: fresh, skipped: page.skipped }, this.seen);
-      // A page of nothing but repeats (a server that ignores `page`) ends the list.
-      this.hasMore = fresh.length > 0 && next.more;
-      this.seen = next.seen;
+      this.hasMore = fresh?.hasMore ?? false;
       this.nextPage++;
       this.pagesLoaded++;
       this.loaded = true;
       this.error = undefined;
       this.reloadFailed = false;
     } catch (error) {
-      if (this.loaded && error instanceof LabApiError && error.code === 'notFound') {
-        // Past the last page, many servers answer 404 ("Invalid page") instead of an empty page.
+      if (this.series.endedBy(error)) {
         this.hasMore = false;
         return;
       }

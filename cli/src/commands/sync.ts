@@ -11,6 +11,7 @@ import { formatBytes } from '../../../core/files/sizes';
 import { out } from '../output';
 import { folderArgument } from './folder';
 import { listFilters } from './list';
+import { errorText } from '../../../core/errors/errorText';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
@@ -102,7 +103,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
           skipped: run.skipped.map((skip) => ({ report_id: skip.reportId, reason: skip.reason })),
           failed: run.failed.map((failure) => ({
             report_id: failure.reportId,
-            error: failure.error instanceof Error ? failure.error.message : String(failure.error),
+            error: errorText(failure.error),
           })),
           bytes: run.bytes,
           watermark: result.watermark,
@@ -117,7 +118,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
   } else {
     run.failed.forEach((failure) =>
       context.progress.problem(
-        `failed  ${failure.reportId}: ${failure.error instanceof Error ? failure.error.message : String(failure.error)}`,
+        `failed  ${failure.reportId}: ${errorText(failure.error)}`,
       ),
     );
     run.skipped

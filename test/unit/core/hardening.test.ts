@@ -17,7 +17,8 @@ import { buildSupportReport } from '../../../core/derived/supportReport';
 import { parseReport } from '../../../core/api/records';
 import { reportLine } from '../../../core/derived/chatText';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../../core/connection/timing';
-import { HttpClient, declaredLength, formatClock } from '../../../core/connection/httpClient';
+import { HttpClient, declaredLength } from '../../../core/connection/httpClient';
+import { formatClock } from '../../../core/connection/errorMapping';
 import { parseListBody } from '../../../core/api/listEnvelope';
 import { parseBaseUrl } from '../../../core/connection/baseUrl';
 

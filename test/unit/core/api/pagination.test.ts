@@ -8,8 +8,10 @@ import { LabApiError } from '../../../../core/errors/errors';
 import { parseListBody } from '../../../../core/api/listEnvelope';
 import {
   NOTHING_SEEN,
+  PageSeries,
   iteratePages,
   morePages,
+  type Page,
   type PagingAnomaly,
 } from '../../../../core/api/pagination';
 import type { Envelope } from '../../../mock/server';
@@ -590,5 +592,75 @@ describe('concurrent listing', () => {
     } finally {
       await lab.close();
     }
+  });
+});
+
+describe('PageSeries: the paging rules every reader of a list shares', () => {
+  const sent = (
+    page: number,
+    ids: string[],
+    extra: Partial<Page<{ id: string }>> = {},
+  ): Page<{ id: string }> => ({
+    items: ids.map((id) => ({ id })),
+    page,
+    pageSize: 3,
+    hasMore: true,
+    skipped: 0,
+    ...extra,
+  });
+
+  it('keeps only records not seen before, on earlier pages or the same one, and tells how many it dropped', () => {
+    const told: PagingAnomaly[] = [];
+    const series = new PageSeries<{ id: string }>(
+      (item) => item.id,
+      (a) => told.push(a),
+    );
+    assert.deepEqual(series.take(sent(1, ['a', 'b', 'c']), 1)?.items, [
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+    ]);
+    const second = series.take(sent(2, ['c', 'd', 'd']), 2);
+    assert.deepEqual(second?.items, [{ id: 'd' }]);
+    assert.deepEqual(told, [{ kind: 'duplicates', page: 2, count: 2 }]);
+    assert.deepEqual(series.seen, { received: 4, longest: 3 });
+  });
+
+  it('judges the next page from what the server sent, counting only fresh records against its total', () => {
+    const series = new PageSeries<{ id: string }>((item) => item.id);
+    assert.equal(series.take(sent(1, ['a', 'b', 'c'], { totalCount: 5 }), 1)?.hasMore, true);
+    // Two records sent, one a repeat: 4 of 5 received, so the next page is asked for (counting the
+    // page as sent would make 5 of 5 and end the list one record short).
+    const second = series.take(sent(2, ['c', 'd'], { totalCount: 5, hasMore: false }), 2);
+    assert.equal(second?.hasMore, true);
+    assert.deepEqual(series.seen, { received: 4, longest: 3 });
+  });
+
+  it('ends the list at a page of nothing but repeats (a server that ignores the page asked for)', () => {
+    const told: PagingAnomaly[] = [];
+    const series = new PageSeries<{ id: string }>(
+      (item) => item.id,
+      (a) => told.push(a),
+    );
+    series.take(sent(1, ['a', 'b', 'c']), 1);
+    assert.equal(series.take(sent(1, ['a', 'b', 'c']), 2), undefined);
+    assert.deepEqual(told, [{ kind: 'repeatedPage', page: 2 }]);
+    assert.deepEqual(series.seen, { received: 3, longest: 3 }, 'the repeats are not counted');
+  });
+
+  it('keeps records without a key, however alike', () => {
+    const series = new PageSeries<{ id: string }>(() => undefined);
+    assert.equal(series.take(sent(1, ['a', 'a']), 1)?.items.length, 2);
+    assert.equal(series.take(sent(2, ['a']), 2)?.items.length, 1);
+  });
+
+  it('takes a 404 after the first page as the end of the list, and nothing else', () => {
+    const series = new PageSeries<{ id: string }>((item) => item.id);
+    const notFound = new LabApiError('notFound', 'Invalid page.');
+    assert.equal(series.endedBy(notFound), false, 'a 404 for the first page is a failure');
+    series.take(sent(1, ['a', 'b', 'c']), 1);
+    assert.equal(series.endedBy(notFound), true);
+    assert.equal(series.endedBy(new LabApiError('server', 'Server error.')), false);
+    assert.equal(series.endedBy(new Error('Signed out.')), false);
   });
 });

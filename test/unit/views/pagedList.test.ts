@@ -1,0 +1,73 @@
+import * as assert from 'node:assert/strict';
+import type { Page } from '../../../core/api/pagination';
+import { LabApiError } from '../../../core/errors/errors';
+import { PagedList } from '../../../src/views/pagedList';
+
+/** A tree's list over a server of `pages` (ids per page); past them, `past` is thrown. */
+function listOver(pages: string[][], past: () => unknown) {
+  const asked: number[] = [];
+  const list = new PagedList<{ id: string }>(
+    (page) => {
+      asked.push(page);
+      const ids = pages[page - 1];
+      if (!ids) {
+        return Promise.reject(past());
+      }
+      const result: Page<{ id: string }> = {
+        items: ids.map((id) => ({ id })),
+        page,
+        pageSize: 2,
+        hasMore: true,
+        skipped: 0,
+      };
+      return Promise.resolve(result);
+    },
+    (item) => item.id,
+  );
+  return { list, asked };
+}
+
+/** Clicks "Load more" until the list says there is no more; the ids shown. */
+async function loadAll(list: PagedList<{ id: string }>): Promise<string[]> {
+  await list.ensureLoaded();
+  while (list.hasMore) {
+    await list.loadMore();
+  }
+  return list.items.map((item) => item.id);
+}
+
+describe("PagedList: a tree's list follows the core's paging rules", () => {
+  it('ends at a 404 past the last page, without an error row', async () => {
+    const { list, asked } = listOver(
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+      () => new LabApiError('notFound', 'Invalid page.'),
+    );
+    assert.deepEqual(await loadAll(list), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(asked, [1, 2, 3]);
+    assert.equal(list.error, undefined);
+  });
+
+  it('shows a 404 for the first page as a failure', async () => {
+    const { list } = listOver([], () => new LabApiError('notFound', 'Not found.'));
+    await list.ensureLoaded();
+    assert.equal((list.error as LabApiError).code, 'notFound');
+    assert.equal(list.loaded, false);
+  });
+
+  it('shows each record once, and ends at a page of nothing but repeats', async () => {
+    const { list, asked } = listOver(
+      [
+        ['a', 'b'],
+        ['b', 'c', 'c'],
+        ['a', 'c'],
+      ],
+      () => new Error('never asked'),
+    );
+    assert.deepEqual(await loadAll(list), ['a', 'b', 'c']);
+    assert.deepEqual(asked, [1, 2, 3]);
+    assert.equal(list.error, undefined);
+  });
+});
