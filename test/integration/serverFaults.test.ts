@@ -8,13 +8,13 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  activateExtension,
   eventually,
   labDataLogFiles,
   rows,
   signInOnly,
-  startLab,
   workspaceFolder,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 /** Everything the "Lab Data" log holds so far in this run. */
@@ -28,13 +28,13 @@ const HOSTILE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 describe('Save All, the trees, the log and the session when the lab misbehaves: failed writes, hostile text, a proxy’s 401', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
   let restore: () => void;
   let folder: string;
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 30 });
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    signedIn = await signedInLab({ reports: 30 });
+    ({ api, lab } = signedIn);
     folder = path.join(workspaceFolder(), 'lab-reports');
   });
 
@@ -46,10 +46,8 @@ describe('Save All, the trees, the log and the session when the lab misbehaves: 
   afterEach(() => restore());
 
   after(async () => {
-    // Leave the window as the suites after this one (and the UI tests) expect it: signed out.
-    await vscode.commands.executeCommand('labData.signOut');
     await fs.rm(folder, { recursive: true, force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('a write that fails is a failure, in plain words, counted as failed (not cancelled), and the file in the way is untouched', async () => {
