@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
 import {
   LEAK_CHECK_TOKEN,
@@ -10,6 +11,7 @@ import {
   labDataLogFiles,
   signIn,
   signInOnly,
+  signOutOfAll,
   startLab,
   workspaceFolder,
 } from './helpers';
@@ -17,14 +19,20 @@ import {
 describe('sign-in, the token and SecretStorage', () => {
   let lab: MockLabServer;
   let other: MockLabServer;
+  let api: LabDataExtensionApi;
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 
   before(async () => {
-    await activateExtension();
+    api = await activateExtension();
     lab = await startLab();
     other = await startLab();
   });
 
   after(async () => {
+    // Leaves no lab signed in and none configured, as it found a fresh window.
+    await signOutOfAll(api);
+    await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
     await lab.stop();
     await other.stop();

@@ -6,11 +6,10 @@ import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
 import {
   LEAK_CHECK_TOKEN,
-  activateExtension,
   eventually,
-  signInOnly,
-  startLab,
   workspaceFolder,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 interface ToolAnswer {
@@ -43,19 +42,16 @@ async function invoke(name: string, input: object): Promise<ToolAnswer> {
 describe('asking the lab from chat (language-model tools)', () => {
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
+  let signedIn: SignedInLab;
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 120 });
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
-    await eventually(async () =>
-      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
-    );
+    signedIn = await signedInLab({ reports: 120 });
+    ({ api, lab } = signedIn);
   });
 
   after(async () => {
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('declares the four tools for chat, referencable in prompts', () => {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, activateExtension, signInOnly, startLab } from './helpers';
+import { FakePrompts, signedInLab, type SignedInLab } from './helpers';
 
 async function children(
   api: LabDataExtensionApi,
@@ -29,20 +29,20 @@ async function openedJson(
 describe('metadata as JSON documents', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
   let restore: () => void;
   const prompts = new FakePrompts();
 
   before(async () => {
-    api = await activateExtension();
+    signedIn = await signedInLab({ token: 'demo-full-access' });
+    ({ api, lab } = signedIn);
     restore = api.setPrompts(prompts);
-    lab = await startLab();
-    await signInOnly(lab.baseUrl, 'demo-full-access');
   });
 
   after(async () => {
     restore();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await lab.stop();
+    await signedIn.close();
   });
 
   it("opens a report by id as read-only JSON that equals the server's record, every field included", async () => {

@@ -11,11 +11,10 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  activateExtension,
   listing,
-  signInOnly,
-  startLab,
   workspaceFolder,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -23,6 +22,7 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 describe('saving report PDFs into the workspace, bulk save and sync', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
   let restore: () => void;
   let prompts: FakePrompts;
   let folder: string;
@@ -34,9 +34,8 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       .map((r) => r.report_id);
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 420 });
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    signedIn = await signedInLab({ reports: 420 });
+    ({ api, lab } = signedIn);
     folder = path.join(workspaceFolder(), 'lab-reports');
   });
 
@@ -56,7 +55,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       .update('fileNameTemplate', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
     await fs.rm(folder, { recursive: true, force: true });
     await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
   it("saves a report by id into <workspace>/lab-reports: bytes and SHA-256 equal the server's, returns its Uri", async () => {

@@ -66,6 +66,67 @@ export async function signInOnly(baseUrl: string, token: string): Promise<unknow
   return signIn(baseUrl, token);
 }
 
+/** One suite's lab, signed in as the only lab; see {@link signedInLab}. */
+export interface SignedInLab {
+  readonly api: LabDataExtensionApi;
+  readonly lab: MockLabServer;
+  /** The lab's name as the extension shows it (its host, as the one-lab shorthand names it). */
+  readonly name: string;
+  /**
+   * Signs out, puts `labData.labs` and `labData.baseUrl` back as they were before, stops the lab.
+   * `keepSignedIn` leaves the sign-in and its settings in place (for the reload phase only).
+   */
+  close(options?: { keepSignedIn?: boolean }): Promise<void>;
+}
+
+/**
+ * The one signed-in fixture of the integration suites, called in a suite's `before` (and its
+ * `close()` in `after`): activates the extension, starts a mock lab (or takes `lab`, already
+ * started), makes it the only lab and signs in with `token` (the leak-check token by default),
+ * and waits until the extension says so. Each suite sets up the sign-in it needs, so any suite
+ * runs alone (`LABDATA_TEST_GREP`), whatever another suite left.
+ */
+export async function signedInLab(
+  options: MockServerOptions & { token?: string; lab?: MockLabServer } = {},
+): Promise<SignedInLab> {
+  const { token = LEAK_CHECK_TOKEN, lab: given, ...serverOptions } = options;
+  const api = await activateExtension();
+  const config = () => vscode.workspace.getConfiguration('labData');
+  const before = {
+    labs: config().inspect('labs')?.globalValue,
+    baseUrl: config().inspect('baseUrl')?.globalValue,
+  };
+  const lab = given ?? (await startLab(serverOptions));
+  await signInOnly(lab.baseUrl, token);
+  await eventually(async () =>
+    assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
+  );
+  const name = (await api.getState()).labs[0]!.name;
+  return {
+    api,
+    lab,
+    name,
+    async close({ keepSignedIn = false } = {}) {
+      if (!keepSignedIn) {
+        // By name: with another lab signed in, a bare Sign Out would ask which.
+        await vscode.commands
+          .executeCommand('labData.signOut', { name })
+          .then(undefined, () => false);
+        await config().update('labs', before.labs, vscode.ConfigurationTarget.Global);
+        await config().update('baseUrl', before.baseUrl, vscode.ConfigurationTarget.Global);
+      }
+      await lab.stop();
+    },
+  };
+}
+
+/** Signs out of every lab the extension knows, by name (for a suite that signed in to several). */
+export async function signOutOfAll(api: LabDataExtensionApi): Promise<void> {
+  for (const { name } of (await api.getState()).labs) {
+    await vscode.commands.executeCommand('labData.signOut', { name }).then(undefined, () => false);
+  }
+}
+
 /** Waits until `check` passes, for state that settles through events. */
 export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -13,9 +13,12 @@ import {
   rows as viewRows,
   signIn,
   signInOnly,
+  signOutOfAll,
   startLab,
   workspaceFolder,
   type Row,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 const rows = (api: LabDataExtensionApi, parent?: LabNode): Promise<Row[]> =>
@@ -46,7 +49,9 @@ describe('new since you last looked, and checking for new reports', () => {
       undefined,
       vscode.ConfigurationTarget.Global,
     );
+    await signOutOfAll(api);
     await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
     await lab.stop();
     await other.stop();
   });
@@ -238,19 +243,16 @@ describe('new since you last looked, and checking for new reports', () => {
 });
 
 describe('saved searches', () => {
+  let signedIn: SignedInLab;
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
   const prompts = new FakePrompts();
   let restorePrompts: () => void;
 
   before(async () => {
-    api = await activateExtension();
+    signedIn = await signedInLab({ reports: 150, token: 'demo-full-access' });
+    ({ api, lab } = signedIn);
     restorePrompts = api.setPrompts(prompts);
-    lab = await startLab({ reports: 150 });
-    await signInOnly(lab.baseUrl, 'demo-full-access');
-    await eventually(async () =>
-      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
-    );
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
@@ -259,8 +261,7 @@ describe('saved searches', () => {
     await config().update('savedSearches', undefined, vscode.ConfigurationTarget.Global);
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
     await fs.rm(path.join(workspaceFolder(), 'lab-exports'), { recursive: true, force: true });
-    await vscode.commands.executeCommand('labData.signOut');
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('shows saved searches as folders at the top, resolving relative dates at each refresh, with bad entries explained', async () => {

@@ -6,7 +6,7 @@ import { parseReport } from '../../core/api/records';
 import type { DrawnOverview } from '../../src/overview/overviewPanels';
 import { MockLabServer } from '../mock/server';
 import { localTime } from '../../src/views/nodes';
-import { activateExtension, eventually, signInOnly } from './helpers';
+import { eventually, signInOnly, signedInLab, type SignedInLab } from './helpers';
 
 const TOKEN = 'demo-full-access';
 
@@ -14,17 +14,14 @@ describe('the lab overview', () => {
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
   let name: string;
+  let signedIn: SignedInLab;
 
   before(async () => {
-    api = await activateExtension();
     // The demo lab: 420 reports of which 380 are visible.
-    lab = new MockLabServer();
-    await lab.start();
-    await signInOnly(lab.baseUrl, TOKEN);
-    await eventually(async () =>
-      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
-    );
-    name = (await api.getState()).labs[0]!.name;
+    const demo = new MockLabServer();
+    await demo.start();
+    signedIn = await signedInLab({ lab: demo, token: TOKEN });
+    ({ api, lab, name } = signedIn);
   });
 
   after(async () => {
@@ -32,8 +29,7 @@ describe('the lab overview', () => {
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('labData.clearReportsFilter');
-    await vscode.commands.executeCommand('labData.signOut');
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('draws exactly what the aggregation of one listing counts, without a request per report', async () => {

@@ -6,22 +6,21 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  activateExtension,
   extensionPackageJson,
-  signInOnly,
-  startLab,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 describe('command palette queries', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
   let prompts: FakePrompts;
   let restore: () => void;
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab();
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    signedIn = await signedInLab();
+    ({ api, lab } = signedIn);
     await vscode.commands.executeCommand('labData.clearReportsFilter');
   });
 
@@ -36,7 +35,7 @@ describe('command palette queries', () => {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('every command is in the "Lab Data" category; titles that ask end in "…"; tree-only commands are hidden', () => {

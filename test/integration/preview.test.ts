@@ -5,14 +5,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import { MULTI_PAGE_COUNT, type MockLabServer } from '../mock/server';
-import {
-  FakePrompts,
-  activateExtension,
-  eventually,
-  signInOnly,
-  startLab,
-  workspaceFolder,
-} from './helpers';
+import { FakePrompts, eventually, workspaceFolder, signedInLab, type SignedInLab } from './helpers';
 
 const DEMO_TOKEN = 'demo-full-access';
 
@@ -20,23 +13,18 @@ describe('previewing reports inside VS Code', () => {
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
   let labName: string;
+  let signedIn: SignedInLab;
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 60 });
-    await signInOnly(lab.baseUrl, DEMO_TOKEN);
-    await eventually(async () =>
-      assert.equal((await api.getState()).origin, new URL(lab.baseUrl).origin),
-    );
-    labName = (await api.getState()).labs[0]!.name;
+    signedIn = await signedInLab({ reports: 60, token: DEMO_TOKEN });
+    ({ api, lab, name: labName } = signedIn);
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
   });
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await vscode.commands.executeCommand('labData.signOut');
     await fs.rm(path.join(workspaceFolder(), 'preview-sample.pdf'), { force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('previews a one-page report without saving anything, resolving with its page count once page 1 is drawn', async () => {

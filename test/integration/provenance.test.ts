@@ -7,10 +7,9 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  activateExtension,
-  signInOnly,
-  startLab,
   workspaceFolder,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 /** An RFC 4180 reader, written apart from the exporter so the two cannot share a mistake. */
@@ -66,15 +65,16 @@ describe('report ids in code, deep links, verified provenance and list export', 
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
   let labName: string;
+  let signedIn: SignedInLab;
   let restorePrompts: () => void;
   const prompts = new FakePrompts();
   const folder = (): string => path.join(workspaceFolder(), 'lab-reports');
 
   before(async () => {
-    api = await activateExtension();
+    // The mock's whole report set, for the figures the closing note gives.
+    signedIn = await signedInLab();
+    ({ api, lab } = signedIn);
     restorePrompts = api.setPrompts(prompts);
-    lab = await startLab(); // the mock's whole report set, for the figures the closing note gives
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
     labName = new URL(lab.baseUrl).host;
     // Loading the views teaches the extension what this lab's ids look like.
     await api.views.reports.getChildren(undefined);
@@ -85,7 +85,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
     restorePrompts();
     await fs.rm(folder(), { recursive: true, force: true });
     await fs.rm(path.join(workspaceFolder(), 'lab-exports'), { recursive: true, force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
   it('hovers over a report id in a Python file show its type and date; a second hover asks nothing; the document link exists', async () => {

@@ -4,12 +4,13 @@ import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
-  activateExtension,
   eventually,
   rows,
   signInOnly,
   startLab,
   type Row,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 function find(list: Row[], label: string | RegExp): Row {
@@ -26,6 +27,7 @@ const reportRows = (list: Row[]): Row[] =>
 describe('browsing the lab in the views', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
 
   /** Signs in afresh as `token` (lists loaded before are dropped) and forgets earlier requests. */
   async function as(token: string, server: MockLabServer = lab): Promise<void> {
@@ -39,14 +41,15 @@ describe('browsing the lab in the views', () => {
   }
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 160 });
+    signedIn = await signedInLab({ reports: 160, token: 'demo-full-access' });
+    ({ api, lab } = signedIn);
     // Request counts below are the tests' own: no visible view may fetch on its own meanwhile.
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
   });
 
   after(async () => {
-    await lab.stop();
+    // The reload phase (test/integration/reload/) checks that this sign-in survives a window reload.
+    await signedIn.close({ keepSignedIn: true });
   });
 
   it('opening the container costs one request per view, and expanding a client one more', async () => {

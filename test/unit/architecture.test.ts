@@ -221,4 +221,20 @@ describe('architecture', () => {
     assert.equal(pkg.devDependencies['@types/vscode'], '~1.100.0');
     assert.equal(pkg.main, './dist/extension.js');
   });
+
+  it('every core file has a test: each is imported by some file under test/', () => {
+    const core = sourceFiles(path.join(root, 'core')).map((file) => file.replace(/\.ts$/, ''));
+    const imported = new Set<string>();
+    for (const file of sourceFiles(path.join(root, 'test'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/(?:from|import\(?|require\()\s*'(\.[^']+)'/g)) {
+        imported.add(path.resolve(path.dirname(file), match[1]!).replace(/\.js$/, ''));
+      }
+    }
+    const untested = core
+      .filter((file) => !imported.has(file))
+      .map((file) => `${path.relative(root, file).split(path.sep).join('/')}.ts`);
+    assert.ok(core.length >= 30, 'found the core sources');
+    assert.deepEqual(untested, [], 'core files no test imports');
+  });
 });

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { Page } from '../../../core/api/pagination';
 import { LabApiError } from '../../../core/errors/errors';
 import { PagedList } from '../../../src/views/pagedList';
+import { FULL, startMockLab } from '../helpers';
 
 /** A tree's list over a server of `pages` (ids per page); past them, `past` is thrown. */
 function listOver(pages: string[][], past: () => unknown) {
@@ -69,5 +70,31 @@ describe("PagedList: a tree's list follows the core's paging rules", () => {
     assert.deepEqual(await loadAll(list), ['a', 'b', 'c']);
     assert.deepEqual(asked, [1, 2, 3]);
     assert.equal(list.error, undefined);
+  });
+});
+
+describe('the paged list behind the tree views', function () {
+  this.timeout(30_000);
+  it("the tree's pages end at a 404 past the end or a page of repeats, instead of failing or looping", async () => {
+    const lab = await startMockLab({
+      reports: 40,
+      envelope: 'array',
+      faults: { notFoundPastEnd: true },
+    });
+    try {
+      const api = lab.api();
+      const list = new PagedList(
+        (page: number) => api.listReports({ page, pageSize: 20 }),
+        (r: { report_id: string }) => r.report_id,
+      );
+      await list.ensureLoaded();
+      while (list.hasMore) {
+        await list.loadMore();
+      }
+      assert.equal(list.error, undefined);
+      assert.equal(list.items.length, lab.server.reportsFor(FULL).length);
+    } finally {
+      await lab.close();
+    }
   });
 });

@@ -391,3 +391,60 @@ describe('the safe writer', () => {
     }
   });
 });
+
+describe('downloading files as real servers label and negotiate them', function () {
+  this.timeout(30_000);
+  for (const type of [
+    'binary/octet-stream',
+    'application/force-download',
+    'application/download',
+    '',
+  ]) {
+    it(`accepts a PDF labelled "${type || 'nothing'}" when it starts with %PDF-`, async () => {
+      const lab = await startMockLab({ faults: { fileContentType: type } });
+      try {
+        const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+        const file = await lab.api().fetchReportFile(report.report_id);
+        assert.ok(file.subarray(0, 5).equals(Buffer.from('%PDF-')));
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+
+  it('still refuses HTML and JSON, and an octet-stream that is not a PDF', async () => {
+    for (const faults of [
+      { fileContentType: 'text/html' },
+      { fileContentType: 'application/json' },
+      { fileContentType: 'application/octet-stream', notPdf: { times: 1 } },
+    ]) {
+      const lab = await startMockLab({ faults });
+      try {
+        const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+        const error = (await rejection(lab.api().fetchReportFile(report.report_id))) as LabApiError;
+        assert.equal(error.code, 'invalidResponse');
+      } finally {
+        await lab.close();
+      }
+    }
+  });
+
+  it('asks a file endpoint that refuses Accept: application/pdf (406) again with a broader Accept', async () => {
+    const lab = await startMockLab({ faults: { refusePdfAccept: true } });
+    try {
+      const report = (await lab.api().listReports()).items.find((r) => r.download_available)!;
+      lab.server.takeRequests();
+      const file = await lab.api().fetchReportFile(report.report_id);
+      assert.ok(file.subarray(0, 5).equals(Buffer.from('%PDF-')));
+      assert.deepEqual(
+        lab.server.takeRequests().map((r) => [r.status, r.accept]),
+        [
+          [406, 'application/pdf'],
+          [200, '*/*'],
+        ],
+      );
+    } finally {
+      await lab.close();
+    }
+  });
+});

@@ -14,7 +14,7 @@ import {
   type Page,
   type PagingAnomaly,
 } from '../../../../core/api/pagination';
-import type { Envelope } from '../../../mock/server';
+import type { Envelope, MockServerOptions } from '../../../mock/server';
 import { parseReport } from '../../../../core/api/records';
 import { FULL, rejection, startMockLab } from '../../helpers';
 
@@ -662,5 +662,98 @@ describe('PageSeries: the paging rules every reader of a list shares', () => {
     assert.equal(series.endedBy(notFound), true);
     assert.equal(series.endedBy(new LabApiError('server', 'Server error.')), false);
     assert.equal(series.endedBy(new Error('Signed out.')), false);
+  });
+});
+
+describe("never trust a server's paging", function () {
+  this.timeout(30_000);
+  const cases: Array<{ name: string; options: MockServerOptions }> = [
+    {
+      name: 'caps pages at 20 while 50 are asked for (and its metadata still says 50)',
+      options: { faults: { pageSizeCap: 20 } },
+    },
+    {
+      name: 'ignores page_size and uses its own 30, saying nothing of it',
+      options: { envelope: 'no-meta', faults: { ownPageSize: 30 } },
+    },
+    {
+      name: 'answers as Django REST Framework does (count, next, previous, results), 404 past the end',
+      options: { envelope: 'drf', faults: { notFoundPastEnd: true } },
+    },
+    {
+      name: 'answers DRF-style while capping pages at 20',
+      options: { envelope: 'drf', faults: { pageSizeCap: 20, notFoundPastEnd: true } },
+    },
+    {
+      name: 'sends a bare array with an RFC 8288 Link header',
+      options: { envelope: 'link-header', faults: { pageSizeCap: 20 } },
+    },
+    {
+      name: 'sends no metadata at all and caps pages at 20',
+      options: { envelope: 'array', faults: { pageSizeCap: 20 } },
+    },
+    {
+      name: 'answers a page past the end with 404 and sends no metadata',
+      options: { envelope: 'array', faults: { notFoundPastEnd: true } },
+    },
+    { name: 'reports a total_count 40 too low', options: { faults: { totalCountOffset: -40 } } },
+  ];
+  for (const { name, options } of cases) {
+    it(`every record exactly once when the server ${name}`, async () => {
+      const lab = await startMockLab({ reports: 130, ...options });
+      try {
+        const expected = lab.server.reportsFor(FULL).map((r) => r.report_id);
+        const anomalies: PagingAnomaly[] = [];
+        for (const concurrency of [1, 4]) {
+          const ids: string[] = [];
+          for await (const page of lab
+            .api()
+            .iterateReports(
+              { pageSize: 50 },
+              { concurrency, onAnomaly: (a) => anomalies.push(a) },
+            )) {
+            ids.push(...page.items.map((r) => r.report_id));
+          }
+          assert.deepEqual(ids, expected, `concurrency ${concurrency}`);
+        }
+        assert.deepEqual(
+          anomalies.filter((a) => a.kind !== 'sequential'),
+          [],
+        );
+      } finally {
+        await lab.close();
+      }
+    });
+  }
+
+  it('says plainly when it cannot be sure: a count higher than what the pages hold, or a server that ignores page', async () => {
+    const lab = await startMockLab({ reports: 130, faults: { totalCountOffset: 25 } });
+    try {
+      const told: PagingAnomaly[] = [];
+      const api = lab.api(FULL, { onPagingAnomaly: (a: PagingAnomaly) => told.push(a) });
+      let count = 0;
+      for await (const page of api.iterateReports({ pageSize: 50 })) {
+        count += page.items.length;
+      }
+      const real = lab.server.reportsFor(FULL).length;
+      assert.equal(count, real);
+      assert.deepEqual(
+        told.filter((a) => a.kind === 'fewerThanCounted'),
+        [{ kind: 'fewerThanCounted', page: 4, received: real, counted: real + 25 }],
+      );
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('list metadata from the server is bounded', () => {
+  it('absurd counts and page numbers are ignored rather than trusted', () => {
+    const { meta } = parseListBody(
+      { data: [], meta: { page: 1e300, total_count: 2 ** 60, total_pages: -3, page_size: 'NaN' } },
+      'reports',
+      '/x',
+    );
+    assert.deepEqual(meta, {});
   });
 });

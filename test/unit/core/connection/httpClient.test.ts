@@ -2,7 +2,19 @@ import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { LabApiError } from '../../../../core/errors/errors';
 import { LabApi } from '../../../../core/api/labApi';
-import { SECRET_TOKEN, rejection, renderings, startMockLab, type MockLab } from '../../helpers';
+import {
+  FULL,
+  SECRET_TOKEN,
+  rejection,
+  renderings,
+  startMockLab,
+  type MockLab,
+} from '../../helpers';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { HttpClient, declaredLength } from '../../../../core/connection/httpClient';
+import { parseBaseUrl } from '../../../../core/connection/baseUrl';
 
 /** A raw TCP server for faults the mock lab cannot express (reset before headers). */
 async function rawServer(
@@ -178,6 +190,179 @@ describe('HttpClient: retries, rate limits and faults', () => {
       const text = renderings(failure);
       assert.ok(!text.includes(SECRET_TOKEN), `token leaked in: ${text}`);
       assert.ok(!/bearer\s+\S*SECRET/i.test(text));
+    }
+  });
+});
+
+describe('HttpClient: every number from the server is bounded', () => {
+  it('an absurd Content-Length is ignored rather than trusted', () => {
+    for (const value of ['-1', '1.5', '1e9', '99999999999999999999', '12, 12', 'abc']) {
+      assert.equal(declaredLength(value), undefined, value);
+    }
+    assert.equal(declaredLength(' 1024 '), 1024);
+  });
+
+  it('a huge Retry-After on a 429 fails fast with a readable time, never an invalid date', async () => {
+    const lab = await startMockLab({
+      faults: { rateLimit: { times: 1, retryAfter: '99999999999999999999' } },
+    });
+    try {
+      const error = (await rejection(lab.api().listReports())) as LabApiError;
+      assert.equal(error.code, 'rateLimited');
+      assert.ok(error.retryAt && Number.isFinite(error.retryAt.getTime()));
+      assert.doesNotMatch(error.message, /NaN|Invalid/);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('HttpClient: bodies that end when the connection closes', function () {
+  this.timeout(30_000);
+  for (const kib of [70, 100, 200]) {
+    it(`download completely (${kib} KiB), also when the reader starts late: undici's paused-parser assertion never escapes`, async () => {
+      const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'lab-close-'));
+      const lab = await startMockLab({
+        reports: 8,
+        pdfBytes: kib * 1024,
+        faults: { closeDelimitedFiles: true },
+      });
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown): void => void uncaught.push(error);
+      process.on('uncaughtException', onUncaught);
+      const http = new HttpClient({
+        baseUrl: parseBaseUrl(lab.baseUrl),
+        token: FULL,
+        timeouts: { bodyIdleMs: 3000 },
+      });
+      try {
+        const api = lab.api();
+        const report = (await api.listReports()).items.find((r) => r.download_available)!;
+        const whole = await api.fetchReportFile(report.report_id);
+        assert.ok(whole.subarray(0, 5).equals(Buffer.from('%PDF-')));
+        for (let i = 0; i < 3; i++) {
+          const saved = await api.downloadReportFile(report.report_id, {
+            folder,
+            fileName: `r${i}.pdf`,
+            ifExists: 'overwrite',
+          });
+          assert.equal(saved.bytes, whole.length);
+        }
+        // Reading 300 ms late: the server has closed the connection long before, with undici's parser paused.
+        const body = await http.getStream(
+          { path: api.paths.reportFile(report.report_id), accept: 'application/pdf' },
+          async (response) => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            const chunks: Buffer[] = [];
+            for await (const chunk of response.body) {
+              chunks.push(chunk as Buffer);
+            }
+            return Buffer.concat(chunks);
+          },
+        );
+        assert.ok(body.equals(whole));
+        assert.deepEqual(uncaught, []);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await http.close();
+        await lab.close();
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+describe('HttpClient: JSON as real servers send it', () => {
+  it('reads JSON that starts with a byte-order mark', async () => {
+    const lab = await startMockLab({ faults: { jsonBom: true } });
+    try {
+      assert.ok((await lab.api().listReports()).items.length > 0);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('HttpClient: only the lab signs you out', () => {
+  it("a 401 that carries a proxy challenge is not the lab's verdict on the token", async () => {
+    const lab = await startMockLab({
+      faults: {
+        status: { status: 401, times: 1, headers: { 'proxy-authenticate': 'Basic realm="corp"' } },
+      },
+    });
+    try {
+      const events: string[] = [];
+      const error = (await rejection(
+        lab
+          .api(FULL, { onConnection: (event: { kind: string }) => events.push(event.kind) })
+          .listReports(),
+      )) as LabApiError;
+      assert.notEqual(error.code, 'unauthorized');
+      assert.match(error.message, /proxy/);
+      assert.ok(!events.includes('unauthorized'));
+    } finally {
+      await lab.close();
+    }
+  });
+
+  it("the lab's own 401 is", async () => {
+    const lab = await startMockLab();
+    try {
+      const events: string[] = [];
+      const error = (await rejection(
+        lab
+          .api('no-such-token', {
+            onConnection: (event: { kind: string }) => events.push(event.kind),
+          })
+          .listReports(),
+      )) as LabApiError;
+      assert.equal(error.code, 'unauthorized');
+      assert.ok(events.includes('unauthorized'));
+      assert.match(error.message, /The lab said: “invalid credential”/);
+    } finally {
+      await lab.close();
+    }
+  });
+});
+
+describe('HttpClient: its log', function () {
+  this.timeout(60_000);
+  let lab: MockLab;
+  beforeEach(async () => {
+    lab = await startMockLab({ reports: 30 });
+  });
+  afterEach(async () => {
+    await lab.close();
+  });
+
+  it('one info line per request with method, path, status, milliseconds and request id; headers at debug', async () => {
+    const lines: Array<[string, string]> = [];
+    const client = new HttpClient({
+      baseUrl: parseBaseUrl(lab.baseUrl),
+      token: FULL,
+      log: (level, message) => lines.push([level, message]),
+    });
+    try {
+      await client.getJson('/api/v1/reports', { page_size: '5' });
+      const request = lab.server.requests.at(-1)!;
+      const info = lines.filter(([level]) => level === 'info');
+      assert.equal(info.length, 1);
+      assert.match(
+        info[0]![1],
+        new RegExp(
+          `^\\[http\\] GET /api/v1/reports\\?page_size=5 → 200 in \\d+ ms \\(request id ${request.requestId}\\)$`,
+        ),
+      );
+      assert.ok(
+        lines.some(
+          ([level, message]) =>
+            level === 'debug' &&
+            /response headers: .*content-type: application\/json/.test(message),
+        ),
+      );
+      assert.ok(!lines.some(([, message]) => message.includes(FULL)), 'never the token');
+    } finally {
+      await client.close();
     }
   });
 });

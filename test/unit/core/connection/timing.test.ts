@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import {
   DEFAULT_RETRY_POLICY,
+  MAX_RETRY_AFTER_MS,
   RateLimitGate,
   Semaphore,
   backoffDelay,
@@ -9,6 +10,7 @@ import {
 } from '../../../../core/connection/timing';
 import { isCancellation } from '../../../../core/errors/errors';
 import { rejection } from '../../helpers';
+import { formatClock } from '../../../../core/connection/errorMapping';
 
 describe('retry timing', () => {
   it('backs off 1 s × 2 with 50–100 % jitter, capped at 30 s', () => {
@@ -87,5 +89,33 @@ describe('retry timing', () => {
     await Promise.all([cancelled.catch(() => undefined), ...others]);
     assert.equal(peak, 2);
     assert.throws(() => new Semaphore(0), RangeError);
+  });
+});
+
+describe('Retry-After from the server is bounded', () => {
+  it('Retry-After of any magnitude or form gives a bounded wait or none, and a formattable time', () => {
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    for (const value of [
+      '99999999999999999999999999',
+      '1e400',
+      '-5',
+      '3.7',
+      'Fri, 31 Dec 9999 23:59:59 GMT',
+      'Thu, 01 Jan 1970 00:00:00 GMT',
+      'soon',
+      '',
+      ' 12 ',
+    ]) {
+      const wait = parseRetryAfter(value, now);
+      assert.ok(
+        wait === undefined || (Number.isFinite(wait) && wait >= 0 && wait <= MAX_RETRY_AFTER_MS),
+        `${value} → ${wait}`,
+      );
+      if (wait !== undefined) {
+        assert.doesNotMatch(formatClock(new Date(now + wait), now), /NaN|Invalid/);
+      }
+    }
+    assert.equal(parseRetryAfter('3.7', now), 3700);
+    assert.equal(formatClock(new Date(Number.NaN)), 'later');
   });
 });

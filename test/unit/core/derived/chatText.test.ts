@@ -8,6 +8,7 @@ import {
   toolList,
 } from '../../../../core/derived/chatText';
 import { parseReport, parseSample } from '../../../../core/api/records';
+import { SECRET_TOKEN } from '../../helpers';
 
 describe('chat tool text', () => {
   it('makes server text one safe line: no controls, no bidi overrides, capped', () => {
@@ -97,5 +98,21 @@ describe('chat tool text', () => {
     );
     assert.equal(many.title, 'Save 12 report PDFs?');
     assert.match(many.message, /R-0, R-1, .*R-9 and 2 more from Beta into/);
+  });
+});
+
+describe('chat tool text from hostile records', () => {
+  it('request ids from headers and bodies, names and ids in records are sanitised where they are shown', async () => {
+    const line = reportLine(
+      parseReport({
+        report_id: 'R-1\u202e',
+        report_type: `Type\n${SECRET_TOKEN}`,
+        title: 'x'.repeat(500),
+      })!,
+    );
+    assert.ok(
+      !line.includes(SECRET_TOKEN) && !line.includes('\n') && !line.includes('\u202e'),
+      line,
+    );
   });
 });

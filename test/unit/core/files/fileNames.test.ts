@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import {
   MAX_FILE_NAME_BYTES,
+  MAX_TEMPLATE_FOLDERS,
   renderFileName,
   sanitizeFileName,
 } from '../../../../core/files/fileNames';
@@ -81,5 +82,46 @@ describe('file names', () => {
     assert.equal(renderFileName('${unknown}.pdf', {}), '_pdf');
     assert.equal(renderFileName('${report_id}', { report_id: '..' }), '__');
     assert.equal(renderFileName('${report_id}', { report_id: '' }), 'report.pdf');
+  });
+});
+
+describe('file name templates with subfolders', () => {
+  it('a template may put files in subfolders built from the record, each segment sanitised, never outside', () => {
+    const fields = { report_id: 'R-1', client_id: 'C-7', report_type: 'Certificate of Analysis' };
+    assert.equal(
+      renderFileName('${client_id}/${report_type}/${report_id}.pdf', fields),
+      'C-7/Certificate of Analysis/R-1.pdf',
+    );
+    assert.equal(
+      renderFileName('${client_id}\\${report_id}.pdf', fields),
+      'C-7/R-1.pdf',
+      'a backslash separates too',
+    );
+    assert.equal(
+      renderFileName('../../${client_id}/../${report_id}.pdf', fields),
+      'C-7/R-1.pdf',
+      '".." segments are dropped',
+    );
+    const climbing = renderFileName('${client_id}/${report_id}.pdf', {
+      ...fields,
+      client_id: '../../etc',
+    });
+    assert.equal(climbing.split('/').length, 2, `a value cannot add a separator: ${climbing}`);
+    assert.ok(!climbing.startsWith('.'), `nor climb: ${climbing}`);
+    assert.equal(
+      renderFileName('${project_id}/${report_id}.pdf', fields),
+      'R-1.pdf',
+      'a folder left empty by a missing field is dropped',
+    );
+    assert.equal(
+      renderFileName('/abs/${report_id}.pdf', fields),
+      'abs/R-1.pdf',
+      'no absolute path',
+    );
+    assert.equal(renderFileName('C:\\x\\${report_id}.pdf', fields), 'C_/x/R-1.pdf', 'no drive');
+    assert.equal(
+      renderFileName(`${'a/'.repeat(12)}\${report_id}.pdf`, fields).split('/').length,
+      MAX_TEMPLATE_FOLDERS + 1,
+    );
   });
 });

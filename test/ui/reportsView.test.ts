@@ -37,10 +37,10 @@ const TOKEN = 'demo-full-access';
 const OLD_TOKEN = 'lab-ui-old-token-4242';
 
 /**
- * Issue 17: what a first-time analyst trips over, each fixed behaviour shown in the real VS Code
- * through the mouse, the keyboard and the palette only.
+ * The Reports view and the commands around it (toolbar, sign-in, save, filter, find, sync, the log,
+ * the status bar) as a person uses them in the real VS Code: the mouse, the keyboard and the palette only.
  */
-describe('a first-time analyst in the real VS Code', function () {
+describe('the Reports view and its commands, by mouse, keyboard and palette', function () {
   this.timeout(180_000);
   let page: Page;
   let lab: MockLabServer;
@@ -110,7 +110,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await lab.stop();
   });
 
-  it('1: every toolbar button of the Reports view asks, with no row selected and with a report selected; loaded pages stay', async () => {
+  it('every toolbar button of the Reports view asks, with no row selected and with a report selected; loaded pages stay', async () => {
     // Two pages loaded, so a fall-back to the first page would show.
     await (await scrollToLoadMore(page, 'Reports')).click();
     await waitUntil(
@@ -193,7 +193,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await closeEditors();
   });
 
-  it('2: saving a report that is already saved and unchanged makes no dialog; a changed one gets a short dialog whose default keeps the file', async () => {
+  it('saving a report that is already saved and unchanged makes no dialog; a changed one gets a short dialog whose default keeps the file', async () => {
     const report = downloadable()[0]!;
     const file = path.join(uiContext.workspace, folder, `${report.report_id}.pdf`);
     const target = await scrollTo(page, 'Reports', row(page, `Report ${report.report_id}`));
@@ -235,7 +235,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await clearToasts(page);
   });
 
-  it('2: Save All with a report selected saves the whole list, and asks about a changed file once with "Apply to All…"', async () => {
+  it('Save All with a report selected saves the whole list, and asks about a changed file once with "Apply to All…"', async () => {
     const selected = downloadable()[1]!;
     await scrollTo(page, 'Reports', row(page, `Report ${selected.report_id}`));
     await row(page, `Report ${selected.report_id}`).click({ button: 'right' });
@@ -272,7 +272,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await clearToasts(page);
   });
 
-  it('3 and 14: a token the lab rejects keeps the token box open with the lab’s reason under it, and keeps the session; another token can be pasted at once', async () => {
+  it('a token the lab rejects keeps the token box open with the lab’s reason under it, and keeps the session; another token can be pasted at once', async () => {
     await signInFromPalette(page, baseUrl, OLD_TOKEN);
     const reason = await waitUntil(async () => {
       const text = (
@@ -320,7 +320,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await clearToasts(page);
   });
 
-  it('4 and 5: rows say what a person looks for first; the tooltip has labelled fields, local dates and words; samples say a value once', async () => {
+  it('rows say what a person looks for first; the tooltip has labelled fields, local dates and words; samples say a value once', async () => {
     await scrollToTop(page, 'Reports');
     const first = reports[0]!;
     const target = row(page, `Report ${first.report_id}`);
@@ -436,7 +436,7 @@ describe('a first-time analyst in the real VS Code', function () {
     }
   });
 
-  it('4, 6 and 30.9: two criteria take three steps (which criteria, the client by name, the report type); reopening shows the values and Enter keeps them; its row shows the whole filter and clears only by its action', async () => {
+  it('two criteria take three steps (which criteria, the client by name, the report type); reopening shows the values and Enter keeps them; its row shows the whole filter and clears only by its action', async () => {
     const client = lab.data.clients[0]!;
     const type = 'Certificate of Analysis';
     await clickToolbar(page, 'Reports', 'Filter Reports');
@@ -572,7 +572,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await filterRow.waitFor({ state: 'hidden', timeout: 15_000 });
   });
 
-  it('6: Find Report suggests the loaded ids, narrows while typing, takes a unique part; Find and Preview Report say in the picker what an id looks like', async () => {
+  it('Find Report suggests the loaded ids, narrows while typing, takes a unique part; Find and Preview Report say in the picker what an id looks like', async () => {
     const wanted = reports[7]!;
     const part = wanted.report_id.slice(-3);
     assert.equal(
@@ -643,7 +643,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await quickInput.close(page);
   });
 
-  it('7 and 30.10: Sync Reports to Folder… asks where (the download folder first), the first sync asks once with the count the summary then adds up to, files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
+  it('Sync Reports to Folder… asks where (the download folder first), the first sync asks once with the count the summary then adds up to, files land in template subfolders, and a second sync says "up to date" with a Reveal button', async () => {
     const syncFolder = `${folder}-sync`;
     await workspaceSettings(uiContext.workspace, {
       'labData.downloadFolder': syncFolder,
@@ -734,7 +734,7 @@ describe('a first-time analyst in the real VS Code', function () {
     await clearToasts(page);
   });
 
-  it('8: Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
+  it('Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
     await closeEditors();
     const [a, b] = [reports[2]!, reports[3]!];
     const tabOf = (report: MockReport) =>
@@ -761,7 +761,7 @@ describe('a first-time analyst in the real VS Code', function () {
     );
   });
 
-  it('9: the log has an info line per request (method, path, status, milliseconds, request id)', async () => {
+  it('the log has an info line per request (method, path, status, milliseconds, request id)', async () => {
     const requests = lab.requests.slice(-20);
     const log = await waitUntil(async () => {
       const lines = await labDataLog(uiContext.userDataDir);
@@ -782,7 +782,7 @@ describe('a first-time analyst in the real VS Code', function () {
     }
   });
 
-  it('10: the status bar says what matters and opens a menu: Sign Out, Refresh, Sync, Show Log', async () => {
+  it('the status bar says what matters and opens a menu: Sign Out, Refresh, Sync, Show Log', async () => {
     const item = statusItem(page);
     await waitUntil(
       async () => (await item.innerText()).includes(host),

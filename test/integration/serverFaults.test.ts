@@ -8,13 +8,13 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  activateExtension,
   eventually,
   labDataLogFiles,
   rows,
   signInOnly,
-  startLab,
   workspaceFolder,
+  signedInLab,
+  type SignedInLab,
 } from './helpers';
 
 /** Everything the "Lab Data" log holds so far in this run. */
@@ -25,16 +25,16 @@ async function logText(): Promise<string> {
 
 const HOSTILE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-describe('hardening in the real VS Code: failed writes, server text, who may sign you out', () => {
+describe('Save All, the trees, the log and the session when the lab misbehaves: failed writes, hostile text, a proxy’s 401', () => {
   let lab: MockLabServer;
   let api: LabDataExtensionApi;
+  let signedIn: SignedInLab;
   let restore: () => void;
   let folder: string;
 
   before(async () => {
-    api = await activateExtension();
-    lab = await startLab({ reports: 30 });
-    await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+    signedIn = await signedInLab({ reports: 30 });
+    ({ api, lab } = signedIn);
     folder = path.join(workspaceFolder(), 'lab-reports');
   });
 
@@ -46,13 +46,11 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
   afterEach(() => restore());
 
   after(async () => {
-    // Leave the window as the suites after this one (and the UI tests) expect it: signed out.
-    await vscode.commands.executeCommand('labData.signOut');
     await fs.rm(folder, { recursive: true, force: true });
-    await lab.stop();
+    await signedIn.close();
   });
 
-  it('1: a write that fails is a failure, in plain words, counted as failed (not cancelled), and the file in the way is untouched', async () => {
+  it('a write that fails is a failure, in plain words, counted as failed (not cancelled), and the file in the way is untouched', async () => {
     await fs.rm(folder, { recursive: true, force: true });
     await fs.writeFile(folder, 'not a folder');
     const summary = await vscode.commands.executeCommand<BulkSummary | undefined>(
@@ -74,7 +72,7 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
     await fs.rm(folder, { force: true });
   });
 
-  it('3: hostile text in records and error bodies reaches rows, tooltips and the log as one clean line without the token', async () => {
+  it('hostile text in records and error bodies reaches rows, tooltips and the log as one clean line without the token', async () => {
     const report = lab.data.reports.find((r) =>
       lab.reportsFor(LEAK_CHECK_TOKEN).some((visible) => visible.report_id === r.report_id),
     )!;
@@ -131,7 +129,7 @@ describe('hardening in the real VS Code: failed writes, server text, who may sig
     }
   });
 
-  it("8: a proxy's 401 keeps you signed in; only the lab's own 401 signs you out", async () => {
+  it("a proxy's 401 keeps you signed in; only the lab's own 401 signs you out", async () => {
     const id = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.report_id;
     lab.setFaults({
       status: {

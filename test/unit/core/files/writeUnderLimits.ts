@@ -1,14 +1,14 @@
 /**
- * Run as a child process by "failed writes" (hardening.test.ts), inside whatever limit the parent
+ * Run as a child process by "failed writes" (safeWriter.test.ts), inside whatever limit the parent
  * set up (a full tmpfs in a private mount namespace, `ulimit -f`, a read-only mount): saves one
  * report over an earlier file of the same name, then five reports in one bulk run, into the
  * folder given as the first argument, and prints what happened as JSON.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { saveReports } from '../../../core/sync/bulkSave';
-import { LabApiError } from '../../../core/errors/errors';
-import { startMockLab } from '../helpers';
+import { saveReports } from '../../../../core/sync/bulkSave';
+import { LabApiError } from '../../../../core/errors/errors';
+import { startMockLab } from '../../helpers';
 
 async function main(): Promise<void> {
   const folder = process.argv[2]!;

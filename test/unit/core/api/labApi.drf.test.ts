@@ -2,17 +2,17 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { saveReports } from '../../../core/sync/bulkSave';
-import type { LabApiError } from '../../../core/errors/errors';
-import { parseBaseUrl } from '../../../core/connection/baseUrl';
-import { HttpClient } from '../../../core/connection/httpClient';
-import { LabApi } from '../../../core/api/labApi';
-import type { PagingAnomaly } from '../../../core/api/pagination';
-import type { Report } from '../../../core/api/records';
-import { serverText } from '../../../core/errors/serverText';
-import { RateLimitGate } from '../../../core/connection/timing';
-import { startDrfLab, type DrfLab } from '../../drf/drfLab';
-import { rejection } from '../helpers';
+import { saveReports } from '../../../../core/sync/bulkSave';
+import type { LabApiError } from '../../../../core/errors/errors';
+import { parseBaseUrl } from '../../../../core/connection/baseUrl';
+import { HttpClient } from '../../../../core/connection/httpClient';
+import { LabApi } from '../../../../core/api/labApi';
+import type { PagingAnomaly } from '../../../../core/api/pagination';
+import type { Report } from '../../../../core/api/records';
+import { serverText } from '../../../../core/errors/serverText';
+import { RateLimitGate } from '../../../../core/connection/timing';
+import { startDrfLab, type DrfLab } from '../../../drf/drfLab';
+import { rejection } from '../../helpers';
 
 const REPORTS = 137;
 const ids = (from: number, to: number): string[] =>
@@ -38,7 +38,7 @@ async function all<T>(pages: AsyncIterable<{ items: readonly T[] }>): Promise<T[
   return items;
 }
 
-describe('against a real server framework: Django REST Framework with its defaults', function () {
+describe('LabApi against a real server framework: Django REST Framework with its defaults', function () {
   this.timeout(120_000);
   let lab: DrfLab;
   let folder: string;
@@ -150,7 +150,7 @@ describe('against a real server framework: Django REST Framework with its defaul
   });
 });
 
-describe('against Django REST Framework under its throttling', function () {
+describe('LabApi against Django REST Framework under its throttling', function () {
   this.timeout(180_000);
   it('a bulk save of 40 reports at 10 requests a second saves every file, none failed', async () => {
     const lab = await startDrfLab({ reports: 45, throttle: '10/s' });
@@ -181,7 +181,7 @@ describe('against Django REST Framework under its throttling', function () {
   });
 });
 
-describe('against Django REST Framework: its text, its streamed files, a disk that refuses', function () {
+describe('LabApi against Django REST Framework: its text, its streamed files, a disk that refuses', function () {
   this.timeout(120_000);
   let lab: DrfLab;
   let folder: string;
@@ -196,7 +196,7 @@ describe('against Django REST Framework: its text, its streamed files, a disk th
     await fs.rm(folder, { recursive: true, force: true });
   });
 
-  it('3: a reason that echoes what was asked (with a line break and a bidi override) arrives as one clean line', async () => {
+  it('a reason that echoes what was asked (with a line break and a bidi override) arrives as one clean line', async () => {
     const api = client(lab);
     try {
       const error = (await rejection(
@@ -214,7 +214,7 @@ describe('against Django REST Framework: its text, its streamed files, a disk th
     }
   });
 
-  it('6: a streamed file (no Content-Length, ended by closing the connection) saves whole, also when the reader starts late', async () => {
+  it('a streamed file (no Content-Length, ended by closing the connection) saves whole, also when the reader starts late', async () => {
     const api = client(lab);
     try {
       const amended = (await all(api.iterateReports({ status: 'amended' }))).filter(
@@ -267,7 +267,7 @@ describe('against Django REST Framework: its text, its streamed files, a disk th
     }
   });
 
-  it('1: a folder that cannot be made is a failed save in plain words, nothing left behind', async () => {
+  it('a folder that cannot be made is a failed save in plain words, nothing left behind', async () => {
     const api = client(lab);
     try {
       await fs.writeFile(path.join(folder, 'in-the-way'), 'x');
