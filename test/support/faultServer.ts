@@ -14,8 +14,17 @@ export type Delivery = 'burst' | 'pause' | 'trickle';
 export type FaultAnswer =
   /** Accepts the connection, reads the request, never answers. */
   | { readonly kind: 'silent' }
-  /** Sends `bytes` (the head, and part of the body or all of it) as `delivery` says, then cuts. */
-  | { readonly kind: 'cut'; readonly bytes: Buffer; readonly cut: Cut; readonly delivery: Delivery }
+  /**
+   * Sends `bytes` (the head, and part of the body or all of it) as `delivery` says, then cuts; a
+   * trickle sends its last `trickle` bytes (all by default) one at a time, the rest in one write.
+   */
+  | {
+      readonly kind: 'cut';
+      readonly bytes: Buffer;
+      readonly cut: Cut;
+      readonly delivery: Delivery;
+      readonly trickle?: number;
+    }
   /** Sends `bytes` then keeps the connection open and says nothing more. */
   | { readonly kind: 'stall'; readonly bytes: Buffer }
   /** Sends `bytes` a `chunk` at a time, `everyMs` apart, then closes. */
@@ -127,7 +136,7 @@ export class FaultServer {
         this.slowly(socket, answer.bytes, answer.chunk, answer.everyMs);
         return;
       case 'cut':
-        this.cutAfter(socket, answer.bytes, answer.cut, answer.delivery);
+        this.cutAfter(socket, answer.bytes, answer.cut, answer.delivery, answer.trickle);
     }
   }
 
@@ -140,9 +149,18 @@ export class FaultServer {
     }
   }
 
-  private cutAfter(socket: net.Socket, bytes: Buffer, how: Cut, delivery: Delivery): void {
+  private cutAfter(
+    socket: net.Socket,
+    bytes: Buffer,
+    how: Cut,
+    delivery: Delivery,
+    trickle = bytes.length,
+  ): void {
     if (delivery === 'trickle') {
-      let at = 0;
+      let at = Math.max(0, bytes.length - trickle);
+      if (at > 0) {
+        socket.write(bytes.subarray(0, at));
+      }
       const next = (): void => {
         if (socket.destroyed) {
           return;
