@@ -25,6 +25,8 @@ export type FaultAnswer =
       readonly delivery: Delivery;
       readonly trickle?: number;
     }
+  /** Says nothing for `afterMs`, then sends `bytes` and closes. */
+  | { readonly kind: 'late'; readonly bytes: Buffer; readonly afterMs: number }
   /** Sends `bytes` then keeps the connection open and says nothing more. */
   | { readonly kind: 'stall'; readonly bytes: Buffer }
   /** Sends `bytes` a `chunk` at a time, `everyMs` apart, then closes. */
@@ -127,6 +129,14 @@ export class FaultServer {
     switch (answer.kind) {
       case 'silent':
         this.lastFaultAt = Date.now();
+        return;
+      case 'late':
+        this.lastFaultAt = Date.now();
+        this.later(answer.afterMs, () => {
+          if (!socket.destroyed) {
+            socket.end(answer.bytes);
+          }
+        });
         return;
       case 'stall':
         socket.write(answer.bytes);
