@@ -36,6 +36,20 @@ describe('a body cut in the same burst as its headers (issue 38)', function () {
     }));
     baseUrl = await server.start();
   });
+  afterEach(() =>
+    server.answerWith(() => ({
+      kind: 'cut',
+      bytes: Buffer.concat([
+        httpHead('200 OK', {
+          'Content-Type': 'application/pdf',
+          'Content-Length': String(pdf.length),
+        }),
+        pdf.subarray(0, 4_000),
+      ]),
+      cut: 'fin',
+      delivery: 'burst',
+    })),
+  );
   after(() => server.stop());
 
   for (const transport of TRANSPORTS) {
@@ -55,6 +69,40 @@ describe('a body cut in the same burst as its headers (issue 38)', function () {
         assert.ok(error instanceof LabApiError, String(error));
         assert.match(error.message, sentence('transferBroken'));
         assert.ok(Date.now() - started < 5_000);
+        await assertFolderHolds(folder, 'R-1.pdf', earlier, 'after the burst');
+      } finally {
+        await api.close();
+        await fs.rm(folder, { recursive: true, force: true });
+      }
+    });
+
+    it(`over ${transport.name}: headers and the FIN of a close-delimited gzip body in one write end with a sentence, not an uncaught decoder error`, async () => {
+      server.answerWith(() => ({
+        kind: 'cut',
+        bytes: httpHead('200 OK', {
+          'Content-Type': 'application/pdf',
+          'Content-Encoding': 'gzip',
+          Connection: 'close',
+        }),
+        cut: 'fin',
+        delivery: 'burst',
+      }));
+      const folder = await makeFolder();
+      const earlier = Buffer.from('%PDF-1.4 the earlier copy\n%%EOF\n');
+      await fs.writeFile(path.join(folder, 'R-1.pdf'), earlier);
+      const api = faultClient(baseUrl, transport.make);
+      try {
+        const { error } = await within(
+          5_000,
+          api.downloadReportFile('R-1', { folder, fileName: 'R-1.pdf', ifExists: 'overwrite' }),
+          'the download',
+        );
+        assert.ok(error instanceof LabApiError, String(error));
+        // undici hands over the gzip stream and it ends early; `fetch` decodes it itself, to nothing.
+        assert.match(
+          error.message,
+          transport.name === 'fetch' ? sentence('notPdf') : sentence('transferBroken'),
+        );
         await assertFolderHolds(folder, 'R-1.pdf', earlier, 'after the burst');
       } finally {
         await api.close();
