@@ -24,6 +24,8 @@ export type FaultAnswer =
       readonly cut: Cut;
       readonly delivery: Delivery;
       readonly trickle?: number;
+      /** How long a "pause" delivery waits before the cut (50 ms by default). */
+      readonly pauseMs?: number;
     }
   /** Says nothing for `afterMs`, then sends `bytes` and closes. */
   | { readonly kind: 'late'; readonly bytes: Buffer; readonly afterMs: number }
@@ -146,7 +148,7 @@ export class FaultServer {
         this.slowly(socket, answer.bytes, answer.chunk, answer.everyMs);
         return;
       case 'cut':
-        this.cutAfter(socket, answer.bytes, answer.cut, answer.delivery, answer.trickle);
+        this.cutAfter(socket, answer, answer.trickle ?? answer.bytes.length);
     }
   }
 
@@ -161,10 +163,8 @@ export class FaultServer {
 
   private cutAfter(
     socket: net.Socket,
-    bytes: Buffer,
-    how: Cut,
-    delivery: Delivery,
-    trickle = bytes.length,
+    { bytes, cut: how, delivery, pauseMs = 50 }: Extract<FaultAnswer, { kind: 'cut' }>,
+    trickle: number,
   ): void {
     if (delivery === 'trickle') {
       let at = Math.max(0, bytes.length - trickle);
@@ -190,7 +190,7 @@ export class FaultServer {
     if (delivery === 'burst') {
       this.cut(socket, how);
     } else {
-      this.later(50, () => this.cut(socket, how));
+      this.later(pauseMs, () => this.cut(socket, how));
     }
   }
 

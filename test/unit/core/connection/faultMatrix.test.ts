@@ -138,7 +138,9 @@ interface Case {
 
 const ATTEMPTS = 1 + FAST_RETRY.retries;
 /** How many bytes before a trickled cut go one at a time. */
-const TRICKLE_BYTES = 128;
+const TRICKLE_BYTES = 64;
+/** How long a paused cut waits: another turn of the loop and another segment, and short. */
+const PAUSE_MS = 20;
 /**
  * How late undici's timers may fire: its body and headers timeouts run on its coarse clock (about
  * 500 ms a tick), so a timeout of 400 ms fires within about 1.4 s.
@@ -200,9 +202,10 @@ function cases(kind: 'file' | 'json', transport: string, type: string, content: 
               cut,
               delivery,
               trickle: TRICKLE_BYTES,
+              pauseMs: PAUSE_MS,
             }),
             outcomes,
-            waitsMs: delivery === 'pause' ? ATTEMPTS * 50 : 0,
+            waitsMs: delivery === 'pause' ? ATTEMPTS * PAUSE_MS : 0,
           });
         }
       }
