@@ -63,6 +63,22 @@ class InflateEither extends Transform {
   }
 }
 
+/**
+ * A coded body that ends before its coding does (zlib's "unexpected end of file") was cut short
+ * by the server, as a body shorter than its length is: it is told in the same words, undici's
+ * `UND_ERR_SOCKET` ("the connection broke off"), not as a failure of this machine. The error is
+ * renamed in place, before any other listener (and the stream's `errored`) sees it. Being a
+ * listener of every stage, this also keeps a stage that fails before its reader listens (a body
+ * cut in the same burst as its headers) from being an uncaught exception: the reader finds the
+ * error in the stream's state (`errored`), as `for await` and the safe writer look for it.
+ */
+function toldAsCut(error: NodeJS.ErrnoException): void {
+  if (error.code === 'Z_BUF_ERROR') {
+    error.code = 'UND_ERR_SOCKET';
+    error.message = `the coded body ended early (${error.message})`;
+  }
+}
+
 function decoder(coding: string): Transform {
   switch (coding) {
     case 'br':
@@ -84,6 +100,9 @@ export function decodeBody(body: Readable, codings: readonly string[]): Readable
     return body;
   }
   const stages = [...codings].reverse().map(decoder);
+  for (const stage of stages) {
+    stage.prependListener('error', toldAsCut);
+  }
   const last = stages[stages.length - 1]!;
   // pipeline() destroys every stage when one fails or the reader destroys the last.
   (

@@ -261,6 +261,16 @@ function streamInto(
     }
     signal?.addEventListener('abort', onAbort, { once: true });
     stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+    // The source may have failed or closed before these listeners existed (a server that sent the
+    // headers, part of the body and its FIN in one burst: the body broke off while the folder was
+    // being prepared). Its events are gone, its state is not: judge it by that.
+    if (stream.errored) {
+      fail(stream.errored);
+    } else if (stream.readableEnded) {
+      onEnd();
+    } else if (stream.destroyed) {
+      onClose();
+    }
   });
 }
 
