@@ -105,7 +105,8 @@ describe('lab-data for scripts: a lab down as a whole, listings that fail part-w
       listed.stderr,
       /^lab-data: the output is incomplete: 50 rows written before the listing failed; do not use it\.$/m,
     );
-    assert.match(listed.stderr, /HTTP 503/);
+    // Later pages were asked for at once: the lab's answer is named either way.
+    assert.match(listed.stderr, /HTTP 503|503 Service Unavailable/);
   });
 
   it('a JSON array on stdout that fails part-way is left unclosed, so it never parses as a whole', async () => {
@@ -167,7 +168,9 @@ describe('lab-data for scripts: a lab down as a whole, listings that fail part-w
       const result = await run(args);
       assert.equal(result.code, 0, `${args.join(' ')}\n${said(result)}`);
       assert.equal(result.stderr, '', args.join(' '));
-      assert.notEqual(result.stdout, '', args.join(' '));
+      if (args[0] !== 'sync') {
+        assert.notEqual(result.stdout, '', `results still go to stdout: ${args.join(' ')}`);
+      }
     }
     const pdf = (await fs.readdir(folder)).find((name) => name.endsWith('.pdf'))!;
     await fs.rm(path.join(folder, pdf));
@@ -183,7 +186,7 @@ describe('lab-data for scripts: a lab down as a whole, listings that fail part-w
     const failed = await run(['-q', 'reports', '--jsonl']);
     assert.equal(failed.code, 4);
     assert.match(failed.stderr, /the output is incomplete/);
-    assert.match(failed.stderr, /HTTP 503/);
+    assert.match(failed.stderr, /HTTP 503|503 Service Unavailable/);
   });
 
   it('help names --version, and verify --help says plainly that unchanged size and time are trusted unless --rehash', async () => {
