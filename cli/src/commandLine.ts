@@ -22,7 +22,18 @@ const FILTERS = {
   status: { type: 'string' },
   type: { type: 'string' },
 } as const satisfies Options;
-const FORMATS = { jsonl: { type: 'boolean' }, csv: { type: 'boolean' } } as const satisfies Options;
+const FORMATS = {
+  jsonl: { type: 'boolean' },
+  csv: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+} as const satisfies Options;
+/** What every listing's help says about where it goes. */
+const OUTPUT_NOTE = `
+  -o, --output FILE  write the listing to FILE, which takes that name only once the last record is in:
+                     if the lab or the network fails part-way, no FILE is written (an earlier one is
+                     kept) and the exit status says why. Without -o the listing streams to stdout; if
+                     it stops part-way, stderr says "the output is incomplete" and the exit status is
+                     not 0 (a --json array is then left unclosed, so it does not parse).`;
 
 /** One command: its options, how it is used, what it does, examples. */
 export interface CommandSpec {
@@ -71,12 +82,14 @@ LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alo
     options: { ...LAB, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
     usage: 'lab-data verify [FOLDER] [--remote] [--rehash] [--json]',
     summary: 'check every listed file against its SHA-256 (and, with --remote, the lab)',
-    details: `Checks that every file the manifest lists is there with its recorded SHA-256. Files whose size and
-modification time are as recorded are not read again (--rehash reads them all). --remote also asks each
+    details: `Checks that every file the manifest lists is there with its recorded SHA-256. A file whose size and
+modification time are unchanged since they were recorded is trusted without being read: a change that
+keeps both (a tool that restores the old time) is not noticed unless --rehash, which reads and hashes
+every file. --remote also asks each
 file's lab whether the report has a newer revision (needs a token and the lab's address, as pull). Prints a table, or --json; exits 1 on
 any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
   --remote   also ask the lab about newer revisions
-  --rehash   hash every file`,
+  --rehash   read and hash every file, trusting no size and time`,
     examples: ['lab-data verify', 'lab-data verify lab-reports --remote --json'],
     positionals: 1,
   },
@@ -103,14 +116,14 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },
     usage:
-      'lab-data reports --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--type T] [--json|--jsonl|--csv]',
+      'lab-data reports --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--type T] [--json|--jsonl|--csv] [-o FILE]',
     summary: 'list reports, newest first, as pages arrive',
     details: `Lists the lab's reports: a table, or every field as --json (an array), --jsonl (one object a line) or
 --csv (the extension's export columns: every field any record has). JSON and JSON Lines stream as pages
-arrive; CSV is written when the last page has come, since its header needs every field.`,
+arrive; CSV is written when the last page has come, since its header needs every field.${OUTPUT_NOTE}`,
     examples: [
       'lab-data reports --lab https://lab.example.com --since 7d',
-      'lab-data reports --jsonl > reports.jsonl',
+      'lab-data reports --jsonl -o reports.jsonl',
       'python -c "import pandas; print(pandas.read_json(\'reports.jsonl\', lines=True))"',
     ],
     positionals: 0,
@@ -125,25 +138,25 @@ arrive; CSV is written when the last page has come, since its header needs every
       ...FORMATS,
     },
     usage:
-      'lab-data samples --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--json|--jsonl|--csv]',
+      'lab-data samples --lab URL [--since 7d] [--client ID] [--project ID] [--status S] [--json|--jsonl|--csv] [-o FILE]',
     summary: 'list samples (--since: received since)',
-    details: "Lists the lab's samples, newest first; --since filters by the day received.",
-    examples: ['lab-data samples --since 14d --csv > samples.csv'],
+    details: `Lists the lab's samples, newest first; --since filters by the day received.${OUTPUT_NOTE}`,
+    examples: ['lab-data samples --since 14d --csv -o samples.csv'],
     positionals: 0,
   },
   clients: {
     options: { ...LAB, ...FORMATS },
-    usage: 'lab-data clients --lab URL [--json|--jsonl|--csv]',
+    usage: 'lab-data clients --lab URL [--json|--jsonl|--csv] [-o FILE]',
     summary: 'list clients',
-    details: 'Lists the clients the token may see.',
+    details: `Lists the clients the token may see.${OUTPUT_NOTE}`,
     examples: ['lab-data clients --json'],
     positionals: 0,
   },
   projects: {
     options: { ...LAB, client: { type: 'string' }, ...FORMATS },
-    usage: 'lab-data projects --lab URL [--client ID] [--json|--jsonl|--csv]',
+    usage: 'lab-data projects --lab URL [--client ID] [--json|--jsonl|--csv] [-o FILE]',
     summary: 'list projects, locations or work orders',
-    details: 'Lists projects (locations, work orders), of one client with --client.',
+    details: `Lists projects (locations, work orders), of one client with --client.${OUTPUT_NOTE}`,
     examples: ['lab-data projects --client C-1001'],
     positionals: 0,
   },
@@ -188,6 +201,7 @@ export function generalHelp(version: string): string {
   return `lab-data ${version}: reports from your laboratory's API, restored and checked like a lockfile.
 
 Usage: lab-data <command> [options]     (lab-data <command> --help for each)
+       lab-data --version               (or -V) the version of lab-data
 
 Commands:
 ${rows.join('\n')}
@@ -195,7 +209,7 @@ ${rows.join('\n')}
 Examples:
   LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull && lab-data verify
   lab-data sync --lab https://lab.example.com --since 30d
-  lab-data reports --lab https://lab.example.com --jsonl > reports.jsonl
+  lab-data reports --lab https://lab.example.com --jsonl -o reports.jsonl
 
 ${COMMON_HELP}
 `;
@@ -213,6 +227,18 @@ ${spec.examples.map((example) => `  ${example}`).join('\n')}
 
 ${COMMON_HELP}
 `;
+}
+
+/** Options of every command that may also come before it (`lab-data -q pull`). */
+const LEADING_OPTIONS: ReadonlySet<string> = new Set(['-q', '--quiet', '-v', '--verbose']);
+
+/** The command line with the command first: `-q pull x` → `pull x -q`. */
+export function commandFirst(argv: readonly string[]): string[] {
+  let leading = 0;
+  while (leading < argv.length && LEADING_OPTIONS.has(argv[leading]!)) {
+    leading++;
+  }
+  return [...argv.slice(leading), ...argv.slice(0, leading)];
 }
 
 export interface ParsedCommand {

@@ -1,4 +1,4 @@
-import { COMMANDS, commandHelp, generalHelp, parseCommand } from './commandLine';
+import { COMMANDS, commandFirst, commandHelp, generalHelp, parseCommand } from './commandLine';
 import type { CliContext } from './context';
 import { CliError, Exit, exitCodeOf, type ExitCode } from './exitCodes';
 import { errorText } from '../../core/errors/errorText';
@@ -36,7 +36,7 @@ export async function main(
   env: NodeJS.ProcessEnv,
   signal: AbortSignal,
 ): Promise<ExitCode> {
-  const [name, ...args] = argv;
+  const [name, ...args] = commandFirst(argv);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? args[0] : undefined;
     const text =

@@ -1,5 +1,10 @@
+import * as path from 'node:path';
 import { clearLine, cursorTo } from 'node:readline';
+import { isCancellation } from '../../core/errors/errors';
 import { serverText } from '../../core/errors/serverText';
+import { sanitizeFileName } from '../../core/files/fileNames';
+import { writeFileSafely } from '../../core/files/safeWriter';
+import { CliError, Exit } from './exitCodes';
 
 /**
  * What the tool says while it works, on stderr so that stdout carries only results: on a
@@ -81,4 +86,65 @@ export async function out(text: string): Promise<void> {
   if (!process.stdout.write(text)) {
     await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
   }
+}
+
+/** A piece of a listing as it is ready: its text, and how many records (rows) it completes. */
+export interface ListingChunk {
+  readonly text: string;
+  readonly rows: number;
+}
+
+/**
+ * Writes a listing where it was asked to go, so that a script never takes part of one for the whole:
+ * with a FILE (`-o`), into a temporary file beside it that takes the name only once the last
+ * record is in (on any failure nothing is left, and an earlier file of that name is untouched);
+ * on stdout, as it arrives, and when it stops part-way, stderr says the output is incomplete and
+ * the failure's exit status follows. Resolves to the number of rows written.
+ */
+export async function writeListing(
+  chunks: AsyncIterable<ListingChunk>,
+  options: { readonly file?: string; readonly progress: Progress; readonly signal: AbortSignal },
+): Promise<number> {
+  let rows = 0;
+  if (options.file !== undefined && options.file !== '-') {
+    const target = path.resolve(options.file);
+    const fileName = path.basename(target);
+    if (sanitizeFileName(fileName, '') !== fileName) {
+      throw new CliError(
+        `-o: "${serverText(options.file, 200)}" is not a file name lab-data writes; choose a plain name such as reports.jsonl.`,
+        Exit.usage,
+      );
+    }
+    async function* bytes(): AsyncGenerator<Buffer> {
+      for await (const chunk of chunks) {
+        rows += chunk.rows;
+        yield Buffer.from(chunk.text, 'utf8');
+      }
+    }
+    await writeFileSafely({
+      folder: path.dirname(target),
+      fileName,
+      source: bytes(),
+      ifExists: 'overwrite',
+      recordTime: false,
+      signal: options.signal,
+    });
+    return rows;
+  }
+  let written = false;
+  try {
+    for await (const chunk of chunks) {
+      await out(chunk.text);
+      written ||= chunk.text.length > 0;
+      rows += chunk.rows;
+    }
+  } catch (error) {
+    if (written) {
+      options.progress.problem(
+        `lab-data: the output is incomplete: ${rows} ${rows === 1 ? 'row' : 'rows'} written before the listing ${isCancellation(error) ? 'was cancelled' : 'failed'}; do not use it.`,
+      );
+    }
+    throw error;
+  }
+  return rows;
 }

@@ -9,6 +9,7 @@ import { cancelledError, labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
 import { isTransient, statusError, thrownError, type AttemptContext } from './errorMapping';
 import { DIRECT, proxySecrets, type NetworkOptions } from './network';
+import { LabOutage, type OutageTicket } from './labOutage';
 import {
   type Transport,
   type TransportFactory,
@@ -86,6 +87,8 @@ export interface HttpClientOptions {
   readonly onConnection?: (event: ConnectionEvent) => void;
   /** Told of every request that finally failed (not cancelled), for support reports. */
   readonly onFailure?: (error: LabApiError) => void;
+  /** The lab's circuit breaker (a lab failing as a whole fails fast); one per client by default. */
+  readonly outage?: LabOutage;
 }
 
 /** What a caller sees of a successful response while it consumes the body. */
@@ -170,6 +173,7 @@ export class HttpClient {
   private readonly network: NetworkOptions;
   private readonly onConnection: (event: ConnectionEvent) => void;
   private readonly onFailure: (error: LabApiError) => void;
+  private readonly outage: LabOutage;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl;
@@ -185,6 +189,9 @@ export class HttpClient {
     this.slots = new Semaphore(concurrency);
     this.onConnection = options.onConnection ?? (() => undefined);
     this.onFailure = options.onFailure ?? (() => undefined);
+    this.outage =
+      options.outage ??
+      new LabOutage(options.baseUrl.origin, { log: (level, message) => this.log(level, message) });
     const settings = { connections: concurrency, timeouts: this.timeouts };
     this.network = options.network ?? DIRECT;
     this.transport = options.transport
@@ -246,10 +253,25 @@ export class HttpClient {
     await this.transport.close();
   }
 
+  /** One request through the lab's circuit breaker: it may wait for a probe, or fail without being sent. */
   private async send<T>(
     spec: RequestSpec,
     consume: (response: LabResponse) => Promise<T>,
     retryBodyFailures: boolean,
+  ): Promise<T> {
+    const ticket: OutageTicket = { path: spec.path };
+    try {
+      return await this.attempts(spec, consume, retryBodyFailures, ticket);
+    } finally {
+      this.outage.release(ticket);
+    }
+  }
+
+  private async attempts<T>(
+    spec: RequestSpec,
+    consume: (response: LabResponse) => Promise<T>,
+    retryBodyFailures: boolean,
+    ticket: OutageTicket,
   ): Promise<T> {
     const path = spec.path;
     const query = spec.query ?? {};
@@ -258,6 +280,7 @@ export class HttpClient {
     const describe = `GET ${path}${search ? `?${search}` : ''}`;
     let accept = spec.accept;
     for (let attempt = 0; ; attempt++) {
+      await this.outage.admit(ticket, spec.signal);
       let failure: AttemptFailure;
       try {
         return await this.slots.run(async () => {
@@ -279,6 +302,7 @@ export class HttpClient {
             throw await this.statusFailure(response, path, query, requestId, url);
           }
           this.onConnection({ kind: 'online' });
+          this.outage.answered();
           let body: Readable = response.body;
           try {
             body = decodedBody(response);
@@ -328,6 +352,7 @@ export class HttpClient {
       const delay = givingUp
         ? 0
         : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
+      this.outage.failed(ticket, error, givingUp);
       this.reportConnection(error, delay);
       if (givingUp) {
         const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;

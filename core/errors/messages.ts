@@ -59,6 +59,10 @@ export const MESSAGES = {
   timeout: 'The lab at {origin} timed out while {what}.',
   hostNotFound: 'Cannot reach the lab at {origin}: its host name could not be found.',
   unreachable: 'Cannot reach the lab at {origin} ({reason}).',
+  labOutageStatus:
+    'The lab at {origin} answered {answer} to the last {count} requests; the remaining files and pages were not requested. Try again later.',
+  labOutageNetwork:
+    'The lab at {origin} failed the last {count} requests ({answer}); the remaining files and pages were not requested. Try again later.',
   // Certificates
   certSelfSigned:
     'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',

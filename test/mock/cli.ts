@@ -1,6 +1,6 @@
 import { DEMO_TOKENS, MockLabServer, type Envelope } from './server';
 
-/** `npm run mock-server -- [--port N] [--reports N] [--samples N] [--tenant full|no-clients|no-projects] [--envelope …] [--pdf-mib N]` */
+/** `npm run mock-server -- [--port N] [--reports N] [--samples N] [--tenant full|no-clients|no-projects] [--envelope …] [--pdf-mib N] [--fail-status 503]` */
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
@@ -17,6 +17,11 @@ async function main(): Promise<void> {
     tenant: option('tenant') as 'full' | 'no-clients' | 'no-projects' | undefined,
     envelope: option('envelope') as Envelope | undefined,
     pdfBytes: numeric('pdf-mib') === undefined ? undefined : numeric('pdf-mib')! * 1024 * 1024,
+    // A lab down as a whole: every request after the token check answered with this status.
+    faults:
+      numeric('fail-status') === undefined
+        ? undefined
+        : { status: { status: numeric('fail-status')!, times: Infinity } },
   });
   const baseUrl = await server.start();
   const visible = server.reportsFor('demo-full-access').length;

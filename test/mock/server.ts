@@ -66,11 +66,13 @@ export interface MockFaults {
    * 429 with `Retry-After` in whole seconds, as API gateways answer.
    */
   requestsPerSecond?: number;
-  /** Fail the next `times` requests with `status` (Infinity: every time). */
+  /** Fail the next `times` requests with `status` (Infinity: every time); `{ status: 503, times: Infinity }` is a lab down as a whole. */
   status?: {
     status: number;
     times: number;
     path?: RegExp;
+    /** Only requests whose query (`?page=2&…`) matches, e.g. /[?&]page=[2-9]/ for a list failing from its second page. */
+    query?: RegExp;
     retryAfter?: string;
     headers?: Readonly<Record<string, string>>;
   };
@@ -521,6 +523,7 @@ export class MockLabServer {
       if (
         statusFault &&
         (!statusFault.path || statusFault.path.test(url.pathname)) &&
+        (!statusFault.query || statusFault.query.test(url.search)) &&
         take(statusFault)
       ) {
         if (statusFault.retryAfter) {

@@ -9,7 +9,8 @@ import { resolveSince } from '../../../core/derived/savedSearches';
 import { exportRecords } from '../../../core/derived/exportList';
 import type { CliContext } from '../context';
 import { Exit, type ExitCode } from '../exitCodes';
-import { out, table } from '../output';
+import { out, table, writeListing, type ListingChunk } from '../output';
+import { serverText } from '../../../core/errors/serverText';
 
 export type ListName = 'reports' | 'samples' | 'clients' | 'projects';
 
@@ -94,63 +95,101 @@ function cell(value: unknown): string {
         : String(value);
 }
 
+/** JSON Lines: one record a line, each page as it arrives. */
+async function* jsonLines(pages: AsyncIterable<JsonObject[]>): AsyncGenerator<ListingChunk> {
+  for await (const page of pages) {
+    yield { text: page.map((record) => `${JSON.stringify(record)}\n`).join(''), rows: page.length };
+  }
+}
+
+/** A JSON array, each page as it arrives; `[` comes with the first record and `]` only after the last page, so a cut-off array never parses. */
+async function* jsonArray(pages: AsyncIterable<JsonObject[]>): AsyncGenerator<ListingChunk> {
+  let first = true;
+  for await (const page of pages) {
+    let text = '';
+    for (const record of page) {
+      text += `${first ? '[\n' : ',\n'}  ${JSON.stringify(record)}`;
+      first = false;
+    }
+    yield { text, rows: page.length };
+  }
+  yield { text: first ? '[]\n' : '\n]\n', rows: 0 };
+}
+
+/** CSV (the extension's export: every field any record has, in order of first appearance), once the last page is in. */
+async function* csv(
+  pages: AsyncIterable<JsonObject[]>,
+  list: ListName,
+  signal: AbortSignal,
+): AsyncGenerator<ListingChunk> {
+  const scratch = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-csv-'));
+  try {
+    const result = await exportRecords(pages, {
+      folder: scratch,
+      fileName: `${list}.csv`,
+      format: 'csv',
+      signal,
+    });
+    for await (const chunk of createReadStream(result.file.path, 'utf8')) {
+      yield { text: chunk as string, rows: 0 };
+    }
+    yield { text: '', rows: result.rows };
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The table of the main columns, once the last page is in. */
+async function* textTable(
+  pages: AsyncIterable<JsonObject[]>,
+  list: ListName,
+): AsyncGenerator<ListingChunk> {
+  const rows: string[][] = [];
+  for await (const page of pages) {
+    rows.push(
+      ...page.map((record) =>
+        TABLE_COLUMNS[list].map((column) =>
+          cell(record[column] ?? (column === 'sample_id' ? record.id : undefined)),
+        ),
+      ),
+    );
+  }
+  yield {
+    text: `${table(
+      TABLE_COLUMNS[list].map((column) => column.toUpperCase()),
+      rows,
+    )}\n`,
+    rows: rows.length,
+  };
+}
+
 /**
  * `lab-data reports|samples|clients|projects`: every record as the lab sent it. JSON Lines and
- * JSON stream as pages arrive; CSV (the extension's export: every field any record has, in order
- * of first appearance) is written once the last page is in; the table shows the main columns.
+ * JSON stream as pages arrive; CSV is written once the last page is in; the table shows the main
+ * columns. With `-o FILE` the listing takes that name only when complete ({@link writeListing}).
  */
 export async function listRecords(context: CliContext, list: ListName): Promise<ExitCode> {
   const baseUrl = context.labUrl();
   const api = context.api(new URL(baseUrl).host, baseUrl);
   const { query, type } = listFilters(context, list);
   const pages = records(api, list, query, list === 'reports' ? type : undefined, context);
-  if (context.flag('jsonl')) {
-    for await (const page of pages) {
-      await out(page.map((record) => `${JSON.stringify(record)}\n`).join(''));
-    }
-  } else if (context.flag('json')) {
-    let first = true;
-    await out('[');
-    for await (const page of pages) {
-      for (const record of page) {
-        await out(`${first ? '\n' : ',\n'}  ${JSON.stringify(record)}`);
-        first = false;
-      }
-    }
-    await out(first ? ']\n' : '\n]\n');
-  } else if (context.flag('csv')) {
-    const scratch = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-csv-'));
-    try {
-      const result = await exportRecords(pages, {
-        folder: scratch,
-        fileName: `${list}.csv`,
-        format: 'csv',
-        signal: context.signal,
-      });
-      for await (const chunk of createReadStream(result.file.path, 'utf8')) {
-        await out(chunk as string);
-      }
-    } finally {
-      await fs.rm(scratch, { recursive: true, force: true });
-    }
-  } else {
-    const rows: string[][] = [];
-    for await (const page of pages) {
-      rows.push(
-        ...page.map((record) =>
-          TABLE_COLUMNS[list].map((column) =>
-            cell(record[column] ?? (column === 'sample_id' ? record.id : undefined)),
-          ),
-        ),
-      );
-    }
-    await out(
-      `${table(
-        TABLE_COLUMNS[list].map((column) => column.toUpperCase()),
-        rows,
-      )}\n`,
-    );
-    context.progress.line(`${rows.length} ${list}.`);
+  const chunks = context.flag('jsonl')
+    ? jsonLines(pages)
+    : context.flag('json')
+      ? jsonArray(pages)
+      : context.flag('csv')
+        ? csv(pages, list, context.signal)
+        : textTable(pages, list);
+  const file = context.text('output');
+  const rows = await writeListing(chunks, {
+    file,
+    progress: context.progress,
+    signal: context.signal,
+  });
+  if (file !== undefined && file !== '-') {
+    context.progress.line(`${rows} ${list} written to ${serverText(file, 200)}.`);
+  } else if (!context.flag('jsonl') && !context.flag('json') && !context.flag('csv')) {
+    context.progress.line(`${rows} ${list}.`);
   }
   return Exit.ok;
 }

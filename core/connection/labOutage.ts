@@ -1,0 +1,226 @@
+import { STATUS_CODES } from 'node:http';
+import type { LabApiError } from '../errors/errors';
+import { cancelledError, labError } from '../errors/messages';
+
+/** Answers that say the lab as a whole is failing, not one request: 408 and the 5xx "try again" statuses. */
+const LAB_WIDE_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
+/** Ways to the lab that fail alike for every request (not a certificate or credentials to fix, not one broken body). */
+const LAB_WIDE_NETWORK: ReadonlySet<string> = new Set([
+  'unreachable',
+  'hostNotFound',
+  'proxyUnreachable',
+]);
+
+/**
+ * Whether a failed attempt says the lab as a whole is failing: a 5xx "try again" answer or a 408,
+ * a timeout, a refused, dropped or unreachable connection. A 4xx is an answer (the lab is there),
+ * and a body that broke off or a file that is not a PDF is one file's trouble.
+ */
+export function isLabWideFailure(error: LabApiError): boolean {
+  if (error.status !== undefined) {
+    return LAB_WIDE_STATUSES.has(error.status);
+  }
+  return (
+    error.code === 'timeout' ||
+    (error.code === 'network' && LAB_WIDE_NETWORK.has(error.text?.id ?? ''))
+  );
+}
+
+/** One request as the breaker knows it: the caller makes one per request and passes it to every call. */
+export interface OutageTicket {
+  /** The request's path, for the error of a request that is not sent. */
+  readonly path: string;
+}
+
+export interface LabOutageOptions {
+  /** Failed attempts in a row (from at least two requests) that make the lab suspect. */
+  readonly threshold?: number;
+  /** How long requests fail at once after the lab failed a probe, before one more is let through. */
+  readonly coolDownMs?: number;
+  readonly now?: () => number;
+  readonly log?: (level: 'info' | 'warn', message: string) => void;
+}
+
+export const DEFAULT_OUTAGE_THRESHOLD = 3;
+/** Short, so that a person's Refresh soon tries again; a bulk run fails its remaining files well within it. */
+export const DEFAULT_OUTAGE_COOL_DOWN_MS = 10_000;
+
+type Phase =
+  | { readonly kind: 'closed' }
+  | { readonly kind: 'probing'; readonly probe: OutageTicket }
+  | { readonly kind: 'open'; readonly until: number };
+
+/**
+ * A circuit breaker for one lab: when its last few attempts, from more than one request, all failed
+ * lab-wide ({@link isLabWideFailure}) with no answer in between, one request (the probe) goes on
+ * with its own retries while every other waits for it. If the probe gives up, the lab is down:
+ * every request fails at once, without being sent, with a message naming what the lab answered,
+ * until the cool-down has passed (then the next request is the probe). Any answer from the lab,
+ * the probe's or a request's still in flight, closes the breaker and lets everyone go on. So a lab
+ * answering 503 to everything costs a bulk run a handful of requests, not four per file, and a
+ * passing hiccup costs nothing but a short wait.
+ */
+export class LabOutage {
+  private readonly threshold: number;
+  private readonly coolDownMs: number;
+  private readonly now: () => number;
+  private readonly log: NonNullable<LabOutageOptions['log']>;
+  private phase: Phase = { kind: 'closed' };
+  /** Requests that failed lab-wide since the lab last answered, and their failed attempts. */
+  private readonly failing = new Set<OutageTicket>();
+  private failedAttempts = 0;
+  private last?: LabApiError;
+  private waiters: Array<() => void> = [];
+
+  constructor(
+    private readonly origin: string,
+    options: LabOutageOptions = {},
+  ) {
+    this.threshold = options.threshold ?? DEFAULT_OUTAGE_THRESHOLD;
+    this.coolDownMs = options.coolDownMs ?? DEFAULT_OUTAGE_COOL_DOWN_MS;
+    this.now = options.now ?? Date.now;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** `closed` (requests go), `probing` (one goes, the others wait) or `open` (requests fail at once). */
+  get state(): Phase['kind'] {
+    return this.phase.kind;
+  }
+
+  /**
+   * Resolves when `request` may send its next attempt: at once while the lab answers; after the
+   * probe's verdict while one is out. Rejects with the outage error while the lab is down, and
+   * with a cancellation when `signal` aborts.
+   */
+  async admit(request: OutageTicket, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal?.aborted) {
+        throw cancelledError(request.path);
+      }
+      const phase = this.phase;
+      if (phase.kind === 'closed') {
+        return;
+      }
+      if (phase.kind === 'open') {
+        if (this.now() < phase.until) {
+          throw this.outageError(request);
+        }
+        this.phase = { kind: 'probing', probe: request };
+        return;
+      }
+      if (phase.probe === request) {
+        return;
+      }
+      await this.nextChange(signal);
+    }
+  }
+
+  /** The lab answered (any status that is not a lab-wide failure): everything goes again. */
+  answered(): void {
+    const wasDown = this.phase.kind !== 'closed';
+    this.failing.clear();
+    this.failedAttempts = 0;
+    this.last = undefined;
+    if (wasDown) {
+      this.phase = { kind: 'closed' };
+      this.log('info', `[http] the lab at ${this.origin} answers again`);
+      this.wake();
+    }
+  }
+
+  /** An attempt of `request` failed; `final` when the request gives up after it. */
+  failed(request: OutageTicket, error: LabApiError, final: boolean): void {
+    if (!isLabWideFailure(error)) {
+      if (error.status !== undefined) {
+        this.answered();
+      }
+      return;
+    }
+    this.failedAttempts++;
+    this.failing.add(request);
+    this.last = error;
+    if (
+      this.phase.kind === 'closed' &&
+      this.failing.size >= 2 &&
+      this.failedAttempts >= this.threshold
+    ) {
+      this.phase = { kind: 'probing', probe: request };
+      this.log(
+        'warn',
+        `[http] the lab at ${this.origin} failed the last ${this.failedAttempts} requests (${this.answer()}); other requests wait for one more try`,
+      );
+    }
+    if (this.phase.kind === 'probing' && this.phase.probe === request && final) {
+      this.open();
+    }
+  }
+
+  /** `request` is finished, however it ended; a probe that ended without a verdict hands over to the next request. */
+  release(request: OutageTicket): void {
+    if (this.phase.kind === 'probing' && this.phase.probe === request) {
+      this.phase = { kind: 'open', until: this.now() };
+      this.wake();
+    }
+  }
+
+  private open(): void {
+    this.phase = { kind: 'open', until: this.now() + this.coolDownMs };
+    this.log(
+      'warn',
+      `[http] the lab at ${this.origin} failed the last ${this.failedAttempts} requests (${this.answer()}); further requests fail at once for ${Math.round(this.coolDownMs / 1000)} s`,
+    );
+    this.wake();
+  }
+
+  /** What the lab answered last, in words: "503 Service Unavailable", "connection refused", "timed out while connecting". */
+  private answer(): string {
+    const last = this.last;
+    if (last?.status !== undefined) {
+      return `${last.status} ${STATUS_CODES[last.status] ?? ''}`.trim();
+    }
+    const args = last?.text?.args ?? {};
+    if (last?.code === 'timeout') {
+      return `timed out while ${String(args.what ?? 'waiting')}`;
+    }
+    if (last?.text?.id === 'hostNotFound') {
+      return 'host name not found';
+    }
+    return String(args.reason ?? 'no connection');
+  }
+
+  private outageError(request: OutageTicket): LabApiError {
+    const last = this.last;
+    const args = { origin: this.origin, answer: this.answer(), count: this.failedAttempts };
+    return labError(
+      last?.code ?? 'network',
+      last?.status !== undefined ? 'labOutageStatus' : 'labOutageNetwork',
+      args,
+      {
+        status: last?.status,
+        path: request.path,
+        detail: `not sent: the lab failed the last ${args.count} requests`,
+      },
+    );
+  }
+
+  private nextChange(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.waiters = this.waiters.filter((waiter) => waiter !== wake);
+        reject(cancelledError());
+      };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.waiters.push(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    waiters.forEach((wake) => wake());
+  }
+}
