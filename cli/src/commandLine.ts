@@ -239,10 +239,7 @@ export function parseCommand(name: string, args: readonly string[]): ParsedComma
       strict: true,
     });
   } catch (error) {
-    throw new CliError(
-      `${errorText(error)}\nSee: lab-data ${name} --help`,
-      Exit.usage,
-    );
+    throw new CliError(`${errorText(error)}\nSee: lab-data ${name} --help`, Exit.usage);
   }
   if (parsed.values.help) {
     return { values: parsed.values, positionals: parsed.positionals };

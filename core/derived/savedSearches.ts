@@ -126,9 +126,7 @@ export function parseSavedSearches(
       try {
         resolveSince(kept.publishedSince, now);
       } catch (error) {
-        return fail(
-          errorText(error).replace(/\.$/, ''),
-        );
+        return fail(errorText(error).replace(/\.$/, ''));
       }
     }
     names.add(key);

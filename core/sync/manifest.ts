@@ -350,9 +350,7 @@ export async function readManifestStrictly(
     parsed = JSON.parse(text.replace(/^\ufeff/, ''));
   } catch (error) {
     return {
-      problems: [
-        { kind: 'malformed', file, reason: errorText(error) },
-      ],
+      problems: [{ kind: 'malformed', file, reason: errorText(error) }],
     };
   }
   if (!isObject(parsed)) {

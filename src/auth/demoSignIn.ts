@@ -28,9 +28,6 @@ export async function signInForDemo(
     await labs.signIn(lab.url.baseUrl, token, lab.name);
     log.info('Demo', `Signed in to the demo lab at ${lab.url.origin}.`);
   } catch (error) {
-    log.warn(
-      'Demo',
-      `Demo sign-in to ${lab.url.origin} failed: ${errorText(error)}`,
-    );
+    log.warn('Demo', `Demo sign-in to ${lab.url.origin} failed: ${errorText(error)}`);
   }
 }

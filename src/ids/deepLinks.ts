@@ -84,10 +84,7 @@ export class DeepLinkHandler implements vscode.UriHandler {
   ) {}
 
   handleUri(uri: vscode.Uri): void {
-    this.open(uri).catch(
-      (error: unknown) =>
-        void vscode.window.showErrorMessage(errorText(error)),
-    );
+    this.open(uri).catch((error: unknown) => void vscode.window.showErrorMessage(errorText(error)));
   }
 
   /** Opens what a link points at; resolves with the opened document's Uri. */

@@ -136,10 +136,7 @@ export class OverviewPanels implements vscode.Disposable {
               resolve();
             }
             void this.onMessage(connection, created, message).catch((error: unknown) =>
-              this.log.warn(
-                'Overview',
-                `${lab}: ${errorText(error)}`,
-              ),
+              this.log.warn('Overview', `${lab}: ${errorText(error)}`),
             );
           },
         );

@@ -597,10 +597,7 @@ export class VsCodePrompts implements Prompts {
               ? vscode.l10n.t('Type to filter; select with Space, confirm with Enter')
               : vscode.l10n.t('Type to filter');
       } catch (error) {
-        pick.placeholder = vscode.l10n.t(
-          'Stopped: {0}',
-          errorText(error),
-        );
+        pick.placeholder = vscode.l10n.t('Stopped: {0}', errorText(error));
       } finally {
         pick.busy = false;
       }

@@ -440,10 +440,7 @@ export function failureText(error: unknown): string {
     }
     return vscode.l10n.t("Couldn't load: {0}", phrase(error));
   }
-  return vscode.l10n.t(
-    "Couldn't load: {0}",
-    errorText(error),
-  );
+  return vscode.l10n.t("Couldn't load: {0}", errorText(error));
 }
 
 /** The children of a paged list: its items, then "Load more…", or an empty or failure node. */

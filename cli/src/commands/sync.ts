@@ -117,9 +117,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     );
   } else {
     run.failed.forEach((failure) =>
-      context.progress.problem(
-        `failed  ${failure.reportId}: ${errorText(failure.error)}`,
-      ),
+      context.progress.problem(`failed  ${failure.reportId}: ${errorText(failure.error)}`),
     );
     run.skipped
       .filter((skip) => !skip.upToDate)
