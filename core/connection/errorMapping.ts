@@ -37,8 +37,9 @@ export interface FailedAnswer {
   readonly answeredBy: string;
   /** Whether the answer asked for a proxy's credentials (`Proxy-Authenticate`). */
   readonly proxyAuthenticate: boolean;
-  /** When the server said to come back (429 and 503), and whether that is too long to wait inside a request. */
+  /** When the server said to come back (read on a 429 or 503 only). */
   readonly retryAt?: Date;
+  /** Whether {@link retryAt} is too far off to wait for inside a request (the message says the time). */
   readonly tooLongToWait?: boolean;
 }
 
