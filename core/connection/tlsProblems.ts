@@ -18,8 +18,9 @@ const PROBLEMS: Readonly<Record<string, TlsProblem>> = {
   HOSTNAME_MISMATCH: 'wrongHost',
 };
 
+/** What `code` says is wrong; 'other' for any code the table does not hold (never a prototype's name). */
 export function tlsProblemOf(code: string): TlsProblem {
-  return PROBLEMS[code] ?? 'other';
+  return Object.hasOwn(PROBLEMS, code) ? PROBLEMS[code]! : 'other';
 }
 
 /** Whether the chain was refused for who vouched for it (a root or issuer this side does not trust), not for its dates or name. */

@@ -17,6 +17,9 @@ describe('TLS problems', () => {
     assert.equal(tlsProblemOf('ERR_TLS_CERT_ALTNAME_INVALID'), 'wrongHost');
     assert.equal(tlsProblemOf('HOSTNAME_MISMATCH'), 'wrongHost');
     assert.equal(tlsProblemOf('ECONNRESET'), 'other');
+    // A code is data from the network stack: a name on Object's prototype is just another unknown code.
+    assert.equal(tlsProblemOf('toString'), 'other');
+    assert.equal(tlsProblemOf('__proto__'), 'other');
   });
 
   it('tells a chain refused for who vouched for it from one refused for its dates or name', () => {
