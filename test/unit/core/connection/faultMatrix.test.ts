@@ -271,23 +271,26 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
   ): Promise<{ outcome: Outcome | string; value?: T }> {
     server.answerWith(item.answer);
     const started = Date.now();
-    const { value, error } = await within(
-      item.waitsMs + 5_000 + 200,
-      request(),
-      `${item.title} (seed ${SEED})`,
-    );
-    const since = Math.max(started, server.lastFaultAt);
-    assert.ok(
-      Date.now() - since <= 5_000 + item.waitsMs,
-      `ended ${Date.now() - since} ms after the fault (seed ${SEED})`,
-    );
-    if (item.requests !== undefined) {
-      assert.equal(server.requests, item.requests, `requests made (seed ${SEED})`);
+    try {
+      const { value, error } = await within(
+        item.waitsMs + 5_000 + 200,
+        request(),
+        `${item.title} (seed ${SEED})`,
+      );
+      const since = Math.max(started, server.lastFaultAt);
+      assert.ok(
+        Date.now() - since <= 5_000 + item.waitsMs,
+        `ended ${Date.now() - since} ms after the fault (seed ${SEED})`,
+      );
+      if (item.requests !== undefined) {
+        assert.equal(server.requests, item.requests, `requests made (seed ${SEED})`);
+      }
+      return error === undefined
+        ? { outcome: 'whole', value }
+        : { outcome: outcomeOf(error, item.outcomes) };
+    } finally {
+      await api.close();
     }
-    await api.close();
-    return error === undefined
-      ? { outcome: 'whole', value }
-      : { outcome: outcomeOf(error, item.outcomes) };
   }
 
   for (const transport of TRANSPORTS) {
