@@ -134,6 +134,8 @@ interface Case {
   readonly waitsMs: number;
   /** How many requests it must have made (a retried failure: 1 + retries). */
   readonly requests?: number;
+  /** How the cut is delivered (none for the faults without a cut). */
+  readonly delivery?: Delivery;
 }
 
 const ATTEMPTS = 1 + FAST_RETRY.retries;
@@ -205,6 +207,7 @@ function cases(kind: 'file' | 'json', transport: string, type: string, content: 
               pauseMs: PAUSE_MS,
             }),
             outcomes,
+            delivery,
             waitsMs: delivery === 'pause' ? ATTEMPTS * PAUSE_MS : 0,
           });
         }
@@ -232,6 +235,8 @@ const REPORTS = Array.from({ length: 8 }, (_, i) => ({
   status: 'published',
   download_available: true,
 }));
+/** One report's metadata, as some labs wrap it. */
+const REPORT = Buffer.from(JSON.stringify({ data: { ...REPORTS[0], sample_ids: ['S-1', 'S-2'] } }));
 const LIST = Buffer.from(
   JSON.stringify({
     data: REPORTS,
@@ -266,23 +271,26 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
   ): Promise<{ outcome: Outcome | string; value?: T }> {
     server.answerWith(item.answer);
     const started = Date.now();
-    const { value, error } = await within(
-      item.waitsMs + 5_000 + 200,
-      request(),
-      `${item.title} (seed ${SEED})`,
-    );
-    const since = Math.max(started, server.lastFaultAt);
-    assert.ok(
-      Date.now() - since <= 5_000 + item.waitsMs,
-      `ended ${Date.now() - since} ms after the fault (seed ${SEED})`,
-    );
-    if (item.requests !== undefined) {
-      assert.equal(server.requests, item.requests, `requests made (seed ${SEED})`);
+    try {
+      const { value, error } = await within(
+        item.waitsMs + 5_000 + 200,
+        request(),
+        `${item.title} (seed ${SEED})`,
+      );
+      const since = Math.max(started, server.lastFaultAt);
+      assert.ok(
+        Date.now() - since <= 5_000 + item.waitsMs,
+        `ended ${Date.now() - since} ms after the fault (seed ${SEED})`,
+      );
+      if (item.requests !== undefined) {
+        assert.equal(server.requests, item.requests, `requests made (seed ${SEED})`);
+      }
+      return error === undefined
+        ? { outcome: 'whole', value }
+        : { outcome: outcomeOf(error, item.outcomes) };
+    } finally {
+      await api.close();
     }
-    await api.close();
-    return error === undefined
-      ? { outcome: 'whole', value }
-      : { outcome: outcomeOf(error, item.outcomes) };
   }
 
   for (const transport of TRANSPORTS) {
@@ -336,6 +344,26 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
               value!.items.map((report) => report.report_id),
               REPORTS.map((report) => report.report_id),
             );
+          }
+        });
+      }
+    });
+
+    describe(`a report's metadata over ${transport.name}: a cut record is never a record (cuts in one burst)`, () => {
+      const burst = cases('json', transport.name, 'application/json', REPORT).filter(
+        (item) => item.delivery === 'burst',
+      );
+      for (const item of burst) {
+        it(item.title, async () => {
+          const api = faultClient(baseUrl, transport.make);
+          const { outcome, value } = await run(api, item, () => api.getReport('R-1000'));
+          assert.ok(
+            (item.outcomes as readonly string[]).includes(outcome),
+            `ended with ${outcome}, expected ${item.outcomes.join(' or ')} (seed ${SEED})`,
+          );
+          if (outcome === 'whole') {
+            assert.equal(value!.report_id, 'R-1000');
+            assert.deepEqual(value!.sample_ids, ['S-1', 'S-2']);
           }
         });
       }
