@@ -2,16 +2,16 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { LabApi } from '../../../core/api/labApi';
-import type { Report } from '../../../core/api/records';
-import { DEFAULT_RETRY_POLICY, RateLimitGate } from '../../../core/connection/timing';
-import { LabApiError } from '../../../core/errors/errors';
-import { saveReports } from '../../../core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../../core/sync/folderSync';
-import { readManifest } from '../../../core/sync/manifest';
-import { pullFolder } from '../../../core/sync/pull';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../../core/sync/reportFiles';
-import { closedPort, startMockLab, type MockLab } from '../helpers';
+import { LabApi } from '../../../../core/api/labApi';
+import type { Report } from '../../../../core/api/records';
+import { DEFAULT_RETRY_POLICY, RateLimitGate } from '../../../../core/connection/timing';
+import { LabApiError } from '../../../../core/errors/errors';
+import { saveReports } from '../../../../core/sync/bulkSave';
+import { listAllReports, syncFolder } from '../../../../core/sync/folderSync';
+import { readManifest } from '../../../../core/sync/manifest';
+import { pullFolder } from '../../../../core/sync/pull';
+import { DEFAULT_FILE_NAME_TEMPLATE } from '../../../../core/sync/reportFiles';
+import { closedPort, startMockLab, type MockLab } from '../../helpers';
 
 /** Files in the issue's case: a lab answering 503 to everything kept `pull` busy 258 s and 780 requests for 195 files. */
 const FILES = 195;
