@@ -14,6 +14,7 @@ export const COMMON_OPTIONS = {
 } as const satisfies Options;
 
 const LAB = { lab: { type: 'string' } } as const satisfies Options;
+const CACHE = { cache: { type: 'string' } } as const satisfies Options;
 const FILTERS = {
   since: { type: 'string' },
   client: { type: 'string' },
@@ -42,26 +43,34 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   pull: {
     options: {
       ...LAB,
+      ...CACHE,
       update: { type: 'boolean' },
       force: { type: 'boolean' },
       rehash: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
     },
     usage:
-      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
+      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--cache DIR] [--dry-run] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
     summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
     details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
-SHA-256 before it takes its name. A file already there and identical is not downloaded (its lab is asked,
-with one small request, whether the report changed). When the lab now has a different file (the report was
-amended), the local file is kept, both versions are shown and the exit status is 1; --update takes the
-lab's file and updates the manifest entry. A local file that differs from its record is left alone unless
---force. The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
-LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes. ${FOLDER_NOTE}
-  --update   take the lab's newer files and update their manifest entries
-  --force    replace local files that differ from their record
-  --rehash   hash every file, even those whose size and time are as recorded`,
+SHA-256 before it takes its name: from the content cache first, then from the lab. A file already there and
+identical needs nothing; a folder whose files are all there or in the cache needs no lab and no token.
+Every file taken from the lab is also kept in the cache, so a report amended at the lab later can still be
+restored at its recorded revision. A recorded revision neither the cache nor the lab has any more is named
+with both revisions (exit 1); --update asks the lab about every report (one small request each), takes its
+newer files and records them. A local file that differs from its record is left alone unless --force.
+The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
+LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes.
+Two pulls into one folder never interleave: the second stops with a message. ${FOLDER_NOTE}
+  --update    ask the lab about amendments; take its newer files and update their manifest entries
+  --force     replace local files that differ from their record
+  --rehash    hash every file, even those whose size and time are as recorded
+  --cache DIR the content cache (default LAB_DATA_CACHE, else ~/.cache/lab-data or the platform's own)
+  --dry-run   print what would be restored, from where, and the bytes; write nothing`,
     examples: [
       'LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull',
-      'lab-data pull analysis/reports --json',
+      'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data pull analysis/reports --json',
+      'lab-data pull --dry-run',
       'lab-data pull --update',
     ],
     positionals: 1,
@@ -80,7 +89,13 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
     positionals: 1,
   },
   sync: {
-    options: { ...LAB, ...FILTERS, template: { type: 'string' }, rehash: { type: 'boolean' } },
+    options: {
+      ...LAB,
+      ...FILTERS,
+      ...CACHE,
+      template: { type: 'string' },
+      rehash: { type: 'boolean' },
+    },
     usage:
       'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
     summary: "save a lab's new and changed reports into a folder, writing its manifest",
@@ -88,6 +103,7 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
 VS Code extension writes, so both can work on one folder. After the first sync only reports published since
 the last one are listed. A locally changed file is never overwritten. Filters narrow what is saved; a
 filtered sync lists everything its filters match each time and does not move the folder's "since" mark.
+Every file saved is also kept in the content cache (--cache DIR or LAB_DATA_CACHE, as pull).
 The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   --since     published since: a date (2026-01-31), or a time ago (today, 24h, 7d, 2w, 1m, 1y)
   --client, --project, --status   the lab's filters

@@ -9,7 +9,6 @@ import { listAllReports as listAll } from '../../core/sync/folderSync';
 import { searchFilters } from '../../core/derived/savedSearches';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import {
-  recordInManifest,
   saveWithProgress,
   summarize,
   upToDateCount,
@@ -134,7 +133,6 @@ export async function saveAllReports(
     log,
     ifExists: targets.options.ifExists as ExistingFileChoice | undefined,
   });
-  await recordInManifest(api, target, run);
   const summary = vscode.l10n.t('Save All, {0}: {1}', scope.label, summarize(run));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));
