@@ -115,6 +115,68 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
     ],
     positionals: 1,
   },
+  status: {
+    options: { ...LAB, ...CACHE, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data status [FOLDER] [--remote] [--cache DIR] [--json]',
+    summary: 'what is missing, changed, restorable from the cache, amended or new at the lab',
+    details: `Like git status, for a folder and its manifest: each recorded file missing, changed locally, or as
+recorded, and whether the content cache can restore it (then lab-data pull needs no lab). Without --remote
+no lab is asked and no token is needed. --remote asks each lab with its list pages (one request a page,
+never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
+longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
+is out of step, else 1. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
+changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
+(see docs/lockfile.md). ${FOLDER_NOTE}
+  --remote   also ask the labs (token and address as for pull)
+  --rehash   hash every file`,
+    examples: ['lab-data status', 'lab-data status lab-reports --remote --json'],
+    positionals: 1,
+  },
+  'merge-manifest': {
+    options: { install: { type: 'boolean' }, resolve: { type: 'boolean' } },
+    usage: 'lab-data merge-manifest BASE OURS THEIRS | --install [REPO] | --resolve [FOLDER]',
+    summary: "git's merge driver for lab-data-sync.json (entry by entry)",
+    details: `Merges two manifests entry by entry, as git's merge driver (git gives %O %A %B; the result is written
+to OURS): reports only one side has are both kept, the same report at two revisions takes the newer, and
+two reports claiming one file name (or two files of one report at one revision) are conflicts it names
+(exit 1; git then marks the file conflicted). Set it up once per clone:
+  echo 'lab-data-sync.json merge=lab-data' >> .gitattributes
+  git config merge.lab-data.driver 'lab-data merge-manifest %O %A %B'
+or let lab-data write both: lab-data merge-manifest --install [REPO].
+--resolve [FOLDER] merges both sides of a manifest git already left with conflict markers, in place.
+  --install  write the driver into the repository's git config and .gitattributes
+  --resolve  merge the sides of a manifest holding conflict markers`,
+    examples: [
+      'lab-data merge-manifest --install',
+      'lab-data merge-manifest --resolve lab-reports',
+    ],
+    positionals: 3,
+  },
+  cache: {
+    options: {
+      ...CACHE,
+      'keep-manifest': { type: 'string', multiple: true },
+      'older-than': { type: 'string' },
+    },
+    usage:
+      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d]] [--cache DIR]',
+    summary: 'what the content cache holds; prune what no manifest needs',
+    details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
+by its SHA-256, so any committed manifest can be restored without the lab, even a revision the lab no longer
+serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
+~/.cache/lab-data on Linux, ~/Library/Caches/lab-data on macOS, %LOCALAPPDATA%\lab-data\Cache on Windows;
+readable by the user alone). A cache that cannot be written (a read-only share) is still read.
+lab-data cache prints where it is, how many files and bytes it holds. lab-data cache prune removes what
+none of the given manifests (--keep-manifest FILE, repeatable, or folders) records, and/or what was not
+used for --older-than (h, d, w); with both, only what is unneeded and old.`,
+    examples: [
+      'lab-data cache',
+      'lab-data cache prune --keep-manifest analysis/lab-reports/lab-data-sync.json',
+      'lab-data cache prune --older-than 30d',
+    ],
+    positionals: 3,
+  },
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },
     usage:
@@ -185,6 +247,7 @@ Environment:
   LAB_DATA_TOKEN          the access token (never given on the command line)
   LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
                           other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB)
+  LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
   LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and for pull and verify --remote
                           the confirmation of the address a manifest gives (LAB_DATA_URL_<LAB> per lab)
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it

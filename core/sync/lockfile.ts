@@ -6,7 +6,7 @@ import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
  * where it came from, and the few fields a reader needs to know what it is. Machine state (file
  * times, save times, the sync watermark, the lab's full metadata) lives in the folder's local
  * state (`localState.ts`). Keys are sorted by code unit (not by locale, which differs between
- * machines), indented by two spaces, with a trailing newline: two syncs of the same lab state give
+ * machines), indented by two spaces, one report a line, with a trailing newline: two syncs of the same lab state give
  * byte-identical files anywhere.
  */
 export const LOCKFILE_VERSION = 3;
@@ -37,16 +37,25 @@ export function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** JSON with sorted keys and two-space indentation; arrays of plain values stay on one line. */
+function isFlat(value: unknown): boolean {
+  return (
+    !isObject(value) &&
+    !(Array.isArray(value) && value.some((item) => isObject(item) || Array.isArray(item)))
+  );
+}
+
+/**
+ * JSON with sorted keys and two-space indentation, except that an object of plain values (one
+ * report's entry) and an array of plain values stay on one line: one report, one line, so a diff
+ * or a merge is one line per report.
+ */
 export function stableJson(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
-    if (value.every((item) => !isObject(item) && !Array.isArray(item))) {
-      return `[${value.map((item) => JSON.stringify(item)).join(', ')}]`;
+    if (value.every(isFlat)) {
+      return `[${value.map((item) => stableJson(item)).join(', ')}]`;
     }
     const inner = `${indent}  `;
-    return value.length === 0
-      ? '[]'
-      : `[\n${value.map((item) => `${inner}${stableJson(item, inner)}`).join(',\n')}\n${indent}]`;
+    return `[\n${value.map((item) => `${inner}${stableJson(item, inner)}`).join(',\n')}\n${indent}]`;
   }
   if (isObject(value)) {
     const keys = Object.keys(value)
@@ -54,6 +63,9 @@ export function stableJson(value: unknown, indent = ''): string {
       .sort(byCodeUnit);
     if (keys.length === 0) {
       return '{}';
+    }
+    if (keys.every((key) => isFlat(value[key]))) {
+      return `{${keys.map((key) => `${JSON.stringify(key)}: ${stableJson(value[key])}`).join(', ')}}`;
     }
     const inner = `${indent}  `;
     return `{\n${keys

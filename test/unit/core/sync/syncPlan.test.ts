@@ -185,7 +185,11 @@ describe('sync planning', () => {
     assert.deepEqual(Object.keys(two.labs), ['Beta', 'Meridian']);
     assert.deepEqual(
       Object.keys(
-        withSection(two, { name: 'Meridian here', origin: 'https://lab.example.com' }, moved.labs.Meridian!).labs,
+        withSection(
+          two,
+          { name: 'Meridian here', origin: 'https://lab.example.com' },
+          moved.labs.Meridian!,
+        ).labs,
       ),
       ['Beta', 'Meridian here'],
       'one section per origin, whatever a teammate calls the lab',
