@@ -380,7 +380,7 @@ async function pullOne(
   if (local !== undefined && !options.force) {
     return { ...base, state: 'changedLocally' };
   }
-  if (cache && (await cache.has(entry.sha256, entry.bytes))) {
+  if (cache && (await cache.has(entry.sha256))) {
     if (options.dryRun) {
       return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
     }

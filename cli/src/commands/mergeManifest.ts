@@ -1,9 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { writeFileSafely } from '../../../core/files/safeWriter';
 import { LabApiError } from '../../../core/errors/errors';
 import { conflictSides, hasConflictMarkers, lockfileText } from '../../../core/sync/lockfile';
 import { MANIFEST_FILE_NAME, parseManifest } from '../../../core/sync/manifest';
@@ -30,13 +28,22 @@ async function readSide(file: string, what: string): Promise<ReturnType<typeof p
   }
 }
 
+/**
+ * Replaces a file's text whole (a temporary file beside it, then a rename): git's %A is a file of
+ * its own naming (`.merge_file_…`), so its name is kept exactly, not made safe as a report's is.
+ */
 async function writeText(file: string, text: string): Promise<void> {
-  await writeFileSafely({
-    folder: path.dirname(path.resolve(file)),
-    fileName: path.basename(file),
-    source: Readable.from([Buffer.from(text)]),
-    ifExists: 'overwrite',
-  });
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await fs.writeFile(temporary, text);
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw new CliError(
+      `Could not write ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      Exit.mismatch,
+    );
+  }
 }
 
 function reportConflicts(context: CliContext, conflicts: readonly string[]): ExitCode {
