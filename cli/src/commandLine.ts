@@ -165,7 +165,7 @@ or let lab-data write both: lab-data merge-manifest --install [REPO].
     details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
 by its SHA-256, so any committed manifest can be restored without the lab, even a revision the lab no longer
 serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
-~/.cache/lab-data on Linux, ~/Library/Caches/lab-data on macOS, %LOCALAPPDATA%\lab-data\Cache on Windows;
+~/.cache/lab-data on Linux, ~/Library/Caches/lab-data on macOS, %LOCALAPPDATA%\\lab-data\\Cache on Windows;
 readable by the user alone). A cache that cannot be written (a read-only share) is still read.
 lab-data cache prints where it is, how many files and bytes it holds. lab-data cache prune removes what
 none of the given manifests (--keep-manifest FILE, repeatable, or folders) records, and/or what was not

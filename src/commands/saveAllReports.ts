@@ -8,11 +8,7 @@ import type { Report } from '../../core/api/records';
 import { listAllReports as listAll } from '../../core/sync/folderSync';
 import { searchFilters } from '../../core/derived/savedSearches';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
-import {
-  saveWithProgress,
-  summarize,
-  upToDateCount,
-} from '../downloads/saveWithProgress';
+import { saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';

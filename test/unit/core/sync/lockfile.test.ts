@@ -139,7 +139,9 @@ describe('the committed manifest, version 3 (lockfile)', () => {
       files: Object.fromEntries(
         Object.entries(old.files).map(([id, entry]) => {
           // The lab's update time is kept only where no revision tells an amendment.
-          const { metadata: _metadata, updated_at: _updated, ...rest } = entry;
+          const rest: Record<string, unknown> = { ...entry };
+          delete rest.metadata;
+          delete rest.updated_at;
           return [id, rest];
         }),
       ),
