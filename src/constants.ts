@@ -89,6 +89,7 @@ export const Settings = {
   downloadFolder: 'downloadFolder',
   fileNameTemplate: 'fileNameTemplate',
   maxConcurrentRequests: 'maxConcurrentRequests',
+  cacheFolder: 'cacheFolder',
   maxFileSizeMiB: 'maxFileSizeMiB',
   idPatterns: 'idPatterns',
   savedSearches: 'savedSearches',

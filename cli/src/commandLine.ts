@@ -15,6 +15,7 @@ export const COMMON_OPTIONS = {
 } as const satisfies Options;
 
 const LAB = { lab: { type: 'string' } } as const satisfies Options;
+const CACHE = { cache: { type: 'string' } } as const satisfies Options;
 const FILTERS = {
   since: { type: 'string' },
   client: { type: 'string' },
@@ -54,26 +55,34 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   pull: {
     options: {
       ...LAB,
+      ...CACHE,
       update: { type: 'boolean' },
       force: { type: 'boolean' },
       rehash: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
     },
     usage:
-      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
+      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--cache DIR] [--dry-run] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
     summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
     details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
-SHA-256 before it takes its name. A file already there and identical is not downloaded (its lab is asked,
-with one small request, whether the report changed). When the lab now has a different file (the report was
-amended), the local file is kept, both versions are shown and the exit status is 1; --update takes the
-lab's file and updates the manifest entry. A local file that differs from its record is left alone unless
---force. The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
-LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes. ${FOLDER_NOTE}
-  --update   take the lab's newer files and update their manifest entries
-  --force    replace local files that differ from their record
-  --rehash   hash every file, even those whose size and time are as recorded`,
+SHA-256 before it takes its name: from the content cache first, then from the lab. A file already there and
+identical needs nothing; a folder whose files are all there or in the cache needs no lab and no token.
+Every file taken from the lab is also kept in the cache, so a report amended at the lab later can still be
+restored at its recorded revision. A recorded revision neither the cache nor the lab has any more is named
+with both revisions (exit 1); --update asks the lab about every report (one small request each), takes its
+newer files and records them. A local file that differs from its record is left alone unless --force.
+The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
+LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes.
+Two pulls into one folder never interleave: the second stops with a message. ${FOLDER_NOTE}
+  --update    ask the lab about amendments; take its newer files and update their manifest entries
+  --force     replace local files that differ from their record
+  --rehash    hash every file, even those whose size and time are as recorded
+  --cache DIR the content cache (default LAB_DATA_CACHE, else ~/.cache/lab-data or the platform's own)
+  --dry-run   print what would be restored, from where, and the bytes; write nothing`,
     examples: [
       'LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull',
-      'lab-data pull analysis/reports --json',
+      'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data pull analysis/reports --json',
+      'lab-data pull --dry-run',
       'lab-data pull --update',
     ],
     positionals: 1,
@@ -94,7 +103,13 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
     positionals: 1,
   },
   sync: {
-    options: { ...LAB, ...FILTERS, template: { type: 'string' }, rehash: { type: 'boolean' } },
+    options: {
+      ...LAB,
+      ...FILTERS,
+      ...CACHE,
+      template: { type: 'string' },
+      rehash: { type: 'boolean' },
+    },
     usage:
       'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
     summary: "save a lab's new and changed reports into a folder, writing its manifest",
@@ -102,6 +117,7 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
 VS Code extension writes, so both can work on one folder. After the first sync only reports published since
 the last one are listed. A locally changed file is never overwritten. Filters narrow what is saved; a
 filtered sync lists everything its filters match each time and does not move the folder's "since" mark.
+Every file saved is also kept in the content cache (--cache DIR or LAB_DATA_CACHE, as pull).
 The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   --since     published since: a date (2026-01-31), or a time ago (today, 24h, 7d, 2w, 1m, 1y)
   --client, --project, --status   the lab's filters
@@ -112,6 +128,68 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
       'lab-data sync lab-reports --lab https://lab.example.com --since 30d --client C-1001',
     ],
     positionals: 1,
+  },
+  status: {
+    options: { ...LAB, ...CACHE, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: 'lab-data status [FOLDER] [--remote] [--cache DIR] [--json]',
+    summary: 'what is missing, changed, restorable from the cache, amended or new at the lab',
+    details: `Like git status, for a folder and its manifest: each recorded file missing, changed locally, or as
+recorded, and whether the content cache can restore it (then lab-data pull needs no lab). Without --remote
+no lab is asked and no token is needed. --remote asks each lab with its list pages (one request a page,
+never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
+longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
+is out of step, else 1. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
+changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
+(see docs/lockfile.md). ${FOLDER_NOTE}
+  --remote   also ask the labs (token and address as for pull)
+  --rehash   hash every file`,
+    examples: ['lab-data status', 'lab-data status lab-reports --remote --json'],
+    positionals: 1,
+  },
+  'merge-manifest': {
+    options: { install: { type: 'boolean' }, resolve: { type: 'boolean' } },
+    usage: 'lab-data merge-manifest BASE OURS THEIRS | --install [REPO] | --resolve [FOLDER]',
+    summary: "git's merge driver for lab-data-sync.json (entry by entry)",
+    details: `Merges two manifests entry by entry, as git's merge driver (git gives %O %A %B; the result is written
+to OURS): reports only one side has are both kept, the same report at two revisions takes the newer, and
+two reports claiming one file name (or two files of one report at one revision) are conflicts it names
+(exit 1; git then marks the file conflicted). Set it up once per clone:
+  echo 'lab-data-sync.json merge=lab-data' >> .gitattributes
+  git config merge.lab-data.driver 'lab-data merge-manifest %O %A %B'
+or let lab-data write both: lab-data merge-manifest --install [REPO].
+--resolve [FOLDER] merges both sides of a manifest git already left with conflict markers, in place.
+  --install  write the driver into the repository's git config and .gitattributes
+  --resolve  merge the sides of a manifest holding conflict markers`,
+    examples: [
+      'lab-data merge-manifest --install',
+      'lab-data merge-manifest --resolve lab-reports',
+    ],
+    positionals: 3,
+  },
+  cache: {
+    options: {
+      ...CACHE,
+      'keep-manifest': { type: 'string', multiple: true },
+      'older-than': { type: 'string' },
+    },
+    usage:
+      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d]] [--cache DIR]',
+    summary: 'what the content cache holds; prune what no manifest needs',
+    details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
+by its SHA-256, so any committed manifest can be restored without the lab, even a revision the lab no longer
+serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
+~/.cache/lab-data on Linux, ~/Library/Caches/lab-data on macOS, %LOCALAPPDATA%\\lab-data\\Cache on Windows;
+readable by the user alone). A cache that cannot be written (a read-only share) is still read.
+lab-data cache prints where it is, how many files and bytes it holds. lab-data cache prune removes what
+none of the given manifests (--keep-manifest FILE, repeatable, or folders) records, and/or what was not
+used for --older-than (h, d, w); with both, only what is unneeded and old.`,
+    examples: [
+      'lab-data cache',
+      'lab-data cache prune --keep-manifest analysis/lab-reports/lab-data-sync.json',
+      'lab-data cache prune --older-than 30d',
+    ],
+    positionals: 3,
   },
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },
@@ -183,6 +261,7 @@ Environment:
   LAB_DATA_TOKEN          the access token (never given on the command line)
   LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
                           other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB)
+  LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
   LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and for pull and verify --remote
                           the confirmation of the address a manifest gives (LAB_DATA_URL_<LAB> per lab)
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it

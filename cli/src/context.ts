@@ -9,6 +9,9 @@ import { Progress } from './output';
 import { Tokens, variableFor } from './tokens';
 import type { ParsedCommand } from './commandLine';
 import { errorText } from '../../core/errors/errorText';
+import * as path from 'node:path';
+import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
+import { withFolderLock } from '../../core/sync/localState';
 
 /** Everything a command needs: its arguments, where to say things, tokens, the network, and clients of labs. */
 export class CliContext {
@@ -17,6 +20,7 @@ export class CliContext {
   private network?: CliNetwork;
   private readonly byLab = new Map<string, LabApi>();
   private readonly manifestLabs = new Map<string, LabApi | undefined>();
+  private contentCache?: ContentCache;
 
   private constructor(
     readonly command: ParsedCommand,
@@ -168,6 +172,41 @@ export class CliContext {
       );
     }
     return this.manifestLabs.get(key);
+  }
+
+  /**
+   * The content cache: `--cache`, else `LAB_DATA_CACHE` (a folder someone chose, perhaps shared:
+   * its permissions are its owner's), else the user's cache folder (readable by the user alone).
+   * It says once on stderr when it cannot be written, and of each corrupt entry.
+   */
+  cache(): ContentCache {
+    if (!this.contentCache) {
+      const chosen = this.text('cache') ?? this.env.LAB_DATA_CACHE?.trim();
+      this.contentCache = new ContentCache(
+        chosen ? path.resolve(chosen) : defaultCacheFolder(this.env),
+        {
+          shared: chosen !== undefined && chosen !== '',
+          warn: (message) => this.progress.problem(message),
+        },
+      );
+    }
+    return this.contentCache;
+  }
+
+  /**
+   * Runs `work` holding the folder's lock (`.lab-data/lock`): a second pull or sync into the same
+   * folder stops at once with a message, writing nothing.
+   */
+  withFolderLock<T>(folder: string, work: () => Promise<T>): Promise<T> {
+    return withFolderLock(
+      folder,
+      work,
+      (pid) =>
+        new CliError(
+          `Another lab-data${pid > 0 ? ` (process ${pid})` : ''} is working on ${folder}; wait for it to finish and run this again (nothing was written). A lock left by a process that no longer runs is taken over: ${path.join(folder, '.lab-data', 'lock')}.`,
+          Exit.mismatch,
+        ),
+    );
   }
 
   async close(): Promise<void> {

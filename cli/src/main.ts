@@ -28,6 +28,9 @@ const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Pr
     clients: () => listing('clients'),
     projects: () => listing('projects'),
     report: async () => (await import('./commands/list.js')).showReport,
+    status: async () => (await import('./commands/status.js')).status,
+    'merge-manifest': async () => (await import('./commands/mergeManifest.js')).mergeManifest,
+    cache: async () => (await import('./commands/cache.js')).cache,
   };
 
 /** Runs one command line; resolves to the exit status. Messages go to stderr, results to stdout. */

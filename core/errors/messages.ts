@@ -117,6 +117,13 @@ export const MESSAGES = {
   fileChangedAtLab:
     'The lab now sends a different file for {id} than the one its folder recorded; nothing was written.',
   serverReason: 'The lab said: “{reason}”',
+  // The folder's manifest (lab-data-sync.json)
+  manifestConflict:
+    'The manifest {file} still holds git conflict markers (<<<<<<<). Run lab-data merge-manifest --resolve {folder} to merge both sides entry by entry (or install the merge driver with lab-data merge-manifest --install); nothing was written.',
+  manifestNewer:
+    'The manifest {file} has version {version}, which is newer than this version of Lab Data reads (versions 1 to 3); update Lab Data or lab-data. Nothing was written.',
+  manifestUnreadable: 'The manifest {file} cannot be read: {reason}. Nothing was written.',
+  cacheCorrupt: 'The cached copy of {sha256} does not match its SHA-256.',
   // Signing in
   labNameTaken: 'There is already a lab named {name}; choose another name.',
   labAddressTaken:

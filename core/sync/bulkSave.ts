@@ -5,7 +5,16 @@ import type { LabApi } from '../api/labApi';
 import { cancelledError } from '../errors/messages';
 import type { Report } from '../api/records';
 import { pathExists, reportFileName } from './reportFiles';
-import { currentSha256, isUpToDate, readManifest, sectionFor, type LabSection } from './manifest';
+import {
+  currentSha256,
+  isUpToDate,
+  readManifest,
+  recordSaved,
+  sectionFor,
+  updateManifest,
+  type LabSection,
+} from './manifest';
+import type { ContentCache } from '../files/contentCache';
 import {
   prepareFolder,
   type ExistingFilePolicy,
@@ -106,6 +115,8 @@ export interface SaveOptions {
   readonly decide?: (report: Report, ask: ExistingFileQuestion) => Promise<SaveDecision>;
   /** Told at most ten times a second, and once at the end. */
   readonly onProgress?: (progress: SaveProgress) => void;
+  /** Where each saved file is also kept by its SHA-256, so the folder can be restored without the lab. */
+  readonly cache?: ContentCache;
 }
 
 /** File names as the file system compares them: without case on Windows and macOS. */
@@ -164,12 +175,6 @@ export async function decideByExistingFile(
     : { action: 'download', fileName, ifExists: POLICY[choice] };
 }
 
-/**
- * Saves report files into the target folder, at most `concurrency` at a time (the HTTP layer
- * shares one back-off for 429s). One failure never stops the others; cancelling stops them all
- * and leaves no partial file. Per chunk it only adds to a counter; the display hears of it
- * through a {@link Throttle}.
- */
 /** Write failures that no other file in the same folder can escape; the run stops asking for files after one. */
 const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set([
   'ENOSPC',
@@ -181,6 +186,14 @@ const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set([
   'EEXIST',
 ]);
 
+/**
+ * Saves report files into the target folder and records them in its manifest: the one call every
+ * command and the tool use to save (there is no separate "record" step to forget). At most
+ * `concurrency` at a time (the HTTP layer shares one back-off for 429s). One failure never stops
+ * the others; cancelling stops them all and leaves no partial file. Each saved file is also kept
+ * in the content cache when one is given. Per chunk it only adds to a counter; the display hears
+ * of it through a {@link Throttle}.
+ */
 export async function saveReports(
   reports: readonly Report[],
   options: SaveOptions,
@@ -305,6 +318,7 @@ export async function saveReports(
       const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
       run.saved.push({ report: item, file });
       run.bytes += file.bytes;
+      await options.cache?.keep(saved.path, saved.sha256, saved.bytes);
     } catch (error) {
       if (isCancellation(error) || signal.aborted) {
         run.cancelled = true;
@@ -347,5 +361,21 @@ export async function saveReports(
   );
   display.flush();
   run.cancelled ||= signal.aborted;
+  await recordInFolder(options.target.folder, options.api, run);
   return run;
+}
+
+/**
+ * Records what a run saved in its folder's manifest (report, revision, SHA-256, source; this
+ * machine's times in the local state), even when it was cancelled part-way, so the folder and its
+ * manifest always agree: saving and recording are one call, {@link saveReports}.
+ */
+async function recordInFolder(folder: string, api: LabApi, run: SaveRun): Promise<void> {
+  if (run.saved.length === 0) {
+    return;
+  }
+  const savedAt = new Date().toISOString();
+  await updateManifest(folder, { name: api.lab.name, origin: api.origin }, (section) =>
+    recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)),
+  );
 }

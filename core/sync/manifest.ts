@@ -6,6 +6,22 @@ import { relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { fileSha256 } from './reportFiles';
 import { errorText } from '../errors/errorText';
+import { labError } from '../errors/messages';
+import {
+  LOCKFILE_VERSION,
+  byCodeUnit,
+  fromLockfile,
+  hasConflictMarkers,
+  isLockfileShape,
+  lockfileText,
+} from './lockfile';
+import {
+  localStateOf,
+  readLocalState,
+  recordMetadata,
+  withLocalState,
+  writeLocalState,
+} from './localState';
 
 export const MANIFEST_FILE_NAME = 'lab-data-sync.json';
 
@@ -22,6 +38,11 @@ export interface ManifestEntry {
   /** A revision the lab sent (`revision`, `version` or `report_version`), as text. */
   readonly revision?: string;
   readonly updated_at?: string;
+  /** The report's type, client, project and samples: what a reader needs to know what it is. */
+  readonly type?: string;
+  readonly client?: string;
+  readonly project?: string;
+  readonly samples?: readonly string[];
   readonly bytes: number;
   readonly sha256: string;
   /**
@@ -29,10 +50,15 @@ export interface ManifestEntry {
    * size and time is taken to be unchanged and is not hashed again (`--rehash` in the command-line tool forces it).
    */
   readonly mtime_ms?: number;
-  readonly saved_at: string;
+  /** When this machine saved it (local state; a fresh clone has none). */
+  readonly saved_at?: string;
   /** Endpoint path the file came from, e.g. `/api/v1/reports/R-1/file`. */
   readonly source: string;
-  /** The report's metadata as the lab sent it when the file was saved, to compare with later. */
+  /**
+   * The report's metadata as the lab sent it when the file was saved, to compare with later: kept
+   * in the folder's local state (`savedMetadata`), present here only on an entry made just now or
+   * read from a version 1 or 2 manifest.
+   */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
@@ -70,6 +96,14 @@ export function manifestEntry(
     status: known ? report.status : previous?.status,
     revision: known ? revisionOf(report.raw) : previous?.revision,
     updated_at: known ? updatedAt : previous?.updated_at,
+    type: known ? report.report_type : previous?.type,
+    client: known ? report.client_id : previous?.client,
+    project: known ? report.project_id : previous?.project,
+    samples: known
+      ? report.sample_ids && report.sample_ids.length > 0
+        ? [...report.sample_ids]
+        : undefined
+      : previous?.samples,
     bytes: file.bytes,
     sha256: file.sha256,
     mtime_ms: file.mtimeMs,
@@ -114,7 +148,8 @@ export interface LabSection {
 
 /** The manifest of a download folder: one section per lab, so labs sharing a folder never mix. */
 export interface SyncManifest {
-  readonly version: 2;
+  /** In memory always the current version; files of versions 1 and 2 are read into it. */
+  readonly version: typeof LOCKFILE_VERSION;
   readonly labs: Readonly<Record<string, LabSection>>;
 }
 
@@ -141,33 +176,50 @@ function asSection(value: unknown): LabSection | undefined {
 }
 
 /**
- * Reads a manifest text. A 0.1.0 manifest (`version: 1`, one lab) becomes a legacy section that
- * the lab at the same origin adopts on its next sync; anything unreadable means "start afresh".
+ * Reads a manifest text (the folder's, for the messages). A 0.1.0 manifest (`version: 1`, one
+ * lab) becomes a legacy section that the lab at the same origin adopts on its next sync; no
+ * manifest means an empty one. A manifest that would be lost by starting afresh throws one
+ * catalogue error naming the fix: conflict markers left by git, a version newer than this code
+ * reads, or text that is not JSON.
  */
-export function parseManifest(text: string | undefined): SyncManifest {
-  const empty: SyncManifest = { version: 2, labs: {} };
+export function parseManifest(text: string | undefined, folder = '.'): SyncManifest {
   if (text === undefined) {
-    return empty;
+    return { version: LOCKFILE_VERSION, labs: {} };
+  }
+  const file = path.join(folder, MANIFEST_FILE_NAME);
+  if (hasConflictMarkers(text)) {
+    throw labError('invalidInput', 'manifestConflict', { file, folder });
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    return empty;
+    parsed = JSON.parse(text.replace(/^\ufeff/, ''));
+  } catch (error) {
+    throw labError('invalidInput', 'manifestUnreadable', {
+      file,
+      reason: errorText(error),
+    });
+  }
+  if (isObject(parsed) && typeof parsed.version === 'number' && parsed.version > LOCKFILE_VERSION) {
+    throw labError('invalidInput', 'manifestNewer', { file, version: parsed.version });
   }
   return manifestFrom(parsed);
 }
 
 /** A manifest from its parsed JSON (see {@link parseManifest}); anything unusable gives an empty one. */
 function manifestFrom(parsed: unknown): SyncManifest {
-  const empty: SyncManifest = { version: 2, labs: {} };
+  const empty: SyncManifest = { version: LOCKFILE_VERSION, labs: {} };
   if (!isObject(parsed)) {
     return empty;
+  }
+  if (parsed.version === LOCKFILE_VERSION) {
+    return fromLockfile(parsed);
   }
   if (parsed.version === 1 && typeof parsed.lab === 'string' && isObject(parsed.files)) {
     const origin = (/^[a-z]+:\/\/[^/]+/i.exec(parsed.lab) ?? [parsed.lab])[0];
     const section = asSection({ origin, watermark: parsed.watermark, files: parsed.files });
-    return section ? { version: 2, labs: { [`${LEGACY_PREFIX}${parsed.lab}`]: section } } : empty;
+    return section
+      ? { version: LOCKFILE_VERSION, labs: { [`${LEGACY_PREFIX}${parsed.lab}`]: section } }
+      : empty;
   }
   if (parsed.version !== 2 || !isObject(parsed.labs)) {
     return empty;
@@ -179,19 +231,20 @@ function manifestFrom(parsed: unknown): SyncManifest {
       labs[name] = section;
     }
   }
-  return { version: 2, labs };
+  return { version: LOCKFILE_VERSION, labs };
 }
 
-/** A lab's section of a manifest: its own, or a 0.1.0 one from the same origin, or an empty one. */
+/**
+ * A lab's section of a manifest: the one of its origin (a teammate may call the same lab by
+ * another name; a 0.1.0 one of the same origin is adopted), or an empty one.
+ */
 export function sectionFor(manifest: SyncManifest, lab: LabKey): LabSection {
   const own = manifest.labs[lab.name];
   if (own && own.origin === lab.origin) {
     return own;
   }
-  const legacy = Object.entries(manifest.labs).find(
-    ([key, section]) => key.startsWith(LEGACY_PREFIX) && section.origin === lab.origin,
-  );
-  return legacy?.[1] ?? { origin: lab.origin, files: {} };
+  const same = Object.values(manifest.labs).find((section) => section.origin === lab.origin);
+  return same ?? { origin: lab.origin, files: {} };
 }
 
 /** The manifest with `lab`'s section replaced (a legacy section of its origin is adopted, so removed). */
@@ -200,43 +253,52 @@ export function withSection(
   lab: LabKey,
   section: LabSection,
 ): SyncManifest {
+  // One section per origin: a teammate's name for the same lab, or a 0.1.0 section, is replaced.
   const labs = Object.fromEntries(
-    Object.entries(manifest.labs).filter(
-      ([key, value]) => !(key.startsWith(LEGACY_PREFIX) && value.origin === lab.origin),
-    ),
+    Object.entries(manifest.labs).filter(([, value]) => value.origin !== lab.origin),
   );
   labs[lab.name] = section;
-  const sorted = Object.fromEntries(Object.entries(labs).sort(([a], [b]) => a.localeCompare(b)));
-  return { version: 2, labs: sorted };
+  const sorted = Object.fromEntries(Object.entries(labs).sort(([a], [b]) => byCodeUnit(a, b)));
+  return { version: LOCKFILE_VERSION, labs: sorted };
 }
 
-/** Reads the manifest of a folder. */
+/** Reads the text of a folder's manifest; undefined when there is none. */
+async function manifestText(folder: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined;
+    }
+    throw labError('invalidInput', 'manifestUnreadable', {
+      file: path.join(folder, MANIFEST_FILE_NAME),
+      reason: (error as Error).message,
+    });
+  }
+}
+
+/**
+ * Reads the manifest of a folder with this machine's state (file times, watermarks) joined in.
+ * Throws (see {@link parseManifest}) rather than start afresh over a manifest it cannot use.
+ */
 export async function readManifest(folder: string): Promise<SyncManifest> {
-  return parseManifest(
-    await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8').catch(() => undefined),
-  );
+  const manifest = parseManifest(await manifestText(folder), folder);
+  return withLocalState(manifest, await readLocalState(folder));
 }
 
-/** Writes the manifest through the safe writer (temporary file, then rename), files sorted for stable diffs. */
+/**
+ * Writes the manifest as version 3: the committed file (deterministic, see `lockfile.ts`) through
+ * the safe writer (temporary file, then rename), and this machine's part in the local state.
+ */
 export async function writeManifest(folder: string, manifest: SyncManifest): Promise<void> {
-  const labs = Object.fromEntries(
-    Object.entries(manifest.labs).map(([name, section]) => [
-      name,
-      {
-        ...section,
-        files: Object.fromEntries(
-          Object.entries(section.files).sort(([a], [b]) => a.localeCompare(b)),
-        ),
-      },
-    ]),
-  );
-  const text = `${JSON.stringify({ version: 2, labs }, null, 2)}\n`;
   await writeFileSafely({
     folder,
     fileName: MANIFEST_FILE_NAME,
-    source: Readable.from([Buffer.from(text)]),
+    source: Readable.from([Buffer.from(lockfileText(manifest))]),
     ifExists: 'overwrite',
   });
+  await writeLocalState(folder, localStateOf(manifest));
+  await recordMetadata(folder, manifest);
 }
 
 const manifestQueues = new Map<string, Promise<unknown>>();
@@ -315,6 +377,7 @@ export async function currentSha256(
 /** Why a folder's manifest cannot be used as it is; each names the problem for the user. */
 export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
+  | { readonly kind: 'conflict'; readonly file: string }
   | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
   | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
   | {
@@ -345,6 +408,9 @@ export async function readManifestStrictly(
   } catch {
     return { problems: [{ kind: 'missing', file }] };
   }
+  if (hasConflictMarkers(text)) {
+    return { problems: [{ kind: 'conflict', file }] };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\ufeff/, ''));
@@ -356,8 +422,19 @@ export async function readManifestStrictly(
   if (!isObject(parsed)) {
     return { problems: [{ kind: 'malformed', file, reason: 'it is not a JSON object' }] };
   }
-  if (parsed.version !== 1 && parsed.version !== 2) {
+  if (parsed.version !== 1 && parsed.version !== 2 && parsed.version !== LOCKFILE_VERSION) {
     return { problems: [{ kind: 'version', file, version: parsed.version }] };
+  }
+  if (parsed.version === LOCKFILE_VERSION && !isLockfileShape(parsed)) {
+    return {
+      problems: [
+        {
+          kind: 'malformed',
+          file,
+          reason: 'its "labs" are not sections with "reports"',
+        },
+      ],
+    };
   }
   if (
     parsed.version === 2 &&
@@ -374,7 +451,7 @@ export async function readManifestStrictly(
       ],
     };
   }
-  const manifest = manifestFrom(parsed);
+  const manifest = withLocalState(manifestFrom(parsed), await readLocalState(folder));
   const problems: ManifestProblem[] = [];
   const names = new Map<string, string>();
   for (const [lab, section] of Object.entries(manifest.labs)) {

@@ -6,6 +6,8 @@ import { LabApiError, isCancellation } from '../errors/errors';
 import { mapConcurrently } from '../connection/timing';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
+import type { ContentCache } from '../files/contentCache';
+import { recordFileTimes } from './localState';
 import { oncePerKey } from './bulkSave';
 import {
   currentSha256,
@@ -21,11 +23,14 @@ import { changesAtLab } from './provenance';
 export type PullState =
   /** The file was there with the recorded bytes, and the lab has nothing newer (or was not asked). */
   | 'present'
-  /** The file was missing and the lab's bytes matched the record: restored. */
+  /** The file was missing (or `force`d) and was restored with the recorded bytes, from the cache or the lab (`from`). */
   | 'restored'
   /** The lab has a newer file and `update` took it; the manifest entry follows it. */
   | 'updated'
-  /** The lab has a newer file than the record: the local file (if any) was kept. */
+  /**
+   * The lab has a newer file than the record (the report was amended): a local file with the
+   * recorded bytes was kept (`missing` false), or there is none and no cache has the recorded bytes.
+   */
   | 'changedAtLab'
   /** The file differs from the record and was left alone (`force` replaces it). */
   | 'changedLocally'
@@ -47,14 +52,25 @@ export interface PulledFile {
   /** Why the lab's report differs from the record, each a short phrase. */
   readonly changes?: readonly string[];
   readonly bytes?: number;
+  /** Where a restored file's bytes came from (with `dryRun`: would come from). */
+  readonly from?: 'cache' | 'lab';
+  /** Set when the recorded file is not in the folder after the run (only for `changedAtLab`). */
+  readonly missing?: boolean;
   readonly error?: LabApiError;
 }
 
 export interface PullOptions {
   /** The client of a manifest section's lab; undefined when there is no token for it (its files fail). */
   readonly apiFor: (lab: string, origin: string) => LabApi | undefined;
-  /** Take the lab's newer files and update their manifest entries. */
+  /**
+   * Ask the lab about every entry (one small request each) and take its newer files, updating
+   * their manifest entries. Without it, a present and intact file needs no lab.
+   */
   readonly update?: boolean;
+  /** Where files are restored from first, and where files from the lab are kept. */
+  readonly cache?: ContentCache;
+  /** Decide and count, write nothing: the states, sources and bytes the real run would have. */
+  readonly dryRun?: boolean;
   /** Replace files that differ from their record with the recorded file. */
   readonly force?: boolean;
   /** Hash every file, even one whose size and time say it is unchanged. */
@@ -130,10 +146,11 @@ function versionOf(entry: ManifestEntry | Report): string | undefined {
 
 /**
  * Restores a folder from its manifest, the way a lockfile is restored: every listed file, under
- * its recorded name, checked against its SHA-256 before it takes that name. A file already there
- * with the recorded bytes is not downloaded (its lab is asked only whether the report changed,
- * one small request). A report the lab has changed since is reported with both versions and its
- * local file kept, unless `update` takes the lab's file and updates the entry. A local file that
+ * its recorded name, checked against its SHA-256 before it takes that name, from the content
+ * cache first, then from the lab. A file already there with the recorded bytes needs nothing,
+ * not even the lab: only `update` asks the lab about each report (one small request each) and
+ * takes its newer files, updating their entries. A report the lab has amended since, whose
+ * recorded bytes no cache has, is reported with both versions. A local file that
  * differs from its record is left alone unless `force`. Nothing outside the folder is written:
  * the manifest must have passed {@link readManifestStrictly}.
  */
@@ -185,6 +202,8 @@ export async function pullFolder(
     return written;
   };
   const labsDown = new Map<string, LabApiError>();
+  // Times of files restored now, for the local state: the next verify then needs no hashing.
+  const times: Array<{ origin: string; reportId: string; sha256: string; mtimeMs: number }> = [];
   let done = 0;
   let bytes = 0;
   let files: PulledFile[];
@@ -207,11 +226,25 @@ export async function pullFolder(
             // The lab cannot be reached, refused the token or asked to wait long: its other files fail alike, without a request each.
             throw down;
           }
-          result = await pullOne(folder, item, options, { folderOf, listed }, (report, saved) => {
-            const list = updates.get(item.lab) ?? [];
-            list.push({ report, entry: item.entry, file: saved });
-            updates.set(item.lab, list);
-          });
+          result = await pullOne(
+            folder,
+            item,
+            options,
+            { folderOf, listed },
+            (report, saved) => {
+              const list = updates.get(item.lab) ?? [];
+              list.push({ report, entry: item.entry, file: saved });
+              updates.set(item.lab, list);
+            },
+            (saved) =>
+              saved.mtimeMs !== undefined &&
+              times.push({
+                origin: item.origin,
+                reportId: item.entry.report_id,
+                sha256: saved.sha256,
+                mtimeMs: saved.mtimeMs,
+              }),
+          );
         } catch (error) {
           if (options.signal?.aborted || isCancellation(error)) {
             throw error;
@@ -234,7 +267,10 @@ export async function pullFolder(
     );
   } finally {
     // What `update` took is recorded even when the run stops early (Ctrl+C), so the folder and its manifest agree.
-    written = await recordUpdates();
+    written = options.dryRun ? false : await recordUpdates();
+    if (times.length > 0) {
+      await recordFileTimes(folder, times).catch(() => undefined);
+    }
   }
   return { files, bytes, manifestWritten: written };
 }
@@ -251,20 +287,22 @@ async function pullOne(
     readonly listed: (file: string) => Promise<boolean>;
   },
   onUpdated: (report: Report, saved: SavedFile) => void,
+  onRestored: (saved: SavedFile) => void,
 ): Promise<PulledFile> {
   const { lab, origin, entry } = item;
   const base = { lab, origin, reportId: entry.report_id, file: entry.file };
   const target = path.join(folder, ...entry.file.split('/'));
   const present = await listed(target);
   const local = present ? await currentSha256(target, entry, options.rehash) : undefined;
-  const api = options.apiFor(lab, origin);
-  if (!api) {
-    return {
-      ...base,
-      state: 'failed',
-      error: labError('unauthorized', 'unauthorized', { origin }),
-    };
-  }
+  const cache = options.cache;
+  // Only what needs the lab asks for its client: an intact or cached folder needs no token.
+  const apiOf = (): LabApi => {
+    const api = options.apiFor(lab, origin);
+    if (!api) {
+      throw labError('unauthorized', 'unauthorized', { origin });
+    }
+    return api;
+  };
   const metadataPath = usableSource(entry.source)
     ? reportPathFromSource(entry.source, entry.report_id)
     : undefined;
@@ -273,7 +311,7 @@ async function pullOne(
       return { changes: [], gone: false };
     }
     try {
-      const report = await api.getReportAt(metadataPath, options.signal);
+      const report = await apiOf().getReportAt(metadataPath, options.signal);
       return { report, changes: changesAtLab(entry, report), gone: false };
     } catch (error) {
       if (error instanceof LabApiError && error.code === 'notFound') {
@@ -293,7 +331,7 @@ async function pullOne(
         what: 'file source',
       });
     }
-    return api.downloadFileAt(entry.source, {
+    const saved = await apiOf().downloadFileAt(entry.source, {
       folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),
       // The recorded name gets the recorded (checked) bytes. A name the folder's listing showed free
@@ -302,8 +340,6 @@ async function pullOne(
       // which still refuses a link or a folder standing there.
       ifExists: present ? 'overwrite' : 'fail',
       signal: options.signal,
-      // A restore (the recorded bytes, checked) leaves the manifest as it is: no time to record.
-      recordTime: !check,
       checkSha256: check
         ? (sha) =>
             sha === entry.sha256
@@ -311,18 +347,20 @@ async function pullOne(
               : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })
         : undefined,
     });
+    await cache?.keep(saved.path, saved.sha256, saved.bytes);
+    return saved;
   };
-
-  if (local === entry.sha256) {
+  /** The lab's view of a file that is (now) in the folder with the recorded bytes: `update` only. */
+  const askTheLab = async (restored?: SavedFile): Promise<PulledFile> => {
+    const restoredFacts = restored ? { bytes: restored.bytes, from: 'cache' as const } : {};
     const lab = await atLab();
     if (lab.gone) {
       return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
     }
-    if (lab.changes.length === 0) {
-      return { ...base, state: 'present' };
-    }
-    if (!options.update || !lab.report) {
-      return { ...base, state: 'changedAtLab', changes: lab.changes, ...versions(lab.report) };
+    if (lab.changes.length === 0 || !lab.report) {
+      return restored
+        ? { ...base, state: 'restored', ...restoredFacts }
+        : { ...base, state: 'present' };
     }
     const saved = await download(false);
     onUpdated(lab.report, saved);
@@ -331,16 +369,42 @@ async function pullOne(
       state: 'updated',
       changes: lab.changes,
       bytes: saved.bytes,
+      from: 'lab',
       ...versions(lab.report),
     };
+  };
+
+  if (local === entry.sha256) {
+    return options.update && !options.dryRun ? askTheLab() : { ...base, state: 'present' };
   }
   if (local !== undefined && !options.force) {
     return { ...base, state: 'changedLocally' };
   }
+  if (cache && (await cache.has(entry.sha256))) {
+    if (options.dryRun) {
+      return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
+    }
+    const restored = await cache.restore(entry.sha256, entry.bytes, {
+      folder: await folderOf(path.dirname(target)),
+      fileName: path.basename(target),
+      ifExists: present ? 'overwrite' : 'fail',
+      signal: options.signal,
+    });
+    if (restored) {
+      onRestored(restored);
+      return options.update
+        ? askTheLab(restored)
+        : { ...base, state: 'restored', bytes: restored.bytes, from: 'cache' };
+    }
+  }
+  if (options.dryRun) {
+    return { ...base, state: 'restored', bytes: entry.bytes, from: 'lab' };
+  }
   try {
     const saved = await download(!options.update);
     if (saved.sha256 === entry.sha256) {
-      return { ...base, state: 'restored', bytes: saved.bytes };
+      onRestored(saved);
+      return { ...base, state: 'restored', bytes: saved.bytes, from: 'lab' };
     }
     // Only with `update`: the lab's newer file was taken; its entry follows it.
     const lab = await atLab();
@@ -355,6 +419,7 @@ async function pullOne(
       state: 'updated',
       changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
       bytes: saved.bytes,
+      from: 'lab',
       ...versions(lab.report),
     };
   } catch (error) {
@@ -367,6 +432,7 @@ async function pullOne(
       return {
         ...base,
         state: 'changedAtLab',
+        missing: !present,
         changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
         ...versions(lab.report),
       };

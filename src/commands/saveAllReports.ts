@@ -8,12 +8,7 @@ import type { Report } from '../../core/api/records';
 import { listAllReports as listAll } from '../../core/sync/folderSync';
 import { searchFilters } from '../../core/derived/savedSearches';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
-import {
-  recordInManifest,
-  saveWithProgress,
-  summarize,
-  upToDateCount,
-} from '../downloads/saveWithProgress';
+import { saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
@@ -134,7 +129,6 @@ export async function saveAllReports(
     log,
     ifExists: targets.options.ifExists as ExistingFileChoice | undefined,
   });
-  await recordInManifest(api, target, run);
   const summary = vscode.l10n.t('Save All, {0}: {1}', scope.label, summarize(run));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));

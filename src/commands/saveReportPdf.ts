@@ -5,7 +5,7 @@ import { serverText } from '../../core/errors/serverText';
 import type { LabApi } from '../../core/api/labApi';
 import { parseReport, type Report } from '../../core/api/records';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
-import { recordInManifest, saveWithProgress, summarize } from '../downloads/saveWithProgress';
+import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { SaveRun } from '../../core/sync/bulkSave';
 import type { Labs } from '../labs/labs';
 import { PDF_PREVIEW_VIEW_TYPE } from '../preview/pdfPreview';
@@ -161,7 +161,6 @@ async function save(
     log,
     ifExists,
   });
-  await recordInManifest(api, target, run);
   log.info('Save', `${api.lab.name}: ${summarize(run)} Folder: ${target.folder}`);
   return run;
 }

@@ -3,8 +3,6 @@ import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
 import type { Report } from '../../core/api/records';
 import { SETTINGS_SECTION, Settings } from '../constants';
-import type { LabApi } from '../../core/api/labApi';
-import { recordSaved, updateManifest } from '../../core/sync/manifest';
 import {
   NO_FILE,
   saveReports,
@@ -14,8 +12,8 @@ import {
 } from '../../core/sync/bulkSave';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
-import type { DownloadTarget } from './targetFolder';
 import { formatBytes } from '../../core/files/sizes';
+import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
 
 export interface SaveWithProgressOptions extends Omit<
   SaveOptions,
@@ -43,6 +41,7 @@ export function saveWithProgress(
   return withNotificationProgress(title, (progress, token) => {
     let reported = 0;
     return saveReports(reports, {
+      cache: contentCache(log),
       ...rest,
       concurrency,
       signal: toAbortSignal(token),
@@ -57,6 +56,22 @@ export function saveWithProgress(
         reported = percent;
       },
     });
+  });
+}
+
+/**
+ * The content cache every saved file is also kept in: `labData.cacheFolder` (a machine setting,
+ * so a repository's settings cannot redirect it; a folder someone chose may be shared), else the
+ * user's own cache folder, the one `lab-data` uses.
+ */
+export function contentCache(log: Logger): ContentCache {
+  const chosen = vscode.workspace
+    .getConfiguration(SETTINGS_SECTION)
+    .get<string>(Settings.cacheFolder, '')
+    .trim();
+  return new ContentCache(chosen || defaultCacheFolder(), {
+    shared: chosen !== '',
+    warn: (message) => log.warn('Save', message),
   });
 }
 
@@ -102,22 +117,4 @@ export function outcome(first: string, run: SaveRun): string {
 /** One sentence that sums a run up: saved, already up to date, skipped (why), failed. */
 export function summarize(run: SaveRun): string {
   return outcome(vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes)), run);
-}
-
-/**
- * Records what a save wrote in the folder's manifest (its provenance: report, revision, status,
- * size, SHA-256, time), so every saved PDF can be verified later and sync knows it is up to date.
- */
-export async function recordInManifest(
-  api: LabApi,
-  target: DownloadTarget,
-  run: SaveRun,
-): Promise<void> {
-  if (run.saved.length === 0) {
-    return;
-  }
-  const savedAt = new Date().toISOString();
-  await updateManifest(target.folder, { name: api.lab.name, origin: api.origin }, (section) =>
-    recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)),
-  );
 }

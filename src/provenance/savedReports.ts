@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { verifyFolder, type VerifiedFile, type VerifyResult } from '../../core/sync/provenance';
 import { MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
+import { savedMetadata } from '../../core/sync/localState';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import { downloadTargetIn } from '../downloads/targetFolder';
@@ -169,9 +170,13 @@ export class SavedReportFindings
   /** The metadata recorded when a file was saved: `labdata-saved:/<id>.json?folder=…&lab=…&id=…`. */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const query = new URLSearchParams(uri.query);
-    const manifest = await readManifest(query.get('folder') ?? '');
-    const entry = manifest.labs[query.get('lab') ?? '']?.files[query.get('id') ?? ''];
-    return `${JSON.stringify(entry?.metadata ?? { report_id: query.get('id'), note: 'This file was saved before Lab Data recorded metadata.' }, null, 2)}\n`;
+    const folder = query.get('folder') ?? '';
+    const manifest = await readManifest(folder);
+    const section = manifest.labs[query.get('lab') ?? ''];
+    const metadata = section
+      ? await savedMetadata(folder, section.origin, query.get('id') ?? '')
+      : undefined;
+    return `${JSON.stringify(metadata ?? { report_id: query.get('id'), note: 'This file was saved before Lab Data recorded metadata.' }, null, 2)}\n`;
   }
 
   dispose(): void {

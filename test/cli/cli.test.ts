@@ -176,6 +176,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const file = path.join(folder, entry.file);
     const original = await fs.readFile(path.join(synced, entry.file));
     await fs.copyFile(path.join(synced, MANIFEST_FILE_NAME), path.join(folder, MANIFEST_FILE_NAME));
+    // The times are this machine's state, kept beside the manifest (a copy of the folder has them).
+    await fs.cp(path.join(synced, '.lab-data'), path.join(folder, '.lab-data'), {
+      recursive: true,
+    });
     for (const name of await pdfsIn(synced)) {
       await fs.copyFile(path.join(synced, name), path.join(folder, name));
       const stats = await fs.stat(path.join(synced, name));
@@ -198,7 +202,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     );
   });
 
-  it('a report amended at the lab: pull exits 1 and keeps the old file, naming both revisions; --update takes the new one and updates the manifest', async () => {
+  it('a report amended at the lab: pull needs no lab for the intact file, status --remote exits 1 naming both revisions; --update takes the new one and updates the manifest', async () => {
     // A lab of its own, since the amendment stays.
     const own = await startMockLab({ reports: 12 });
     const folder = path.join(work, 'amended');
@@ -212,14 +216,15 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     own.server.amendReport(entry.report_id);
     try {
       const pulled = await tool.run(['pull', folder], { env: ownEnv });
-      assert.equal(pulled.code, 1, said(pulled));
+      assert.equal(pulled.code, 0, said(pulled));
+      const status = await tool.run(['status', folder, '--remote'], { env: ownEnv });
+      assert.equal(status.code, 1, said(status));
       assert.match(
-        pulled.stderr,
+        status.stdout,
         new RegExp(
-          `changed at the lab\\s+${entry.report_id}.*recorded: revision 1; at the lab: revision 2`,
+          `${entry.report_id}\\): amended at the lab \\(recorded revision 1, at the lab 2\\)`,
         ),
       );
-      assert.match(pulled.stderr, /lab-data pull --update/);
       assert.ok(
         (await fs.readFile(path.join(folder, entry.file))).equals(old),
         'the old file is kept',
@@ -364,7 +369,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const future = await withManifest('future', JSON.stringify({ version: 9, labs: {} }));
       const unknown = await tool.run(['verify', future.folder]);
       assert.equal(unknown.code, 2, said(unknown));
-      assert.match(unknown.stderr, /version 9, which this lab-data does not know/);
+      assert.match(unknown.stderr, /version 9, which is newer than this version .* reads .*update/);
       for (const folder of [empty, malformed.folder, future.folder]) {
         assert.deepEqual(
           (await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME),
@@ -386,10 +391,10 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       it(`an entry whose file name is ${what} is refused, named, and nothing is written anywhere`, async () => {
         const manifest = JSON.parse(
           await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8'),
-        ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
+        ) as { labs: Record<string, { reports: Record<string, { file: string }> }> };
         const section = Object.values(manifest.labs)[0]!;
-        const [id] = Object.keys(section.files);
-        section.files[id!]!.file = name;
+        const [id] = Object.keys(section.reports);
+        section.reports[id!]!.file = name;
         const { parent, folder } = await withManifest(
           `hostile-${hostile.findIndex(([other]) => other === what)}`,
           JSON.stringify(manifest),
@@ -409,8 +414,8 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     it('two entries with one file name are refused', async () => {
       const manifest = JSON.parse(
         await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8'),
-      ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
-      const files = Object.values(manifest.labs)[0]!.files;
+      ) as { labs: Record<string, { reports: Record<string, { file: string }> }> };
+      const files = Object.values(manifest.labs)[0]!.reports;
       const [a, b] = Object.keys(files);
       files[b!]!.file = files[a!]!.file.toLowerCase();
       const { folder } = await withManifest('duplicate', JSON.stringify(manifest));
@@ -534,8 +539,8 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const folder = await manifestOnly('in-the-way');
       const manifest = JSON.parse(
         await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8'),
-      ) as { labs: Record<string, { files: Record<string, { file: string }> }> };
-      const files = Object.values(manifest.labs)[0]!.files;
+      ) as { labs: Record<string, { reports: Record<string, { file: string }> }> };
+      const files = Object.values(manifest.labs)[0]!.reports;
       const [id] = Object.keys(files);
       files[id!]!.file = `blocked/${files[id!]!.file}`;
       await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), JSON.stringify(manifest));
@@ -570,8 +575,15 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       assert.equal(result.code, 130, said(result));
       assert.match(result.stderr, /Cancelled; no partial file was left/);
       assert.deepEqual(
-        (await fs.readdir(folder)).filter((name) => name !== MANIFEST_FILE_NAME),
+        (await fs.readdir(folder)).filter(
+          (name) => name !== MANIFEST_FILE_NAME && name !== '.lab-data',
+        ),
         [],
+      );
+      assert.deepEqual(
+        await fs.readdir(path.join(folder, '.lab-data')),
+        ['.gitignore'],
+        'the folder lock is released',
       );
     });
   });

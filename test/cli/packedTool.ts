@@ -75,6 +75,8 @@ export function packAndInstall(): PackedTool {
         const env: NodeJS.ProcessEnv = {
           PATH: process.env.PATH,
           HOME: process.env.HOME,
+          // The default content cache is this run's own (a test that shares one names LAB_DATA_CACHE), never the user's.
+          XDG_CACHE_HOME: mkdtempSync(path.join(scratch, 'cache-')),
           ...options.env,
         };
         const child = spawn(bin, [...args], {

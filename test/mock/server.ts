@@ -318,8 +318,12 @@ export class MockLabServer {
    * file), for previews: navigation, search and lazy rendering.
    */
   get multiPageReportId(): string | undefined {
-    return this.visibleReports.filter((report) => report.download_available)[1]?.report_id;
+    // Chosen once: a report published later never changes another report's file, as at a real lab.
+    this.multiPage ??= this.visibleReports.filter((report) => report.download_available)[1]
+      ?.report_id;
+    return this.multiPage;
   }
+  private multiPage?: string;
 
   /**
    * Publishes a report now, as a lab does during the day: a copy of the newest published report

@@ -5,6 +5,7 @@ import {
   type SyncManifest,
 } from '../../../core/sync/manifest';
 import { serverText } from '../../../core/errors/serverText';
+import { formatMessage } from '../../../core/errors/messages';
 import type { CliContext } from '../context';
 import { CliError, Exit } from '../exitCodes';
 
@@ -19,8 +20,18 @@ function sentence(problem: ManifestProblem): string {
       return `There is no manifest at ${problem.file}: nothing to restore or check there. (The VS Code extension or lab-data sync writes it.)`;
     case 'malformed':
       return `The manifest ${problem.file} cannot be read: ${problem.reason}.`;
+    case 'conflict':
+      return formatMessage('manifestConflict', {
+        file: problem.file,
+        folder: path.dirname(problem.file),
+      }).replace(/ nothing was written\.$/, '');
     case 'version':
-      return `The manifest ${problem.file} has version ${JSON.stringify(problem.version) ?? 'none'}, which this lab-data does not know (it reads versions 1 and 2); update lab-data.`;
+      return typeof problem.version === 'number' && problem.version > 3
+        ? formatMessage('manifestNewer', { file: problem.file, version: problem.version }).replace(
+            / Nothing was written\.$/,
+            '',
+          )
+        : `The manifest ${problem.file} has version ${JSON.stringify(problem.version) ?? 'none'}, which this lab-data does not know (it reads versions 1 to 3); update lab-data.`;
     case 'entry':
       return `The manifest ${problem.file} lists "${serverText(problem.name, 120)}" for ${serverText(problem.reportId, 80)} (lab ${serverText(problem.lab, 80)}), which cannot be used: ${problem.reason}.`;
   }

@@ -39,40 +39,45 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     template: context.text('template') ?? DEFAULT_FILE_NAME_TEMPLATE,
     rehash: context.flag('rehash'),
   };
-  const result = await syncFolder(api, target, {
-    filtered,
-    list: async (watermarkQuery: ListQuery) => {
-      const publishedSince = laterTimestamp(
-        watermarkQuery.publishedSince as string | undefined,
-        query.publishedSince as string | undefined,
-      );
-      const reports = await listAllReports(
-        api,
-        { ...query, ...(publishedSince ? { publishedSince } : {}) },
-        {
+  const result = await context.withFolderLock(folder, () =>
+    syncFolder(api, target, {
+      filtered,
+      list: async (watermarkQuery: ListQuery) => {
+        const publishedSince = laterTimestamp(
+          watermarkQuery.publishedSince as string | undefined,
+          query.publishedSince as string | undefined,
+        );
+        const reports = await listAllReports(
+          api,
+          { ...query, ...(publishedSince ? { publishedSince } : {}) },
+          {
+            signal: context.signal,
+            onPage: (listed, total) =>
+              context.progress.update(
+                `sync: listed ${listed}${total ? ` of ${total}` : ''} reports`,
+              ),
+          },
+        );
+        return type === undefined
+          ? reports
+          : reports.filter((report: Report) => report.report_type === type);
+      },
+      save: (reports, decide) =>
+        saveReports(reports, {
+          api,
+          target,
           signal: context.signal,
-          onPage: (listed, total) =>
-            context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`),
-        },
-      );
-      return type === undefined
-        ? reports
-        : reports.filter((report: Report) => report.report_type === type);
-    },
-    save: (reports, decide) =>
-      saveReports(reports, {
-        api,
-        target,
-        signal: context.signal,
-        concurrency: api.concurrency,
-        decide,
-        // Nobody to ask on a terminal run by a script: a file that must be asked about is kept.
-        ask: () => Promise.resolve({ choice: 'skip', forAll: true }),
-        warn: (message) => context.progress.problem(message),
-        onProgress: ({ done, total, bytes }) =>
-          context.progress.update(`sync: ${done}/${total} files, ${formatBytes(bytes)}`),
-      }),
-  });
+          concurrency: api.concurrency,
+          cache: context.cache(),
+          decide,
+          // Nobody to ask on a terminal run by a script: a file that must be asked about is kept.
+          ask: () => Promise.resolve({ choice: 'skip', forAll: true }),
+          warn: (message) => context.progress.problem(message),
+          onProgress: ({ done, total, bytes }) =>
+            context.progress.update(`sync: ${done}/${total} files, ${formatBytes(bytes)}`),
+        }),
+    }),
+  );
   context.progress.clear();
   const { run } = result;
   if (run.cancelled) {

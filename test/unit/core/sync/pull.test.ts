@@ -76,10 +76,15 @@ describe('restoring a folder from its manifest (core)', () => {
       assert.equal((await readManifestStrictly(folder)).problems[0]?.kind, 'missing');
       await write('{ nope');
       assert.equal((await readManifestStrictly(folder)).problems[0]?.kind, 'malformed');
-      await write({ version: 3, labs: {} });
+      await write({ version: 4, labs: {} });
       assert.deepEqual(
         (await readManifestStrictly(folder)).problems.map((problem) => problem.kind),
         ['version'],
+      );
+      await write('{\n<<<<<<< HEAD\n  "version": 3\n=======\n  "version": 2\n>>>>>>> theirs\n}\n');
+      assert.deepEqual(
+        (await readManifestStrictly(folder)).problems.map((problem) => problem.kind),
+        ['conflict'],
       );
       await write({
         version: 2,

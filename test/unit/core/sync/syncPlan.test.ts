@@ -179,10 +179,21 @@ describe('sync planning', () => {
     );
     const two = withSection(
       moved,
-      { name: 'Beta', origin: 'https://lab.example.com' },
-      { origin: 'https://lab.example.com', files: {} },
+      { name: 'Beta', origin: 'https://beta.example.com' },
+      { origin: 'https://beta.example.com', files: {} },
     );
     assert.deepEqual(Object.keys(two.labs), ['Beta', 'Meridian']);
+    assert.deepEqual(
+      Object.keys(
+        withSection(
+          two,
+          { name: 'Meridian here', origin: 'https://lab.example.com' },
+          moved.labs.Meridian!,
+        ).labs,
+      ),
+      ['Beta', 'Meridian here'],
+      'one section per origin, whatever a teammate calls the lab',
+    );
     assert.equal(
       sectionFor(two, { name: 'Meridian', origin: 'https://moved.example' }).files['R-9'],
       undefined,
@@ -194,9 +205,9 @@ describe('sync planning', () => {
     assert.deepEqual(await readManifest(folder), two);
     assert.ok(!(await readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')).includes('token'));
     await writeFile(path.join(folder, MANIFEST_FILE_NAME), '{ not json');
-    assert.deepEqual(await readManifest(folder), { version: 2, labs: {} });
+    await assert.rejects(readManifest(folder), /cannot be read/, 'never started afresh over it');
     assert.deepEqual(parseManifest(JSON.stringify({ version: 2, labs: { bad: { origin: 3 } } })), {
-      version: 2,
+      version: 3,
       labs: {},
     });
   });

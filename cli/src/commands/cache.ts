@@ -1,0 +1,109 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { formatBytes } from '../../../core/files/sizes';
+import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../../core/sync/manifest';
+import type { CliContext } from '../context';
+import { CliError, Exit, type ExitCode } from '../exitCodes';
+import { out } from '../output';
+
+/** `30d`, `12h`, `2w` → milliseconds; a usage error otherwise. */
+function age(text: string): number {
+  const match = /^(\d+)\s*([hdw])$/.exec(text.trim());
+  if (!match) {
+    throw new CliError(
+      `--older-than takes an age such as 30d, 12h or 2w, not "${text.slice(0, 20)}".`,
+      Exit.usage,
+    );
+  }
+  const unit = { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'h' | 'd' | 'w'];
+  return Number(match[1]) * unit;
+}
+
+/** The SHA-256s a manifest (a file, or a folder holding one) records. */
+async function neededBy(given: string): Promise<string[]> {
+  const resolved = path.resolve(given);
+  const stats = await fs.stat(resolved).catch(() => undefined);
+  const folder =
+    stats?.isFile() && path.basename(resolved) === MANIFEST_FILE_NAME
+      ? path.dirname(resolved)
+      : resolved;
+  const { manifest, problems } = await readManifestStrictly(folder);
+  if (!manifest) {
+    throw new CliError(
+      `The manifest of ${folder} cannot be used to decide what to keep (${problems[0]?.kind}); nothing was removed.`,
+      Exit.usage,
+    );
+  }
+  return Object.values(manifest.labs).flatMap((section) =>
+    Object.values(section.files).map((entry) => entry.sha256),
+  );
+}
+
+/**
+ * `lab-data cache`: what the content cache holds (count, bytes, where); `lab-data cache prune`
+ * removes what none of the manifests given needs (`--keep-manifest`, repeatable, or folders as
+ * positionals), or what was not used for a given age (`--older-than 30d`), or both.
+ */
+export async function cache(context: CliContext): Promise<ExitCode> {
+  const [action, ...folders] = context.command.positionals;
+  const contentCache = context.cache();
+  const held = await contentCache.list();
+  const total = held.reduce((sum, file) => sum + file.bytes, 0);
+  if (action === undefined) {
+    if (context.flag('json')) {
+      await out(
+        `${JSON.stringify({ folder: contentCache.folder, files: held.length, bytes: total }, null, 2)}\n`,
+      );
+    } else {
+      await out(`${contentCache.folder}: ${held.length} files, ${formatBytes(total)}\n`);
+    }
+    return Exit.ok;
+  }
+  if (action !== 'prune') {
+    throw new CliError(
+      `"${action.slice(0, 20)}" is not a cache action: lab-data cache [prune].`,
+      Exit.usage,
+    );
+  }
+  const keepOption = context.command.values['keep-manifest'];
+  const manifests = [
+    ...(Array.isArray(keepOption) ? keepOption.filter((item) => typeof item === 'string') : []),
+    ...folders,
+  ];
+  const olderThan = context.text('older-than');
+  if (manifests.length === 0 && olderThan === undefined) {
+    throw new CliError(
+      'Say what to keep: lab-data cache prune --keep-manifest FILE… (or folders), and/or --older-than 30d.',
+      Exit.usage,
+    );
+  }
+  const needed = new Set<string>();
+  for (const manifest of manifests) {
+    (await neededBy(manifest)).forEach((sha) => needed.add(sha));
+  }
+  const cutoff = olderThan === undefined ? undefined : Date.now() - age(olderThan);
+  let removed = 0;
+  let bytes = 0;
+  let refused = 0;
+  for (const file of held) {
+    const unneeded = manifests.length === 0 || !needed.has(file.sha256);
+    const old = cutoff === undefined || file.usedMs < cutoff;
+    if (unneeded && old) {
+      if (await contentCache.remove(file.sha256)) {
+        removed++;
+        bytes += file.bytes;
+      } else {
+        refused++;
+      }
+    }
+  }
+  const summary = `Pruned ${contentCache.folder}: removed ${removed} files (${formatBytes(bytes)}), kept ${held.length - removed}${refused > 0 ? `; ${refused} could not be removed (a read-only cache?)` : ''}.`;
+  if (context.flag('json')) {
+    await out(
+      `${JSON.stringify({ folder: contentCache.folder, removed, bytes, kept: held.length - removed, refused }, null, 2)}\n`,
+    );
+  } else {
+    context.progress.line(summary);
+  }
+  return refused > 0 ? Exit.mismatch : Exit.ok;
+}

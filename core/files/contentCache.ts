@@ -1,0 +1,191 @@
+import { constants, createReadStream, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LabApiError } from '../errors/errors';
+import { labError } from '../errors/messages';
+import { writeFileSafely, type PreparedFolder, type SavedFile } from './safeWriter';
+
+const SHA256_SHAPE = /^[0-9a-f]{64}$/;
+
+/**
+ * Where the cache is when nobody chose one: the platform's cache folder (`$XDG_CACHE_HOME` or
+ * `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows), folder `lab-data`.
+ */
+export function defaultCacheFolder(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
+  if (platform === 'win32') {
+    return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'lab-data', 'Cache');
+  }
+  if (platform === 'darwin') {
+    return path.join(home, 'Library', 'Caches', 'lab-data');
+  }
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache'), 'lab-data');
+}
+
+/** One file the cache holds. */
+export interface CachedFile {
+  readonly sha256: string;
+  readonly bytes: number;
+  /** When it was last kept or used (milliseconds since 1970). */
+  readonly usedMs: number;
+}
+
+export interface ContentCacheOptions {
+  /**
+   * A folder someone chose (`LAB_DATA_CACHE`, `--cache`, the extension's setting): a team's shared
+   * drive or a CI cache, whose permissions are left to its owner. The default folder is the user's
+   * alone: folders 0700, files 0600.
+   */
+  readonly shared?: boolean;
+  /** Told once when the cache cannot be written (the run goes on without keeping files), and of each corrupt entry. */
+  readonly warn?: (message: string) => void;
+}
+
+/**
+ * Files kept by their SHA-256 (`sha256/ab/abcd…`), so any recorded state of a folder can be
+ * restored without the lab, even a revision the lab no longer serves. Files go in as copies (a
+ * reflink where the file system offers one), never hard links: editing a file in the workspace
+ * never changes the cache. Every file is checked against its hash as it is restored; a corrupt
+ * entry is reported, ignored and replaced the next time the file is kept. A cache that cannot be
+ * written (a read-only share, a full disk) is still read.
+ */
+export class ContentCache {
+  private unwritable?: string;
+
+  constructor(
+    readonly folder: string,
+    private readonly options: ContentCacheOptions = {},
+  ) {}
+
+  private pathOf(sha256: string): string {
+    return path.join(this.folder, 'sha256', sha256.slice(0, 2), sha256);
+  }
+
+  /** Whether the cache has a file of this hash and size (not yet checked: {@link restore} checks). */
+  async has(sha256: string, bytes?: number): Promise<boolean> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return false;
+    }
+    const stats = await fs.stat(this.pathOf(sha256)).catch(() => undefined);
+    return stats !== undefined && stats.isFile() && (bytes === undefined || stats.size === bytes);
+  }
+
+  /** Why files cannot be kept here, once a write failed; undefined while it can. */
+  get writeProblem(): string | undefined {
+    return this.unwritable;
+  }
+
+  private cannotWrite(error: unknown): void {
+    if (this.unwritable === undefined) {
+      this.unwritable = (error as NodeJS.ErrnoException).code ?? String(error);
+      this.options.warn?.(
+        `The cache ${this.folder} cannot be written (${this.unwritable}); going on without keeping files in it.`,
+      );
+    }
+  }
+
+  /** Keeps a copy of `file` (whose SHA-256 is known) unless the cache has it; never fails the caller. */
+  async keep(file: string, sha256: string, bytes: number): Promise<void> {
+    if (this.unwritable !== undefined || !SHA256_SHAPE.test(sha256)) {
+      return;
+    }
+    const target = this.pathOf(sha256);
+    const stats = await fs.stat(target).catch(() => undefined);
+    if (stats?.isFile() && stats.size === bytes) {
+      // Kept already: its time says it is still used (for prune --older-than).
+      const now = new Date();
+      await fs.utimes(target, now, now).catch(() => undefined);
+      return;
+    }
+    const mode = this.options.shared ? undefined : 0o700;
+    const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      await fs.mkdir(path.dirname(target), { recursive: true, mode });
+      await fs.copyFile(file, temporary, constants.COPYFILE_FICLONE);
+      if (!this.options.shared) {
+        await fs.chmod(temporary, 0o600);
+      }
+      await fs.rename(temporary, target);
+    } catch (error) {
+      await fs.rm(temporary, { force: true }).catch(() => undefined);
+      this.cannotWrite(error);
+    }
+  }
+
+  /**
+   * Writes the cached file of this hash into a folder under `fileName`, checked against the hash
+   * in the same pass (nothing is left when it does not match). Undefined when the cache does not
+   * have it, or has a corrupt copy (reported, and removed when the cache can be written).
+   */
+  async restore(
+    sha256: string,
+    bytes: number,
+    target: {
+      readonly folder: string | PreparedFolder;
+      readonly fileName: string;
+      readonly ifExists: 'fail' | 'overwrite';
+      readonly signal?: AbortSignal;
+    },
+  ): Promise<SavedFile | undefined> {
+    if (!(await this.has(sha256))) {
+      return undefined;
+    }
+    const cached = this.pathOf(sha256);
+    try {
+      return await writeFileSafely({
+        folder: target.folder,
+        fileName: target.fileName,
+        source: createReadStream(cached),
+        ifExists: target.ifExists,
+        expectedBytes: bytes,
+        signal: target.signal,
+        checkSha256: (actual) =>
+          actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
+      });
+    } catch (error) {
+      const corrupt =
+        error instanceof LabApiError &&
+        (error.code === 'invalidResponse' || error.text?.id === 'transferShort');
+      if (!corrupt) {
+        throw error;
+      }
+      this.options.warn?.(
+        `The cache's copy of ${sha256.slice(0, 12)}… is corrupt (it does not match its SHA-256); it was ignored${this.unwritable === undefined ? ' and removed' : ''}.`,
+      );
+      await fs.rm(cached, { force: true }).catch(() => undefined);
+      return undefined;
+    }
+  }
+
+  /** Everything the cache holds. */
+  async list(): Promise<CachedFile[]> {
+    const root = path.join(this.folder, 'sha256');
+    const found: CachedFile[] = [];
+    const prefixes = await fs.readdir(root).catch(() => [] as string[]);
+    for (const prefix of prefixes) {
+      const names = await fs.readdir(path.join(root, prefix)).catch(() => [] as string[]);
+      for (const name of names) {
+        if (!SHA256_SHAPE.test(name)) {
+          continue;
+        }
+        const stats = await fs.stat(path.join(root, prefix, name)).catch(() => undefined);
+        if (stats?.isFile()) {
+          found.push({ sha256: name, bytes: stats.size, usedMs: stats.mtimeMs });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Removes one file; false when it could not be removed (a read-only cache). */
+  async remove(sha256: string): Promise<boolean> {
+    return fs.rm(this.pathOf(sha256), { force: true }).then(
+      () => true,
+      () => false,
+    );
+  }
+}

@@ -1,0 +1,158 @@
+import * as path from 'node:path';
+import type { LabApi } from '../api/labApi';
+import type { Report } from '../api/records';
+import type { ContentCache } from '../files/contentCache';
+import { isInside } from '../files/safeWriter';
+import { mapConcurrently } from '../connection/timing';
+import { currentSha256, revisionOf, type ManifestEntry, type SyncManifest } from './manifest';
+import { changesAtLab } from './provenance';
+import { listAllReports } from './folderSync';
+import { errorText } from '../errors/errorText';
+
+/** One manifest entry against the folder, the cache and (asked) the lab. */
+export interface EntryStatus {
+  readonly lab: string;
+  readonly origin: string;
+  readonly reportId: string;
+  readonly file: string;
+  /** The file in the folder: as recorded, missing, or with other bytes. */
+  readonly local: 'ok' | 'missing' | 'changed';
+  /** Whether the cache has the recorded bytes (so `pull` restores them without the lab). */
+  readonly cached: boolean;
+  /** Asked only with `remote`: the lab lists it unchanged, amended, or not at all. */
+  readonly remote?: 'same' | 'amended' | 'notListed';
+  readonly recordedRevision?: string;
+  readonly labRevision?: string;
+  /** Why the lab's report differs (`remote: 'amended'`). */
+  readonly changes?: readonly string[];
+}
+
+export interface FolderStatus {
+  readonly entries: readonly EntryStatus[];
+  /** Reports the lab lists that a synced folder does not record (`remote`, synced folders only). */
+  readonly newAtLab: ReadonlyArray<{
+    readonly lab: string;
+    readonly reportId: string;
+    readonly publishedAt?: string;
+  }>;
+  /** Labs that could not be asked, and why (`remote`). */
+  readonly unavailable: ReadonlyArray<{ readonly lab: string; readonly reason: string }>;
+  /** True when nothing is out of step: every file as recorded, nothing amended or new. */
+  readonly inStep: boolean;
+}
+
+export interface StatusOptions {
+  readonly cache?: ContentCache;
+  /**
+   * Asks each lab with its list pages (one request a page, never one a report); undefined for a
+   * lab that cannot be asked (no token, address not confirmed).
+   */
+  readonly apiFor?: (lab: string, origin: string) => LabApi | undefined;
+  /** Labs whose folder was synced here (a watermark): reports they list and it lacks are new. */
+  readonly synced?: (lab: string) => boolean;
+  readonly rehash?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Where a folder stands against its manifest, like `git status`: each entry missing, changed
+ * locally, or as recorded, and whether the cache can restore it; with `apiFor`, the lab's list
+ * pages tell which reports were amended (or are no longer listed) and, for a synced folder, which
+ * are new at the lab.
+ */
+export async function folderStatus(
+  folder: string,
+  manifest: SyncManifest,
+  options: StatusOptions = {},
+): Promise<FolderStatus> {
+  const root = path.resolve(folder);
+  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
+    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
+  );
+  const listed = new Map<string, Map<string, Report> | undefined>();
+  const unavailable: Array<{ lab: string; reason: string }> = [];
+  if (options.apiFor) {
+    for (const [lab, section] of Object.entries(manifest.labs)) {
+      const api = options.apiFor(lab, section.origin);
+      if (!api) {
+        unavailable.push({ lab, reason: `no token or confirmed address for ${section.origin}` });
+        continue;
+      }
+      try {
+        const reports = await listAllReports(api, {}, { signal: options.signal });
+        listed.set(lab, new Map(reports.map((report) => [report.report_id, report])));
+      } catch (error) {
+        if (options.signal?.aborted) {
+          throw error;
+        }
+        unavailable.push({ lab, reason: errorText(error) });
+      }
+    }
+  }
+  const entries = await mapConcurrently(
+    work,
+    8,
+    async ({ lab, origin, entry }) =>
+      entryStatus(root, lab, origin, entry, listed.get(lab), options),
+    options.signal,
+  );
+  const newAtLab: Array<{ lab: string; reportId: string; publishedAt?: string }> = [];
+  for (const [lab, reports] of listed) {
+    if (!reports || !options.synced?.(lab)) {
+      continue;
+    }
+    const recorded = manifest.labs[lab]!.files;
+    for (const report of reports.values()) {
+      if (!(report.report_id in recorded) && report.download_available !== false) {
+        newAtLab.push({ lab, reportId: report.report_id, publishedAt: report.published_at });
+      }
+    }
+  }
+  return {
+    entries,
+    newAtLab,
+    unavailable,
+    inStep:
+      newAtLab.length === 0 &&
+      unavailable.length === 0 &&
+      entries.every((entry) => entry.local === 'ok' && (entry.remote ?? 'same') === 'same'),
+  };
+}
+
+async function entryStatus(
+  root: string,
+  lab: string,
+  origin: string,
+  entry: ManifestEntry,
+  listed: ReadonlyMap<string, Report> | undefined,
+  options: StatusOptions,
+): Promise<EntryStatus> {
+  const file = path.resolve(root, entry.file);
+  const sha = isInside(file, root) ? await currentSha256(file, entry, options.rehash) : undefined;
+  const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'ok' : 'changed';
+  const cached =
+    local === 'ok' ? false : ((await options.cache?.has(entry.sha256, entry.bytes)) ?? false);
+  const base = {
+    lab,
+    origin,
+    reportId: entry.report_id,
+    file: entry.file,
+    local,
+    cached,
+    recordedRevision: entry.revision,
+  } as const;
+  if (!listed) {
+    return base;
+  }
+  const report = listed.get(entry.report_id);
+  if (!report) {
+    return { ...base, remote: 'notListed' };
+  }
+  const changes = changesAtLab(entry, report);
+  return {
+    ...base,
+    remote: changes.length > 0 ? 'amended' : 'same',
+    labRevision: revisionOf(report.raw),
+    ...(changes.length > 0 ? { changes } : {}),
+  };
+}

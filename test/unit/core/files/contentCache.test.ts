@@ -1,0 +1,117 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ContentCache, defaultCacheFolder } from '../../../../core/files/contentCache';
+
+const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+describe('the content cache', () => {
+  let work: string;
+  beforeEach(async () => {
+    work = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-cache-'));
+  });
+  afterEach(async () => {
+    await fs.rm(work, { recursive: true, force: true });
+  });
+
+  it("lives in the platform's cache folder unless one is chosen", () => {
+    assert.equal(
+      defaultCacheFolder({ XDG_CACHE_HOME: '/x/cache' }, 'linux', '/home/a'),
+      '/x/cache/lab-data',
+    );
+    assert.equal(defaultCacheFolder({}, 'linux', '/home/a'), '/home/a/.cache/lab-data');
+    assert.equal(defaultCacheFolder({}, 'darwin', '/Users/a'), '/Users/a/Library/Caches/lab-data');
+    assert.match(
+      defaultCacheFolder({ LOCALAPPDATA: 'C:\\Users\\a\\AppData\\Local' }, 'win32', 'C:\\Users\\a'),
+      /lab-data/,
+    );
+  });
+
+  it('keeps a private copy (never a link): editing the workspace file leaves the cache as it was', async () => {
+    const bytes = Buffer.from('%PDF-1.7 one report');
+    const file = path.join(work, 'R-1.pdf');
+    await fs.writeFile(file, bytes);
+    const cache = new ContentCache(path.join(work, 'cache'));
+    await cache.keep(file, sha(bytes), bytes.length);
+    await fs.appendFile(file, 'edited');
+    const [held] = await cache.list();
+    assert.equal(held?.sha256, sha(bytes));
+    const stored = path.join(work, 'cache', 'sha256', sha(bytes).slice(0, 2), sha(bytes));
+    assert.equal((await fs.stat(stored)).mode & 0o777, 0o600, 'readable by the user alone');
+    assert.equal((await fs.stat(path.dirname(stored))).mode & 0o777, 0o700);
+    const out = path.join(work, 'out');
+    await fs.mkdir(out);
+    const restored = await cache.restore(sha(bytes), bytes.length, {
+      folder: out,
+      fileName: 'R-1.pdf',
+      ifExists: 'fail',
+    });
+    assert.ok(restored);
+    assert.deepEqual(await fs.readFile(path.join(out, 'R-1.pdf')), bytes);
+  });
+
+  it('ignores, reports and removes a corrupt or truncated entry; nothing is left in the folder', async () => {
+    const bytes = Buffer.from('%PDF-1.7 the recorded bytes');
+    const file = path.join(work, 'R-1.pdf');
+    await fs.writeFile(file, bytes);
+    const warnings: string[] = [];
+    const cache = new ContentCache(path.join(work, 'cache'), {
+      warn: (message) => warnings.push(message),
+    });
+    await cache.keep(file, sha(bytes), bytes.length);
+    const stored = path.join(work, 'cache', 'sha256', sha(bytes).slice(0, 2), sha(bytes));
+    const out = path.join(work, 'out');
+    await fs.mkdir(out);
+    for (const broken of [Buffer.from('%PDF-1.7 the recorded bytez'), bytes.subarray(0, 10)]) {
+      await fs.writeFile(stored, broken);
+      const restored = await cache.restore(sha(bytes), bytes.length, {
+        folder: out,
+        fileName: 'R-1.pdf',
+        ifExists: 'fail',
+      });
+      assert.equal(restored, undefined);
+      assert.deepEqual(await fs.readdir(out), [], 'no partial file');
+      assert.equal(await cache.has(sha(bytes)), false, 'the corrupt entry is removed');
+      await cache.keep(file, sha(bytes), bytes.length);
+      assert.equal(
+        await cache.has(sha(bytes), bytes.length),
+        true,
+        'and replaced when the file is kept again',
+      );
+    }
+    assert.equal(warnings.filter((warning) => /corrupt/.test(warning)).length, 2);
+  });
+
+  it('is read when it cannot be written (a read-only share), and says so once', async () => {
+    const bytes = Buffer.from('%PDF-1.7 shared');
+    const file = path.join(work, 'R-1.pdf');
+    await fs.writeFile(file, bytes);
+    const warnings: string[] = [];
+    const shared = path.join(work, 'cache');
+    const cache = new ContentCache(shared, {
+      shared: true,
+      warn: (message) => warnings.push(message),
+    });
+    await cache.keep(file, sha(bytes), bytes.length);
+    const other = Buffer.from('%PDF-1.7 another');
+    // Writes fail there (even for root, who ignores permissions): a file stands where its folder would go.
+    await fs.writeFile(path.join(shared, 'sha256', sha(other).slice(0, 2)), 'in the way');
+    await fs.writeFile(file, other);
+    await cache.keep(file, sha(other), other.length);
+    await cache.keep(file, sha(other), other.length);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /cannot be written .* going on without/);
+    assert.ok(cache.writeProblem);
+    const out = path.join(work, 'out');
+    await fs.mkdir(out);
+    assert.ok(
+      await cache.restore(sha(bytes), bytes.length, {
+        folder: out,
+        fileName: 'R-1.pdf',
+        ifExists: 'fail',
+      }),
+    );
+  });
+});
