@@ -112,6 +112,8 @@ function labWide(error: LabApiError): boolean {
     error.code === 'unauthorized' ||
     error.code === 'forbidden' ||
     error.code === 'rateLimited' ||
+    // The lab's breaker tripped: it failed as a whole, and said so once.
+    id.startsWith('labOutage') ||
     (error.code === 'network' && (UNREACHABLE.has(id) || id.startsWith('cert')))
   );
 }
