@@ -4,7 +4,13 @@ import { LabApiError } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { isInside } from '../files/safeWriter';
-import { currentSha256, readManifest, revisionOf, type ManifestEntry } from './manifest';
+import {
+  currentSha256,
+  readManifest,
+  revisionOf,
+  type ManifestEntry,
+  type SyncManifest,
+} from './manifest';
 import { errorText } from '../errors/errorText';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
@@ -79,6 +85,8 @@ export interface VerifyOptions {
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
+  /** The folder's manifest when the caller has read it already (it is then not read again). */
+  readonly manifest?: SyncManifest;
 }
 
 /**
@@ -88,7 +96,7 @@ export interface VerifyOptions {
  * lab's metadata are what was saved.
  */
 export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
-  const manifest = await readManifest(folder);
+  const manifest = options.manifest ?? (await readManifest(folder));
   const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
     Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
   );

@@ -67,8 +67,8 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(sha256(written), sha256(lab.pdfFor(id)));
     assert.deepEqual(
       await listing(folder),
-      [`${id}.pdf`, 'lab-data-sync.json'],
-      'the PDF, and the manifest that records its provenance',
+      ['.lab-data', `${id}.pdf`, 'lab-data-sync.json'],
+      'the PDF, the manifest that records its provenance, and this machine’s (git-ignored) state',
     );
   });
 
@@ -220,7 +220,12 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     assert.equal(replaced.fsPath, target);
     assert.equal(sha256(await fs.readFile(target)), sha256(lab.pdfFor(id)));
     assert.equal(prompts.asked.length, 4);
-    assert.deepEqual(await listing(folder), [`${id} (1).pdf`, `${id}.pdf`, 'lab-data-sync.json']);
+    assert.deepEqual(await listing(folder), [
+      '.lab-data',
+      `${id} (1).pdf`,
+      `${id}.pdf`,
+      'lab-data-sync.json',
+    ]);
   });
 
   it('a dropped connection or a non-PDF body leaves nothing behind', async () => {
@@ -241,7 +246,9 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     const uris = await vscode.commands.executeCommand<vscode.Uri[]>('labData.saveReportPdf', ids);
     const files = await listing(folder);
     assert.ok(
-      files.every((name) => name.endsWith('.pdf') || name === 'lab-data-sync.json'),
+      files.every(
+        (name) => name.endsWith('.pdf') || name === 'lab-data-sync.json' || name === '.lab-data',
+      ),
       `no temporary files: ${files.join(', ')}`,
     );
     assert.ok(files.length < ids.length, 'the run stopped before saving everything');
@@ -330,33 +337,33 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     const manifestText = await fs.readFile(path.join(folder, 'lab-data-sync.json'), 'utf8');
     assert.ok(!manifestText.includes(LEAK_CHECK_TOKEN), 'the manifest never holds the token');
     type Section = {
-      origin: string;
-      watermark: string;
-      files: Record<
+      name: string;
+      files_at: string;
+      reports: Record<
         string,
-        {
-          sha256: string;
-          bytes: number;
-          file: string;
-          source: string;
-          saved_at: string;
-          published_at: string;
-        }
+        { sha256: string; bytes: number; file: string; source?: string; published_at: string }
       >;
     };
     const written = JSON.parse(manifestText) as { version: number; labs: Record<string, Section> };
     const labName = new URL(lab.baseUrl).host;
-    assert.equal(written.version, 2);
+    const origin = new URL(lab.baseUrl).origin;
+    assert.equal(written.version, 3);
     assert.deepEqual(
       Object.keys(written.labs),
-      [labName],
-      'one section, kept under the lab’s name',
+      [origin],
+      'one section, kept under the lab’s origin',
     );
-    const manifest = written.labs[labName]!;
-    assert.equal(manifest.origin, new URL(lab.baseUrl).origin);
+    const section = written.labs[origin]!;
+    assert.equal(section.name, labName);
     const some = downloadable()[3]!;
-    assert.equal(manifest.files[some]!.sha256, sha256(lab.pdfFor(some)));
-    assert.equal(manifest.files[some]!.source, `/api/v1/reports/${some}/file`);
+    assert.equal(section.reports[some]!.sha256, sha256(lab.pdfFor(some)));
+    assert.equal(section.files_at, '/api/v1/reports/{id}/file');
+    assert.doesNotMatch(manifestText, /saved_at|mtime_ms|watermark/, 'machine state stays local');
+    // The watermark is this machine's, beside the manifest.
+    const state = JSON.parse(
+      await fs.readFile(path.join(folder, '.lab-data', 'state.json'), 'utf8'),
+    ) as { labs: Record<string, { watermark: string }> };
+    const manifest = { watermark: state.labs[origin]!.watermark };
     assert.equal(manifest.watermark, lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.published_at);
     const stat = await fs.stat(path.join(folder, 'lab-data-sync.json'));
 

@@ -282,13 +282,19 @@ describe('report ids in code, deep links, verified provenance and list export', 
     assert.equal(uris.length, 5);
     const manifestUri = vscode.Uri.file(path.join(folder(), 'lab-data-sync.json'));
     const manifest = JSON.parse(await fs.readFile(manifestUri.fsPath, 'utf8'));
-    const entry = manifest.labs[labName].files[ids[0]!];
+    const origin = new URL(lab.baseUrl).origin;
+    const entry = manifest.labs[origin].reports[ids[0]!];
     assert.equal(
       entry.status,
       lab.reportsFor(LEAK_CHECK_TOKEN).find((r) => r.report_id === ids[0])!.status,
     );
-    assert.equal(manifest.labs[labName].origin, new URL(lab.baseUrl).origin);
-    assert.ok(entry.sha256 && entry.saved_at && entry.bytes > 0 && entry.published_at);
+    assert.equal(manifest.labs[origin].name, labName);
+    assert.ok(entry.sha256 && entry.bytes > 0 && entry.published_at);
+    // When it was saved is this machine's state, beside the manifest.
+    const state = JSON.parse(
+      await fs.readFile(path.join(folder(), '.lab-data', 'state.json'), 'utf8'),
+    );
+    assert.ok(state.labs[origin].files[ids[0]!].saved_at);
     assert.ok(!JSON.stringify(manifest).includes(LEAK_CHECK_TOKEN));
 
     await fs.writeFile(path.join(folder(), `${ids[1]}.pdf`), 'annotated');

@@ -32,6 +32,7 @@ export async function verify(context: CliContext): Promise<ExitCode> {
     }
   }
   const result = await verifyFolder(folder, {
+    manifest,
     apiFor: remote ? (lab, origin) => context.manifestLabApi(lab, origin) : undefined,
     rehash: context.flag('rehash'),
     signal: context.signal,
