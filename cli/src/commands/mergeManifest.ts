@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { LabApiError } from '../../../core/errors/errors';
+import { errorText } from '../../../core/errors/errorText';
 import { conflictSides, hasConflictMarkers, lockfileText } from '../../../core/sync/lockfile';
 import { MANIFEST_FILE_NAME, parseManifest } from '../../../core/sync/manifest';
 import { mergeManifests } from '../../../core/sync/mergeManifest';
@@ -39,10 +40,7 @@ async function writeText(file: string, text: string): Promise<void> {
     await fs.rename(temporary, file);
   } catch (error) {
     await fs.rm(temporary, { force: true });
-    throw new CliError(
-      `Could not write ${file}: ${error instanceof Error ? error.message : String(error)}`,
-      Exit.mismatch,
-    );
+    throw new CliError(`Could not write ${file}: ${errorText(error)}`, Exit.mismatch);
   }
 }
 
@@ -99,7 +97,7 @@ async function resolve(context: CliContext): Promise<ExitCode> {
       return parseManifest(side, path.dirname(file));
     } catch (error) {
       throw new CliError(
-        `${what} of the conflict in ${file} cannot be read (${error instanceof Error ? error.message : String(error)}); resolve it by hand, or take one side (git checkout --ours ${MANIFEST_FILE_NAME}) and run lab-data sync again.`,
+        `${what} of the conflict in ${file} cannot be read (${errorText(error)}); resolve it by hand, or take one side (git checkout --ours ${MANIFEST_FILE_NAME}) and run lab-data sync again.`,
         Exit.usage,
       );
     }
