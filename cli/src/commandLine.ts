@@ -141,7 +141,7 @@ longer lists, and, for a folder synced on this machine, reports new at the lab. 
 is out of step, else 1. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
 local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
 changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
-(see docs/lockfile.md). ${FOLDER_NOTE}
+(see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
   --remote   also ask the labs (token and address as for pull)
   --rehash   hash every file`,
     examples: ['lab-data status', 'lab-data status lab-reports --remote --json'],
