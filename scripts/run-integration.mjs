@@ -172,6 +172,16 @@ async function runInCodeServer(host) {
       (type === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
     });
     await page.exposeFunction('codeAutomationExit', (code) => state.onExit(code));
+    // LABDATA_TEST_BROWSER_LOG=1 (while developing) shows the browser's own console and page errors,
+    // the webviews' included.
+    if (process.env.LABDATA_TEST_BROWSER_LOG) {
+      page.on('console', (message) =>
+        process.stderr.write(`[browser ${message.type()}] ${message.text().slice(0, 400)}\n`),
+      );
+      page.on('pageerror', (error) =>
+        process.stderr.write(`[browser pageerror] ${error.message}\n`),
+      );
+    }
 
     addCounts(
       await runSuiteInPage(
