@@ -112,6 +112,7 @@ export async function startCodeServer({
   env = {},
   systemBundle,
   host = floorHost,
+  smokeTestDriver = true,
 }) {
   if (!existsSync(host.codeServerEntry) || !existsSync(host.nodeBinary)) {
     throw new Error(
@@ -159,7 +160,7 @@ export async function startCodeServer({
       ]
     : [host.nodeBinary, args];
   const child = spawn(command[0], command[1], {
-    env: { ...process.env, ...hostEnv(host), ...env },
+    env: { ...process.env, ...(smokeTestDriver ? hostEnv(host) : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
   });

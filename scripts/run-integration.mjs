@@ -154,6 +154,7 @@ async function runInCodeServer(host) {
     `code-server ${host.codeServerVersion} (Node ${host.nodeVersion ?? process.versions.node}) on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
   );
   const browser = await launchChromium(dirs.browser);
+  let uiServer;
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
     const state = { result: undefined, onExit: () => undefined };
@@ -207,12 +208,33 @@ async function runInCodeServer(host) {
       ),
     );
 
-    say('phase: UI checks');
+    let uiUrl = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+    if (host.workbenchOptions.length > 0) {
+      // With the smoke-test driver, which the suites above need, VS Code 1.139 shows no notification
+      // toasts and skips modal dialogs; without it, it loads no development extension from the URL.
+      // So the UI checks get a second code-server without it, with Lab Data installed from its .vsix
+      // (as an analyst has it), on the same profile and workspace.
+      say(
+        'phase: UI checks, in a code-server without the smoke-test driver (Lab Data from its .vsix)',
+      );
+      await server.stop();
+      installVsix(host, dirs, join(dirs.sandbox, 'ui.vsix'));
+      uiServer = await startCodeServer({
+        ...dirs,
+        env,
+        host,
+        smokeTestDriver: false,
+        ...(bound ? { systemBundle } : {}),
+      });
+      uiUrl = `${uiServer.url}/?folder=${encodeURIComponent(dirs.workspace)}`;
+    } else {
+      say('phase: UI checks');
+    }
     const ui = await import(join(root, 'out', 'test', 'ui', 'runUi.js'));
     addCounts(
       await ui.runUiSuite({
         page,
-        workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }),
+        workbenchUrl: uiUrl,
         screenshotsDir,
         workspace: dirs.workspace,
         userDataDir: dirs.userData,
@@ -225,13 +247,45 @@ async function runInCodeServer(host) {
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
+    await uiServer?.stop();
     if (counts.failed === 0) {
       rmSync(dirs.sandbox, { recursive: true, force: true });
     } else {
       say(
-        `kept ${dirs.sandbox} for inspection; code-server log:\n${server.serverLog.join('').slice(-4000)}`,
+        `kept ${dirs.sandbox} for inspection; code-server log:\n${(uiServer ?? server).serverLog.join('').slice(-4000)}`,
       );
     }
+  }
+}
+
+/** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
+function installVsix(host, dirs, vsix) {
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const packaged = spawnSync(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--out', vsix],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (packaged.status !== 0) {
+    throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
+  }
+  const installed = spawnSync(
+    host.nodeBinary,
+    [
+      host.codeServerEntry,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--install-extension',
+      vsix,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (installed.status !== 0) {
+    throw new Error(
+      `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
+    );
   }
 }
 
