@@ -5,8 +5,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { floorHost } from './bootstrap.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -205,6 +208,37 @@ export function hostEnv(host) {
   return host.workbenchOptions.length > 0
     ? { VSCODE_OPTIONS: host.workbenchOptions.join(' ') }
     : {};
+}
+
+/** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
+export function installVsix(host, dirs, vsix) {
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const packaged = spawnSync(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--out', vsix],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (packaged.status !== 0) {
+    throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
+  }
+  const installed = spawnSync(
+    host.nodeBinary,
+    [
+      host.codeServerEntry,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--install-extension',
+      vsix,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (installed.status !== 0) {
+    throw new Error(
+      `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
+    );
+  }
 }
 
 /** The workbench URL that loads `extensionPath` as a development extension, and optionally a test suite. */

@@ -29,7 +29,7 @@ run(process.execPath, [
 ]);
 run(process.execPath, [join(root, 'esbuild.js')]);
 
-const { launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
+const { installVsix, launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
   await import('./codeServer.mjs');
 const { selectedTestHosts } = await import('./bootstrap.mjs');
 const host = selectedTestHosts().at(-1);
@@ -69,8 +69,16 @@ if (desktop) {
     child.kill('SIGTERM');
   };
 } else {
-  const server = await startCodeServer({ ...dirs, env, host });
-  url = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+  // A VS Code that loads a development extension from the URL only with its smoke-test driver on
+  // (1.139), which hides notifications and skips dialogs, gets Lab Data installed from its .vsix.
+  const installed = host.workbenchOptions.length > 0;
+  if (installed) {
+    installVsix(host, dirs, join(dirs.sandbox, 'lab-data.vsix'));
+  }
+  const server = await startCodeServer({ ...dirs, env, host, smokeTestDriver: !installed });
+  url = installed
+    ? `${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`
+    : workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
   stopEditor = () => server.stop();
 }
 

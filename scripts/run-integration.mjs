@@ -22,6 +22,7 @@ import { TEST_HOSTS, selectedTestHosts } from './bootstrap.mjs';
 import {
   canBindSystemBundle,
   hostEnv,
+  installVsix,
   launchChromium,
   makeSandbox,
   startCodeServer,
@@ -255,37 +256,6 @@ async function runInCodeServer(host) {
         `kept ${dirs.sandbox} for inspection; code-server log:\n${(uiServer ?? server).serverLog.join('').slice(-4000)}`,
       );
     }
-  }
-}
-
-/** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
-function installVsix(host, dirs, vsix) {
-  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-  const packaged = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--out', vsix],
-    { cwd: root, encoding: 'utf8' },
-  );
-  if (packaged.status !== 0) {
-    throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
-  }
-  const installed = spawnSync(
-    host.nodeBinary,
-    [
-      host.codeServerEntry,
-      '--user-data-dir',
-      dirs.userData,
-      '--extensions-dir',
-      dirs.extensions,
-      '--install-extension',
-      vsix,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (installed.status !== 0) {
-    throw new Error(
-      `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
-    );
   }
 }
 
