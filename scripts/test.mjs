@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// `npm test`: installs what is missing (npm packages, Debian packages, the code-server test host),
-// builds, lints, runs the unit tests (plain Node) and the integration tests (real VS Code), and ends with
-// one line `N passed, N failed` that sums both. Exits non-zero on any failure.
+// `npm test`: installs what is missing (npm packages, Debian packages, the code-server test hosts),
+// builds, lints, runs the unit tests (plain Node), the command-line tool's tests again under each
+// other host's Node, and the integration and UI tests in each VS Code test host (bootstrap.mjs's
+// TEST_HOSTS: the floor we support and the newest; LABDATA_TEST_HOSTS=floor or newest runs one), and
+// ends with one line `N passed, N failed` that sums them all. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selectedTestHosts } from './bootstrap.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
@@ -36,19 +39,36 @@ function readCounts(file) {
 }
 
 const total = { passed: 0, failed: 0, skipped: 0 };
+/** Each part's own line for the end (`floor host (…): N passed, N failed`), with what failed in it. */
+const parts = [];
 function add(name, status, file) {
   const counts = readCounts(file);
   if (!counts) {
     process.stderr.write(`[test] ${name}: no results were reported (exit code ${status})\n`);
     total.failed += 1;
+    parts.push(`${name}: no results were reported (exit code ${status})`);
     return;
   }
+  const failed = counts.failed + (status !== 0 && counts.failed === 0 ? 1 : 0);
   total.passed += counts.passed;
-  total.failed += counts.failed + (status !== 0 && counts.failed === 0 ? 1 : 0);
+  total.failed += failed;
   total.skipped += counts.skipped ?? 0;
+  const failures = Object.values(counts.hosts ?? {}).flatMap((host) => host.failures ?? []);
+  parts.push(
+    `${name}: ${counts.passed} passed, ${failed} failed${failures.map((title) => `\n    failed in ${name}: ${title}`).join('')}`,
+  );
 }
 
-const bootstrapArgs = only === 'unit' ? [] : ['--test-host'];
+let hosts;
+try {
+  hosts = selectedTestHosts();
+} catch (error) {
+  process.stderr.write(`[test] ${error.message}\n`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+// Unit tests alone still need the hosts' Node binaries: the command-line tool is tested under each.
+const bootstrapArgs = only === 'unit' ? ['--test-node'] : ['--test-host'];
 if (
   step('installing what is missing', process.execPath, [
     join(root, 'scripts', 'bootstrap.mjs'),
@@ -98,17 +118,56 @@ if (only !== 'integration') {
     [join(root, 'node_modules', 'mocha', 'bin', 'mocha.js')],
     { LABDATA_RESULTS_FILE: file },
   );
-  add('unit tests', status, file);
+  add(`unit and CLI tests (Node ${process.versions.node})`, status, file);
+  // The packed `lab-data` again under each host's own Node (its `#!/usr/bin/env node` finds the
+  // first on PATH): the tool's floor is the runner's Node 20, analysts may run Node 24.
+  for (const host of hosts.filter((h) => h.nodeVersion)) {
+    const cliFile = join(scratch, `cli-${host.name}.json`);
+    const PATH = `${dirname(host.nodeBinary)}:${process.env.PATH ?? ''}`;
+    const found = spawnSync('node', ['--version'], {
+      env: { ...process.env, PATH },
+      encoding: 'utf8',
+    });
+    if (found.stdout?.trim() !== `v${host.nodeVersion}`) {
+      process.stderr.write(
+        `[test] the tool would run under ${found.stdout}, not Node ${host.nodeVersion}\n`,
+      );
+      total.failed += 1;
+      continue;
+    }
+    const cliStatus = step(
+      `the command-line tool's tests under Node ${host.nodeVersion} (${host.nodeBinary})`,
+      process.execPath,
+      [
+        join(root, 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--no-config',
+        '--reporter',
+        './out/test/support/summaryReporter.js',
+        '--require',
+        './out/test/support/processGuard.js',
+        '--timeout',
+        '20000',
+        '--slow',
+        '1000',
+        'out/test/cli/**/*.test.js',
+      ],
+      { LABDATA_RESULTS_FILE: cliFile, PATH },
+    );
+    add(`CLI tests (Node ${host.nodeVersion})`, cliStatus, cliFile);
+  }
 }
 if (only !== 'unit') {
-  const file = join(scratch, 'integration.json');
-  const status = step(
-    'integration tests (real VS Code extension host)',
-    process.execPath,
-    [join(root, 'scripts', 'run-integration.mjs')],
-    { LABDATA_RESULTS_FILE: file },
-  );
-  add('integration tests', status, file);
+  for (const host of hosts) {
+    const file = join(scratch, `integration-${host.name}.json`);
+    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
+    const status = step(
+      `integration and UI tests in the ${label}`,
+      process.execPath,
+      [join(root, 'scripts', 'run-integration.mjs')],
+      { LABDATA_RESULTS_FILE: file, LABDATA_TEST_HOSTS: host.name },
+    );
+    add(label, status, file);
+  }
 }
 if (only === 'all') {
   // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports.
@@ -120,7 +179,9 @@ if (only === 'all') {
   total.failed += status === 0 ? 0 : 1;
 }
 rmSync(scratch, { recursive: true, force: true });
-process.stderr.write(`\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+process.stderr.write(
+  `\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s\n${parts.map((part) => `[test] ${part}\n`).join('')}`,
+);
 console.log(
   `${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`,
 );

@@ -392,10 +392,26 @@ window.addEventListener('keydown', (event) => {
   }
 });
 
+/**
+ * pdf.js's worker, started from its code as fetched by this page rather than from its address. The
+ * page's requests go through the webview's resource loader; a worker's own requests do not in every
+ * VS Code: in 1.139 the worker's import of its address goes to the network, where it fails (after a
+ * DNS timeout, 30 s, where there is no network), and pdf.js then parses on this thread instead. The
+ * worker's code imports nothing, so a blob of it runs as it is.
+ */
+async function startWorker(address: string): Promise<Worker> {
+  const response = await fetch(address);
+  if (!response.ok) {
+    throw new Error(`its worker could not be loaded (HTTP ${response.status})`);
+  }
+  const code = new Blob([await response.text()], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(code), { type: 'module', name: 'pdf.js worker' });
+}
+
 void (async () => {
   try {
     pdfjs = (await import(body.dataset.pdfjs!)) as PdfJs;
-    pdfjs.GlobalWorkerOptions.workerSrc = body.dataset.worker!;
+    pdfjs.GlobalWorkerOptions.workerPort = await startWorker(body.dataset.worker!);
     // The viewer components read pdf.js from `globalThis.pdfjsLib`, which the module above sets.
     components = (await import(body.dataset.pdfjsViewer!)) as PdfJsViewer;
     createViewer();

@@ -42,6 +42,16 @@ export function isRefCarrier(value: unknown): value is RefCarrier {
   );
 }
 
+/**
+ * Marks every row of a Lab Data tree (views/nodes.ts), so a row that stands for no record and no lab
+ * ("Load more…", a message) is still known as the UI's argument, never read as automation's options.
+ */
+export const TREE_ROW: unique symbol = Symbol('Lab Data tree row');
+
+function isTreeRow(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && TREE_ROW in value;
+}
+
 function isLabCarrier(value: unknown): value is LabCarrier {
   return (
     typeof value === 'object' &&
@@ -99,8 +109,9 @@ function reportOfMetadataDocument(value: unknown): RecordRef | undefined {
 
 /**
  * The one place command arguments become targets. VS Code passes (clicked item, selected items) to
- * a context-menu command and the selected row to a title-bar command; automation passes an id, ids
- * or an options object such as `{ lab, id }`. Every command reads its arguments through here.
+ * a context-menu command and the selected row to a title-bar command (1.139: the focused row, any
+ * row, or null); automation passes an id, ids or an options object such as `{ lab, id }`. Every
+ * command reads its arguments through here.
  */
 export function commandTargets(args: readonly unknown[]): CommandTargets {
   const refs: RecordRef[] = [];
@@ -136,6 +147,10 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
         typeof value.savedSearch === 'object' && value.savedSearch !== null
           ? value.savedSearch
           : undefined;
+    } else if (isTreeRow(value)) {
+      // The focused row of a view, which VS Code 1.139 passes to the view's title-bar buttons: "Load
+      // more…" or a message row names nothing to act on, and its fields are no options.
+      fromUi = true;
     } else if (typeof value === 'string' && value.trim()) {
       ids.push(value.trim());
     } else if (Array.isArray(value)) {

@@ -3,7 +3,7 @@ import { LabApiError } from '../../core/errors/errors';
 import type { Report, Sample } from '../../core/api/records';
 import { Commands } from '../constants';
 import { serverText } from '../../core/errors/serverText';
-import type { RecordRef } from '../ui/commandTargets';
+import { TREE_ROW, type RecordRef } from '../ui/commandTargets';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
@@ -22,6 +22,8 @@ import { errorText } from '../../core/errors/errorText';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
+  /** Tells command arguments that this is a row of the UI (ui/commandTargets.ts). */
+  readonly [TREE_ROW] = true;
   abstract readonly id: string;
   /** The record this row stands for, with its lab; commands act on this, never on the row's class. */
   readonly ref?: RecordRef;

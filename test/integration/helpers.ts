@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID } from '../../src/constants';
@@ -378,14 +379,31 @@ export async function rows(
 let trusted: TestCertificates | undefined;
 
 /**
- * A private CA made once per extension-host run, which VS Code's own fetch trusts (test/integration/index.ts
- * hands it over as VS Code's test certificates) and Lab Data's own connection does not, unless told.
+ * A private CA which VS Code's own fetch trusts and Lab Data's own connection does not, unless told.
+ * The runner makes it (LABDATA_TEST_VSCODE_CA_DIR) and puts it in code-server's copy of the OS trust
+ * store, where VS Code 1.139 finds it; test/integration/index.ts also hands it to VS Code as its test
+ * certificates, which VS Code 1.100 reads and 1.139's fetch no longer does. Without the runner's, one
+ * is made here (trusted through the test certificates only).
  */
 export function vscodeTrustedCertificates(): TestCertificates {
   if (!trusted) {
-    trusted = makeTestCertificates();
+    const dir = process.env.LABDATA_TEST_VSCODE_CA_DIR;
+    trusted = dir ? runnersCertificates(dir) : makeTestCertificates();
     const made = trusted;
     process.once('exit', () => made.remove());
   }
   return trusted;
+}
+
+/** The certificates the runner made in `dir` (it removes them when the run ends). */
+function runnersCertificates(dir: string): TestCertificates {
+  const read = (name: string): string => readFileSync(path.join(dir, name), 'utf8');
+  return {
+    dir,
+    caPem: read('ca.pem'),
+    caFile: path.join(dir, 'ca.pem'),
+    key: read('server.key'),
+    cert: read('server.pem'),
+    remove: () => undefined,
+  };
 }

@@ -22,7 +22,7 @@ export function runMochaSuite(folder: string): Promise<void> {
     mocha.addFile(path.join(folder, file));
   }
   return new Promise((resolve, reject) => {
-    mocha.run((failures) => {
+    const runner = mocha.run((failures) => {
       // Give the host a moment to forward the summary line before the runner hears "exit".
       setTimeout(
         () =>
@@ -30,5 +30,9 @@ export function runMochaSuite(folder: string): Promise<void> {
         500,
       );
     });
+    // One line per failed test, for the runner to name it with its host (scripts/run-integration.mjs).
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) =>
+      console.log(`LABDATA_FAILED ${test.fullTitle()}`),
+    );
   });
 }

@@ -27,5 +27,8 @@ export function runUiSuite(
       const stats = runner.stats!;
       resolve({ passed: stats.passes, failed: stats.failures, skipped: stats.pending });
     });
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) =>
+      context.onFailure?.(test.fullTitle()),
+    );
   });
 }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { commandTargets, type RecordRef } from '../../../src/ui/commandTargets';
+import { commandTargets, TREE_ROW, type RecordRef } from '../../../src/ui/commandTargets';
 
 const row = (ref: RecordRef): { ref: RecordRef; id: string } => ({
   ref,
@@ -9,6 +9,21 @@ const r1 = row({ lab: 'Meridian', kind: 'report', id: 'R-1' });
 const r2 = row({ lab: 'Meridian', kind: 'report', id: 'R-2' });
 
 describe('command arguments', () => {
+  it('a tree row that names nothing ("Load more…", as VS Code 1.139 passes the focused row to a title-bar button) is the UI asking, not automation', () => {
+    const loadMore = { [TREE_ROW]: true, id: 'reports:more', list: { items: [] }, noun: 'reports' };
+    assert.deepEqual(commandTargets([loadMore]), {
+      lab: undefined,
+      refs: [],
+      ids: [],
+      options: {},
+      several: false,
+      fromUi: true,
+      automated: false,
+    });
+    assert.equal(commandTargets([null]).automated, false, 'no focused row: null');
+    assert.deepEqual(commandTargets([{ ...r1, [TREE_ROW]: true }]).refs, [r1.ref]);
+  });
+
   it('tell UI arguments (rows, selections, lab rows) from automation (ids and option objects)', () => {
     assert.deepEqual(commandTargets([r1]), {
       lab: 'Meridian',
