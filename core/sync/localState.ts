@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { writeFileSafely } from '../files/safeWriter';
-import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
+import type { LabSection, ManifestEntry, SyncManifest } from './manifestModel';
 
 /**
  * A folder's machine state, beside its committed manifest and never committed: `.lab-data/`

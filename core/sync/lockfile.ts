@@ -1,15 +1,11 @@
-import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
+import {
+  LOCKFILE_VERSION,
+  type LabSection,
+  type ManifestEntry,
+  type SyncManifest,
+} from './manifestModel';
 
-/**
- * The committed manifest, version 3: what every machine agrees on and nothing else. Per lab
- * (keyed by its origin, with its name) and per report: file name, revision, SHA-256, bytes,
- * where it came from, and the few fields a reader needs to know what it is. Machine state (file
- * times, save times, the sync watermark, the lab's full metadata) lives in the folder's local
- * state (`localState.ts`). Keys are sorted by code unit (not by locale, which differs between
- * machines), indented by two spaces, one report a line, with a trailing newline: two syncs of the same lab state give
- * byte-identical files anywhere.
- */
-export const LOCKFILE_VERSION = 3;
+export { LOCKFILE_VERSION };
 
 /** The placeholder of a lab's file path template (`files_at`): the report id, percent-encoded. */
 const ID = '{id}';
