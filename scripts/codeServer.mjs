@@ -162,8 +162,16 @@ export async function startCodeServer({
         ],
       ]
     : [host.nodeBinary, args];
+  // The extension keeps saved reports in the user's cache folder (XDG_CACHE_HOME); a test host keeps
+  // its own in the sandbox, so no run writes into the machine's ~/.cache.
+  const cacheHome = join(sandbox, 'xdg-cache');
   const child = spawn(command[0], command[1], {
-    env: { ...process.env, ...(smokeTestDriver ? hostEnv(host) : {}), ...env },
+    env: {
+      ...process.env,
+      XDG_CACHE_HOME: cacheHome,
+      ...(smokeTestDriver ? hostEnv(host) : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
   });
