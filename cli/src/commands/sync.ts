@@ -200,7 +200,7 @@ async function printDryRun(
     .forEach((file) =>
       context.progress.line(
         serverText(
-          `would download  ${file.reportId}  ${file.fileName}  ${file.bytes === undefined ? 'size unknown' : formatBytes(file.bytes)}${file.kind === 'amended' ? '  (amended at the lab)' : ''}`,
+          `would download ${file.reportId} ${file.fileName} (${file.bytes === undefined ? 'size unknown' : formatBytes(file.bytes)}${file.kind === 'amended' ? ', amended at the lab' : ''})`,
           1000,
         ),
       ),
@@ -210,6 +210,6 @@ async function printDryRun(
   );
   const unknown = plan.sizeUnknown > 0 ? `; ${plan.sizeUnknown} of size unknown` : '';
   context.progress.line(
-    `Would sync ${where.name} into ${where.folder}: ${plan.listed.length} listed${plan.since ? ` since ${plan.since}` : ''}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}; would download ${plan.downloads} files (${formatBytes(plan.bytes)}, ${plan.bytes} bytes${unknown}); nothing was written.`,
+    `Would sync ${where.name} into ${where.folder}: ${plan.listed.length} listed${plan.since ? ` since ${plan.since}` : ''}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}; would download ${plan.downloads} file${plan.downloads === 1 ? '' : 's'} (${formatBytes(plan.bytes)}, ${plan.bytes} bytes${unknown}); nothing was written.`,
   );
 }
