@@ -109,9 +109,10 @@ any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
       ...CACHE,
       template: { type: 'string' },
       rehash: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
     },
     usage:
-      'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--json]',
+      'lab-data sync [FOLDER] --lab URL [--since 30d] [--client ID] [--project ID] [--status S] [--type T] [--template T] [--dry-run] [--json]',
     summary: "save a lab's new and changed reports into a folder, writing its manifest",
     details: `Saves the lab's reports into FOLDER and records each in the folder's manifest, the same format the
 VS Code extension writes, so both can work on one folder. After the first sync only reports published since
@@ -122,9 +123,12 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   --since     published since: a date (2026-01-31), or a time ago (today, 24h, 7d, 2w, 1m, 1y)
   --client, --project, --status   the lab's filters
   --type      a report type (applied by lab-data to what the lab sends)
-  --template  file names, e.g. '\${client_id}/\${report_id}.pdf' (default '\${report_id}.pdf')`,
+  --template  file names, e.g. '\${client_id}/\${report_id}.pdf' (default '\${report_id}.pdf')
+  --dry-run   print what would be downloaded (new, amended), kept and skipped, and the bytes (asked of
+              the lab with HEAD; "size unknown" where it will not say); write nothing`,
     examples: [
       'LAB_DATA_URL=https://lab.example.com lab-data sync',
+      'lab-data sync lab-reports --lab https://lab.example.com --dry-run',
       'lab-data sync lab-reports --lab https://lab.example.com --since 30d --client C-1001',
     ],
     positionals: 1,

@@ -317,6 +317,27 @@ export class LabApi {
     );
   }
 
+  /**
+   * The size in bytes a download of the report's file would write, asked with a HEAD request
+   * (`Content-Length`); undefined when the lab refuses HEAD (405, 501), sends no length, or would
+   * send the file content-encoded (its length is then not the file's).
+   */
+  async reportFileSize(reportId: string, signal?: AbortSignal): Promise<number | undefined> {
+    try {
+      const response = await this.#http.head({
+        path: this.paths.reportFile(reportId),
+        accept: 'application/pdf',
+        signal,
+      });
+      return response.contentLength;
+    } catch (error) {
+      if (error instanceof LabApiError && (error.status === 405 || error.status === 501)) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
   /** Streams a report's PDF into `folder` through the safe writer. */
   async downloadReportFile(reportId: string, options: DownloadOptions): Promise<SavedFile> {
     return this.downloadFileAt(this.paths.reportFile(reportId), options);

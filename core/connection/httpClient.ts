@@ -109,6 +109,8 @@ export interface RequestSpec {
   readonly query?: Readonly<Record<string, string>>;
   readonly accept: string;
   readonly signal?: AbortSignal;
+  /** GET unless told: HEAD for the headers alone (the body is empty). */
+  readonly method?: 'GET' | 'HEAD';
   /** How much of the body may wait in memory for the reader (files: large, so the socket keeps flowing). */
   readonly highWaterMark?: number;
 }
@@ -248,6 +250,15 @@ export class HttpClient {
     return this.send(spec, consume, false);
   }
 
+  /**
+   * HEADs a resource: its status and headers through the same retries, redirects and token rule
+   * as a GET, with no body. The declared `Content-Length` is the size a GET would send (undefined
+   * when the server sent none, or when the file would come content-encoded).
+   */
+  async head(spec: Omit<RequestSpec, 'method' | 'highWaterMark'>): Promise<LabResponse> {
+    return this.send({ ...spec, method: 'HEAD' }, (response) => Promise.resolve(response), false);
+  }
+
   /** Closes pooled connections. */
   async close(): Promise<void> {
     await this.transport.close();
@@ -277,7 +288,7 @@ export class HttpClient {
     const query = spec.query ?? {};
     const search = new URLSearchParams(query).toString();
     const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
-    const describe = `GET ${path}${search ? `?${search}` : ''}`;
+    const describe = `${spec.method ?? 'GET'} ${path}${search ? `?${search}` : ''}`;
     let accept = spec.accept;
     for (let attempt = 0; ; attempt++) {
       await this.outage.admit(ticket, spec.signal);
@@ -398,7 +409,7 @@ export class HttpClient {
   }
 
   /**
-   * Sends one GET, following redirects itself: the token goes only to the lab's own origin, never
+   * Sends one GET (or HEAD), following redirects itself: the token goes only to the lab's own origin, never
    * over plain http except to loopback, and each hop takes its own route (proxy or direct).
    */
   private async dispatch(
@@ -422,7 +433,7 @@ export class HttpClient {
       let response: TransportResponse;
       try {
         response = await this.transport.send({
-          method: 'GET',
+          method: spec.method ?? 'GET',
           url,
           headers,
           signal: spec.signal,

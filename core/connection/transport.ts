@@ -29,7 +29,8 @@ export interface Transport {
 }
 
 export interface TransportRequest {
-  readonly method: 'GET';
+  /** HEAD asks only for the status and headers (a file's size, say); its body is empty. */
+  readonly method: 'GET' | 'HEAD';
   readonly url: URL;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;

@@ -131,6 +131,8 @@ export interface MockFaults {
   echoToken?: boolean;
   /** The file endpoint refuses any Accept but a wildcard with 406. */
   refusePdfAccept?: boolean;
+  /** Refuse HEAD requests with this status (405 Method Not Allowed, 501 Not Implemented), as some gateways do. */
+  refuseHead?: 405 | 501;
 }
 
 /** Path segments a tenant renames (spec §9.2: endpoint names are placeholders confirmed per tenant). */
@@ -495,6 +497,10 @@ export class MockLabServer {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         response.setHeader('allow', 'GET');
         throw new HttpProblem(405, 'method_not_allowed', 'this API is read-only');
+      }
+      if (request.method === 'HEAD' && faults.refuseHead) {
+        response.setHeader('allow', 'GET');
+        throw new HttpProblem(faults.refuseHead, 'method_not_allowed', 'HEAD is not served here');
       }
       if (!scope || scope.state === 'expired' || scope.state === 'revoked') {
         response.setHeader('www-authenticate', 'Bearer realm="lab", error="invalid_token"');
@@ -1029,9 +1035,11 @@ export class MockLabServer {
       response.socket?.end();
       return 200;
     }
-    const drop = take(faults.dropFileAt) ? faults.dropFileAt!.fraction : undefined;
-    const short = take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
-    const stall = take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;
+    // A HEAD gets the headers a GET would (its Content-Length too), no body, and takes no fault of the body.
+    const head = response.req.method === 'HEAD';
+    const drop = !head && take(faults.dropFileAt) ? faults.dropFileAt!.fraction : undefined;
+    const short = !head && take(faults.shortFile) ? faults.shortFile!.fraction : undefined;
+    const stall = !head && take(faults.stallFileAt) ? faults.stallFileAt!.fraction : undefined;
     const cutAt = drop ?? short ?? stall;
     const headers: http.OutgoingHttpHeaders = {
       'content-type': faults.fileContentType ?? 'application/pdf',
@@ -1067,6 +1075,10 @@ export class MockLabServer {
       return 200;
     }
     response.writeHead(200, headers);
+    if (head) {
+      response.end();
+      return 200;
+    }
     let sent = 0;
     const limit = cutAt === undefined ? Infinity : Math.floor(plan.size * cutAt);
     for (const chunk of plan.chunks()) {

@@ -3,6 +3,7 @@ import type { ListQuery } from '../../../core/api/query';
 import type { Report } from '../../../core/api/records';
 import { readManifest } from '../../../core/sync/manifest';
 import { listAllReports, syncFolder } from '../../../core/sync/folderSync';
+import { planFolderSync, type PlannedKind, type SyncDryRun } from '../../../core/sync/syncDryRun';
 import { saveReports } from '../../../core/sync/bulkSave';
 import { DEFAULT_FILE_NAME_TEMPLATE, laterTimestamp } from '../../../core/sync/reportFiles';
 import type { CliContext } from '../context';
@@ -12,6 +13,7 @@ import { out } from '../output';
 import { folderArgument } from './folder';
 import { listFilters } from './list';
 import { errorText } from '../../../core/errors/errorText';
+import { serverText } from '../../../core/errors/serverText';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
@@ -39,29 +41,41 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     template: context.text('template') ?? DEFAULT_FILE_NAME_TEMPLATE,
     rehash: context.flag('rehash'),
   };
+  const list = async (watermarkQuery: ListQuery): Promise<Report[]> => {
+    const publishedSince = laterTimestamp(
+      watermarkQuery.publishedSince as string | undefined,
+      query.publishedSince as string | undefined,
+    );
+    const reports = await listAllReports(
+      api,
+      { ...query, ...(publishedSince ? { publishedSince } : {}) },
+      {
+        signal: context.signal,
+        onPage: (listed, total) =>
+          context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`),
+      },
+    );
+    return type === undefined
+      ? reports
+      : reports.filter((report: Report) => report.report_type === type);
+  };
+  if (context.flag('dry-run')) {
+    // Nothing is written, so no lock is needed and the folder need not exist.
+    const plan = await planFolderSync(api, target, { filtered, list, signal: context.signal });
+    context.progress.clear();
+    // It exits as the real run would: 1 when a locally changed file would be kept.
+    const exitCode = plan.files.some(
+      (file) => file.kind === 'changedLocally' || file.kind === 'ask',
+    )
+      ? Exit.mismatch
+      : Exit.ok;
+    await printDryRun(context, plan, { folder, name, origin }, exitCode);
+    return exitCode;
+  }
   const result = await context.withFolderLock(folder, () =>
     syncFolder(api, target, {
       filtered,
-      list: async (watermarkQuery: ListQuery) => {
-        const publishedSince = laterTimestamp(
-          watermarkQuery.publishedSince as string | undefined,
-          query.publishedSince as string | undefined,
-        );
-        const reports = await listAllReports(
-          api,
-          { ...query, ...(publishedSince ? { publishedSince } : {}) },
-          {
-            signal: context.signal,
-            onPage: (listed, total) =>
-              context.progress.update(
-                `sync: listed ${listed}${total ? ` of ${total}` : ''} reports`,
-              ),
-          },
-        );
-        return type === undefined
-          ? reports
-          : reports.filter((report: Report) => report.report_type === type);
-      },
+      list,
       save: (reports, decide) =>
         saveReports(reports, {
           api,
@@ -132,4 +146,70 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     );
   }
   return exitCode;
+}
+
+/** What the dry run tells apart, in the order it is printed, and its words. */
+const KINDS: ReadonlyArray<readonly [PlannedKind, string]> = [
+  ['new', 'new'],
+  ['amended', 'amended at the lab'],
+  ['upToDate', 'up to date'],
+  ['changedLocally', 'changed locally (kept)'],
+  ['ask', 'changed locally or not saved by lab-data (kept; nobody to ask)'],
+  ['noFile', 'without a file'],
+];
+
+/** `sync --dry-run`: counts per kind and the bytes the real sync would download; nothing was written. */
+async function printDryRun(
+  context: CliContext,
+  plan: SyncDryRun,
+  where: { readonly folder: string; readonly name: string; readonly origin: string },
+  exitCode: ExitCode,
+): Promise<void> {
+  const count = (kind: PlannedKind): number =>
+    plan.files.filter((file) => file.kind === kind).length;
+  if (context.flag('json')) {
+    await out(
+      `${JSON.stringify(
+        {
+          folder: where.folder,
+          lab: where.name,
+          origin: where.origin,
+          dry_run: true,
+          since: plan.since,
+          listed: plan.listed.length,
+          counts: Object.fromEntries(KINDS.map(([kind]) => [kind, count(kind)])),
+          files: plan.files.map((file) => ({
+            report_id: file.reportId,
+            file: file.fileName,
+            kind: file.kind,
+            bytes: file.bytes,
+          })),
+          downloads: plan.downloads,
+          bytes: plan.bytes,
+          size_unknown: plan.sizeUnknown,
+          exit_code: exitCode,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return;
+  }
+  plan.files
+    .filter((file) => file.kind === 'new' || file.kind === 'amended')
+    .forEach((file) =>
+      context.progress.line(
+        serverText(
+          `would download ${file.reportId} ${file.fileName} (${file.bytes === undefined ? 'size unknown' : formatBytes(file.bytes)}${file.kind === 'amended' ? ', amended at the lab' : ''})`,
+          1000,
+        ),
+      ),
+    );
+  const parts = KINDS.filter(([kind]) => count(kind) > 0).map(
+    ([kind, words]) => `${count(kind)} ${words}`,
+  );
+  const unknown = plan.sizeUnknown > 0 ? `; ${plan.sizeUnknown} of size unknown` : '';
+  context.progress.line(
+    `Would sync ${where.name} into ${where.folder}: ${plan.listed.length} listed${plan.since ? ` since ${plan.since}` : ''}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}; would download ${plan.downloads} file${plan.downloads === 1 ? '' : 's'} (${formatBytes(plan.bytes)}, ${plan.bytes} bytes${unknown}); nothing was written.`,
+  );
 }
