@@ -243,8 +243,14 @@ async function runInCodeServer(host) {
       }),
     );
 
-    say('phase: the packaged .vsix, installed into a fresh code-server');
-    addCounts(await checkPackagedExtension(browser, screenshotsDir, host));
+    if (host.workbenchOptions.length > 0) {
+      // The UI checks above ran on Lab Data installed from its .vsix: that is this host's check of
+      // the package (what it holds and its size are the same in every host, checked in the floor's).
+      say('the packaged .vsix: installed and exercised by the UI checks above');
+    } else {
+      say('phase: the packaged .vsix, installed into a fresh code-server');
+      addCounts(await checkPackagedExtension(browser, screenshotsDir, host));
+    }
   } finally {
     await browser.close().catch(() => undefined);
     await server.stop();
