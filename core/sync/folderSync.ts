@@ -4,15 +4,9 @@ import { NO_FILE, POLICY } from './bulkSave';
 import type { LabApi, IterateOptions } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
-import { pathExists, reportFileName } from './reportFiles';
-import {
-  afterSync,
-  decideSync,
-  deletedSinceLastSync,
-  plannedFileName,
-  type SyncDecision,
-} from './syncPlan';
-import { currentSha256, readManifest, sectionFor, updateManifest } from './manifest';
+import { pathExists } from './reportFiles';
+import { afterSync, decideInFolder, deletedSinceLastSync, type SyncDecision } from './syncPlan';
+import { readManifest, sectionFor, updateManifest } from './manifest';
 
 /** Every report of a query, page after page (concurrently where the lab's paging allows). */
 export async function listAllReports(
@@ -135,22 +129,9 @@ export async function syncFolder(
         new Set(listed.map((report) => report.report_id)),
         (file) => pathExists(path.join(target.folder, file)),
       );
-  const fileNameOf = (report: Report): string =>
-    plannedFileName(report, section, (candidate) =>
-      reportFileName(candidate, target.template, lab.name),
-    );
   const run = await steps.save([...listed, ...missing], async (report, ask) => {
-    const fileName = fileNameOf(report);
-    const entry = section.files[report.report_id];
-    const sha =
-      report.download_available === false
-        ? undefined
-        : await currentSha256(
-            path.join(target.folder, fileName),
-            entry?.file === fileName ? entry : undefined,
-            target.rehash,
-          );
-    return toSaveDecision(decideSync(report, entry, fileName, sha), ask);
+    const { decision } = await decideInFolder(report, section, target, lab.name);
+    return toSaveDecision(decision, ask);
   });
   let watermark = section.watermark;
   let files = Object.keys(section.files).length;

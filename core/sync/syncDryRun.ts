@@ -2,9 +2,9 @@ import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
-import { currentSha256, readManifest, sectionFor } from './manifest';
-import { pathExists, reportFileName } from './reportFiles';
-import { decideSync, deletedSinceLastSync, plannedFileName } from './syncPlan';
+import { readManifest, sectionFor } from './manifest';
+import { pathExists } from './reportFiles';
+import { decideInFolder, deletedSinceLastSync } from './syncPlan';
 import type { SaveTarget } from './bulkSave';
 
 /**
@@ -70,19 +70,7 @@ export async function planFolderSync(
       );
   const planned: Array<{ report: Report; fileName: string; kind: PlannedKind }> = [];
   for (const report of [...listed, ...missing]) {
-    const fileName = plannedFileName(report, section, (candidate) =>
-      reportFileName(candidate, target.template, lab.name),
-    );
-    const entry = section.files[report.report_id];
-    const sha =
-      report.download_available === false
-        ? undefined
-        : await currentSha256(
-            path.join(target.folder, fileName),
-            entry?.file === fileName ? entry : undefined,
-            target.rehash,
-          );
-    const decision = decideSync(report, entry, fileName, sha);
+    const { fileName, decision } = await decideInFolder(report, section, target, lab.name);
     const kind: PlannedKind =
       decision.action === 'download'
         ? decision.ifExists === 'overwrite'

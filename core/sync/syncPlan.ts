@@ -1,7 +1,14 @@
+import * as path from 'node:path';
 import type { Report } from '../api/records';
 import type { SavedFile } from '../files/safeWriter';
-import { isUpToDate, recordSaved, type LabSection, type ManifestEntry } from './manifest';
-import { laterTimestamp } from './reportFiles';
+import {
+  currentSha256,
+  isUpToDate,
+  recordSaved,
+  type LabSection,
+  type ManifestEntry,
+} from './manifest';
+import { laterTimestamp, reportFileName } from './reportFiles';
 
 /** What a sync does with one report. `ask` means a person must choose (the file was changed or is foreign). */
 export type SyncDecision =
@@ -106,4 +113,30 @@ export function afterSync(
     section: { origin: section.origin, watermark, files },
     changed: saved.length > 0 || watermark !== section.watermark,
   };
+}
+
+/**
+ * What a sync does with one listed report, judged from the folder as it is now: the file name it
+ * takes there and the plan's decision (its file hashed unless its recorded size and time vouch for
+ * it). The sync and its dry run ask this one question, so the dry run says what the sync does.
+ */
+export async function decideInFolder(
+  report: Report,
+  section: LabSection,
+  target: { readonly folder: string; readonly template: string; readonly rehash?: boolean },
+  labName: string,
+): Promise<{ fileName: string; decision: SyncDecision }> {
+  const fileName = plannedFileName(report, section, (candidate) =>
+    reportFileName(candidate, target.template, labName),
+  );
+  const entry = section.files[report.report_id];
+  const sha =
+    report.download_available === false
+      ? undefined
+      : await currentSha256(
+          path.join(target.folder, fileName),
+          entry?.file === fileName ? entry : undefined,
+          target.rehash,
+        );
+  return { fileName, decision: decideSync(report, entry, fileName, sha) };
 }
