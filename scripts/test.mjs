@@ -4,8 +4,8 @@
 // other host's Node, and the integration and UI tests in each VS Code test host (bootstrap.mjs's
 // TEST_HOSTS: the floor we support and the newest; LABDATA_TEST_HOSTS=floor or newest runs one), and
 // ends with one line `N passed, N failed` that sums them all. Exits non-zero on any failure.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,60 @@ function add(name, status, file) {
   parts.push(
     `${name}: ${counts.passed} passed, ${failed} failed${failures.map((title) => `\n    failed in ${name}: ${title}`).join('')}`,
   );
+}
+
+/**
+ * The packed `lab-data` again under each host's own Node (its `#!/usr/bin/env node` finds the first
+ * on PATH): the tool's floor is the runner's Node 20, analysts may run Node 24. It runs beside the
+ * demo check (they share nothing: the demo uses the built extension, these tests pack cli/), its
+ * output kept in a file and printed when both are done, so the log reads in order.
+ */
+async function cliTestsUnderHostNodes() {
+  for (const host of hosts.filter((h) => h.nodeVersion)) {
+    const cliFile = join(scratch, `cli-${host.name}.json`);
+    const PATH = `${dirname(host.nodeBinary)}:${process.env.PATH ?? ''}`;
+    const found = spawnSync('node', ['--version'], {
+      env: { ...process.env, PATH },
+      encoding: 'utf8',
+    });
+    if (found.stdout?.trim() !== `v${host.nodeVersion}`) {
+      process.stderr.write(
+        `[test] the tool would run under ${found.stdout}, not Node ${host.nodeVersion}\n`,
+      );
+      total.failed += 1;
+      continue;
+    }
+    const title = `the command-line tool's tests under Node ${host.nodeVersion} (${host.nodeBinary})`;
+    const logFile = join(scratch, `cli-${host.name}.log`);
+    const log = createWriteStream(logFile);
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'mocha', 'bin', 'mocha.js'),
+        '--no-config',
+        '--reporter',
+        './out/test/support/summaryReporter.js',
+        '--require',
+        './out/test/support/processGuard.js',
+        '--timeout',
+        '20000',
+        '--slow',
+        '1000',
+        'out/test/cli/**/*.test.js',
+      ],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LABDATA_RESULTS_FILE: cliFile, PATH },
+      },
+    );
+    child.stdout.pipe(log, { end: false });
+    child.stderr.pipe(log, { end: false });
+    const status = await new Promise((done) => child.on('close', (code) => done(code ?? 1)));
+    await new Promise((done) => log.end(done));
+    process.stderr.write(`\n[test] ${title}\n${readFileSync(logFile, 'utf8')}`);
+    add(`CLI tests (Node ${host.nodeVersion})`, status, cliFile);
+  }
 }
 
 let hosts;
@@ -119,42 +173,6 @@ if (only !== 'integration') {
     { LABDATA_RESULTS_FILE: file },
   );
   add(`unit and CLI tests (Node ${process.versions.node})`, status, file);
-  // The packed `lab-data` again under each host's own Node (its `#!/usr/bin/env node` finds the
-  // first on PATH): the tool's floor is the runner's Node 20, analysts may run Node 24.
-  for (const host of hosts.filter((h) => h.nodeVersion)) {
-    const cliFile = join(scratch, `cli-${host.name}.json`);
-    const PATH = `${dirname(host.nodeBinary)}:${process.env.PATH ?? ''}`;
-    const found = spawnSync('node', ['--version'], {
-      env: { ...process.env, PATH },
-      encoding: 'utf8',
-    });
-    if (found.stdout?.trim() !== `v${host.nodeVersion}`) {
-      process.stderr.write(
-        `[test] the tool would run under ${found.stdout}, not Node ${host.nodeVersion}\n`,
-      );
-      total.failed += 1;
-      continue;
-    }
-    const cliStatus = step(
-      `the command-line tool's tests under Node ${host.nodeVersion} (${host.nodeBinary})`,
-      process.execPath,
-      [
-        join(root, 'node_modules', 'mocha', 'bin', 'mocha.js'),
-        '--no-config',
-        '--reporter',
-        './out/test/support/summaryReporter.js',
-        '--require',
-        './out/test/support/processGuard.js',
-        '--timeout',
-        '20000',
-        '--slow',
-        '1000',
-        'out/test/cli/**/*.test.js',
-      ],
-      { LABDATA_RESULTS_FILE: cliFile, PATH },
-    );
-    add(`CLI tests (Node ${host.nodeVersion})`, cliStatus, cliFile);
-  }
 }
 if (only !== 'unit') {
   for (const host of hosts) {
@@ -170,13 +188,20 @@ if (only !== 'unit') {
   }
 }
 if (only === 'all') {
-  // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports.
-  const status = step('demo check (npm run demo -- --check)', process.execPath, [
-    join(root, 'scripts', 'demo.mjs'),
-    '--check',
-  ]);
+  // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports;
+  // beside it, the tool's tests under the hosts' Node.
+  const cli = cliTestsUnderHostNodes();
+  process.stderr.write('\n[test] demo check (npm run demo -- --check)\n');
+  const demo = spawn(process.execPath, [join(root, 'scripts', 'demo.mjs'), '--check'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  const status = await new Promise((done) => demo.on('close', (code) => done(code ?? 1)));
   total.passed += status === 0 ? 1 : 0;
   total.failed += status === 0 ? 0 : 1;
+  await cli;
+} else if (only === 'unit') {
+  await cliTestsUnderHostNodes();
 }
 rmSync(scratch, { recursive: true, force: true });
 process.stderr.write(
