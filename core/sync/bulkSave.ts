@@ -237,15 +237,17 @@ export async function saveReports(
     (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(
       foldCase(path.basename(fileName)),
     );
-  // The folder's manifest, read once, tells a file already saved from this revision by its SHA-256.
-  let section: Promise<LabSection> | undefined;
+  // The folder's manifest, read once before anything is saved (a caller's `decide` has read it):
+  // one the run could not record in (git conflict markers, a newer version, not JSON) stops it
+  // with its message before a file is written. It tells a file already saved by its SHA-256.
+  const section: LabSection | undefined = options.decide
+    ? undefined
+    : sectionFor(await readManifest(options.target.folder), {
+        name: options.api.lab.name,
+        origin: options.api.origin,
+      });
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
-    section ??= readManifest(options.target.folder).then(
-      (manifest) =>
-        sectionFor(manifest, { name: options.api.lab.name, origin: options.api.origin }),
-      () => ({ origin: options.api.origin, files: {} }),
-    );
-    const entry = (await section).files[report.report_id];
+    const entry = section?.files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
       return false; // not worth reading the file
     }

@@ -216,7 +216,8 @@ async function manifestText(folder: string): Promise<string | undefined> {
   try {
     return await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    // No file, or no folder to hold one (a file stands where the folder would be: writing says so).
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) {
       return undefined;
     }
     throw labError('invalidInput', 'manifestUnreadable', {

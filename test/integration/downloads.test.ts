@@ -228,6 +228,69 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     ]);
   });
 
+  it('a manifest that still holds git conflict markers: Save, Sync and Verify each name the fix (lab-data merge-manifest --resolve) and write nothing', async () => {
+    const [mine, theirs, another] = downloadable().slice(30, 33);
+    await vscode.commands.executeCommand('labData.saveReportPdf', mine);
+    // Two analysts saved different reports into the folder; git merged their version-3 manifests
+    // without the merge driver and left both sides of the entry between its markers.
+    const manifestFile = path.join(folder, 'lab-data-sync.json');
+    const lines = (await fs.readFile(manifestFile, 'utf8')).split('\n');
+    const at = lines.findIndex((line) => line.includes('"reports": {')) + 1;
+    const ours = lines[at]!;
+    assert.ok(ours.includes(`"${mine}"`), `the entry of ${mine} is one line: ${ours}`);
+    const marked = Buffer.from(
+      [
+        ...lines.slice(0, at),
+        '<<<<<<< HEAD',
+        ours,
+        '=======',
+        ours.replaceAll(mine!, theirs!),
+        '>>>>>>> origin/main',
+        ...lines.slice(at + 1),
+      ].join('\n'),
+    );
+    assert.equal(JSON.parse(lines.join('\n')).version, 3, 'both sides are version 3');
+    await fs.writeFile(manifestFile, marked);
+    const before = await listing(folder);
+
+    const shown: string[] = [];
+    const window = vscode.window as {
+      showErrorMessage: (...args: unknown[]) => Thenable<unknown>;
+      showWarningMessage: (...args: unknown[]) => Thenable<unknown>;
+      showInformationMessage: (...args: unknown[]) => Thenable<unknown>;
+    };
+    const originals = {
+      showErrorMessage: window.showErrorMessage,
+      showWarningMessage: window.showWarningMessage,
+      showInformationMessage: window.showInformationMessage,
+    };
+    const capture = (kind: string) => (message: unknown) => {
+      shown.push(`${kind}: ${String(message)}`);
+      return Promise.resolve(undefined);
+    };
+    window.showErrorMessage = capture('error');
+    window.showWarningMessage = capture('warning');
+    window.showInformationMessage = capture('info');
+    const fix = `error: The manifest ${manifestFile} still holds git conflict markers (<<<<<<<). Run lab-data merge-manifest --resolve ${folder} to merge both sides entry by entry (or install the merge driver with lab-data merge-manifest --install); nothing was written.`;
+    try {
+      for (const [command, args] of [
+        ['labData.saveReportPdf', another],
+        ['labData.syncReports', { lab: signedIn.name, folder }],
+        ['labData.verifySavedReports', { folder }],
+      ] as const) {
+        shown.length = 0;
+        await vscode.commands.executeCommand(command, args);
+        assert.deepEqual(shown, [fix], `${command} names the fix`);
+        assert.deepEqual(await fs.readFile(manifestFile), marked, `${command} wrote no manifest`);
+        assert.deepEqual(await listing(folder), before, `${command} wrote no file`);
+      }
+    } finally {
+      window.showErrorMessage = originals.showErrorMessage;
+      window.showWarningMessage = originals.showWarningMessage;
+      window.showInformationMessage = originals.showInformationMessage;
+    }
+  });
+
   it('a dropped connection or a non-PDF body leaves nothing behind', async () => {
     const [a, b] = downloadable();
     lab.setFaults({ dropFileAt: { fraction: 0.5, times: 10 } });

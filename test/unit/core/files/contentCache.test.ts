@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,5 +114,97 @@ describe('the content cache', () => {
         ifExists: 'fail',
       }),
     );
+  });
+});
+
+/** What keepOnFullDisk.ts printed. */
+interface FullDiskRun {
+  readonly bulk: { saved: number; failed: number; cancelled: boolean };
+  readonly saved: Array<{ id: string; whole: boolean }>;
+  readonly workspaceFiles: string[];
+  readonly warnings: string[];
+  readonly writeProblem?: string;
+  readonly cacheFilesWhenFull: string[];
+  readonly laterKept: boolean;
+  readonly restoredWhole: boolean;
+  readonly cacheFilesLater: string[];
+}
+
+const FULL_DISK_CHILD = path.join(__dirname, 'keepOnFullDisk.js');
+
+/**
+ * A private mount namespace for the child: as root a plain one (as on CI); as a normal user one
+ * inside a user namespace of its own (`unshare -r`), where it may mount a tmpfs too.
+ */
+const UNSHARE = process.getuid?.() === 0 ? ['-m'] : ['-r', '-m'];
+
+/** Whether this machine lets us make that namespace (some containers forbid user namespaces). */
+function canUnshare(): boolean {
+  return spawnSync('unshare', [...UNSHARE, 'true'], { timeout: 10_000 }).status === 0;
+}
+
+describe('the content cache on a full disk', function () {
+  this.timeout(60_000);
+  let work: string;
+
+  let namespaces = true;
+  before(() => {
+    namespaces = canUnshare();
+  });
+  /** Skips a test that needs a mount of its own where none can be made (counted as skipped, never as passed). */
+  function needsNamespace(test: Mocha.Context): void {
+    if (!namespaces) {
+      console.log(
+        `    (skipped: \`unshare ${UNSHARE.join(' ')}\` is not permitted here, so no tmpfs can be mounted)`,
+      );
+      test.skip();
+    }
+  }
+
+  beforeEach(async () => {
+    work = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-cache-full-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(work, { recursive: true, force: true });
+  });
+
+  it('a real ENOSPC in the cache (a 160 KiB tmpfs): the reports are saved whole, the cache warns once and holds no partial entry, and a later keep with space works', function () {
+    needsNamespace(this);
+    const workspace = path.join(work, 'lab-reports');
+    const cache = path.join(work, 'cache');
+    spawnSync('mkdir', [workspace, cache]);
+    const script = [
+      'set -e',
+      `mount -t tmpfs -o size=160k tmpfs "${cache}"`,
+      `head -c 100000 /dev/zero > "${cache}/filler"`,
+      `exec "${process.execPath}" "${FULL_DISK_CHILD}" "${workspace}" "${cache}"`,
+    ].join('\n');
+    const result = spawnSync('unshare', [...UNSHARE, 'bash', '-c', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, `the child failed (${result.status}): ${result.stderr}`);
+    const run = JSON.parse(result.stdout) as FullDiskRun;
+
+    assert.deepEqual(run.bulk, { saved: 5, failed: 0, cancelled: false }, 'the save succeeds');
+    assert.deepEqual(
+      run.saved.filter((file) => !file.whole),
+      [],
+      "every workspace file holds the lab's bytes",
+    );
+    assert.deepEqual(
+      run.workspaceFiles.filter((name) => /\.(part|tmp)$/.test(name)),
+      [],
+      'no temporary file in the workspace',
+    );
+    assert.equal(run.writeProblem, 'ENOSPC');
+    assert.equal(run.warnings.length, 1, run.warnings.join('\n'));
+    assert.match(run.warnings[0]!, /cannot be written \(ENOSPC\); going on without keeping files/);
+    assert.deepEqual(run.cacheFilesWhenFull, [], 'no partial or temporary entry is left');
+    assert.equal(run.laterKept, true, 'a later run with space keeps the file');
+    assert.equal(run.restoredWhole, true, 'and restores it whole');
+    assert.equal(run.cacheFilesLater.length, 1, run.cacheFilesLater.join(', '));
+    assert.match(run.cacheFilesLater[0]!, /^sha256\/[0-9a-f]{2}\/[0-9a-f]{64}$/);
   });
 });
