@@ -1,11 +1,9 @@
-import * as path from 'node:path';
 import type { ExistingFileQuestion, SaveDecision, SaveRun, SaveTarget } from './bulkSave';
 import { NO_FILE, POLICY } from './bulkSave';
 import type { LabApi, IterateOptions } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
-import { pathExists } from './reportFiles';
-import { afterSync, decideInFolder, deletedSinceLastSync, type SyncDecision } from './syncPlan';
+import { afterSync, decideInFolder, reportsToSync, type SyncDecision } from './syncPlan';
 import { readManifest, sectionFor, updateManifest } from './manifest';
 
 /** Every report of a query, page after page (concurrently where the lab's paging allows). */
@@ -121,15 +119,8 @@ export async function syncFolder(
       declined: true,
     };
   }
-  // A filtered sync writes only what its filter matches: files deleted locally outside it are left for a full sync.
-  const missing = steps.filtered
-    ? []
-    : await deletedSinceLastSync(
-        section,
-        new Set(listed.map((report) => report.report_id)),
-        (file) => pathExists(path.join(target.folder, file)),
-      );
-  const run = await steps.save([...listed, ...missing], async (report, ask) => {
+  const reports = await reportsToSync(section, listed, target.folder, Boolean(steps.filtered));
+  const run = await steps.save(reports, async (report, ask) => {
     const { decision } = await decideInFolder(report, section, target, lab.name);
     return toSaveDecision(decision, ask);
   });

@@ -1,10 +1,8 @@
-import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { ListQuery } from '../api/query';
 import type { Report } from '../api/records';
 import { readManifest, sectionFor } from './manifest';
-import { pathExists } from './reportFiles';
-import { decideInFolder, deletedSinceLastSync } from './syncPlan';
+import { decideInFolder, reportsToSync } from './syncPlan';
 import type { SaveTarget } from './bulkSave';
 
 /**
@@ -61,15 +59,13 @@ export async function planFolderSync(
   const section = sectionFor(await readManifest(target.folder), lab);
   const since = steps.filtered ? undefined : section.watermark;
   const listed = await steps.list(since ? { publishedSince: since } : {}, since);
-  const missing = steps.filtered
-    ? []
-    : await deletedSinceLastSync(
-        section,
-        new Set(listed.map((report) => report.report_id)),
-        (file) => pathExists(path.join(target.folder, file)),
-      );
   const planned: Array<{ report: Report; fileName: string; kind: PlannedKind }> = [];
-  for (const report of [...listed, ...missing]) {
+  for (const report of await reportsToSync(
+    section,
+    listed,
+    target.folder,
+    Boolean(steps.filtered),
+  )) {
     const { fileName, decision } = await decideInFolder(report, section, target, lab.name);
     const kind: PlannedKind =
       decision.action === 'download'

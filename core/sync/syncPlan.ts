@@ -8,7 +8,7 @@ import {
   type LabSection,
   type ManifestEntry,
 } from './manifest';
-import { laterTimestamp, reportFileName } from './reportFiles';
+import { laterTimestamp, pathExists, reportFileName } from './reportFiles';
 
 /** What a sync does with one report. `ask` means a person must choose (the file was changed or is foreign). */
 export type SyncDecision =
@@ -85,6 +85,27 @@ export async function deletedSinceLastSync(
     }
   }
   return missing;
+}
+
+/**
+ * What a sync goes through: the listed reports, and, for a full sync, those an earlier sync saved
+ * whose files were deleted since. A filtered sync writes only what its filter matches: files
+ * deleted outside it are left for a full sync. The sync and its dry run both start here.
+ */
+export async function reportsToSync(
+  section: LabSection,
+  listed: readonly Report[],
+  folder: string,
+  filtered: boolean,
+): Promise<Report[]> {
+  const missing = filtered
+    ? []
+    : await deletedSinceLastSync(
+        section,
+        new Set(listed.map((report) => report.report_id)),
+        (file) => pathExists(path.join(folder, file)),
+      );
+  return [...listed, ...missing];
 }
 
 /**
