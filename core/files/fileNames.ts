@@ -92,6 +92,17 @@ export function documentName(id: string, fallback = 'record'): string {
   return sanitizeFileName(serverText(id, 120), fallback);
 }
 
+/** ASCII letters, digits, `_`, `-` and inner dots: a name {@link sanitizeFileName} leaves as it is, told without running it. */
+const PLAIN_NAME = /^[A-Za-z0-9_-](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/;
+
+function isPlainName(segment: string): boolean {
+  return (
+    segment.length <= MAX_FILE_NAME_BYTES &&
+    PLAIN_NAME.test(segment) &&
+    !WINDOWS_RESERVED.test(segment)
+  );
+}
+
 /**
  * Why a relative path read from a file (a manifest's entry) cannot be used inside a folder, or
  * undefined when it can: it must be relative, use `/` between segments, and each segment must be
@@ -115,7 +126,9 @@ export function relativePathProblem(file: string): string | undefined {
   if (segments.length > MAX_TEMPLATE_FOLDERS + 1) {
     return `it is more than ${MAX_TEMPLATE_FOLDERS} folders deep`;
   }
-  const unsafe = segments.find((segment) => sanitizeFileName(segment, '') !== segment);
+  const unsafe = segments.find(
+    (segment) => !isPlainName(segment) && sanitizeFileName(segment, '') !== segment,
+  );
   return unsafe === undefined
     ? undefined
     : 'it has a name no system can hold safely (a reserved name, a control character, or a trailing dot or space)';

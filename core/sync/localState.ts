@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { writeFileSafely } from '../files/safeWriter';
-import type { LabSection, ManifestEntry, SyncManifest } from './manifestModel';
+import type { LabSection, SyncManifest } from './manifestModel';
 
 /**
  * A folder's machine state, beside its committed manifest and never committed: `.lab-data/`
@@ -58,7 +58,11 @@ export async function readLocalState(folder: string): Promise<LocalState> {
   return parsed as unknown as LocalState;
 }
 
-/** The manifest with each entry's time and each section's watermark from the local state. */
+/**
+ * The manifest with each entry's time and each section's watermark from the local state. The
+ * entries are completed in place, not copied: the manifest is one read just now, and a copy of each
+ * of ten thousand entries costs more than reading both files.
+ */
 export function withLocalState(manifest: SyncManifest, state: LocalState): SyncManifest {
   const labs: Record<string, LabSection> = {};
   for (const [name, section] of Object.entries(manifest.labs)) {
@@ -67,24 +71,22 @@ export function withLocalState(manifest: SyncManifest, state: LocalState): SyncM
       labs[name] = section;
       continue;
     }
-    const files: Record<string, ManifestEntry> = {};
     for (const [id, entry] of Object.entries(section.files)) {
       const local = lab.files[id];
       // A time vouches only for the bytes it was recorded with: after a merge brings another SHA-256, the file is hashed.
-      files[id] =
-        local && local.sha256 === entry.sha256 && entry.mtime_ms === undefined
-          ? {
-              ...entry,
-              ...(typeof local.mtime_ms === 'number' ? { mtime_ms: local.mtime_ms } : {}),
-              ...(typeof local.saved_at === 'string' && entry.saved_at === undefined
-                ? { saved_at: local.saved_at }
-                : {}),
-            }
-          : entry;
+      if (local && local.sha256 === entry.sha256 && entry.mtime_ms === undefined) {
+        const completed = entry as { mtime_ms?: number; saved_at?: string };
+        if (typeof local.mtime_ms === 'number') {
+          completed.mtime_ms = local.mtime_ms;
+        }
+        if (typeof local.saved_at === 'string' && entry.saved_at === undefined) {
+          completed.saved_at = local.saved_at;
+        }
+      }
     }
     const watermark =
       section.watermark ?? (typeof lab.watermark === 'string' ? lab.watermark : undefined);
-    labs[name] = watermark !== undefined ? { ...section, watermark, files } : { ...section, files };
+    labs[name] = watermark !== undefined ? { ...section, watermark } : section;
   }
   return { ...manifest, labs };
 }

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Report } from '../api/records';
@@ -297,10 +297,28 @@ export function isUpToDate(
 }
 
 /**
+ * The manifest's SHA-256 of a saved report's file when the file still has the size and
+ * modification time it was saved with (so ten thousand unchanged files cost ten thousand `stat`s,
+ * not reads); else undefined, and the file's bytes must be hashed.
+ */
+export function vouchedSha256(
+  stats: Stats | undefined,
+  entry: ManifestEntry | undefined,
+): string | undefined {
+  // Within a millisecond: copies and tools that restore times keep them at various precisions (ns, µs, ms).
+  return stats !== undefined &&
+    entry?.mtime_ms !== undefined &&
+    stats.isFile() &&
+    stats.size === entry.bytes &&
+    Math.abs(stats.mtimeMs - entry.mtime_ms) < 1
+    ? entry.sha256
+    : undefined;
+}
+
+/**
  * The SHA-256 of a saved report's file as it is now, or undefined when it is not there: the
- * manifest's own when the file still has the size and modification time it was saved with (so
- * ten thousand unchanged files cost ten thousand `stat`s, not reads), else computed from its bytes.
- * `rehash` always computes.
+ * manifest's own when its size and time vouch for it ({@link vouchedSha256}), else computed from
+ * its bytes. `rehash` always computes.
  */
 export async function currentSha256(
   file: string,
@@ -312,13 +330,9 @@ export async function currentSha256(
     if (stats === undefined) {
       return undefined;
     }
-    // Within a millisecond: copies and tools that restore times keep them at various precisions (ns, µs, ms).
-    if (
-      stats.isFile() &&
-      stats.size === entry.bytes &&
-      Math.abs(stats.mtimeMs - entry.mtime_ms) < 1
-    ) {
-      return entry.sha256;
+    const vouched = vouchedSha256(stats, entry);
+    if (vouched !== undefined) {
+      return vouched;
     }
   }
   return fileSha256(file).catch(() => undefined);

@@ -1,16 +1,9 @@
-import * as path from 'node:path';
 import { mapConcurrently } from '../connection/timing';
 import { LabApiError } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
-import { isInside } from '../files/safeWriter';
-import {
-  currentSha256,
-  readManifest,
-  revisionOf,
-  type ManifestEntry,
-  type SyncManifest,
-} from './manifest';
+import { currentSha256s } from './currentHashes';
+import { readManifest, revisionOf, type ManifestEntry, type SyncManifest } from './manifest';
 import { errorText } from '../errors/errorText';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
@@ -100,17 +93,32 @@ export async function verifyFolder(folder: string, options: VerifyOptions): Prom
   const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
     Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
   );
-  let done = 0;
-  const files = await mapConcurrently(
-    work,
-    options.concurrency ?? 4,
-    async (item) => {
-      const file = await verifyOne(folder, item, options);
-      options.onProgress?.(++done, work.length);
-      return file;
+  const apiFor = options.apiFor;
+  const hashes = await currentSha256s(
+    folder,
+    work.map((item) => item.entry),
+    {
+      rehash: options.rehash,
+      concurrency: options.concurrency,
+      signal: options.signal,
+      // Without a lab to ask, checking the files is all the work there is.
+      onProgress: apiFor ? undefined : options.onProgress,
     },
-    options.signal,
   );
+  const checked = work.map((item, index) => checkedLocally(item, hashes[index]));
+  let done = 0;
+  const files = apiFor
+    ? await mapConcurrently(
+        checked,
+        options.concurrency ?? 4,
+        async (file, index) => {
+          const asked = await askLab(file, work[index]!.origin, apiFor, options.signal);
+          options.onProgress?.(++done, work.length);
+          return asked;
+        },
+        options.signal,
+      )
+    : checked;
   const ids = (keep: (file: VerifiedFile) => boolean): string[] =>
     files.filter(keep).map((file) => file.reportId);
   return {
@@ -126,36 +134,38 @@ export async function verifyFolder(folder: string, options: VerifyOptions): Prom
   };
 }
 
-async function verifyOne(
-  folder: string,
-  item: { lab: string; origin: string; entry: ManifestEntry },
-  options: VerifyOptions,
-): Promise<VerifiedFile> {
-  const { lab, origin, entry } = item;
-  const resolved = path.resolve(folder, entry.file);
-  // The manifest is a file in the workspace: a recorded name that leaves the folder is never read.
-  const sha = isInside(resolved, path.resolve(folder))
-    ? await currentSha256(resolved, entry, options.rehash)
-    : undefined;
+/** What a file's bytes say, before any lab is asked. */
+function checkedLocally(
+  item: { lab: string; entry: ManifestEntry },
+  sha: string | undefined,
+): VerifiedFile {
+  const { lab, entry } = item;
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'same' : 'changed';
-  const base = { lab, reportId: entry.report_id, file: entry.file, entry, local } as const;
-  if (!options.apiFor) {
-    return { ...base, atLab: [] };
-  }
-  const api = options.apiFor(lab, origin);
+  return { lab, reportId: entry.report_id, file: entry.file, entry, local, atLab: [] };
+}
+
+/** A file's check with what its lab says of the report now. */
+async function askLab(
+  base: VerifiedFile,
+  origin: string,
+  apiFor: (lab: string, origin: string) => LabApi | undefined,
+  signal: AbortSignal | undefined,
+): Promise<VerifiedFile> {
+  const { lab, entry } = base;
+  const api = apiFor(lab, origin);
   if (!api) {
     return { ...base, atLab: [], unavailable: `not signed in to ${lab} at ${origin}` };
   }
   try {
     return {
       ...base,
-      atLab: changesAtLab(entry, await api.getReport(entry.report_id, options.signal)),
+      atLab: changesAtLab(entry, await api.getReport(entry.report_id, signal)),
     };
   } catch (error) {
     if (error instanceof LabApiError && error.code === 'notFound') {
       return { ...base, atLab: ['no longer available at the lab'] };
     }
-    if (options.signal?.aborted) {
+    if (signal?.aborted) {
       throw error;
     }
     return {

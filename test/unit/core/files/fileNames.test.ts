@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import {
   MAX_FILE_NAME_BYTES,
   MAX_TEMPLATE_FOLDERS,
+  relativePathProblem,
   renderFileName,
   sanitizeFileName,
 } from '../../../../core/files/fileNames';
@@ -123,5 +124,51 @@ describe('file name templates with subfolders', () => {
       renderFileName(`${'a/'.repeat(12)}\${report_id}.pdf`, fields).split('/').length,
       MAX_TEMPLATE_FOLDERS + 1,
     );
+  });
+});
+
+describe('relative paths read from a manifest', () => {
+  it('accepts a name exactly when sanitising leaves it as it is, plain ASCII names included', () => {
+    const names = [
+      'R-00001.pdf',
+      'a_b-c.d.pdf',
+      'x',
+      '0',
+      'CON',
+      'con.pdf',
+      'Lpt1.txt',
+      'COM10.pdf',
+      'console.pdf',
+      '.hidden',
+      'trailing.',
+      'trailing ',
+      'a b.pdf',
+      'é.pdf',
+      'e\u0301.pdf',
+      'a\u202ecod.pdf',
+      'a:b',
+      '-',
+      '_',
+      `${'n'.repeat(MAX_FILE_NAME_BYTES)}`,
+      `${'n'.repeat(MAX_FILE_NAME_BYTES + 1)}`,
+      `${'n'.repeat(MAX_FILE_NAME_BYTES - 4)}.pdf`,
+      `${'n'.repeat(MAX_FILE_NAME_BYTES - 3)}.pdf`,
+    ];
+    for (const name of names) {
+      assert.equal(
+        relativePathProblem(name) === undefined,
+        sanitizeFileName(name, '') === name,
+        JSON.stringify(name),
+      );
+      assert.equal(
+        relativePathProblem(`folder/${name}`) === undefined,
+        sanitizeFileName(name, '') === name,
+        `folder/${JSON.stringify(name)}`,
+      );
+    }
+    assert.equal(relativePathProblem('R-00001.pdf'), undefined);
+    assert.match(relativePathProblem('con.pdf') ?? '', /reserved name/);
+    assert.match(relativePathProblem('trailing.') ?? '', /trailing dot/);
+    assert.match(relativePathProblem(`${'n'.repeat(MAX_FILE_NAME_BYTES + 1)}`) ?? '', /no system/);
   });
 });

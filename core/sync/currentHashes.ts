@@ -1,0 +1,71 @@
+import * as path from 'node:path';
+import { mapConcurrently } from '../connection/timing';
+import { isInside } from '../files/safeWriter';
+import { statEach } from '../files/statEach';
+import { vouchedSha256, type ManifestEntry } from './manifest';
+import { fileSha256 } from './reportFiles';
+
+export interface CurrentHashesOptions {
+  /** Hash every file, even one whose size and time say it is unchanged. */
+  readonly rehash?: boolean;
+  /** How many files are hashed at once. */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  /** Called as files are checked: after the quick look at all of them, then as each is read. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * The SHA-256 of each entry's file in `folder` as it is now, in the entries' order; undefined
+ * where the file is not there, or where its recorded name would leave the folder (the manifest is a
+ * file in the workspace: such a name is never read). What `currentSha256` gives for one file,
+ * for many at once: the files are looked at in synchronous batches first, and only those their
+ * size and time do not vouch for are read.
+ */
+export async function currentSha256s(
+  folder: string,
+  entries: readonly ManifestEntry[],
+  options: CurrentHashesOptions = {},
+): Promise<Array<string | undefined>> {
+  const root = path.resolve(folder);
+  const inRoot = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  const files = entries.map((entry) => {
+    const resolved = path.resolve(root, entry.file);
+    return resolved.startsWith(inRoot) || isInside(resolved, root) ? resolved : undefined;
+  });
+  const trusting = (entry: ManifestEntry): boolean =>
+    !options.rehash && entry.mtime_ms !== undefined;
+  const stats = await statEach(
+    files.map((file, index) => (trusting(entries[index]!) ? file : undefined)),
+    options.signal,
+  );
+  const hashes: Array<string | undefined> = new Array<undefined>(entries.length).fill(undefined);
+  const toRead: number[] = [];
+  entries.forEach((entry, index) => {
+    if (files[index] === undefined) {
+      return;
+    }
+    if (trusting(entry)) {
+      const vouched = vouchedSha256(stats[index], entry);
+      if (stats[index] === undefined || vouched !== undefined) {
+        hashes[index] = vouched;
+        return;
+      }
+    }
+    toRead.push(index);
+  });
+  let done = entries.length - toRead.length;
+  if (done > 0) {
+    options.onProgress?.(done, entries.length);
+  }
+  await mapConcurrently(
+    toRead,
+    options.concurrency ?? 4,
+    async (index) => {
+      hashes[index] = await fileSha256(files[index]!).catch(() => undefined);
+      options.onProgress?.(++done, entries.length);
+    },
+    options.signal,
+  );
+  return hashes;
+}
