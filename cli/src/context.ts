@@ -1,10 +1,9 @@
-import { LabApi } from '../../core/api/labApi';
-import { defaultLabDefinition } from '../../core/api/labDefinition';
+import type { LabApi } from '../../core/api/labApi';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { serverText } from '../../core/errors/serverText';
 import type { LogLevel } from '../../core/connection/httpClient';
 import { CliError, Exit } from './exitCodes';
-import { networkFromEnvironment, type CliNetwork } from './network';
+import type { CliNetwork } from './network';
 import { Progress } from './output';
 import { Tokens, variableFor } from './tokens';
 import type { ParsedCommand } from './commandLine';
@@ -12,6 +11,18 @@ import { errorText } from '../../core/errors/errorText';
 import * as path from 'node:path';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
 import { withFolderLock } from '../../core/sync/localState';
+
+/*
+ * The network code (undici, TLS) is loaded when a command first needs a lab: `verify` and a `pull`
+ * from the cache never load it (a tenth of their time). `require`, not `import()`: the methods
+ * that need it are synchronous, and the bundle evaluates a required module on first use.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const labApiCode = (): typeof import('../../core/api/labApi') => require('../../core/api/labApi');
+const labDefinitionCode = (): typeof import('../../core/api/labDefinition') =>
+  require('../../core/api/labDefinition');
+const networkCode = (): typeof import('./network') => require('./network');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Everything a command needs: its arguments, where to say things, tokens, the network, and clients of labs. */
 export class CliContext {
@@ -67,6 +78,7 @@ export class CliContext {
 
   private networkOptions(): CliNetwork {
     if (!this.network) {
+      const { networkFromEnvironment } = networkCode();
       const caFiles = this.command.values['ca-file'];
       this.network = networkFromEnvironment(
         this.env,
@@ -111,6 +123,8 @@ export class CliContext {
         this.verbose(message);
       }
     };
+    const { LabApi } = labApiCode();
+    const { defaultLabDefinition } = labDefinitionCode();
     // Named as the folder's manifest names it, so a sync finds the section the extension wrote.
     const lab = defaultLabDefinition(parseBaseUrl(baseUrl), name, false);
     const api = new LabApi({

@@ -1,9 +1,10 @@
-import { constants, createReadStream, promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
-import { writeFileSafely, type PreparedFolder, type SavedFile } from './safeWriter';
+import { copyFileSafely } from './safeCopy';
+import type { PreparedFolder, SavedFile } from './safeWriter';
 
 const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
@@ -117,8 +118,8 @@ export class ContentCache {
   }
 
   /**
-   * Writes the cached file of this hash into a folder under `fileName`, checked against the hash
-   * in the same pass (nothing is left when it does not match). Undefined when the cache does not
+   * Copies the cached file of this hash into a folder under `fileName`, checked against the hash
+   * before it takes that name (nothing is left when it does not match). Undefined when the cache does not
    * have it, or has a corrupt copy (reported, and removed when the cache can be written).
    */
   async restore(
@@ -136,10 +137,10 @@ export class ContentCache {
     }
     const cached = this.pathOf(sha256);
     try {
-      return await writeFileSafely({
+      return await copyFileSafely({
+        from: cached,
         folder: target.folder,
         fileName: target.fileName,
-        source: createReadStream(cached),
         ifExists: target.ifExists,
         expectedBytes: bytes,
         signal: target.signal,

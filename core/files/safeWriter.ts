@@ -59,7 +59,7 @@ export function isInside(child: string, parent: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-async function lstatOrUndefined(file: string): Promise<import('node:fs').Stats | undefined> {
+export async function lstatOrUndefined(file: string): Promise<import('node:fs').Stats | undefined> {
   try {
     return await fs.lstat(file);
   } catch (error) {
@@ -86,7 +86,7 @@ const WRITE_FAILURES: Readonly<Record<string, MessageId>> = {
  * A failed write as the user's message: what happened in plain words and where. Always a failure
  * (code `fileSystem`), never a cancellation: only the user's own cancel is that.
  */
-function fileSystemError(error: unknown, folder: string): LabApiError {
+export function fileSystemError(error: unknown, folder: string): LabApiError {
   if (error instanceof LabApiError) {
     return error;
   }
@@ -456,7 +456,7 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
   }
 }
 
-async function commit(
+export async function commit(
   temp: string,
   folder: string,
   fileName: string,

@@ -232,9 +232,14 @@ export async function recordFileTimes(
 ): Promise<void> {
   const state = await readLocalState(folder);
   const labs = { ...state.labs };
+  // Each lab's files copied once, not once a file: ten thousand restored files are one pass.
+  const copied = new Set<string>();
   for (const { origin, reportId, sha256, mtimeMs } of times) {
-    const lab = labs[origin] ?? { files: {} };
-    labs[origin] = { ...lab, files: { ...lab.files, [reportId]: { sha256, mtime_ms: mtimeMs } } };
+    if (!copied.has(origin)) {
+      copied.add(origin);
+      labs[origin] = { ...labs[origin], files: { ...labs[origin]?.files } };
+    }
+    labs[origin]!.files[reportId] = { sha256, mtime_ms: mtimeMs };
   }
   await writeLocalState(folder, { version: 1, labs });
 }

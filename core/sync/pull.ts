@@ -382,10 +382,11 @@ async function pullOne(
   if (local !== undefined && !options.force) {
     return { ...base, state: 'changedLocally' };
   }
-  if (cache && (await cache.has(entry.sha256))) {
-    if (options.dryRun) {
-      return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
-    }
+  if (cache && options.dryRun && (await cache.has(entry.sha256))) {
+    return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
+  }
+  if (cache && !options.dryRun) {
+    // Undefined when the cache does not have it (restore looks), or had a corrupt copy.
     const restored = await cache.restore(entry.sha256, entry.bytes, {
       folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),
