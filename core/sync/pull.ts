@@ -204,6 +204,8 @@ export async function pullFolder(
     return written;
   };
   const labsDown = new Map<string, LabApiError>();
+  // Copies into the cache still under way (keep never fails its caller).
+  const kept: Array<Promise<void>> = [];
   // Times of files restored now, for the local state: the next verify then needs no hashing.
   const times: Array<{ origin: string; reportId: string; sha256: string; mtimeMs: number }> = [];
   let done = 0;
@@ -232,7 +234,7 @@ export async function pullFolder(
             folder,
             item,
             options,
-            { folderOf, listed },
+            { folderOf, listed, keep: (keeping) => void kept.push(keeping) },
             (report, saved) => {
               const list = updates.get(item.lab) ?? [];
               list.push({ report, entry: item.entry, file: saved });
@@ -268,6 +270,7 @@ export async function pullFolder(
       options.signal,
     );
   } finally {
+    await Promise.all(kept);
     // What `update` took is recorded even when the run stops early (Ctrl+C), so the folder and its manifest agree.
     written = options.dryRun ? false : await recordUpdates();
     if (times.length > 0) {
@@ -284,9 +287,12 @@ async function pullOne(
   {
     folderOf,
     listed,
+    keep,
   }: {
     readonly folderOf: (subfolder: string) => Promise<PreparedFolder>;
     readonly listed: (file: string) => Promise<boolean>;
+    /** Takes a copy into the cache under way; the run waits for all before it ends. */
+    readonly keep: (keeping: Promise<void>) => void;
   },
   onUpdated: (report: Report, saved: SavedFile) => void,
   onRestored: (saved: SavedFile) => void,
@@ -349,7 +355,10 @@ async function pullOne(
               : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })
         : undefined,
     });
-    await cache?.keep(saved.path, saved.sha256, saved.bytes);
+    // Kept while the next file downloads: the copy into the cache holds no download's place.
+    if (cache) {
+      keep(cache.keep(saved.path, saved.sha256, saved.bytes));
+    }
     return saved;
   };
   /** The lab's view of a file that is (now) in the folder with the recorded bytes: `update` only. */
