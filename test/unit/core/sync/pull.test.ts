@@ -2,14 +2,20 @@ import * as assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { ContentCache } from '../../../../core/files/contentCache';
 import { relativePathProblem } from '../../../../core/files/fileNames';
+import { saveReports } from '../../../../core/sync/bulkSave';
+import { listAllReports } from '../../../../core/sync/folderSync';
+import { verifyFolder } from '../../../../core/sync/provenance';
 import {
   MANIFEST_FILE_NAME,
   currentSha256,
   readManifestStrictly,
   type ManifestEntry,
 } from '../../../../core/sync/manifest';
-import { reportPathFromSource } from '../../../../core/sync/pull';
+import { pullFolder, reportPathFromSource } from '../../../../core/sync/pull';
+import { DEFAULT_FILE_NAME_TEMPLATE } from '../../../../core/sync/reportFiles';
+import { startMockLab } from '../../helpers';
 
 describe('restoring a folder from its manifest (core)', () => {
   it("finds a report's metadata path from the path its file came from, only in the spec's shape", () => {
@@ -163,6 +169,72 @@ describe('restoring a folder from its manifest (core)', () => {
       assert.equal(await currentSha256(path.join(folder, 'gone.pdf'), recorded), undefined);
     } finally {
       await fs.rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every file pulled from the lab in the cache by the time the run ends; a pull without the lab restores them all from it, and verify trusts them unread', async () => {
+    const lab = await startMockLab({ reports: 20 });
+    const work = await fs.mkdtemp(path.join(tmpdir(), 'lab-pull-cache-'));
+    try {
+      const api = lab.api();
+      const source = path.join(work, 'source');
+      const reports = (await listAllReports(api, {})).filter((report) => report.download_available);
+      await saveReports(reports.slice(0, 8), {
+        api,
+        target: { folder: source, template: DEFAULT_FILE_NAME_TEMPLATE },
+        signal: new AbortController().signal,
+        concurrency: 4,
+      });
+      const manifestText = await fs.readFile(path.join(source, MANIFEST_FILE_NAME));
+      const fresh = async (name: string): Promise<string> => {
+        const folder = path.join(work, name);
+        await fs.mkdir(folder);
+        await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), manifestText);
+        return folder;
+      };
+      const cache = new ContentCache(path.join(work, 'cache'));
+      const fromLab = await fresh('from-lab');
+      const pulled = await pullFolder(fromLab, (await readManifestStrictly(fromLab)).manifest!, {
+        apiFor: () => api,
+        cache,
+      });
+      assert.deepEqual(
+        pulled.files.map((file) => `${file.state} ${file.from}`),
+        Array.from({ length: 8 }, () => 'restored lab'),
+      );
+      // Nothing awaited after the run: the copies into the cache are done when it resolves.
+      assert.equal((await cache.list()).length, 8);
+
+      const fromCache = await fresh('from-cache');
+      const restored = await pullFolder(
+        fromCache,
+        (await readManifestStrictly(fromCache)).manifest!,
+        { apiFor: () => undefined, cache: new ContentCache(path.join(work, 'cache')) },
+      );
+      assert.deepEqual(
+        restored.files.map((file) => `${file.state} ${file.from}`),
+        Array.from({ length: 8 }, () => 'restored cache'),
+      );
+      for (const file of restored.files) {
+        assert.deepEqual(
+          await fs.readFile(path.join(fromCache, file.file)),
+          await fs.readFile(path.join(source, file.file)),
+        );
+      }
+      assert.deepEqual(
+        (await fs.readdir(fromCache)).filter((name) => name.endsWith('.part')),
+        [],
+      );
+      // The restored files' times are recorded: a retouched file of the same size and time is trusted unread.
+      const first = path.join(fromCache, restored.files[0]!.file);
+      const { atime, mtime, size } = await fs.stat(first);
+      await fs.writeFile(first, Buffer.alloc(size, 0x20));
+      await fs.utimes(first, atime, mtime);
+      const verified = await verifyFolder(fromCache, {});
+      assert.equal(verified.ok.length, 8);
+    } finally {
+      await lab.close();
+      await fs.rm(work, { recursive: true, force: true });
     }
   });
 });
