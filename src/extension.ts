@@ -103,6 +103,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     ),
     documents,
     vscode.workspace.registerTextDocumentContentProvider(METADATA_SCHEME, documents),
+    connectionReports,
     vscode.workspace.registerTextDocumentContentProvider(
       CONNECTION_REPORT_SCHEME,
       connectionReports,

@@ -17,11 +17,31 @@ import {
 import { isLoopbackHost } from './baseUrl';
 import { tlsProblemOf } from './tlsProblems';
 import { errorText } from '../errors/errorText';
+import { LabApiError } from '../errors/errors';
+import { DEFAULT_TIMEOUTS } from './httpClient';
 
 /** The steps of a connection check, in the order they run. */
 export type CheckStepKind = 'resolve' | 'proxy' | 'connect' | 'tls' | 'request';
 
 export type CheckOutcome = 'ok' | 'failed' | 'skipped';
+
+/** What a failed step found, for the plain sentence and the next thing to try (`core/derived/connectionReport.ts`). */
+export type CheckProblem =
+  | 'notFound'
+  | 'proxyNotFound'
+  | 'proxyInvalid'
+  | 'refused'
+  | 'connectTimeout'
+  | 'unreachable'
+  | 'proxyUnreachable'
+  | 'proxyCredentials'
+  | 'proxyRefused'
+  | 'untrusted'
+  | 'tlsFailed'
+  | 'noAnswer'
+  | 'tokenRejected'
+  | 'forbidden'
+  | 'labError';
 
 /** One step: how it went, how long it took, one line that says so and the facts behind it. */
 export interface CheckStep {
@@ -30,6 +50,12 @@ export interface CheckStep {
   readonly ms: number;
   readonly summary: string;
   readonly details: readonly string[];
+  /** Set on a failed step: what it found. */
+  readonly problem?: CheckProblem;
+  /** Set on a failed step when the check knows what to do about it, in plain words. */
+  readonly advice?: string;
+  /** The request step: whether it went with the token (false: an answer without one, signed out). */
+  readonly signedIn?: boolean;
 }
 
 /** What the authenticated request of the last step found. */
@@ -68,12 +94,15 @@ export interface ConnectionCheckOptions {
   readonly signal?: AbortSignal;
   /** How long each network step may take (10 s, the connect timeout of every request). */
   readonly timeoutMs?: number;
+  /** How long the lab may take to answer the last step's request (30 s, the answer timeout of every request). */
+  readonly answerTimeoutMs?: number;
+  /** Told as each step starts, so a person sees what is being waited for. */
+  readonly onStep?: (kind: CheckStepKind) => void;
   readonly read?: (file: string) => string;
 }
 
-const DEFAULT_STEP_TIMEOUT_MS = 10_000;
-
-/** OpenSSL's words for a chain whose root this machine does not hold. */
+const DEFAULT_STEP_TIMEOUT_MS = DEFAULT_TIMEOUTS.connectMs;
+const DEFAULT_ANSWER_TIMEOUT_MS = DEFAULT_TIMEOUTS.headersMs;
 
 class StepTimeout extends Error {
   constructor(readonly ms: number) {
@@ -138,6 +167,21 @@ function reasonOf(error: unknown): string {
   };
   const message = serverText(errorText(error));
   return code ? `${words[code] ?? message} (${code})` : message;
+}
+
+/** What a failed connection found: refused, too slow, or not reachable at all. */
+function connectProblem(error: unknown): CheckProblem {
+  if (error instanceof StepTimeout) {
+    return 'connectTimeout';
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNREFUSED'
+    ? 'refused'
+    : code === 'ETIMEDOUT'
+      ? 'connectTimeout'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'notFound'
+        : 'unreachable';
 }
 
 function stripBrackets(host: string): string {
@@ -212,11 +256,14 @@ function openSocket(
   return bounded(connected, ms, signal, () => socket.destroy());
 }
 
-/** Sends a CONNECT for `target` and reads the proxy's answer: its status and status line. */
-function connectThrough(
+/**
+ * Writes `request` on `socket` and reads the answer's status line (an HTTP head, up to 16 KiB);
+ * `who` names the other end in the error when it is not HTTP or closes first.
+ */
+function statusLineOf(
   socket: net.Socket,
-  target: string,
-  credentials: string | undefined,
+  request: string,
+  who: string,
   ms: number,
   signal: AbortSignal | undefined,
 ): Promise<{ status: number; statusLine: string }> {
@@ -236,7 +283,7 @@ function connectThrough(
       if (Number.isNaN(status)) {
         reject(
           new Error(
-            `the proxy's answer is not HTTP: ${serverText(statusLine || received.subarray(0, 80).toString('latin1'), 80)}`,
+            `${who}'s answer is not HTTP: ${serverText(statusLine || received.subarray(0, 80).toString('latin1'), 80)}`,
           ),
         );
         return;
@@ -245,7 +292,7 @@ function connectThrough(
     };
     const onEnd = (): void => {
       cleanup();
-      reject(new Error('the proxy closed the connection without an answer'));
+      reject(new Error(`${who} closed the connection without an answer`));
     };
     const onError = (error: Error): void => {
       cleanup();
@@ -259,11 +306,26 @@ function connectThrough(
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('error', onError);
-    socket.write(
-      `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials ? `Proxy-Authorization: ${credentials}\r\n` : ''}\r\n`,
-    );
+    socket.write(request);
   });
   return bounded(answered, ms, signal, () => socket.destroy());
+}
+
+/** Sends a CONNECT for `target` and reads the proxy's answer: its status and status line. */
+function connectThrough(
+  socket: net.Socket,
+  target: string,
+  credentials: string | undefined,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ status: number; statusLine: string }> {
+  return statusLineOf(
+    socket,
+    `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials ? `Proxy-Authorization: ${credentials}\r\n` : ''}\r\n`,
+    'the proxy',
+    ms,
+    signal,
+  );
 }
 
 interface PeerCertificate {
@@ -408,6 +470,7 @@ async function tlsStep(
       outcome: 'failed',
       summary: `the TLS handshake failed: ${reasonOf(error)}`,
       details: [],
+      problem: 'tlsFailed',
     };
   }
   const chain = chainOf(secure.getPeerCertificate(true) as unknown as PeerCertificate);
@@ -430,21 +493,69 @@ async function tlsStep(
     return { kind: 'tls', outcome: 'ok', summary: `trusted, by ${by}`, details, secure };
   }
   const code = serverText(String(secure.authorizationError ?? 'unknown'), 80);
-  details.push(untrustedAdvice(code));
+  const advice = untrustedAdvice(code);
   secure.destroy();
-  return { kind: 'tls', outcome: 'failed', summary: `not trusted: ${code}`, details };
+  return {
+    kind: 'tls',
+    outcome: 'failed',
+    summary: `not trusted: ${code}`,
+    details,
+    problem: 'untrusted',
+    advice,
+  };
+}
+
+/** A later step that did not run because `failed` did. */
+function notTried(kind: CheckStepKind, failed: CheckStepKind): CheckStep {
+  const names: Readonly<Record<CheckStepKind, string>> = {
+    resolve: 'the name lookup',
+    proxy: 'the proxy',
+    connect: 'the connection',
+    tls: 'TLS',
+    request: 'the request',
+  };
+  return {
+    kind,
+    outcome: 'skipped',
+    ms: 0,
+    summary: `not tried: ${names[failed]} failed`,
+    details: [],
+  };
+}
+
+/** What a failed authenticated request found. */
+function requestProblem(error: unknown): CheckProblem {
+  if (!(error instanceof LabApiError)) {
+    return 'labError';
+  }
+  switch (error.code) {
+    case 'timeout':
+      return 'noAnswer';
+    case 'unauthorized':
+      return 'tokenRejected';
+    case 'forbidden':
+      return 'forbidden';
+    case 'network':
+      return 'unreachable';
+    default:
+      return 'labError';
+  }
 }
 
 /**
  * Checks one lab's connection step by step, as a person with a terminal would: the name lookup,
  * the proxy in use and who chose it, the tunnel's answer (or the direct connection), TLS with each
- * certificate and what trusted it, then one authenticated request through the lab's own client.
- * Plain Node (`dns`, `net`, `tls`); nothing is sent but a CONNECT and a TLS handshake, and the
- * token only by `request`. Every step is timed; none ever holds a credential in its text.
+ * certificate and what trusted it, then one request: the authenticated one through the lab's own
+ * client, or (signed out) one without a token, to hear that the lab answers at all. Plain Node
+ * (`dns`, `net`, `tls`); the token goes only by `request`. Every step is timed and bounded (the
+ * last by the answer timeout); the check stops at the first step that fails, and the steps after
+ * it say they were not tried. None ever holds a credential in its text.
  */
 export async function checkConnection(options: ConnectionCheckOptions): Promise<ConnectionCheck> {
   const ms = options.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+  const answerMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
   const signal = options.signal;
+  const onStep = options.onStep ?? (() => undefined);
   const url = new URL(options.baseUrl);
   const host = stripBrackets(url.hostname);
   const port = defaultPort(url);
@@ -456,9 +567,24 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
   } catch {
     proxyUrl = undefined;
   }
-  let reachable: boolean;
+  const result = (): ConnectionCheck => {
+    // Stopped at a failed step: the rest are listed as not tried, naming it.
+    const failed = steps.find((step) => step.outcome === 'failed');
+    const order: readonly CheckStepKind[] = ['resolve', 'proxy', 'connect', 'tls', 'request'];
+    for (const kind of order.slice(steps.length)) {
+      steps.push(notTried(kind, failed!.kind));
+    }
+    return {
+      lab: options.name,
+      baseUrl: options.baseUrl,
+      ...(options.transport ? { transport: options.transport } : {}),
+      steps,
+      ok: steps.every((step) => step.outcome !== 'failed'),
+    };
+  };
 
   // 1. Name resolution: the lab's host; through a proxy, the proxy's host (the proxy looks the lab up).
+  onStep('resolve');
   let started = process.hrtime.bigint();
   const labName = await lookUp(host, ms, signal);
   const proxyName = proxyUrl
@@ -468,16 +594,15 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
     const labLine = labName.ok
       ? labName.text
       : `${labName.text}; through the proxy only the proxy needs to find it`;
-    reachable = proxyName.ok;
     steps.push({
       kind: 'resolve',
       outcome: proxyName.ok ? 'ok' : 'failed',
       ms: elapsed(started),
       summary: proxyName.ok ? 'the proxy’s host was found' : 'the proxy’s host was not found',
       details: [`lab: ${labLine}`, `proxy: ${proxyName.text}`],
+      ...(proxyName.ok ? {} : { problem: 'proxyNotFound' as const }),
     });
   } else {
-    reachable = labName.ok;
     steps.push({
       kind: 'resolve',
       outcome: labName.ok ? 'ok' : 'failed',
@@ -488,10 +613,15 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
           ? 'an address: nothing to look up'
           : 'the lab’s host was found',
       details: [labName.text],
+      ...(labName.ok ? {} : { problem: 'notFound' as const }),
     });
+  }
+  if (!(proxyName ?? labName).ok) {
+    return result();
   }
 
   // 2. The proxy in use and who chose it.
+  onStep('proxy');
   started = process.hrtime.bigint();
   if (proxy !== undefined) {
     const problem = proxyProblem(proxy);
@@ -502,7 +632,6 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
       `credentials: ${credentials === 'proxyAuthorization' ? 'from http.proxyAuthorization' : credentials === 'proxyUrl' ? `from the user info of the address in ${source}` : 'none sent'}`,
     ];
     if (problem) {
-      reachable = false;
       details.push(problem.message);
     }
     steps.push({
@@ -511,7 +640,11 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
       ms: elapsed(started),
       summary: `${describeProxy(proxy)} (from ${source})`,
       details,
+      ...(problem ? { problem: 'proxyInvalid' as const, advice: `Correct ${source}.` } : {}),
     });
+    if (problem) {
+      return result();
+    }
   } else {
     const configured =
       url.protocol === 'https:' ? options.network.httpsProxy : options.network.httpProxy;
@@ -530,18 +663,11 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
   }
 
   // 3. The connection: the tunnel's answer through a proxy, else a direct TCP connection.
+  onStep('connect');
   started = process.hrtime.bigint();
   let socket: net.Socket | undefined;
   const target = `${net.isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-  if (!reachable) {
-    steps.push({
-      kind: 'connect',
-      outcome: 'skipped',
-      ms: 0,
-      summary: 'not tried: an earlier step failed',
-      details: [],
-    });
-  } else if (proxyUrl && proxy !== undefined) {
+  if (proxyUrl && proxy !== undefined) {
     const proxyHost = stripBrackets(proxyUrl.hostname);
     const proxyPort = Number(proxyUrl.port || (proxyUrl.protocol === 'https:' ? 443 : 80));
     try {
@@ -568,7 +694,9 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
         socket.destroy();
         socket = undefined;
         let summary: string;
-        if (answer.status === 407 || answer.status === 401) {
+        let advice: string;
+        const credentialsAsked = answer.status === 407 || answer.status === 401;
+        if (credentialsAsked) {
           const from =
             proxyCredentialSource(proxy, options.network) === 'proxyAuthorization'
               ? 'http.proxyAuthorization'
@@ -577,24 +705,42 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
             sent === undefined
               ? `the proxy asks for credentials (HTTP ${answer.status}) and none were sent: set http.proxyAuthorization, or write user:password@ into the proxy address`
               : `the proxy rejected the credentials from ${from} (HTTP ${answer.status}): the user name or password is wrong`;
+          advice =
+            sent === undefined
+              ? 'Give the proxy your user name and password: set http.proxyAuthorization, or write user:password@ into the proxy address.'
+              : `Correct the user name or password in ${from}.`;
         } else {
           summary = `the proxy refused the tunnel to ${target} (HTTP ${answer.status}); ask your network administrators to allow the lab, or add it to http.noProxy`;
+          advice =
+            'Ask your network administrators to allow the lab through the proxy, or add the lab to http.noProxy if it is reached without one.';
         }
-        steps.push({ kind: 'connect', outcome: 'failed', ms: elapsed(started), summary, details });
+        steps.push({
+          kind: 'connect',
+          outcome: 'failed',
+          ms: elapsed(started),
+          summary,
+          details,
+          problem: credentialsAsked ? 'proxyCredentials' : 'proxyRefused',
+          advice,
+        });
+        return result();
       }
     } catch (error) {
       if (signal?.aborted) {
         throw error;
       }
       socket?.destroy();
-      socket = undefined;
+      const source = proxySource(proxy, options.network) ?? 'your proxy settings';
       steps.push({
         kind: 'connect',
         outcome: 'failed',
         ms: elapsed(started),
         summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${reasonOf(error)}`,
-        details: [`check ${proxySource(proxy, options.network) ?? 'your proxy settings'}`],
+        details: [`check ${source}`],
+        problem: 'proxyUnreachable',
+        advice: `Check ${source}, or ask your IT department whether the proxy is running.`,
       });
+      return result();
     }
   } else {
     try {
@@ -618,12 +764,16 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
         ms: elapsed(started),
         summary: `cannot connect to ${target}: ${reasonOf(error)}`,
         details: [],
+        problem: connectProblem(error),
       });
+      return result();
     }
   }
 
   // 4. TLS, for an https lab.
+  onStep('tls');
   started = process.hrtime.bigint();
+  let channel: net.Socket = socket;
   if (url.protocol !== 'https:') {
     steps.push({
       kind: 'tls',
@@ -632,63 +782,125 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
       summary: 'not used: the lab is reached over plain http (only a lab on this machine may be)',
       details: [],
     });
-    socket?.destroy();
-  } else if (!socket) {
-    steps.push({
-      kind: 'tls',
-      outcome: 'skipped',
-      ms: 0,
-      summary: 'not tried: no connection',
-      details: [],
-    });
   } else {
     const { secure, ...step } = await tlsStep(socket, url, options, ms);
-    secure?.destroy();
-    socket.destroy();
     steps.push({ ...step, ms: elapsed(started) });
+    if (!secure) {
+      socket.destroy();
+      return result();
+    }
+    channel = secure;
   }
 
-  // 5. One authenticated request through the lab's own client (its transport, retries and all).
+  // 5. One request: with the token through the lab's own client, else one without a token on this connection.
+  onStep('request');
   started = process.hrtime.bigint();
-  if (!options.request) {
-    steps.push({
+  try {
+    if (options.request) {
+      channel.destroy();
+      steps.push(await authenticatedRequest(options.request, answerMs, signal, started));
+    } else {
+      steps.push(await requestWithoutToken(channel, url, answerMs, signal, started));
+    }
+  } finally {
+    channel.destroy();
+    socket.destroy();
+  }
+  return result();
+}
+
+/** The last step signed in: one request through the lab's own client, bounded by the answer timeout whatever its retries. */
+async function authenticatedRequest(
+  request: (signal: AbortSignal) => Promise<RequestProbe>,
+  answerMs: number,
+  signal: AbortSignal | undefined,
+  started: bigint,
+): Promise<CheckStep> {
+  const own = new AbortController();
+  const stop = (): void => own.abort(signal?.reason);
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const probe = await bounded(request(own.signal), answerMs, signal, () => own.abort());
+    const count = `${probe.records} report${probe.records === 1 ? '' : 's'}${probe.totalCount !== undefined ? ` of ${probe.totalCount}` : ''}`;
+    return {
       kind: 'request',
-      outcome: 'skipped',
-      ms: 0,
-      summary: 'not tried: not signed in to this lab',
-      details: [],
-    });
-  } else {
-    try {
-      const probe = await options.request(signal ?? new AbortController().signal);
-      const count = `${probe.records} report${probe.records === 1 ? '' : 's'}${probe.totalCount !== undefined ? ` of ${probe.totalCount}` : ''}`;
-      steps.push({
-        kind: 'request',
-        outcome: 'ok',
-        ms: elapsed(started),
-        summary: `HTTP ${probe.status}, ${count}`,
-        details: probe.requestId ? [`request id ${serverText(probe.requestId, 80)}`] : [],
-      });
-    } catch (error) {
-      if (signal?.aborted) {
-        throw error;
-      }
-      const facts = error as { status?: number; requestId?: string; message?: string };
-      const status = typeof facts.status === 'number' ? `HTTP ${facts.status}: ` : '';
-      steps.push({
+      outcome: 'ok',
+      ms: elapsed(started),
+      summary: `HTTP ${probe.status}, ${count}`,
+      details: probe.requestId ? [`request id ${serverText(probe.requestId, 80)}`] : [],
+      signedIn: true,
+    };
+  } catch (error) {
+    if (signal?.aborted) {
+      throw error;
+    }
+    if (error instanceof StepTimeout) {
+      return {
         kind: 'request',
         outcome: 'failed',
         ms: elapsed(started),
-        summary: `${status}${serverText(facts.message ?? String(error), 300)}`,
-        details: facts.requestId ? [`request id ${serverText(facts.requestId, 80)}`] : [],
-      });
+        summary: `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`,
+        details: [],
+        problem: 'noAnswer',
+        signedIn: true,
+      };
     }
+    const facts = error as { status?: number; requestId?: string; message?: string };
+    const status = typeof facts.status === 'number' ? `HTTP ${facts.status}: ` : '';
+    return {
+      kind: 'request',
+      outcome: 'failed',
+      ms: elapsed(started),
+      summary: `${status}${serverText(facts.message ?? String(error), 300)}`,
+      details: facts.requestId ? [`request id ${serverText(facts.requestId, 80)}`] : [],
+      problem: requestProblem(error),
+      signedIn: true,
+    };
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
-  return {
-    lab: options.name,
-    baseUrl: options.baseUrl,
-    ...(options.transport ? { transport: options.transport } : {}),
-    steps,
-    ok: steps.every((step) => step.outcome !== 'failed'),
-  };
+}
+
+/** The last step signed out: one GET of the lab's address without a token on the checked connection; any HTTP answer means the lab answers. */
+async function requestWithoutToken(
+  channel: net.Socket,
+  url: URL,
+  answerMs: number,
+  signal: AbortSignal | undefined,
+  started: bigint,
+): Promise<CheckStep> {
+  const path = url.pathname || '/';
+  try {
+    const answer = await statusLineOf(
+      channel,
+      `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\nUser-Agent: lab-data-check\r\nConnection: close\r\n\r\n`,
+      'the lab',
+      answerMs,
+      signal,
+    );
+    return {
+      kind: 'request',
+      outcome: 'ok',
+      ms: elapsed(started),
+      summary: `the lab answers (HTTP ${answer.status} without a token); not signed in, so no token was checked`,
+      details: [`GET ${path} → ${answer.statusLine}`],
+      signedIn: false,
+    };
+  } catch (error) {
+    if (signal?.aborted) {
+      throw error;
+    }
+    const timedOut = error instanceof StepTimeout;
+    return {
+      kind: 'request',
+      outcome: 'failed',
+      ms: elapsed(started),
+      summary: timedOut
+        ? `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`
+        : `no answer: ${reasonOf(error)}`,
+      details: [`GET ${path} (without a token)`],
+      problem: timedOut ? 'noAnswer' : 'unreachable',
+      signedIn: false,
+    };
+  }
 }

@@ -89,6 +89,11 @@ export interface HttpClientOptions {
   readonly onFailure?: (error: LabApiError) => void;
   /** The lab's circuit breaker (a lab failing as a whole fails fast); one per client by default. */
   readonly outage?: LabOutage;
+  /**
+   * A person waits for each answer (a token check): a lab that sends no answer within the
+   * timeout is said at once, not asked again three more times in silence.
+   */
+  readonly interactive?: boolean;
 }
 
 /** What a caller sees of a successful response while it consumes the body. */
@@ -176,8 +181,10 @@ export class HttpClient {
   private readonly onConnection: (event: ConnectionEvent) => void;
   private readonly onFailure: (error: LabApiError) => void;
   private readonly outage: LabOutage;
+  private readonly interactive: boolean;
 
   constructor(options: HttpClientOptions) {
+    this.interactive = options.interactive ?? false;
     this.baseUrl = options.baseUrl;
     this.#token = options.token;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -359,7 +366,10 @@ export class HttpClient {
         attempt--;
         continue;
       }
-      const givingUp = !failure.retryable || attempt >= this.retry.retries;
+      const givingUp =
+        !failure.retryable ||
+        attempt >= this.retry.retries ||
+        (this.interactive && error.code === 'timeout');
       const delay = givingUp
         ? 0
         : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));

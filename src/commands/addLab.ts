@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Commands } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
   DEFAULT_ENDPOINTS,
@@ -124,6 +125,8 @@ export async function addLab(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
+      checkConnection: () =>
+        void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
     },
     (token, signal) =>
       labs

@@ -1,10 +1,14 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
+import { defaultLabDefinition, type LabDefinition } from '../../core/api/labDefinition';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
   checkConnection as runCheck,
+  type CheckStepKind,
   type ConnectionCheck,
 } from '../../core/connection/connectionCheck';
 import { renderConnectionReport } from '../../core/derived/connectionReport';
+import type { LabApi } from '../../core/api/labApi';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import type { Labs } from '../labs/labs';
 import type { NetworkSettings } from '../labs/networkSettings';
@@ -21,40 +25,90 @@ export interface CheckConnectionServices {
   readonly integration: string;
 }
 
+/** Where a check goes: a defined lab (with its client when signed in), or an address no lab has yet. */
+interface CheckTarget {
+  readonly name: string;
+  readonly lab: LabDefinition;
+  readonly api?: LabApi;
+}
+
+/** What each step waits for, in the progress notification. */
+function waitingOn(kind: CheckStepKind, name: string): string {
+  switch (kind) {
+    case 'resolve':
+      return vscode.l10n.t('{0}: looking up its address…', name);
+    case 'proxy':
+      return vscode.l10n.t('{0}: reading the proxy settings…', name);
+    case 'connect':
+      return vscode.l10n.t('{0}: connecting…', name);
+    case 'tls':
+      return vscode.l10n.t('{0}: checking its certificate…', name);
+    case 'request':
+      return vscode.l10n.t('{0}: waiting for an answer (up to 30 s)…', name);
+  }
+}
+
 /**
- * `labData.checkConnection` (`{ lab }` optional): checks the way to the named lab, or to every lab,
- * step by step (the core's {@link runCheck}), writes the report to the log and opens it as a
- * read-only document. Returns the report's text, which holds no token and no proxy credential.
+ * What to check: `{ lab }`, that lab; `{ baseUrl }` (from an error about that address, or Add
+ * Lab's token box), the lab at that address when one is defined, else the address itself; nothing,
+ * every lab.
+ */
+function targetsOf(labs: Labs, args: unknown[]): CheckTarget[] {
+  const targets = commandTargets(args);
+  const { baseUrl } = targets.options as { baseUrl?: unknown };
+  const ofConnection = (connection: Labs['all'][number]): CheckTarget => ({
+    name: connection.lab.name,
+    lab: connection.lab,
+    api: connection.api,
+  });
+  if (targets.lab !== undefined) {
+    return [ofConnection(labs.require(targets.lab))];
+  }
+  if (typeof baseUrl === 'string' && baseUrl.trim() !== '') {
+    const url = parseBaseUrl(baseUrl);
+    const same = labs.all.filter((connection) => connection.lab.url.baseUrl === url.baseUrl);
+    const sameOrigin = labs.all.filter((connection) => connection.lab.url.origin === url.origin);
+    const defined = same[0] ?? (sameOrigin.length === 1 ? sameOrigin[0] : undefined);
+    return defined
+      ? [ofConnection(defined)]
+      : [{ name: url.host, lab: defaultLabDefinition(url, url.host) }];
+  }
+  return labs.all.map(ofConnection);
+}
+
+/**
+ * `labData.checkConnection` (`{ lab }` or `{ baseUrl }` optional): checks the way to that lab (or
+ * address), or to every lab, step by step (the core's {@link runCheck}), saying in a cancellable
+ * notification what it waits for; writes the report to the log and shows it as a read-only
+ * document, the same one each time for the same lab. Returns the report's text, which holds no
+ * token and no proxy credential.
  */
 export async function checkConnection(
   { labs, network, reports, log, integration }: CheckConnectionServices,
   ...args: unknown[]
 ): Promise<string> {
-  const name = commandTargets(args).lab;
-  const connections = name !== undefined ? [labs.require(name)] : labs.all;
+  const targets = targetsOf(labs, args);
   const checks = await withNotificationProgress(
     vscode.l10n.t('Lab Data: Checking the connection'),
     async (progress, token) => {
       const signal = toAbortSignal(token);
       const done: ConnectionCheck[] = [];
-      for (const connection of connections) {
-        progress.report({
-          message: connection.lab.name,
-          increment: 100 / Math.max(1, connections.length),
-        });
-        const api = connection.api;
+      for (const target of targets) {
+        const api = target.api;
         done.push(
           await runCheck({
-            name: connection.lab.name,
-            baseUrl: connection.lab.url.baseUrl,
-            network: network.optionsFor(connection.lab),
-            caFiles: network.caFilesFor(connection.lab),
-            transport: network.describeTransport(connection.lab),
+            name: target.name,
+            baseUrl: target.lab.url.baseUrl,
+            network: network.optionsFor(target.lab),
+            caFiles: network.caFilesFor(target.lab),
+            transport: network.describeTransport(target.lab),
             env: process.env,
             request: api ? (requestSignal) => api.checkReports(requestSignal) : undefined,
+            onStep: (kind) => progress.report({ message: waitingOn(kind, target.name) }),
             signal,
           }),
         );
+        progress.report({ increment: 100 / Math.max(1, targets.length) });
       }
       return done;
     },
@@ -63,7 +117,8 @@ export async function checkConnection(
   for (const line of text.trimEnd().split('\n')) {
     log.info('Check Connection', line);
   }
-  const document = await vscode.workspace.openTextDocument(reports.add(text));
+  const about = targets.length === 1 ? targets[0]!.name : undefined;
+  const document = await vscode.workspace.openTextDocument(reports.show(about, text));
   await vscode.window.showTextDocument(document, { preview: false });
   return text;
 }

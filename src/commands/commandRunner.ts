@@ -35,8 +35,14 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
   } else if (choice === copyReport) {
     await vscode.commands.executeCommand(Commands.copySupportReport);
   } else if (choice === checkConnection) {
-    await vscode.commands.executeCommand(Commands.checkConnection);
+    await vscode.commands.executeCommand(Commands.checkConnection, ...checkTargetOf(error));
   }
+}
+
+/** What Check Connection offered beside `error` checks: the address that failed (its lab, when one is defined there), never every lab. */
+function checkTargetOf(error: unknown): unknown[] {
+  const origin = error instanceof LabApiError ? error.text?.args.origin : undefined;
+  return typeof origin === 'string' && origin !== '' ? [{ baseUrl: origin }] : [];
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
+import { Commands } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
-import { LabApiError } from '../../core/errors/errors';
+import { LabApiError, isNetworkFailure } from '../../core/errors/errors';
 import { labError } from '../../core/errors/messages';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
@@ -94,6 +95,8 @@ export async function signIn(
             ),
             checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
             problemOf: tokenProblem,
+            checkConnection: () =>
+              void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
           },
           (token, signal) =>
             labs.signIn(baseUrl, token, name, signal).catch((error: unknown) => {
@@ -123,7 +126,10 @@ export function signedInResult(outcome: SignInOutcome): SignInResult {
   return { name: signedIn.name, baseUrl: signedIn.url.baseUrl, host: signedIn.url.host };
 }
 
-/** What to say under the token box when the token itself is the problem; undefined for any other failure. */
+/**
+ * What to say under the token box when the token is the problem, or the lab could not be reached
+ * (the box stays open either way, keeping what was typed); undefined for any other failure.
+ */
 export function tokenProblem(error: unknown): string | undefined {
   if (!(error instanceof LabApiError)) {
     return undefined;
@@ -142,6 +148,13 @@ export function tokenProblem(error: unknown): string | undefined {
         String(args.name),
       );
     default:
+      if (isNetworkFailure(error)) {
+        // The lab could not be reached: what was typed stays, to try again once it can be.
+        return vscode.l10n.t(
+          '{0} What you typed is kept: press Enter to try again, use the Check Connection button to see where the way stops, or press Escape to stop.',
+          phrase(error),
+        );
+      }
       // A token no lab could accept (empty, spaces, control characters) is refused before any request.
       return error.code === 'invalidInput' && error.text === undefined ? phrase(error) : undefined;
   }

@@ -225,6 +225,8 @@ export class Labs implements vscode.Disposable {
       userAgent: this.userAgent,
       log: this.log.sink,
       maxConcurrentRequests: 1,
+      // A person waits in the token box: a lab that never answers is said after one timeout.
+      interactive: true,
       onFailure: (error) => (this.lastFailed = { error, at: new Date(), lab }),
     });
     try {

@@ -126,8 +126,10 @@ export interface TokenBoxText {
   readonly prompt: string;
   /** Said while the token is checked. */
   readonly checking: string;
-  /** The sentence to show under the box for a failure that is the token's fault; undefined for any other. */
+  /** The sentence to show under the box for a failure that keeps it open (a refused token, a lab out of reach); undefined for any other. */
   readonly problemOf: (error: unknown) => string | undefined;
+  /** What the box's Check Connection button does (checks the way to the lab typed); no button without it. */
+  readonly checkConnection?: () => void;
 }
 
 /** The one suggestion whose id holds `typed` (ignoring case), if exactly one does. */
@@ -398,6 +400,16 @@ export class VsCodePrompts implements Prompts {
     box.prompt = text.prompt;
     box.password = true;
     box.ignoreFocusOut = true;
+    const check: vscode.QuickInputButton = {
+      iconPath: new vscode.ThemeIcon('debug-disconnect'),
+      tooltip: vscode.l10n.t('Check Connection'),
+    };
+    const checkConnection = text.checkConnection;
+    if (checkConnection !== undefined) {
+      box.buttons = [check];
+      // The box stays open (and keeps the token) while the report opens beside it.
+      box.onDidTriggerButton(() => checkConnection());
+    }
     const stop = new AbortController();
     let settled = false;
     return new Promise<T | undefined>((resolve, reject) => {
@@ -418,7 +430,7 @@ export class VsCodePrompts implements Prompts {
         }
         box.busy = true;
         box.enabled = false;
-        box.prompt = text.checking;
+        box.prompt = vscode.l10n.t('{0} (at most 30 s; Escape stops)', text.checking);
         try {
           const result = await attempt(token, stop.signal);
           finish(() => resolve(result));

@@ -97,8 +97,11 @@ export interface MockFaults {
   corruptPdf?: { times: number };
   /** Label the file as text/html. */
   fileAsHtml?: { times: number };
-  /** Accept the request and never answer it. */
-  hangHeaders?: { times: number };
+  /**
+   * Accept the request and never answer it: the next `times` requests (Infinity: a lab that never
+   * answers), only those whose path matches `path` when given.
+   */
+  hangHeaders?: { times: number; path?: RegExp };
   /** Send half a file, then go silent. */
   stallFileAt?: { fraction: number; times: number };
   malformedJson?: { times: number };
@@ -485,7 +488,10 @@ export class MockLabServer {
     if (faults.latencyMs) {
       await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
     }
-    if (take(faults.hangHeaders)) {
+    if (
+      (!faults.hangHeaders?.path || faults.hangHeaders.path.test(url.pathname)) &&
+      take(faults.hangHeaders)
+    ) {
       record(0);
       return; // never answer; the client's timeout must end it
     }

@@ -42,6 +42,11 @@ function assertNothingShows(text: string, secrets: readonly string[]): void {
   }
 }
 
+/** The report's paragraphs, each wrapped line joined back into one. */
+function paragraphs(report: string): string[] {
+  return report.split('\n\n').map((paragraph) => paragraph.replace(/\n +| *\n/g, ' '));
+}
+
 function step(check: ConnectionCheck, kind: CheckStep['kind']): CheckStep {
   const found = check.steps.find((candidate) => candidate.kind === kind);
   assert.ok(found, `no ${kind} step in ${JSON.stringify(check.steps)}`);
@@ -133,7 +138,7 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     assert.match(step(result, 'resolve').details[0]!, /^127\.0\.0\.1 is an address/);
     assert.match(step(result, 'request').summary, /^HTTP 200, 1 report of 7$/);
     assert.ok(result.steps.every((each) => Number.isInteger(each.ms) && each.ms >= 0));
-    assert.match(report, /^Lab "Check" at http:\/\/127\.0\.0\.1:\d+: every step passed$/m);
+    assert.match(report, /^“Check” answers and accepts your token: every step passed\.$/m);
     assert.match(report, /^ {2}5\. Authenticated request: ok, \d+ ms: HTTP 200, 1 report of 7$/m);
     assertNothingShows(report, [SECRET_TOKEN]);
   });
@@ -221,8 +226,9 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     );
     assert.match(connect.details[0]!, /→ HTTP\/1\.1 407/);
     assert.equal(step(result, 'tls').outcome, 'skipped');
-    assert.equal(step(result, 'request').outcome, 'failed');
-    assert.match(report, /failed at Connection/);
+    assert.equal(step(result, 'request').outcome, 'skipped');
+    assert.equal(step(result, 'request').summary, 'not tried: the connection failed');
+    assert.match(report, /^The proxy did not accept a proxy user name and password\.$/m);
     assertNothingShows(report, forbidden(WRONG_PASSWORD));
   });
 
@@ -256,7 +262,11 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     );
     assert.deepEqual(connect.details, ['check HTTPS_PROXY']);
     assert.equal(step(result, 'proxy').summary, `http://127.0.0.1:${port} (from HTTPS_PROXY)`);
-    assert.match(step(result, 'request').summary, /Cannot reach the proxy/);
+    assert.equal(
+      step(result, 'request').outcome,
+      'skipped',
+      'the check stops at the first failure',
+    );
     assertNothingShows(report, forbidden(WRONG_PASSWORD));
   });
 
@@ -274,12 +284,17 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
       ),
       report,
     );
-    assert.match(report, /often a proxy that inspects TLS/);
+    // The advice comes first, as what to try next, wrapped: read it as one paragraph.
+    const flat = report.replace(/\n +/g, ' ');
     assert.match(
-      report,
+      flat,
+      /^Next: The chain ends in a root certificate .*often a proxy that inspects TLS/m,
+    );
+    assert.match(
+      flat,
       /operating system’s trust store, or name the file in the labData\.caCertificates setting/,
     );
-    assert.equal(step(result, 'request').outcome, 'failed');
+    assert.equal(step(result, 'request').summary, 'not tried: TLS failed');
     assertNothingShows(report, [SECRET_TOKEN]);
   });
 
@@ -298,6 +313,121 @@ describe('Check Connection: each step of a lab’s connection, timed, with no cr
     assert.equal(step(result, 'resolve').outcome, 'failed', report);
     assert.match(step(result, 'resolve').details[0]!, /^lab\.invalid: /);
     assert.equal(step(result, 'connect').outcome, 'skipped');
+  });
+
+  it('a lab that accepts and never answers: the request step fails after one answer timeout, said plainly, whatever the client’s retries', async () => {
+    plain.setFaults({ hangHeaders: { times: Infinity } });
+    try {
+      const api = new LabApi({
+        lab: defaultLabDefinition(parseBaseUrl(plain.baseUrl), 'Silent'),
+        token: SECRET_TOKEN,
+        rateLimitGate: new RateLimitGate(),
+        timeouts: { headersMs: 200 },
+        retry: { baseDelayMs: 1, maxDelayMs: 2, retries: 3 },
+      });
+      clients.push(api);
+      const seen: string[] = [];
+      const started = Date.now();
+      const result = await checkConnection({
+        name: 'Silent',
+        baseUrl: plain.baseUrl,
+        network: { noProxy: [] },
+        env: {},
+        timeoutMs: 5_000,
+        answerTimeoutMs: 300,
+        onStep: (kind) => seen.push(kind),
+        // Each attempt times out at 200 ms and is retried: the step must still end at 300 ms.
+        request: (signal) => api.checkReports(signal),
+      });
+      assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+      assert.deepEqual(seen, ['resolve', 'proxy', 'connect', 'tls', 'request']);
+      const request = step(result, 'request');
+      assert.equal(request.outcome, 'failed');
+      assert.equal(request.problem, 'noAnswer');
+      assert.equal(
+        request.summary,
+        'the lab accepted the connection but sent no answer within 0.3 s',
+      );
+      const report = renderConnectionReport([result], context);
+      assert.match(
+        paragraphs(report)[1]!,
+        /^“Silent” accepted the connection but sent no answer: it may be down or overloaded\. Next: Try again in a few minutes/,
+      );
+    } finally {
+      plain.setFaults({});
+    }
+  });
+
+  it('signed out: one request without a token hears the lab answer; one that never answers is named after the answer timeout', async () => {
+    plain.takeRequests();
+    const { result: answered } = await (async () => ({
+      result: await checkConnection({
+        name: 'Out',
+        baseUrl: plain.baseUrl,
+        network: { noProxy: [] },
+        env: {},
+        timeoutMs: 5_000,
+      }),
+    }))();
+    assert.equal(answered.ok, true);
+    const request = step(answered, 'request');
+    assert.equal(request.signedIn, false);
+    assert.match(request.summary, /^the lab answers \(HTTP 404 without a token\); not signed in/);
+    assert.match(renderConnectionReport([answered], context), /5\. Request without a token: ok/);
+    const before = plain.takeRequests();
+    assert.ok(
+      before.every((each) => !each.hadAuthorization),
+      'no token was sent',
+    );
+    plain.setFaults({ hangHeaders: { times: Infinity } });
+    try {
+      const silent = await checkConnection({
+        name: 'Out',
+        baseUrl: plain.baseUrl,
+        network: { noProxy: [] },
+        env: {},
+        timeoutMs: 5_000,
+        answerTimeoutMs: 300,
+      });
+      assert.equal(step(silent, 'request').outcome, 'failed');
+      assert.equal(step(silent, 'request').problem, 'noAnswer');
+    } finally {
+      plain.setFaults({});
+    }
+  });
+
+  it('a refused connection stops the check there: TLS and the request say they were not tried, and the report says so plainly first', async () => {
+    const port = await closedPort();
+    const result = await checkConnection({
+      name: 'Gone',
+      baseUrl: `http://127.0.0.1:${port}`,
+      network: { noProxy: [] },
+      env: {},
+      request: () => Promise.reject(new Error('must not be asked')),
+    });
+    assert.deepEqual(
+      result.steps.map((each) => [each.kind, each.outcome]),
+      [
+        ['resolve', 'ok'],
+        ['proxy', 'ok'],
+        ['connect', 'failed'],
+        ['tls', 'skipped'],
+        ['request', 'skipped'],
+      ],
+    );
+    assert.equal(step(result, 'connect').problem, 'refused');
+    assert.equal(step(result, 'request').summary, 'not tried: the connection failed');
+    const report = renderConnectionReport([result], context);
+    assert.ok(
+      paragraphs(report)[1]!.startsWith(
+        `127.0.0.1:${port} refused the connection: nothing answers at that address and port. Next: Check the address and port`,
+      ),
+      report,
+    );
+    assert.ok(
+      report.indexOf('ECONNREFUSED') > report.indexOf('Next:'),
+      'the code comes after the plain words',
+    );
   });
 
   it('which errors offer Check Connection: the way to the lab (network, timeout, proxy, TLS, unusable settings), not the lab’s own answers', () => {

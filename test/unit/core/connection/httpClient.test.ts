@@ -150,6 +150,26 @@ describe('HttpClient: retries, rate limits and faults', () => {
     assert.equal(error.attempts, 2);
   });
 
+  it('an interactive client (a person waits) says a lab that never answers at once: one attempt, no silent retry', async () => {
+    lab.server.setFaults({ hangHeaders: { times: Infinity, path: /\/reports$/ } });
+    const api = lab.api(undefined, {
+      timeouts: { headersMs: 200 },
+      retry: { retries: 3, baseDelayMs: 5 },
+      interactive: true,
+    });
+    const started = Date.now();
+    const error = (await rejection(api.listReports())) as LabApiError;
+    assert.equal(error.code, 'timeout');
+    assert.equal(error.attempts, undefined, 'no second attempt');
+    assert.equal(lab.server.takeRequests().length, 1);
+    // undici's timers tick coarsely (about a second); four attempts would take four of them.
+    assert.ok(Date.now() - started < 2500, `answered in ${Date.now() - started} ms`);
+    // The lab's other paths still answer: the hang is the path's alone.
+    lab.server.setFaults({ hangHeaders: { times: Infinity, path: /\/clients$/ } });
+    assert.equal((await api.listReports({ pageSize: 1 })).items.length, 1);
+    await api.close();
+  });
+
   it('says "cannot reach" when the connection is reset before headers', async () => {
     const raw = await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
     try {
