@@ -90,13 +90,17 @@ export class ConnectionStatusBar implements vscode.Disposable {
           : `${entry.connection.lab.name} (${entry.connection.lab.url.host}): ${describe(entry.connection)}`,
       );
       const signedIn = this.labs.signedIn.length;
+      // The labs that answer: signed in and reachable (a lab limiting requests still answers).
+      const answering = this.labs.signedIn.filter(
+        (connection) => connection.connection.kind !== 'offline',
+      ).length;
       const text =
         signedIn === 0
           ? `$(account) ${vscode.l10n.t('Lab Data: signed out')}`
-          : `$(beaker) ${vscode.l10n.t('{0} of {1} labs', signedIn, entries.length)}${newText}`;
+          : `${answering < signedIn ? '$(warning)' : '$(beaker)'} ${vscode.l10n.t('{0} of {1} labs', answering, entries.length)}${newText}`;
       this.set(
         text,
-        `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in', signedIn, entries.length)}\n${lines.join('\n')}\n${click}`,
+        `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in, {2} answering', signedIn, entries.length, answering)}\n${lines.join('\n')}\n${click}`,
       );
       return;
     }

@@ -5,7 +5,8 @@ import type { Client, Project } from '../../core/api/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { LabNode, MessageNode, ReportNode, pagedChildren, shownItem } from './nodes';
+import { LabNode, MessageNode, ReportNode, pagedChildren, reportTitle, shownItem } from './nodes';
+import { sharedTitlePrefix } from './sharedTitles';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
 
@@ -57,6 +58,15 @@ export class ClientNode extends LabNode {
       client.raw,
     );
     item.contextValue = 'labData.client';
+    item.accessibilityInformation = {
+      label: [
+        vscode.l10n.t('Client {0}', client.name ?? client.client_id),
+        item.description || undefined,
+      ]
+        .filter(Boolean)
+        .join(', ')
+        .replace(/ · /g, ', '),
+    };
     return shownItem(item);
   }
 
@@ -109,6 +119,15 @@ export class ProjectNode extends LabNode {
       project.raw,
     );
     item.contextValue = 'labData.project';
+    item.accessibilityInformation = {
+      label: [
+        vscode.l10n.t('Project {0}', project.name ?? project.project_id),
+        item.description || undefined,
+      ]
+        .filter(Boolean)
+        .join(', ')
+        .replace(/ · /g, ', '),
+    };
     return shownItem(item);
   }
 
@@ -214,6 +233,8 @@ export class ClientsTreeProvider extends LabTreeProvider {
       (api, page) => api.listReports({ clientId, page }),
       (report) => report.report_id,
     );
+    await reports.ensureLoaded();
+    const shared = sharedTitlePrefix(reports.items.map(reportTitle));
     return [
       new MessageNode(
         `${node.id}/note`,
@@ -223,7 +244,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
       ...(await pagedChildren(
         `${node.id}/reports`,
         reports,
-        (report) => new ReportNode(report, node.id, scope.name),
+        (report) => new ReportNode(report, node.id, scope.name, false, shared),
         vscode.l10n.t('No published reports for this client'),
         'reports',
       )),
@@ -239,10 +260,13 @@ export class ClientsTreeProvider extends LabTreeProvider {
       (api, page) => api.listReports({ projectId, page }),
       (report) => report.report_id,
     );
+    // A project's reports often all start with its name: each row leads with what tells it apart.
+    await reports.ensureLoaded();
+    const shared = sharedTitlePrefix(reports.items.map(reportTitle));
     return pagedChildren(
       node.id,
       reports,
-      (report) => new ReportNode(report, node.id, scope.name),
+      (report) => new ReportNode(report, node.id, scope.name, false, shared),
       vscode.l10n.t('No published reports for this project'),
       'reports',
     );

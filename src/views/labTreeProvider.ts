@@ -3,6 +3,7 @@ import type { LabApi } from '../../core/api/labApi';
 import type { Page } from '../../core/api/pagination';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState, Labs } from '../labs/labs';
+import { Commands } from '../constants';
 import { LabRowNode, MessageNode, type LabNode } from './nodes';
 import { PagedList } from './pagedList';
 
@@ -47,11 +48,8 @@ export abstract class LabTreeProvider
         this.labRows.clear();
         this.changed.fire(undefined);
       }),
-      labs.onDidChangeConnection(() => {
-        if (labs.entries.length > 1) {
-          this.changed.fire(undefined);
-        }
-      }),
+      // A lab's state shows on its row and above its rows (unreachable: they may be out of date).
+      labs.onDidChangeConnection(() => this.changed.fire(undefined)),
     ];
   }
 
@@ -90,7 +88,7 @@ export abstract class LabTreeProvider
         ];
       }
       return entry!.connection.signedIn
-        ? this.withViewProgress(() => this.roots(this.scopeOf(entry!.connection, false)))
+        ? this.withViewProgress(() => this.markedRoots(this.scopeOf(entry!.connection, false)))
         : [];
     }
     const rows = entries.map((entry) => this.labRow(entry));
@@ -115,7 +113,33 @@ export abstract class LabTreeProvider
 
   /** The children of a lab's row: its rows when signed in, else a "Sign In" row. */
   async labChildren(connection: LabConnection): Promise<LabNode[]> {
-    return this.withViewProgress(() => this.roots(this.scopeOf(connection, true)));
+    return this.withViewProgress(() => this.markedRoots(this.scopeOf(connection, true)));
+  }
+
+  /**
+   * A lab's top rows, below a row saying the lab cannot be reached when it cannot: what is listed
+   * was loaded before and may be out of date. A click on it tries again.
+   */
+  private async markedRoots(scope: LabScope): Promise<LabNode[]> {
+    const rows = await this.roots(scope);
+    const state = scope.connection.connection;
+    if (state.kind !== 'offline') {
+      return rows;
+    }
+    return [
+      new MessageNode(
+        `${scope.idPrefix}unreachable`,
+        vscode.l10n.t('Unreachable: the rows below may be out of date'),
+        'debug-disconnect',
+        { command: Commands.refresh, title: vscode.l10n.t('Refresh') },
+        vscode.l10n.t(
+          'Cannot reach {0}: {1}. Click to try again.',
+          scope.connection.lab.url.origin,
+          state.reason,
+        ),
+      ),
+      ...rows,
+    ];
   }
 
   /** Re-renders from what is loaded, without a request. */

@@ -19,6 +19,7 @@ import {
   statusWord,
 } from './recordText';
 import { errorText } from '../../core/errors/errorText';
+import { withoutSharedPrefix } from './sharedTitles';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -62,13 +63,17 @@ export class LabRowNode extends LabNode {
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
       item.tooltip = entry.lab.error.message;
       item.contextValue = 'labData.lab.invalid';
+      item.accessibilityInformation = {
+        label: vscode.l10n.t('Lab {0}, misconfigured: {1}', this.labName, entry.lab.error.message),
+      };
       return item;
     }
     const { connection } = entry;
     const state = connection.connection;
+    const offline = connection.signedIn && state.kind === 'offline';
     const status = !connection.signedIn
       ? vscode.l10n.t('signed out')
-      : state.kind === 'offline'
+      : offline
         ? vscode.l10n.t('unreachable')
         : state.kind === 'rateLimited' && state.until > Date.now()
           ? vscode.l10n.t('rate-limited')
@@ -76,17 +81,29 @@ export class LabRowNode extends LabNode {
     // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
     const host =
       connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
-    item.description = [host, connection.signedIn ? this.count(connection) : undefined, status]
-      .filter(Boolean)
-      .join(' · ');
-    item.iconPath = new vscode.ThemeIcon(
-      !connection.signedIn ? 'account' : state.kind === 'offline' ? 'debug-disconnect' : 'beaker',
-    );
+    const count = connection.signedIn ? this.count(connection) : undefined;
+    // State and count first, the host last: at the default width the host is what may be cut off.
+    item.description = [status, count, host].filter(Boolean).join(' · ');
+    item.iconPath = !connection.signedIn
+      ? new vscode.ThemeIcon('account', new vscode.ThemeColor('disabledForeground'))
+      : offline
+        ? new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('errorForeground'))
+        : new vscode.ThemeIcon('beaker');
     item.tooltip =
-      state.kind === 'offline' && connection.signedIn
+      connection.signedIn && state.kind === 'offline'
         ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason)
         : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
     item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
+    item.accessibilityInformation = {
+      label: [
+        vscode.l10n.t('Lab {0}', this.labName),
+        status ?? vscode.l10n.t('signed in'),
+        count,
+        host,
+      ]
+        .filter(Boolean)
+        .join(', '),
+    };
     return item;
   }
 
@@ -175,6 +192,8 @@ export class ReportNode extends LabNode {
     lab: string,
     /** Published since the user last looked (see NewReports). */
     readonly isNew = false,
+    /** The start of the title every neighbour in its list shares (its project's name), not repeated on the row. */
+    readonly sharedPrefix?: string,
   ) {
     super();
     this.id = `${parentId}/report:${report.report_id}`;
@@ -200,13 +219,14 @@ export class ReportNode extends LabNode {
         ? statusWord(report.status)
         : undefined;
     // What tells one report from the next comes first and survives the default sidebar width: the
-    // id as the label, then the title (without a leading report type, said after it), the day,
+    // id as the label, then the title (without a leading report type, said after it, and without
+    // the words all its neighbours' titles start with, such as their project's name), the day,
     // the type and a status other than published; a part the title already says is not repeated.
     const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = distinctParts([
       this.isNew ? vscode.l10n.t('new') : undefined,
-      title,
+      withoutSharedPrefix(title, this.sharedPrefix),
       day,
       report.report_type,
       status,
@@ -280,13 +300,17 @@ export class SampleNode extends LabNode {
     item.id = this.id;
     const received = localDate(text('received_at') ?? text('received') ?? text('collected_at'));
     const status = text('status');
-    item.description = distinctParts([
+    const parts = distinctParts([
       this.sample.id ? name : undefined,
       text('matrix'),
       received,
       status && statusWord(status),
-    ]).join(' · ');
+    ]);
+    item.description = parts.join(' · ');
     item.iconPath = new vscode.ThemeIcon('beaker');
+    item.accessibilityInformation = {
+      label: [vscode.l10n.t('Sample {0}', label), ...parts].join(', '),
+    };
     item.tooltip = recordTooltip(
       vscode.l10n.t('Sample {0}', label),
       raw,
@@ -328,6 +352,7 @@ export class SavedSearchNode extends LabNode {
       this.savedSearch.name,
       this.description || vscode.l10n.t('every report'),
     );
+    item.accessibilityInformation = { label: item.tooltip };
     item.contextValue = 'labData.savedSearch';
     return item;
   }
@@ -336,6 +361,14 @@ export class SavedSearchNode extends LabNode {
     return this.children();
   }
 }
+
+/** What a message row's icon says, for its accessible label (a plain note says nothing more). */
+const MESSAGE_KINDS: Readonly<Record<string, () => string>> = {
+  error: () => vscode.l10n.t('Error'),
+  warning: () => vscode.l10n.t('Warning'),
+  lock: () => vscode.l10n.t('No access'),
+  'debug-disconnect': () => vscode.l10n.t('Unreachable'),
+};
 
 /** Shows a note, an empty state or a failure in place of children, never as a popup. */
 export class MessageNode extends LabNode {
@@ -357,6 +390,10 @@ export class MessageNode extends LabNode {
     item.tooltip = this.tooltip ?? this.text;
     item.contextValue =
       this.command?.command === Commands.retry ? 'labData.error' : 'labData.message';
+    const kind = MESSAGE_KINDS[this.icon]?.();
+    item.accessibilityInformation = {
+      label: kind ? vscode.l10n.t('{0}: {1}', kind, this.text) : this.text,
+    };
     return item;
   }
 }
@@ -374,20 +411,34 @@ export class FilterNode extends LabNode {
     private readonly list: 'reports' | 'samples',
     /** A note on the filter, such as which parts Lab Data applies itself. */
     private readonly note?: string,
+    /**
+     * What the rows under it say, each short enough for the default width: how many records match
+     * ("42 reports match the filter", once known) and, with several criteria, each on its own row.
+     */
+    private readonly parts: { readonly count?: string; readonly criteria?: readonly string[] } = {},
   ) {
     super();
   }
 
+  /** The criteria shown one to a row (only when there are several: the row's label holds one whole). */
+  private get criteriaRows(): readonly string[] {
+    const criteria = this.parts.criteria ?? [];
+    return criteria.length > 1 ? criteria : [];
+  }
+
   getTreeItem(): vscode.TreeItem {
+    const expandable = this.parts.count !== undefined || this.criteriaRows.length > 0;
+    // Expanded: the count and every criterion stay visible without hovering, however narrow the sidebar.
     const item = new vscode.TreeItem(
       vscode.l10n.t('Filtered by: {0}', this.description),
-      vscode.TreeItemCollapsibleState.None,
+      expandable ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
     );
     item.id = this.id;
     item.iconPath = new vscode.ThemeIcon('filter');
     const tooltip = new vscode.MarkdownString(
       [
         `**${escapeMarkdown(vscode.l10n.t('Filtered by'))}** ${escapeMarkdown(serverText(this.description, 600))}`,
+        this.parts.count ? escapeMarkdown(this.parts.count) : undefined,
         this.note ? escapeMarkdown(serverText(this.note, 300)) : undefined,
         escapeMarkdown(
           vscode.l10n.t(
@@ -401,7 +452,50 @@ export class FilterNode extends LabNode {
     tooltip.isTrusted = false;
     item.tooltip = tooltip;
     item.contextValue = `labData.filter.${this.list}`;
-    item.accessibilityInformation = { label: vscode.l10n.t('Filtered by: {0}', this.description) };
+    item.accessibilityInformation = {
+      label: [vscode.l10n.t('Filtered by: {0}', this.description), this.parts.count]
+        .filter(Boolean)
+        .join('; '),
+    };
+    return shownItem(item);
+  }
+
+  override getChildren(): LabNode[] {
+    return [
+      ...(this.parts.count !== undefined
+        ? [new FilterPartNode(`${this.id}/count`, this.parts.count, 'symbol-numeric')]
+        : []),
+      ...this.criteriaRows.map(
+        (criterion, index) =>
+          new FilterPartNode(
+            `${this.id}/criterion:${index}`,
+            criterion,
+            'dash',
+            vscode.l10n.t('Filter criterion: {0}', criterion),
+          ),
+      ),
+    ];
+  }
+}
+
+/** A row under the "Filtered by" row: how many match, or one criterion. */
+export class FilterPartNode extends LabNode {
+  constructor(
+    readonly id: string,
+    private readonly text: string,
+    private readonly icon: string,
+    private readonly spoken = text,
+  ) {
+    super();
+  }
+
+  getTreeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.text, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.iconPath = new vscode.ThemeIcon(this.icon);
+    item.tooltip = this.text;
+    item.contextValue = 'labData.filterPart';
+    item.accessibilityInformation = { label: this.spoken };
     return shownItem(item);
   }
 }
@@ -428,6 +522,19 @@ export class LoadMoreNode extends LabNode {
         ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString())
         : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
     item.iconPath = new vscode.ThemeIcon('ellipsis');
+    const { total } = this.list;
+    item.accessibilityInformation = {
+      label:
+        total !== undefined
+          ? vscode.l10n.t(
+              'Load {0} more {1}, {2} of {3} loaded',
+              Math.max(0, total - this.list.items.length).toLocaleString(),
+              this.noun,
+              loaded,
+              total.toLocaleString(),
+            )
+          : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
+    };
     item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };
     item.contextValue = 'labData.loadMore';
     return item;

@@ -24,8 +24,34 @@ import {
   SavedSearchNode,
   localTime,
   pagedChildren,
+  reportTitle,
   type LabNode,
 } from './nodes';
+import { sharedTitlePrefix } from './sharedTitles';
+
+/**
+ * How many reports match a filter, in words, once the list has said: the lab's count, or with a
+ * report type (which Lab Data applies itself) how many of those loaded match.
+ */
+function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | undefined {
+  if (!list.loaded || list.error !== undefined) {
+    return undefined;
+  }
+  if (filter.reportType === undefined) {
+    const count = list.total ?? (list.hasMore ? undefined : list.items.length);
+    return count === undefined
+      ? undefined
+      : vscode.l10n.t('{0} reports match the filter', count.toLocaleString());
+  }
+  const matching = list.items.filter((report) => matchesLocally(report, filter)).length;
+  return list.hasMore
+    ? vscode.l10n.t(
+        '{0} of the {1} reports loaded match the filter',
+        matching.toLocaleString(),
+        list.items.length.toLocaleString(),
+      )
+    : vscode.l10n.t('{0} reports match the filter', matching.toLocaleString());
+}
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
@@ -54,6 +80,11 @@ export function serverPart(filter: ReportFilter): ListFilters {
 
 /** A filter in words, clients and projects by name where the lab gave one ("client Riverside Water Authority (CL-0001)"). */
 export function describeReportFilter(filter: ReportFilter, nameOf?: NameOf): string {
+  return reportFilterCriteria(filter, nameOf).join(', ');
+}
+
+/** A filter's criteria in words, one string each, in the order {@link describeReportFilter} joins them. */
+export function reportFilterCriteria(filter: ReportFilter, nameOf?: NameOf): string[] {
   const named = (kind: 'client' | 'project', id: string): string => {
     const name = nameOf?.(kind, id);
     return name ? `${name} (${id})` : id;
@@ -68,9 +99,7 @@ export function describeReportFilter(filter: ReportFilter, nameOf?: NameOf): str
     filter.clientId && vscode.l10n.t('client {0}', named('client', filter.clientId)),
     filter.projectId && vscode.l10n.t('project {0}', named('project', filter.projectId)),
     filter.reportType && vscode.l10n.t('type {0}', filter.reportType),
-  ]
-    .filter(Boolean)
-    .join(', ');
+  ].filter((criterion): criterion is string => Boolean(criterion));
 }
 
 /** A saved search's filters in words; a relative date is shown as written ("published since -7d"). */
@@ -146,7 +175,10 @@ export class ReportsTreeProvider extends LabTreeProvider {
     const filter = this.filterOf(scope.name);
     const list = this.reportList(scope);
     const nodes: LabNode[] = [];
-    const description = describeReportFilter(filter, knownNames.of(scope.name));
+    const criteria = reportFilterCriteria(filter, knownNames.of(scope.name));
+    const description = criteria.join(', ');
+    // The first page tells how many match (the filter row says it) and what the rows' titles share.
+    await list.ensureLoaded();
     if (description) {
       const note =
         filter.reportType !== undefined
@@ -156,10 +188,23 @@ export class ReportsTreeProvider extends LabTreeProvider {
             )
           : undefined;
       nodes.push(
-        new FilterNode(`${scope.idPrefix}reports/filter`, scope.name, description, 'reports', note),
+        new FilterNode(
+          `${scope.idPrefix}reports/filter`,
+          scope.name,
+          description,
+          'reports',
+          note,
+          {
+            count: matchingCount(list, filter),
+            criteria,
+          },
+        ),
       );
     }
     nodes.push(...this.searchRows(scope));
+    const shared = sharedTitlePrefix(
+      list.items.filter((report) => matchesLocally(report, filter)).map(reportTitle),
+    );
     const empty = filter.publishedSince
       ? vscode.l10n.t(
           'No reports published since {0}',
@@ -172,7 +217,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
       ...(await pagedChildren(
         `${scope.idPrefix}reports`,
         list,
-        (report) => this.nodeOf(scope, report),
+        (report) => this.nodeOf(scope, report, undefined, shared),
         empty,
         'reports',
         (report) => matchesLocally(report, filter),
@@ -272,14 +317,20 @@ export class ReportsTreeProvider extends LabTreeProvider {
     scope: LabScope,
     report: Report,
     parentId = `${scope.idPrefix}reports`,
+    sharedPrefix?: string,
   ): ReportNode {
     const id = `${parentId}/report:${report.report_id}`;
     const isNew = this.news?.isNew(scope.name, report) ?? false;
     const cached = this.nodes.get(id);
-    if (cached && cached.report === report && cached.isNew === isNew) {
+    if (
+      cached &&
+      cached.report === report &&
+      cached.isNew === isNew &&
+      cached.sharedPrefix === sharedPrefix
+    ) {
       return cached;
     }
-    const node = new ReportNode(report, parentId, scope.name, isNew);
+    const node = new ReportNode(report, parentId, scope.name, isNew, sharedPrefix);
     this.nodes.set(id, node);
     return node;
   }
@@ -337,10 +388,12 @@ export class ReportsTreeProvider extends LabTreeProvider {
             },
             (report) => report.report_id,
           );
+          await list.ensureLoaded();
+          const shared = sharedTitlePrefix(list.items.map(reportTitle));
           return pagedChildren(
             folderId,
             list,
-            (report) => this.nodeOf(scope, report, folderId),
+            (report) => this.nodeOf(scope, report, folderId, shared),
             vscode.l10n.t('No reports match this search'),
             'reports',
           );

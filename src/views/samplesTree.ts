@@ -70,12 +70,25 @@ export class SamplesTreeProvider extends LabTreeProvider {
     const nodes: LabNode[] = [];
     const since = receivedSince ? (localTime(receivedSince) ?? receivedSince) : undefined;
     if (since) {
+      // The first page says how many match, for the filter row.
+      await list.ensureLoaded();
+      const count =
+        list.loaded && list.error === undefined
+          ? (list.total ?? (list.hasMore ? undefined : list.items.length))
+          : undefined;
       nodes.push(
         new FilterNode(
           `${scope.idPrefix}samples/filter`,
           scope.name,
           vscode.l10n.t('received since {0}', since),
           'samples',
+          undefined,
+          {
+            count:
+              count === undefined
+                ? undefined
+                : vscode.l10n.t('{0} samples match the filter', count.toLocaleString()),
+          },
         ),
       );
     }

@@ -198,7 +198,7 @@ describe('several labs, each with its own token and endpoints', () => {
       ['Meridian', 'Beta', 'Broken'],
     );
     await eventually(() => assert.match(api.statusText(), /3 labs/));
-    assert.match(api.statusTooltip(), /2 of 3 labs signed in/);
+    assert.match(api.statusTooltip(), /2 of 3 labs signed in, 2 answering/);
     assert.match(api.statusTooltip(), /Meridian \(.+\): signed in/);
     assert.match(api.statusTooltip(), /Broken: misconfigured/);
   });
@@ -642,14 +642,14 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
       );
       assert.equal(
         top[0]!.item.description,
-        `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').length} reports`,
+        `${riverside.reportsFor('riverside-token').length} reports · ${new URL(riverside.baseUrl).host}`,
       );
-      assert.equal(top[1]!.item.description, `${new URL(harbor.baseUrl).host} · signed out`);
+      assert.equal(top[1]!.item.description, `signed out · ${new URL(harbor.baseUrl).host}`);
     });
     await eventually(async () =>
       assert.equal(
         (await rows(api, 'samples'))[0]!.item.description,
-        `${new URL(riverside.baseUrl).host} · ${riverside.data.samples.length} samples`,
+        `${riverside.data.samples.length} samples · ${new URL(riverside.baseUrl).host}`,
       ),
     );
     // The count follows the filter.
@@ -660,7 +660,7 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     await eventually(async () =>
       assert.equal(
         (await rows(api, 'reports'))[0]!.item.description,
-        `${new URL(riverside.baseUrl).host} · ${riverside.reportsFor('riverside-token').filter((report) => report.client_id === riverside.data.clients[0]!.client_id).length} reports match the filter`,
+        `${riverside.reportsFor('riverside-token').filter((report) => report.client_id === riverside.data.clients[0]!.client_id).length} reports match the filter · ${new URL(riverside.baseUrl).host}`,
       ),
     );
     await vscode.commands.executeCommand('labData.clearReportsFilter');

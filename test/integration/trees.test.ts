@@ -6,7 +6,10 @@ import {
   FakePrompts,
   eventually,
   rows,
+  activateExtension,
+  signIn,
   signInOnly,
+  signOutOfAll,
   startLab,
   type Row,
   signedInLab,
@@ -23,6 +26,282 @@ function find(list: Row[], label: string | RegExp): Row {
 
 const reportRows = (list: Row[]): Row[] =>
   list.filter((r) => r.item.contextValue?.startsWith('labData.report'));
+
+const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
+
+/** A row's accessible label (what a screen reader says for it). */
+const spoken = (row: Row): string => row.item.accessibilityInformation?.label ?? '';
+
+describe('what every row says, and how a lab that is down or signed out shows', () => {
+  let api: LabDataExtensionApi;
+  let alpha: MockLabServer;
+  let beta: MockLabServer;
+  let gone: MockLabServer;
+  const before_ = {
+    labs: undefined as unknown,
+    baseUrl: undefined as unknown,
+    searches: undefined as unknown,
+  };
+
+  before(async function () {
+    this.timeout(60_000);
+    api = await activateExtension();
+    // No look at the Reports view may mark the report published below as seen.
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    before_.labs = config().inspect('labs')?.globalValue;
+    before_.baseUrl = config().inspect('baseUrl')?.globalValue;
+    before_.searches = config().inspect('savedSearches')?.globalValue;
+    alpha = await startLab({ reports: 120, samples: 80 });
+    beta = await startLab({ reports: 10, seed: 3 });
+    gone = await startLab({ reports: 30, seed: 7 });
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    await config().update(
+      'labs',
+      [
+        { name: 'Alpha', baseUrl: alpha.baseUrl },
+        { name: 'Beta', baseUrl: beta.baseUrl },
+        {
+          name: 'Broken',
+          baseUrl: `${alpha.baseUrl}/broken`,
+          endpoints: { reports: '/api/%2e%2e/admin' },
+        },
+        { name: 'Gone', baseUrl: gone.baseUrl },
+      ],
+      vscode.ConfigurationTarget.Global,
+    );
+    await config().update(
+      'savedSearches',
+      [{ name: 'Amended at Alpha', lab: 'Alpha', status: 'amended' }],
+      vscode.ConfigurationTarget.Global,
+    );
+    await eventually(async () =>
+      assert.deepEqual((await api.getState()).labs.map((lab) => lab.name).sort(), [
+        'Alpha',
+        'Beta',
+        'Broken',
+        'Gone',
+      ]),
+    );
+    await signIn(alpha.baseUrl, 'demo-full-access', 'Alpha');
+    await signIn(gone.baseUrl, 'demo-full-access', 'Gone');
+    await eventually(async () =>
+      assert.deepEqual((await api.getState()).labs.map((lab) => [lab.name, lab.signedIn]).sort(), [
+        ['Alpha', true],
+        ['Beta', false],
+        ['Broken', false],
+        ['Gone', true],
+      ]),
+    );
+  });
+
+  after(async () => {
+    await signOutOfAll(api);
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    await vscode.commands.executeCommand('labData.clearSamplesFilter');
+    await config().update('savedSearches', before_.searches, vscode.ConfigurationTarget.Global);
+    await config().update('labs', before_.labs, vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', before_.baseUrl, vscode.ConfigurationTarget.Global);
+    await Promise.all([alpha.stop(), beta.stop(), gone.stop()]);
+  });
+
+  /** The row of lab `name` at the top of a view. */
+  async function labRow(view: 'reports' | 'clients' | 'samples', name: string): Promise<Row> {
+    return find(await rows(api, view), name);
+  }
+
+  it('a lab that cannot be reached says so before its count and host, its rows are marked as possibly out of date, and the status bar counts the labs that answer', async () => {
+    const count = gone.reportsFor('demo-full-access').length;
+    await eventually(async () =>
+      assert.match(
+        String((await labRow('reports', 'Gone')).item.description),
+        new RegExp(`^${count} reports · `),
+      ),
+    );
+    const goneReports = reportRows(
+      await rows(api, 'reports', (await labRow('reports', 'Gone')).node),
+    );
+    assert.equal(goneReports.length, count);
+    await eventually(() => assert.match(api.statusText(), /^\$\(beaker\) 2 of 4 labs$/));
+    await gone.stop();
+    await vscode.commands.executeCommand('labData.refresh');
+    const row = await eventually(async () => {
+      const found = await labRow('reports', 'Gone');
+      assert.match(String(found.item.description), /^unreachable · /, 'the state comes first');
+      return found;
+    });
+    assert.equal((row.item.iconPath as vscode.ThemeIcon).id, 'debug-disconnect');
+    assert.match(spoken(row), /^Lab Gone, unreachable/);
+    const children = await rows(api, 'reports', row.node);
+    assert.match(children[0]!.label, /^Unreachable: the rows below may be out of date$/);
+    assert.equal(children[0]!.item.command?.command, 'labData.refresh');
+    assert.match(spoken(children[0]!), /^Unreachable: /);
+    assert.equal(
+      reportRows(children).length,
+      count,
+      'what was loaded stays listed, below the mark',
+    );
+    // Signed out and misconfigured labs: the state first too.
+    assert.match(String((await labRow('reports', 'Beta')).item.description), /^signed out · /);
+    assert.equal(String((await labRow('reports', 'Broken')).item.description), 'misconfigured');
+    // One of the two signed-in labs answers.
+    await eventually(() => assert.match(api.statusText(), /^\$\(warning\) 1 of 4 labs$/));
+    assert.match(api.statusTooltip(), /2 of 4 labs signed in, 1 answering/);
+  });
+
+  it('every row of the three views has an accessible label saying what its icon and colour say', async () => {
+    const source = alpha.reportsFor('demo-full-access');
+    // Something new at Alpha: everything shown until now is seen, then the lab publishes one.
+    await rows(api, 'reports', (await labRow('reports', 'Alpha')).node);
+    await vscode.commands.executeCommand('labData.markAllSeen');
+    const fresh = alpha.publishReport();
+    await vscode.commands.executeCommand('labData.refresh');
+    await vscode.commands.executeCommand('labData.filterSamples', {
+      lab: 'Alpha',
+      receivedSince: '2020-01-01',
+    });
+    const seen = new Map<string, Row[]>();
+    const walk = async (
+      view: 'reports' | 'clients' | 'samples',
+      parent?: Row,
+      depth = 0,
+    ): Promise<void> => {
+      const children = await rows(api, view, parent?.node);
+      for (const child of children) {
+        const kind = child.item.contextValue ?? '(none)';
+        seen.set(kind, [...(seen.get(kind) ?? []), child]);
+        assert.ok(
+          spoken(child).trim(),
+          `${view}: "${child.label}" (${kind}) has an accessible label`,
+        );
+      }
+      if (depth >= 3) {
+        return;
+      }
+      // Every lab, saved search and filter row; the first client and project (one of each is enough).
+      const open = children.filter(
+        (child) =>
+          child.item.collapsibleState !== vscode.TreeItemCollapsibleState.None &&
+          (/^labData\.(lab|savedSearch|filter)/.test(child.item.contextValue ?? '') ||
+            child === children.find((c) => c.item.contextValue === child.item.contextValue)),
+      );
+      for (const child of open) {
+        await walk(view, child, depth + 1);
+      }
+    };
+    await eventually(async () => {
+      seen.clear();
+      await walk('reports');
+      await walk('clients');
+      await walk('samples');
+      assert.ok(seen.has('labData.loadMore'), [...seen.keys()].join(', '));
+    }, 30_000);
+
+    // Labs: their state (signed in, signed out, misconfigured, unreachable) and count.
+    const labs = [
+      ...(seen.get('labData.lab.signedIn') ?? []),
+      ...(seen.get('labData.lab.signedOut') ?? []),
+      ...(seen.get('labData.lab.invalid') ?? []),
+    ].map(spoken);
+    const total = alpha.reportsFor('demo-full-access').length;
+    assert.ok(
+      labs.some((label) => label.startsWith(`Lab Alpha, signed in, ${total} reports`)),
+      labs.join('\n'),
+    );
+    assert.ok(
+      labs.some((label) => /^Lab Beta, signed out/.test(label)),
+      labs.join('\n'),
+    );
+    assert.ok(
+      labs.some((label) => /^Lab Broken, misconfigured: /.test(label)),
+      labs.join('\n'),
+    );
+    assert.ok(
+      labs.some((label) => /^Lab Gone, unreachable/.test(label)),
+      labs.join('\n'),
+    );
+
+    // Reports: id, title, type, day, a status other than published, no file, new.
+    const reports = [
+      ...(seen.get('labData.report.downloadable') ?? []),
+      ...(seen.get('labData.report') ?? []),
+    ];
+    assert.ok(reports.length > 50);
+    const facts = { amended: 0, noFile: 0, fresh: 0 };
+    for (const row of reports) {
+      const report = [fresh, ...source].find((candidate) => candidate.report_id === row.id);
+      if (!report || row.node.ref?.lab !== 'Alpha') {
+        continue; // Gone's reports come from another lab
+      }
+      const label = spoken(row);
+      assert.ok(label.startsWith(`Report ${report.report_id}, `), label);
+      const title = report.title.slice(`${report.report_type}: `.length);
+      for (const part of [title, report.report_type, report.published_at.slice(0, 4)]) {
+        assert.ok(label.includes(part), `"${part}" in "${label}"`);
+      }
+      if (report.status !== 'published') {
+        const word = `${report.status[0]!.toUpperCase()}${report.status.slice(1)}`;
+        assert.ok(label.includes(word), `"${word}" in "${label}"`);
+        facts.amended += report.status === 'amended' ? 1 : 0;
+      }
+      if (!report.download_available) {
+        assert.match(label, /, no file available$/);
+        facts.noFile++;
+      }
+      if (
+        report.report_id === fresh.report_id &&
+        row.item.id?.startsWith('lab:Alpha/reports/report:')
+      ) {
+        assert.match(label, new RegExp(`^Report ${fresh.report_id}, new, `));
+        facts.fresh++;
+      }
+    }
+    assert.ok(facts.amended > 0 && facts.noFile > 0 && facts.fresh === 1, JSON.stringify(facts));
+
+    const one = (kind: string): string => {
+      const found = seen.get(kind);
+      assert.ok(found?.length, `a ${kind} row among ${[...seen.keys()].join(', ')}`);
+      return spoken(found[0]!);
+    };
+    assert.match(
+      one('labData.client'),
+      new RegExp(`^Client ${alpha.data.clients[0]!.name}, ${alpha.data.clients[0]!.client_id}`),
+    );
+    assert.match(one('labData.project'), /^Project .+, P-\d+/);
+    assert.match(one('labData.sample'), /^Sample S-\d{6}, /);
+    assert.match(one('labData.savedSearch'), /^Saved search "Amended at Alpha": status Amended$/);
+    // "Load more" says how many more there are.
+    const more = (seen.get('labData.loadMore') ?? []).map(spoken);
+    assert.ok(
+      more.includes(`Load ${total - 50} more reports, 50 of ${total} loaded`),
+      more.join('\n'),
+    );
+    // The filter row says its criteria and how many match; the count row says it alone.
+    const filter = one('labData.filter.samples');
+    const received = alpha.data.samples.filter(
+      (sample) => sample.received_at >= '2020-01-01',
+    ).length;
+    assert.match(
+      filter,
+      new RegExp(`^Filtered by: received since .+; ${received} samples match the filter$`),
+    );
+    assert.ok(
+      (seen.get('labData.filterPart') ?? []).some(
+        (row) => spoken(row) === `${received} samples match the filter`,
+      ),
+    );
+    // Messages say what their icon says: the sign-in row, a misconfigured lab's error, the unreachable mark.
+    const messages = (seen.get('labData.message') ?? []).map(spoken);
+    assert.ok(messages.includes('Sign in to Beta…'), messages.join('\n'));
+    assert.ok(
+      messages.some((label) => /^Error: .*endpoint "reports" must not contain/.test(label)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((label) => /^Unreachable: /.test(label)),
+      messages.join('\n'),
+    );
+  });
+});
 
 describe('browsing the lab in the views', () => {
   let lab: MockLabServer;
@@ -367,10 +646,102 @@ describe('browsing the lab in the views', () => {
     assert.match(samples[0]!.label, /^Filtered by: received since/);
     const expectedSamples = lab.data.samples.filter((s) => s.received_at >= '2026-10-01T00:00:00Z');
     assert.deepEqual(
+      (await rows(api, 'samples', samples[0]!.node)).map((r) => r.label),
+      [`${expectedSamples.length} samples match the filter`],
+    );
+    assert.deepEqual(
       samples.filter((r) => r.item.contextValue === 'labData.sample').map((r) => r.label),
       expectedSamples.slice(0, 50).map((s) => s.sample_id),
     );
     await vscode.commands.executeCommand('labData.clearSamplesFilter');
+  });
+
+  it('the reports of one project lead with their day and type, not the project name all their titles start with', async () => {
+    await as('demo-full-access');
+    const client = find(await rows(api, 'clients'), 'Harbor Environmental Consulting');
+    const project = find(await rows(api, 'clients', client.node), 'Former Fuel Depot Remediation');
+    const reports = reportRows(await rows(api, 'clients', project.node));
+    const source = lab.reportsFor('demo-full-access').filter((r) => r.project_id === 'P-2006');
+    assert.ok(
+      reports.length > 1 &&
+        source.every((r) => r.title.endsWith(': Former Fuel Depot Remediation')),
+    );
+    for (const row of reports) {
+      const report = source.find((r) => r.report_id === row.id)!;
+      const parts = String(row.item.description).split(' · ');
+      assert.match(
+        parts[0]!,
+        new RegExp(report.published_at.slice(0, 4)),
+        `the day first: ${row.item.description}`,
+      );
+      assert.equal(parts[1], report.report_type, `then the type: ${row.item.description}`);
+      assert.ok(
+        !String(row.item.description).includes('Former Fuel Depot'),
+        `the project's name is its parent's label, not repeated: ${row.item.description}`,
+      );
+      assert.ok(
+        spoken(row).includes('Former Fuel Depot Remediation'),
+        'a screen reader still hears the title',
+      );
+    }
+    // In the Reports view neighbours come from different projects: there the title still leads.
+    const top = reportRows(await rows(api, 'reports'))[0]!;
+    const first = lab.reportsFor('demo-full-access')[0]!;
+    assert.equal(
+      String(top.item.description).split(' · ')[0],
+      first.title.slice(`${first.report_type}: `.length),
+    );
+  });
+
+  it('the filter row lists each criterion and how many reports match on rows of their own, short enough for the default width', async () => {
+    await as('demo-full-access');
+    await vscode.commands.executeCommand('labData.filterReports', {
+      publishedSince: '2025-06-01',
+      status: 'published',
+      clientId: 'C-1001',
+    });
+    const expected = lab
+      .reportsFor('demo-full-access')
+      .filter(
+        (r) =>
+          r.published_at >= '2025-06-01T00:00:00Z' &&
+          r.status === 'published' &&
+          r.client_id === 'C-1001',
+      );
+    const filter = (await rows(api, 'reports'))[0]!;
+    assert.equal(filter.item.contextValue, 'labData.filter.reports');
+    assert.equal(filter.item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    const parts = await rows(api, 'reports', filter.node);
+    assert.deepEqual(
+      parts.map((r) => r.label).map((label) => label.replace(/since .+$/, 'since …')),
+      [
+        `${expected.length} reports match the filter`,
+        'published since …',
+        'status Published',
+        /client Riverside/.test(parts[3]!.label)
+          ? 'client Riverside Water Authority (C-1001)'
+          : 'client C-1001',
+      ],
+    );
+    assert.ok(
+      parts.every(
+        (r) => r.item.contextValue === 'labData.filterPart' && r.item.command === undefined,
+      ),
+    );
+    assert.match(spoken(filter), new RegExp(`; ${expected.length} reports match the filter$`));
+    assert.match(spoken(parts[1]!), /^Filter criterion: published since /);
+
+    // A report type is applied by Lab Data to what it loaded: the count says so.
+    const type = lab.reportsFor('demo-full-access')[0]!.report_type;
+    await vscode.commands.executeCommand('labData.filterReports', { reportType: type });
+    const typed = await rows(api, 'reports');
+    const shown = reportRows(typed).length;
+    assert.deepEqual(
+      (await rows(api, 'reports', typed[0]!.node)).map((r) => r.label),
+      [`${shown} of the 50 reports loaded match the filter`],
+      'one criterion: the row says it whole, its only child the count',
+    );
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
   });
 
   it('"Copy Id" on any row copies the id it stands for', async () => {

@@ -33,6 +33,23 @@ import {
 } from './workbench';
 
 const TOKEN = 'demo-full-access';
+
+/** Replaces the user's settings as a person does: Open User Settings (JSON), the new text, save. */
+async function editUserSettings(page: Page, text: string): Promise<void> {
+  await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  const editor = page
+    .locator('.editor-instance .monaco-editor', { has: page.locator('.view-lines') })
+    .first();
+  await editor.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.waitForTimeout(500);
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('ControlOrMeta+S');
+  await page.waitForTimeout(1000);
+  await closeTabs(page, /settings\.json|Settings/);
+}
 /** A token the lab knows but that has expired (its name must not hold the reason, or redaction would hide it). */
 const OLD_TOKEN = 'lab-ui-old-token-4242';
 
@@ -488,6 +505,49 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       'the filter row',
     );
     assert.ok(applied.includes(client.name) && applied.includes(type), applied);
+    // At the default width the row's label is cut off: the count and each criterion have rows of their own.
+    const reportsPane = pane(page, 'Reports');
+    const filterParts = [
+      reportsPane
+        .locator(
+          '.monaco-list-row[aria-label$="match the filter"]:not([aria-label^="Filtered by"])',
+        )
+        .first(),
+      reportsPane
+        .locator(`.monaco-list-row[aria-label^="Filter criterion: client ${client.name}"]`)
+        .first(),
+      reportsPane.locator(`.monaco-list-row[aria-label="Filter criterion: type ${type}"]`).first(),
+    ];
+    for (const [index, part] of filterParts.entries()) {
+      await part.waitFor({ state: 'visible', timeout: 15_000 });
+      const [name, box] = await Promise.all([
+        part.locator('.label-name').boundingBox(),
+        part.boundingBox(),
+      ]);
+      // The count whole; a criterion at least its kind and the start of its value (a long client name may end in "…").
+      assert.ok(
+        name &&
+          box &&
+          (index === 0
+            ? name.x + name.width <= box.x + box.width
+            : name.x + 120 < box.x + box.width),
+        `"${await part.innerText()}" is on screen`,
+      );
+    }
+    const matching = reports.filter(
+      (report) => report.client_id === client.client_id && report.report_type === type,
+    ).length;
+    const countText = await filterParts[0]!.innerText();
+    // The type is applied by Lab Data to the loaded reports: all of the client's, when one page holds them.
+    assert.ok(
+      countText === `${matching} reports match the filter` ||
+        /^\d+ of the \d+ reports loaded match the filter$/.test(countText),
+      countText,
+    );
+    await page.mouse.move(900, 700, { steps: 5 });
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'filter-row-default-width.png'),
+    });
 
     // Reopened: the values are shown and checked, and Enter through every step keeps them.
     await clickToolbar(page, 'Reports', 'Filter Reports');
@@ -779,6 +839,171 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         line,
       );
       assert.ok(!line.includes(TOKEN));
+    }
+  });
+
+  it('at the default width, the reports of one project lead with their day and type, not the project name all their titles share', async () => {
+    // A project with several reports whose titles all read "<type>: <project name>".
+    const counts = new Map<string, number>();
+    reports.forEach((report) =>
+      counts.set(report.project_id, (counts.get(report.project_id) ?? 0) + 1),
+    );
+    const project = lab.data.projects.find(
+      (candidate) => (counts.get(candidate.project_id) ?? 0) >= 3,
+    )!;
+    const client = lab.data.clients.find((candidate) => candidate.client_id === project.client_id)!;
+    const ofProject = reports.filter((report) => report.project_id === project.project_id);
+    await expandPane(page, 'Clients');
+    const clients = pane(page, 'Clients');
+    const clientRow = clients
+      .locator(`.monaco-list-row[aria-label^="Client ${client.name}, "]`)
+      .first();
+    await clientRow.waitFor({ state: 'visible', timeout: 30_000 });
+    await clientRow.click();
+    const projectRow = clients
+      .locator(`.monaco-list-row[aria-label^="Project ${project.name}, "]`)
+      .first();
+    await projectRow.waitFor({ state: 'visible', timeout: 30_000 });
+    await projectRow.click();
+    const first = clients.locator(
+      `.monaco-list-row[aria-label^="Report ${ofProject[0]!.report_id}, "]`,
+    );
+    await first.waitFor({ state: 'visible', timeout: 30_000 });
+    await page.mouse.move(900, 700, { steps: 5 });
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'project-reports-default-width.png'),
+    });
+    for (const report of ofProject.slice(0, 3)) {
+      const target = clients.locator(
+        `.monaco-list-row[aria-label^="Report ${report.report_id}, "]`,
+      );
+      if (!(await target.isVisible())) {
+        continue;
+      }
+      const description = (await target.locator('.label-description').innerText()).trim();
+      const [day, type] = description.split(' · ');
+      assert.ok(
+        day!.includes(report.published_at.slice(0, 4)),
+        `the day comes first: ${description}`,
+      );
+      assert.equal(type, report.report_type, `then the type: ${description}`);
+      assert.ok(
+        !description.includes(project.name),
+        `not the project's name again: ${description}`,
+      );
+      // The day and the type start where the row still has room at the default width.
+      const [box, rowBox] = await Promise.all([
+        target.locator('.label-description').boundingBox(),
+        target.boundingBox(),
+      ]);
+      assert.ok(box && rowBox && box.x + 80 < rowBox.x + rowBox.width, 'the day is on screen');
+    }
+    // Folded again, so the Reports view has its room back.
+    await projectRow.click();
+    await clientRow.click();
+    await pane(page, 'Clients').locator('.pane-header').click();
+  });
+
+  it('at the default width, lab rows say their state and count first, an unreachable lab’s rows are marked, and the status bar counts the labs that answer', async () => {
+    const harbor = new MockLabServer({ reports: 40, seed: 9 });
+    const harborUrl = await harbor.start();
+    const settingsFile = path.join(uiContext.userDataDir, 'User', 'settings.json');
+    const original = await fs.readFile(settingsFile, 'utf8').catch(() => undefined);
+    const settings = original ? (JSON.parse(original) as Record<string, unknown>) : {};
+    try {
+      await editUserSettings(
+        page,
+        JSON.stringify({
+          ...settings,
+          'labData.labs': [
+            { name: 'Meridian', baseUrl },
+            { name: 'Harbor', baseUrl: harborUrl },
+          ],
+        }),
+      );
+      await scrollToTop(page, 'Reports');
+      const meridianRow = row(page, 'Lab Meridian, ');
+      const harborRow = row(page, 'Lab Harbor, ');
+      await harborRow.waitFor({ state: 'visible', timeout: 30_000 });
+      await waitUntil(
+        async () =>
+          /^signed out · /.test(await harborRow.locator('.label-description').innerText()),
+        'Harbor: signed out, first',
+      );
+      // Signing in to Harbor from its own row: only the token is asked.
+      await harborRow.click();
+      await row(page, 'Sign in to Harbor').click();
+      await quickInput.waitForTitle(page, /Sign In \(2\/2\)/);
+      await quickInput.box(page).fill(TOKEN);
+      await page.keyboard.press('Enter');
+      const harborCount = harbor.reportsFor(TOKEN).length;
+      await waitUntil(
+        async () =>
+          (await harborRow.locator('.label-description').innerText()).startsWith(
+            `${harborCount} reports · `,
+          ),
+        'Harbor: its count, first',
+        30_000,
+      );
+      await waitUntil(
+        async () =>
+          (await meridianRow.locator('.label-description').innerText()).startsWith(
+            `${reports.length} reports · `,
+          ),
+        'Meridian: its count, first',
+        30_000,
+      );
+      await waitUntil(
+        async () => (await statusItem(page).innerText()).includes('2 of 2 labs'),
+        'both labs answer',
+      );
+      // Harbor goes down: its row says so first, its rows are marked, the status bar counts one.
+      await harbor.stop();
+      await clickToolbar(page, 'Reports', 'Refresh');
+      await waitUntil(
+        async () =>
+          (await harborRow.locator('.label-description').innerText()).startsWith('unreachable · '),
+        'Harbor: unreachable, first',
+        30_000,
+      );
+      await row(page, 'Unreachable: ').waitFor({ state: 'visible', timeout: 15_000 });
+      await waitUntil(
+        async () => (await statusItem(page).innerText()).includes('1 of 2 labs'),
+        'one lab answers',
+      );
+      for (const lab of [meridianRow, harborRow]) {
+        const [box, rowBox] = await Promise.all([
+          lab.locator('.label-description').boundingBox(),
+          lab.boundingBox(),
+        ]);
+        assert.ok(
+          box && rowBox && box.x + 90 < rowBox.x + rowBox.width,
+          `the state or count is on screen: ${await lab.getAttribute('aria-label')}`,
+        );
+      }
+      await page.mouse.move(900, 700, { steps: 5 });
+      await page.waitForTimeout(300);
+      await page.screenshot({
+        path: path.join(uiContext.screenshotsDir, 'lab-rows-default-width.png'),
+      });
+      await harborRow.click();
+    } finally {
+      await editUserSettings(page, JSON.stringify(settings));
+      await harbor.stop();
+    }
+    // One lab again: its reports at the top (signed in again if the sign-in went with the name).
+    const signedIn = await row(page, `Report ${reports[0]!.report_id}`)
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (!signedIn) {
+      await signInFromPalette(page, baseUrl, TOKEN);
+      await row(page, `Report ${reports[0]!.report_id}`).waitFor({
+        state: 'visible',
+        timeout: 30_000,
+      });
     }
   });
 
