@@ -12,6 +12,8 @@ import { PdfPreviewProvider, type PreviewState } from './preview/pdfPreview';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
+import type { Logger } from './log';
+import { signInForDemo } from './auth/demoSignIn';
 
 /** One lab as other extensions and tests see it: never its token. */
 export interface LabState {
@@ -54,6 +56,8 @@ export interface LabDataExtensionApi {
   openLink(uri: vscode.Uri): Promise<vscode.Uri | undefined>;
   /** Requests hovers have made to look ids up so far (diagnostics for tests). */
   idLookups(): number;
+  /** What activation does when `npm run demo` set LABDATA_DEMO_TOKEN (for tests: the demo's sign-in with `token`). */
+  demoSignIn(token: string): Promise<void>;
   /** How long `activate()` took, in milliseconds (also in the log). */
   readonly activationMs: number;
   /** The open overview of a lab: its aggregation, what the webview last drew, a bar click and a button press (as a person's). */
@@ -111,12 +115,13 @@ export function createExtensionApi(
   previews: PdfPreviewProvider,
   overviews: OverviewPanels,
   activationMs: number,
+  log: Logger,
 ): LabDataExtensionApi {
   return {
     activationMs,
     overview: (lab) => overviews.panelOf(lab),
     previews: {
-      uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id),
+      uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id, labs.signedIn.length > 1),
       state: (uri) => previews.stateOf(uri),
       ask: (uri, request) => previews.ask(uri, request),
     },
@@ -135,6 +140,7 @@ export function createExtensionApi(
     },
     openLink: (uri) => links.deepLinks.open(uri),
     idLookups: () => links.ids.requests,
+    demoSignIn: (token) => signInForDemo(labs, log, { LABDATA_DEMO_TOKEN: token }),
     async getState() {
       await labs.refresh();
       const states: LabState[] = labs.entries.map((entry) =>

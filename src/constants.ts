@@ -82,6 +82,7 @@ export const Tools = {
 export const SETTINGS_SECTION = 'labData';
 export const Settings = {
   baseUrl: 'baseUrl',
+  labName: 'labName',
   labs: 'labs',
   caCertificates: 'caCertificates',
   network: 'network',

@@ -159,6 +159,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     previews,
     overviews,
     activationMs,
+    log,
   );
 }
 

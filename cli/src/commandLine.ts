@@ -264,7 +264,8 @@ const COMMON_HELP = `Options of every command:
 Environment:
   LAB_DATA_TOKEN          the access token (never given on the command line)
   LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
-                          other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB)
+                          other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB;
+                          the variable named after its address, LAB_DATA_TOKEN_127_0_0_1_47101, still works)
   LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
   LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and for pull and verify --remote
                           the confirmation of the address a manifest gives (LAB_DATA_URL_<LAB> per lab)

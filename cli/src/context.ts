@@ -5,7 +5,7 @@ import type { LogLevel } from '../../core/connection/httpClient';
 import { CliError, Exit } from './exitCodes';
 import type { CliNetwork } from './network';
 import { Progress } from './output';
-import { Tokens, variableFor } from './tokens';
+import { hostOf, Tokens, variableFor } from './tokens';
 import type { ParsedCommand } from './commandLine';
 import { errorText } from '../../core/errors/errorText';
 import * as path from 'node:path';
@@ -114,7 +114,7 @@ export class CliContext {
     if (known) {
       return known;
     }
-    const token = this.tokens.tokenFor(name);
+    const token = this.tokens.tokenFor(name, baseUrl);
     if (token === undefined) {
       throw this.tokens.missing(name, several);
     }
@@ -145,11 +145,17 @@ export class CliContext {
    * `--lab` or `LAB_DATA_URL`), and be the same origin.
    */
   manifestLabProblem(name: string, origin: string, several: boolean): CliError | undefined {
-    if (this.tokens.tokenFor(name) === undefined) {
+    if (this.tokens.tokenFor(name, origin) === undefined) {
       return this.tokens.missing(name, several);
     }
     const own = variableFor('LAB_DATA_URL', name);
-    const given = this.env[own]?.trim() || this.text('lab') || this.env.LAB_DATA_URL?.trim();
+    // The variable named after the address, as before labs took their own names, still confirms it.
+    const host = hostOf(origin);
+    const given =
+      this.env[own]?.trim() ||
+      (host !== undefined ? this.env[variableFor('LAB_DATA_URL', host)]?.trim() : undefined) ||
+      this.text('lab') ||
+      this.env.LAB_DATA_URL?.trim();
     const shown = serverText(origin, 200);
     if (!given) {
       return new CliError(

@@ -11,6 +11,18 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
   return `${prefix}_${suffix || 'LAB'}`;
 }
 
+/** The host (and port) of an address, or undefined when it is none. */
+export function hostOf(origin: string | undefined): string | undefined {
+  if (origin === undefined) {
+    return undefined;
+  }
+  try {
+    return new URL(origin).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
 /**
@@ -62,14 +74,21 @@ export class Tokens {
     return new Tokens(env, token);
   }
 
-  /** The token for `lab`, or undefined; `several` says the manifest or command names more than one lab. */
-  tokenFor(lab: string): string | undefined {
+  /**
+   * The token for `lab` at `origin`, or undefined: `LAB_DATA_TOKEN_<LAB>`, else the variable named
+   * after the lab's address (`LAB_DATA_TOKEN_127_0_0_1_47101`, what a lab signed in without a name
+   * was called before labs took their own names), else `LAB_DATA_TOKEN`.
+   */
+  tokenFor(lab: string, origin?: string): string | undefined {
     if (this.fromFile !== undefined) {
       return this.fromFile;
     }
     const own = this.env[variableFor('LAB_DATA_TOKEN', lab)]?.trim();
+    const host = hostOf(origin);
+    const byAddress =
+      host !== undefined ? this.env[variableFor('LAB_DATA_TOKEN', host)]?.trim() : undefined;
     const shared = this.env.LAB_DATA_TOKEN?.trim();
-    return own || shared || undefined;
+    return own || byAddress || shared || undefined;
   }
 
   /** The sentence for a missing token: which variable to set. */

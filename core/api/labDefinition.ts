@@ -38,7 +38,7 @@ export interface LabDefinition {
   readonly pageSize?: number;
   readonly maxConcurrentRequests?: number;
   readonly filters: readonly FilterName[];
-  /** True for the lab `labData.baseUrl` defines (named after its host), false for `labData.labs` entries. */
+  /** True for the lab `labData.baseUrl` defines (named `labData.labName`, else after its host), false for `labData.labs` entries. */
   readonly shorthand: boolean;
   /** A proxy of this lab's own (a lab behind another proxy than VS Code's): its requests take Lab Data's own connection. */
   readonly proxy?: string;
@@ -184,10 +184,14 @@ export function isInvalidLab(value: LabDefinition | InvalidLab): value is Invali
 
 /**
  * Every lab the user defined: the `labData.labs` entries, plus the lab `labData.baseUrl` names
- * (called after its host) unless an entry already has that address or name. Both values must come
+ * (called `labData.labName`, else after its host) unless an entry already has that address or name. Both values must come
  * from the user's own settings; this function only validates them.
  */
-export function parseLabDefinitions(labsSetting: unknown, baseUrlSetting: unknown): LabDefinitions {
+export function parseLabDefinitions(
+  labsSetting: unknown,
+  baseUrlSetting: unknown,
+  nameSetting?: unknown,
+): LabDefinitions {
   const labs: LabDefinition[] = [];
   const invalid: InvalidLab[] = [];
   const entries = Array.isArray(labsSetting) ? labsSetting : [];
@@ -211,11 +215,13 @@ export function parseLabDefinitions(labsSetting: unknown, baseUrlSetting: unknow
   if (typeof baseUrlSetting === 'string' && baseUrlSetting.trim() !== '') {
     try {
       const url = parseBaseUrl(baseUrlSetting);
+      const own = typeof nameSetting === 'string' ? nameSetting.trim() : '';
+      const name = own && NAME_SHAPE.test(own) ? own : url.host;
       if (
-        !names.has(url.host.toLowerCase()) &&
+        !names.has(name.toLowerCase()) &&
         !labs.some((lab) => lab.url.baseUrl === url.baseUrl && lab.endpoints === DEFAULT_ENDPOINTS)
       ) {
-        labs.unshift(defaultLabDefinition(url));
+        labs.unshift(defaultLabDefinition(url, name));
       }
     } catch (error) {
       const problems = errorText(error).replace(/\.$/, '');

@@ -80,6 +80,15 @@ function listWord(list: ExportListName): string {
       : vscode.l10n.t('clients');
 }
 
+/** Makes the export folder when it is not there; true when it was made now. */
+async function makeExportFolder(folder: string): Promise<boolean> {
+  if (await fs.stat(folder).catch(() => undefined)) {
+    return false;
+  }
+  await fs.mkdir(folder, { recursive: true });
+  return true;
+}
+
 /** The first name from `name` on that is not taken in `folder` (`reports-….csv`, `reports-… (1).csv`, …). */
 async function freeFileName(folder: string, name: string): Promise<string> {
   for (let n = 0; n < 100; n++) {
@@ -197,6 +206,8 @@ export async function exportList(
   } else {
     // A person: a save dialog on a dated name not yet taken; the type chosen there is the format.
     const start = path.join(root ?? os.homedir(), 'lab-exports');
+    // The suggested folder is made now, in the workspace: VS Code's save dialog would otherwise ask to create it first.
+    const made = root !== undefined && (await makeExportFolder(start));
     const offered = await freeFileName(start, `${list}-${date}.${format ?? 'csv'}`);
     const title = filterText
       ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText)
@@ -212,6 +223,10 @@ export async function exportList(
       vscode.Uri.file(path.join(start, offered)),
       types,
     );
+    if (made && (!chosen || path.dirname(chosen.fsPath) !== start)) {
+      // Made for this export and not used: an empty folder is not left behind.
+      await fs.rmdir(start).catch(() => undefined);
+    }
     if (!chosen) {
       return undefined;
     }

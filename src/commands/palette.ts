@@ -18,7 +18,13 @@ import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
-import { askForReport, notFoundHint, type RecentReports } from './reportSuggestions';
+import {
+  askForReport,
+  askForReportInLabs,
+  notFoundHint,
+  reportInLabs,
+  type RecentReports,
+} from './reportSuggestions';
 import { serverText } from '../../core/errors/serverText';
 
 export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
@@ -174,26 +180,37 @@ export async function findReport(
 > {
   const targets = commandTargets(args);
   const given = targets.automated ? (targets.options as { action?: unknown }) : {};
-  const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
-  if (!api) {
+  const title = vscode.l10n.t('Lab Data: Find Report');
+  const idGiven = targets.refs[0]?.id ?? targets.ids[0];
+  const labName = targets.refs[0]?.lab ?? targets.lab;
+  let api: LabApi | undefined;
+  let report: Report | undefined;
+  const several = services.labs.signedIn;
+  if (labName === undefined && several.length > 1) {
+    // Several labs: every one is searched, and the lab is asked only when more than one has the id.
+    const found =
+      idGiven !== undefined
+        ? await reportInLabs(services.prompts.current, several, idGiven, title)
+        : await askForReportInLabs(services.prompts.current, several, services, title);
+    api = found?.connection.api;
+    report = found?.report;
+  } else {
+    api = await apiForCommand(services.labs, services.prompts.current, labName);
+    if (!api) {
+      return undefined;
+    }
+    const lab = api.lab.name;
+    report =
+      idGiven !== undefined
+        ? await api.getReport(idGiven).catch((error: unknown) => {
+            throw notFoundHint(error, idGiven, lab, undefined);
+          })
+        : await askForReport(services.prompts.current, api, services, title);
+  }
+  if (!api || !report) {
     return undefined;
   }
   const lab = api.lab.name;
-  const idGiven = targets.refs[0]?.id ?? targets.ids[0];
-  const report =
-    idGiven !== undefined
-      ? await api.getReport(idGiven).catch((error: unknown) => {
-          throw notFoundHint(error, idGiven, lab, undefined);
-        })
-      : await askForReport(
-          services.prompts.current,
-          api,
-          services,
-          vscode.l10n.t('Lab Data: Find Report'),
-        );
-  if (!report) {
-    return undefined;
-  }
   await services.recent.remember(lab, report.report_id);
   const action =
     parseAction(given.action) ??

@@ -9,7 +9,14 @@ import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
-import { askForReport, type ReportIdSources } from './reportSuggestions';
+import {
+  askForReport,
+  askForReportInLabs,
+  reportInLabs,
+  type ReportIdSources,
+} from './reportSuggestions';
+import type { LabConnection } from '../labs/labConnection';
+import type { Report } from '../../core/api/records';
 
 /** How long the viewer may take to draw page 1 once the file is in hand. */
 const FIRST_PAGE_TIMEOUT_MS = 60_000;
@@ -18,7 +25,7 @@ const FIRST_PAGE_TIMEOUT_MS = 60_000;
  * `labData.previewReport`: a report id, a report tree item, or `{ lab?, id }` (asks for an id
  * without one). Streams the report's PDF from the lab into memory (the download's checks and size
  * cap; nothing is written to the workspace), opens it in the `labData.pdfPreview` editor in a
- * preview tab titled `<id> (preview)`, and resolves with `{ pages }` once page 1 is on screen. It
+ * preview tab titled `<id> (preview)` (`<id> (<lab>, preview)` with several labs signed in), and resolves with `{ pages }` once page 1 is on screen. It
  * rejects with the reason when the file cannot be fetched or the viewer cannot show it.
  */
 export async function previewReport(
@@ -31,23 +38,30 @@ export async function previewReport(
 ): Promise<{ pages: number } | undefined> {
   const targets = commandTargets(args);
   const ref = targets.refs.find((candidate) => candidate.kind === 'report');
-  const connection = await labForCommand(labs, prompts.current, ref?.lab ?? targets.lab);
-  const api = connection?.api;
-  if (!connection || !api) {
-    return undefined;
+  const title = vscode.l10n.t('Lab Data: Preview Report');
+  const labName = ref?.lab ?? targets.lab;
+  const idGiven = ref?.id ?? targets.ids[0];
+  let connection: LabConnection | undefined;
+  let asked: Report | undefined;
+  if (labName === undefined && labs.signedIn.length > 1) {
+    // Several labs (a link Ctrl+clicked in code, the palette): the one that has the id, asked only when several do.
+    const found =
+      idGiven !== undefined
+        ? await reportInLabs(prompts.current, labs.signedIn, idGiven, title)
+        : await askForReportInLabs(prompts.current, labs.signedIn, sources, title);
+    connection = found?.connection;
+    asked = found?.report;
+  } else {
+    connection = await labForCommand(labs, prompts.current, labName);
+    // Without an id, asked as Find Report asks: suggestions, part of one, an unknown id said in the picker.
+    asked =
+      connection?.api && idGiven === undefined
+        ? await askForReport(prompts.current, connection.api, sources, title)
+        : undefined;
   }
-  // Without an id, asked as Find Report asks: suggestions, part of one, an unknown id said in the picker.
-  const asked =
-    (ref?.id ?? targets.ids[0]) !== undefined
-      ? undefined
-      : await askForReport(
-          prompts.current,
-          api,
-          sources,
-          vscode.l10n.t('Lab Data: Preview Report'),
-        );
-  const id = ref?.id ?? targets.ids[0] ?? asked?.report_id;
-  if (!id) {
+  const api = connection?.api;
+  const id = idGiven ?? asked?.report_id;
+  if (!connection || !api || !id) {
     return undefined;
   }
   if (asked) {
@@ -73,7 +87,7 @@ export async function previewReport(
       });
     },
   );
-  const uri = PdfPreviewProvider.reportUri(connection.lab.name, id);
+  const uri = PdfPreviewProvider.reportUri(connection.lab.name, id, labs.signedIn.length > 1);
   previews.holdReport(uri, bytes, connection.lab.name, id);
   await vscode.commands.executeCommand('vscode.openWith', uri, PDF_PREVIEW_VIEW_TYPE, {
     preview: true,

@@ -6,6 +6,7 @@ import { serverText } from '../../core/errors/serverText';
 import { phrase } from '../ui/phrase';
 import type { Choice, Prompts } from '../ui/prompts';
 import type { ReportsTreeProvider } from '../views/reportsTree';
+import type { LabConnection } from '../labs/labConnection';
 import { localDate } from '../views/recordText';
 
 const KEY = 'labData.recentReportIds';
@@ -70,7 +71,16 @@ export function notFoundHint(
     return error;
   }
   const sentence = vscode.l10n.t('{0} has no report "{1}".', lab, serverText(id, 80));
-  const hint = example
+  return new LabApiError('notFound', `${sentence} ${idHint(example)}`, {
+    path: error.path,
+    status: error.status,
+    requestId: error.requestId,
+  });
+}
+
+/** What a report id looks like: like `example` (a suggestion), else as the lab prints it. */
+function idHint(example: string | undefined): string {
+  return example
     ? vscode.l10n.t(
         'Report ids look like {0}; type part of one to choose from the reports already loaded.',
         serverText(example, 80),
@@ -78,11 +88,6 @@ export function notFoundHint(
     : vscode.l10n.t(
         'Report ids are given whole, as the lab prints them on the report (for example RPT-2024-000123).',
       );
-  return new LabApiError('notFound', `${sentence} ${hint}`, {
-    path: error.path,
-    status: error.status,
-    requestId: error.requestId,
-  });
 }
 
 /** Where report-id suggestions come from: ids used recently, and the reports the Reports view has loaded. */
@@ -123,4 +128,150 @@ export async function askForReport(
     },
   });
   return id ? found : undefined;
+}
+
+/** A report and the signed-in lab it came from. */
+export interface LabReport {
+  readonly connection: LabConnection;
+  readonly report: Report;
+}
+
+/**
+ * The signed-in labs that have report `id`, asked all at once. A lab that could not answer (down,
+ * limiting requests) is no match; its failure is kept, to be said when no lab has the id.
+ */
+export async function labsWithReport(
+  connections: readonly LabConnection[],
+  id: string,
+  signal?: AbortSignal,
+): Promise<{ found: LabReport[]; failures: unknown[] }> {
+  const answers = await Promise.all(
+    connections.map(async (connection) => {
+      const api = connection.api;
+      if (!api) {
+        return { connection };
+      }
+      try {
+        return { connection, report: await api.getReport(id, signal) };
+      } catch (error) {
+        return { connection, error };
+      }
+    }),
+  );
+  return {
+    found: answers.flatMap((answer) =>
+      answer.report ? [{ connection: answer.connection, report: answer.report }] : [],
+    ),
+    failures: answers.flatMap((answer) =>
+      'error' in answer &&
+      !(answer.error instanceof LabApiError && answer.error.code === 'notFound')
+        ? [answer.error]
+        : [],
+    ),
+  };
+}
+
+/** No signed-in lab has `id`: said with what ids look like, or with why a lab could not answer. */
+function noLabHas(id: string, failures: readonly unknown[], example: string | undefined): unknown {
+  if (failures.length > 0) {
+    return failures[0];
+  }
+  const sentence = vscode.l10n.t(
+    'No lab you are signed in to has a report "{0}".',
+    serverText(id, 80),
+  );
+  return new LabApiError('notFound', `${sentence} ${idHint(example)}`);
+}
+
+/**
+ * The lab of a report several signed-in labs have: asked, each lab beside what it says about the
+ * report; one lab needs no question. Undefined means cancel.
+ */
+export async function chooseLabOf(
+  prompts: Prompts,
+  found: readonly LabReport[],
+  title: string,
+): Promise<LabReport | undefined> {
+  if (found.length <= 1) {
+    return found[0];
+  }
+  const id = found[0]!.report.report_id;
+  const picked = await prompts.pickOne(
+    title,
+    vscode.l10n.t('{0} is a report of several labs. Which one?', serverText(id, 80)),
+    found.map(({ connection, report }) => ({
+      id: connection.lab.name,
+      label: connection.lab.name,
+      description: [report.report_type, localDate(report.published_at), report.client_id]
+        .filter(Boolean)
+        .map((part) => serverText(part, 80))
+        .join(' · '),
+    })),
+    false,
+  );
+  return found.find((candidate) => candidate.connection.lab.name === picked);
+}
+
+/**
+ * A report whose id is given, in whichever signed-in lab has it (asking only when several do);
+ * fails with "no lab you are signed in to has …" when none does.
+ */
+export async function reportInLabs(
+  prompts: Prompts,
+  connections: readonly LabConnection[],
+  id: string,
+  title: string,
+): Promise<LabReport | undefined> {
+  const { found, failures } = await labsWithReport(connections, id);
+  if (found.length === 0) {
+    throw noLabHas(id, failures, undefined);
+  }
+  return chooseLabOf(prompts, found, title);
+}
+
+/**
+ * Asks for a report of any of several signed-in labs, as {@link askForReport} asks for one lab's:
+ * every lab's suggestions together, each with the labs it belongs to, and the typed id looked up in
+ * every lab before the picker closes. An id several labs have is then asked about (which lab).
+ */
+export async function askForReportInLabs(
+  prompts: Prompts,
+  connections: readonly LabConnection[],
+  sources: ReportIdSources,
+  title: string,
+): Promise<LabReport | undefined> {
+  const merged = new Map<string, { choice: Choice; labs: string[] }>();
+  for (const connection of connections) {
+    const lab = connection.lab.name;
+    for (const choice of reportSuggestions(
+      sources.recent.ids(lab),
+      sources.reportsTree.loadedReports(lab),
+      vscode.l10n.t('recent'),
+    )) {
+      const known = merged.get(choice.id);
+      if (known) {
+        known.labs.push(lab);
+      } else {
+        merged.set(choice.id, { choice, labs: [lab] });
+      }
+    }
+  }
+  const suggestions = [...merged.values()].slice(0, MAX_SUGGESTIONS).map(({ choice, labs }) => ({
+    ...choice,
+    description: [labs.map((lab) => serverText(lab, 60)).join(', '), choice.description]
+      .filter(Boolean)
+      .join(' · '),
+  }));
+  let found: LabReport[] = [];
+  const id = await prompts.reportId(suggestions, {
+    title,
+    check: async (candidate) => {
+      const answer = await labsWithReport(connections, candidate);
+      found = answer.found;
+      return found.length > 0
+        ? undefined
+        : phrase(noLabHas(candidate, answer.failures, suggestions[0]?.id));
+    },
+  });
+  return id ? chooseLabOf(prompts, found, title) : undefined;
 }

@@ -92,7 +92,7 @@ export async function saveAllReports(
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
-  const target = api && (await resolveDownloadTarget(prompts.current));
+  const target = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !target) {
     return undefined;
   }

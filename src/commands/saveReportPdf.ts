@@ -100,7 +100,7 @@ export async function saveReportPdf(
           : vscode.l10n.t('None of these reports has a file to download.'),
       );
     }
-    target ??= await resolveDownloadTarget(prompts.current);
+    target ??= await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1);
     if (!target) {
       return undefined;
     }

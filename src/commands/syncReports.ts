@@ -108,7 +108,7 @@ export async function syncReports(
   const given = targets.options as SyncArgs;
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
-  const standard = api && (await resolveDownloadTarget(prompts.current));
+  const standard = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !standard) {
     return undefined;
   }

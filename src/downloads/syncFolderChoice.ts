@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApiError } from '../../core/errors/errors';
@@ -44,7 +44,6 @@ export class SyncFolders {
               id: remembered,
               label: `$(folder) ${shownFolder(remembered)}`,
               description: vscode.l10n.t('used last'),
-              detail: remembered,
             },
           ]
         : []),
@@ -55,7 +54,6 @@ export class SyncFolders {
           remembered === standard.folder
             ? vscode.l10n.t('used last · the download folder (labData.downloadFolder)')
             : vscode.l10n.t('the download folder (labData.downloadFolder)'),
-        detail: standard.folder,
       },
       { id: '', label: `$(folder-opened) ${vscode.l10n.t('Choose Another Folder…')}` },
     ];
@@ -74,16 +72,37 @@ export class SyncFolders {
         ? picked
         : (
             await prompts.chooseFolder(
-              vscode.l10n.t('Sync Here'),
+              vscode.l10n.t('Lab Data: Sync into Another Folder'),
               vscode.Uri.file(remembered ?? standard.folder),
+              vscode.Uri.file(standard.root),
             )
           )?.fsPath;
     if (folder === undefined) {
       return undefined;
     }
+    await makeFolder(folder, standard.root);
     await this.remember(folder);
     return targetFor(folder, standard);
   }
+}
+
+/**
+ * Makes a folder a person typed, when it is not there yet: only inside the workspace folder
+ * `root` (a folder elsewhere must exist already).
+ */
+export async function makeFolder(folder: string, root: string): Promise<void> {
+  if (existsSync(folder)) {
+    return;
+  }
+  if (!isInside(path.resolve(folder), root)) {
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t(
+        'A new folder must be inside the workspace folder; an existing one can be anywhere.',
+      ),
+    );
+  }
+  await fs.mkdir(folder, { recursive: true });
 }
 
 /**
@@ -103,7 +122,7 @@ export function targetFor(folder: string, standard: DownloadTarget): DownloadTar
   }
   const inside = isInside(resolved, standard.root);
   return {
-    ...downloadTargetIn(vscode.Uri.file(inside ? standard.root : resolved)),
+    ...downloadTargetIn(vscode.Uri.file(inside ? standard.root : resolved), standard.severalLabs),
     folder: resolved,
     root: inside ? standard.root : resolved,
   };

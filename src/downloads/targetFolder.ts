@@ -17,13 +17,21 @@ export interface DownloadTarget {
   readonly folder: string;
   /** `labData.fileNameTemplate` for that folder. */
   readonly template: string;
+  /** Several labs are signed in: without a template of the user's, files go into a folder per lab. */
+  readonly severalLabs?: boolean;
 }
+
+/** The file name without a template of the user's while several labs are signed in: two labs' one id never share a file. */
+export const SEVERAL_LABS_TEMPLATE = '${lab}/${report_id}.pdf';
 
 /**
  * Where report files go: `<workspace folder>/<labData.downloadFolder>`. Multi-root asks which folder;
  * no folder open offers to pick one. The setting must name a folder inside the workspace folder.
  */
-export async function resolveDownloadTarget(prompts: Prompts): Promise<DownloadTarget | undefined> {
+export async function resolveDownloadTarget(
+  prompts: Prompts,
+  severalLabs = false,
+): Promise<DownloadTarget | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   let rootUri: vscode.Uri | undefined;
   if (folders.length === 1) {
@@ -36,11 +44,14 @@ export async function resolveDownloadTarget(prompts: Prompts): Promise<DownloadT
   if (!rootUri) {
     return undefined;
   }
-  return downloadTargetIn(rootUri);
+  return downloadTargetIn(rootUri, severalLabs);
 }
 
-/** The download folder of one workspace folder (or a folder on disk), per its settings. */
-export function downloadTargetIn(rootUri: vscode.Uri): DownloadTarget {
+/**
+ * The download folder of one workspace folder (or a folder on disk), per its settings. With
+ * `severalLabs` and no `labData.fileNameTemplate` set, files are named {@link SEVERAL_LABS_TEMPLATE}.
+ */
+export function downloadTargetIn(rootUri: vscode.Uri, severalLabs = false): DownloadTarget {
   if (rootUri.scheme !== 'file') {
     throw new LabApiError(
       'invalidInput',
@@ -58,9 +69,12 @@ export function downloadTargetIn(rootUri: vscode.Uri): DownloadTarget {
       `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`,
     );
   }
+  const set = config.inspect<string>(Settings.fileNameTemplate);
+  const own = set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
   return {
     root,
     folder,
-    template: config.get<string>(Settings.fileNameTemplate) ?? '${report_id}.pdf',
+    template: own ?? (severalLabs ? SEVERAL_LABS_TEMPLATE : '${report_id}.pdf'),
+    ...(severalLabs ? { severalLabs } : {}),
   };
 }

@@ -11,6 +11,8 @@ import type { LabIds, LabIdMatch } from './labIds';
 
 /** Documents larger than this get no links (a generated data file is not where ids are cited). */
 const MAX_LINK_TEXT = 2_000_000;
+/** Ids of one document looked up at most per pass of links (each lab's answer is then kept ten minutes). */
+const MAX_LINK_LOOKUPS = 20;
 /**
  * Tabular data: CSV and TSV (by language, as CSV extensions name them, or by file name) and JSON
  * Lines. Every row of an exported list holds ids, so links there would underline the whole file;
@@ -62,7 +64,10 @@ export class IdHoverProvider
     this.subscription = ids.onDidChange(() => this.changed.fire());
   }
 
-  provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+  async provideDocumentLinks(
+    document: vscode.TextDocument,
+    token?: vscode.CancellationToken,
+  ): Promise<vscode.DocumentLink[]> {
     if (isTabularDocument(document)) {
       return [];
     }
@@ -70,17 +75,69 @@ export class IdHoverProvider
     if (text.length > MAX_LINK_TEXT) {
       return [];
     }
-    return this.ids.find(text).map((match) => {
+    await this.ids.ready;
+    const matches = this.ids.find(text);
+    const holders = await this.labsHolding(matches, token);
+    return matches.flatMap((match) => {
+      const labs = holders.get(`${match.kind}:${match.id}`) ?? match.labs;
+      if (labs.length === 0) {
+        // Every signed-in lab said it has no such record: the text only looks like an id.
+        return [];
+      }
       const link = new vscode.DocumentLink(
         new vscode.Range(document.positionAt(match.start), document.positionAt(match.end)),
-        this.openTarget(match),
+        this.openTarget(match, labs),
       );
       link.tooltip =
         match.kind === 'report'
-          ? vscode.l10n.t('Open report {0}', match.id)
+          ? labs.length === 1 && this.ids.severalLabs
+            ? vscode.l10n.t('Open report {0} of {1}', match.id, labs[0]!.lab.name)
+            : vscode.l10n.t('Open report {0}', match.id)
           : vscode.l10n.t('Open sample {0}', match.id);
-      return link;
+      return [link];
     });
+  }
+
+  /**
+   * For each report id in `matches`, the labs that may have it: those that have it, when some
+   * said so; else those that did not say they have none. What is known costs nothing; ids not yet
+   * known are looked up (the first {@link MAX_LINK_LOOKUPS}, within the shared budget), so an id
+   * no lab has stops being a link and a link goes to the one lab that has its id.
+   */
+  private async labsHolding(
+    matches: readonly LabIdMatch[],
+    token?: vscode.CancellationToken,
+  ): Promise<Map<string, LabConnection[]>> {
+    const signal = token ? toAbortSignal(token) : undefined;
+    let lookups = 0;
+    const holders = new Map<string, LabConnection[]>();
+    const unique = new Map(matches.map((match) => [`${match.kind}:${match.id}`, match]));
+    await Promise.all(
+      [...unique].map(async ([key, match]) => {
+        if (match.kind !== 'report') {
+          return;
+        }
+        const answers = await Promise.all(
+          match.labs.map(async (lab) => {
+            const known = this.ids.peekReport(lab, match.id);
+            const result =
+              known ??
+              (lookups++ < MAX_LINK_LOOKUPS
+                ? await this.ids.report(lab, match.id, signal)
+                : undefined);
+            return { lab, kind: result?.kind };
+          }),
+        );
+        const found = answers.filter((answer) => answer.kind === 'found');
+        holders.set(
+          key,
+          (found.length > 0 ? found : answers.filter((answer) => answer.kind !== 'notFound')).map(
+            (answer) => answer.lab,
+          ),
+        );
+      }),
+    );
+    return holders;
   }
 
   async provideHover(
@@ -100,25 +157,34 @@ export class IdHoverProvider
     }
     const range = new vscode.Range(position.line, match.start, position.line, match.end);
     const problems: string[] = [];
-    for (const lab of match.labs) {
-      const result =
-        match.kind === 'report'
-          ? await this.ids.report(lab, match.id, toAbortSignal(token))
-          : await this.ids.sample(lab, match.id);
-      if (token.isCancellationRequested) {
-        return undefined;
-      }
+    // Every lab that may have the id is asked at once; each lab that has it gets its own card.
+    const results = await Promise.all(
+      match.labs.map(async (lab) => ({
+        lab,
+        result:
+          match.kind === 'report'
+            ? await this.ids.report(lab, match.id, toAbortSignal(token))
+            : await this.ids.sample(lab, match.id),
+      })),
+    );
+    if (token.isCancellationRequested) {
+      return undefined;
+    }
+    const cards = results.flatMap(({ lab, result }) => {
       if (result.kind === 'found') {
-        return new vscode.Hover(
+        return [
           match.kind === 'report'
             ? this.reportCard(lab, result.record as Report)
             : this.sampleCard(lab, match.id, result.record as JsonObject),
-          range,
-        );
+        ];
       }
       if (result.kind === 'unavailable') {
         problems.push(`${lab.lab.name}: ${result.reason}`);
       }
+      return [];
+    });
+    if (cards.length > 0) {
+      return new vscode.Hover(cards, range);
     }
     const text =
       problems.length > 0
@@ -136,8 +202,9 @@ export class IdHoverProvider
     this.changed.dispose();
   }
 
-  private openTarget(match: LabIdMatch): vscode.Uri {
-    const lab = match.labs.length === 1 ? match.labs[0]!.lab.name : undefined;
+  private openTarget(match: LabIdMatch, labs: readonly LabConnection[]): vscode.Uri {
+    // One lab may have the id: the link goes there; else Preview Report finds which lab has it.
+    const lab = labs.length === 1 ? labs[0]!.lab.name : undefined;
     if (match.kind === 'report') {
       // The report itself (its PDF), as a click on its row in the tree opens it.
       return vscode.Uri.parse(

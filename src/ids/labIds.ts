@@ -115,6 +115,16 @@ export class LabIds implements vscode.Disposable {
     return this.stateOf(lab.lab.name)!.reports.lookup(id, signal);
   }
 
+  /** What is known of a report of `lab` without asking it, or undefined. */
+  peekReport(lab: LabConnection, id: string): ReturnType<RecordLookup<Report>['peek']> {
+    return this.stateOf(lab.lab.name)?.reports.peek(id);
+  }
+
+  /** More than one lab is signed in (two labs may use one id). */
+  get severalLabs(): boolean {
+    return this.labs.signedIn.length > 1;
+  }
+
   /** A sample of `lab`, only from what the lab listed (there is no single-sample endpoint). */
   sample(lab: LabConnection, id: string): ReturnType<RecordLookup<JsonObject>['lookup']> {
     return this.stateOf(lab.lab.name)!.samples.lookup(id);

@@ -4,6 +4,7 @@ import { labError } from '../../core/errors/messages';
 import {
   defaultLabDefinition,
   isInvalidLab,
+  labNameProblem,
   parseLabDefinition,
   parseLabDefinitions,
   type InvalidLab,
@@ -30,13 +31,17 @@ export class LabRegistry implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<LabDefinitions>();
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  /** True while the shorthand's address and name are written together: the half-written state is never read. */
+  private writing = false;
 
   constructor() {
     this.current = this.read();
     this.subscription = vscode.workspace.onDidChangeConfiguration((event) => {
       if (
-        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labs}`) ||
-        event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.baseUrl}`)
+        !this.writing &&
+        (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labs}`) ||
+          event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.baseUrl}`) ||
+          event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.labName}`))
       ) {
         this.reload();
       }
@@ -126,7 +131,16 @@ export class LabRegistry implements vscode.Disposable {
       return {
         lab,
         save: async () => {
-          await config.update(Settings.baseUrl, url.baseUrl, vscode.ConfigurationTarget.Global);
+          // A replaced shorthand lab's name goes with it: the new lab is called after its address until it is named.
+          this.writing = true;
+          try {
+            if (config.inspect<string>(Settings.labName)?.globalValue !== undefined) {
+              await config.update(Settings.labName, undefined, vscode.ConfigurationTarget.Global);
+            }
+            await config.update(Settings.baseUrl, url.baseUrl, vscode.ConfigurationTarget.Global);
+          } finally {
+            this.writing = false;
+          }
           this.reload();
           return lab;
         },
@@ -162,6 +176,51 @@ export class LabRegistry implements vscode.Disposable {
     return save();
   }
 
+  /**
+   * Gives a lab named after its address the name it gives itself (or the user chose): the
+   * `labData.baseUrl` lab through `labData.labName` (so it stays the one-lab shorthand, replaced
+   * by a sign-in elsewhere as before), a `labData.labs` entry in place.
+   */
+  async rename(lab: LabDefinition, name: string): Promise<LabDefinition> {
+    const wanted = name.trim();
+    const taken = [...this.current.labs, ...this.current.invalid].find(
+      (other) => other.name !== lab.name && other.name.toLowerCase() === wanted.toLowerCase(),
+    );
+    if (taken) {
+      throw labError('invalidInput', 'labNameTaken', { name: taken.name });
+    }
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    if (lab.shorthand) {
+      const named = defaultLabDefinition(lab.url, wanted);
+      if (labNameProblem(wanted) !== undefined) {
+        throw labError('invalidInput', 'labInvalid', {
+          name: wanted.slice(0, 60),
+          problems: '"name" must be 1 to 60 characters without control characters',
+        });
+      }
+      await config.update(Settings.labName, wanted, vscode.ConfigurationTarget.Global);
+      this.reload();
+      return this.current.labs.find((defined) => defined.name === wanted) ?? named;
+    }
+    const existing = config.inspect<unknown[]>(Settings.labs)?.globalValue;
+    const entries = Array.isArray(existing) ? existing : [];
+    const renamed = entries.map((entry) =>
+      typeof entry === 'object' && entry !== null && (entry as { name?: unknown }).name === lab.name
+        ? { ...entry, name: wanted }
+        : entry,
+    );
+    const parsed = parseLabDefinition(
+      { ...(renamed.find((entry) => (entry as { name?: unknown }).name === wanted) as object) },
+      0,
+    );
+    if (isInvalidLab(parsed)) {
+      throw parsed.error;
+    }
+    await config.update(Settings.labs, renamed, vscode.ConfigurationTarget.Global);
+    this.reload();
+    return this.current.labs.find((defined) => defined.name === wanted) ?? parsed;
+  }
+
   /** A new `labData.labs` entry, validated now and appended to the user's settings on `save()`. */
   private newEntry(entry: LabEntry): { lab: LabDefinition; save(): Promise<LabDefinition> } {
     const parsed = parseLabDefinition(entry, this.current.labs.length);
@@ -195,6 +254,7 @@ export class LabRegistry implements vscode.Disposable {
     return parseLabDefinitions(
       config.inspect<unknown>(Settings.labs)?.globalValue,
       config.inspect<unknown>(Settings.baseUrl)?.globalValue,
+      config.inspect<unknown>(Settings.labName)?.globalValue,
     );
   }
 }

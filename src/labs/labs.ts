@@ -49,6 +49,13 @@ export interface SignInOutcome {
   readonly lab: LabDefinition;
   /** The token is valid but may not read reports (403). */
   readonly reportsForbidden: boolean;
+  /** The name the lab gives itself in its records (`lab_name`, cleaned), when it sends one. */
+  readonly ownName?: string;
+}
+
+/** Whether a lab is called after its address (the one-lab shorthand, or a sign-in that had no name for it). */
+export function namedAfterAddress(lab: LabDefinition): boolean {
+  return lab.name === lab.url.host || lab.name.startsWith(`${lab.url.host} (`);
 }
 
 /**
@@ -175,13 +182,38 @@ export class Labs implements vscode.Disposable {
       (labName) => this.connections.get(labName)?.signedIn === true,
     );
     const token = tokenText.trim();
-    const { reportsForbidden } = await this.check(lab, token, signal);
+    const { reportsForbidden, ownName } = await this.check(lab, token, signal);
     // Closed while the check ran: nothing is stored.
     signal?.throwIfAborted();
     const saved = await save();
     await this.tokens.store(saved, token);
     await this.refresh();
-    return { lab: saved, reportsForbidden };
+    return { lab: saved, reportsForbidden, ...(ownName ? { ownName } : {}) };
+  }
+
+  /**
+   * Renames a lab called after its address (see {@link LabRegistry.rename}); its sign-in moves
+   * with it: the token is stored under the new name before the settings name it, and the old
+   * name's secret is deleted after.
+   */
+  async rename(name: string, newName: string): Promise<LabDefinition> {
+    const connection = this.require(name);
+    const old = connection.lab;
+    const target = parseLabDefinition({ name: newName.trim(), baseUrl: old.url.baseUrl }, 0);
+    if (isInvalidLab(target)) {
+      throw target.error;
+    }
+    const token = await this.tokens.get(old);
+    if (token) {
+      await this.tokens.store({ ...old, name: target.name }, token);
+    }
+    const renamed = await this.registry.rename(old, target.name);
+    if (token) {
+      await this.tokens.delete(old);
+    }
+    await this.refresh();
+    this.log.info('Session', `${old.name} (${old.url.origin}) is now called ${renamed.name}.`);
+    return renamed;
   }
 
   /**

@@ -102,11 +102,16 @@ export class PdfPreviewProvider
     private readonly log: Logger,
   ) {}
 
-  /** The URI a report's preview opens under; its name is the tab title, `<id> (preview)`. */
-  static reportUri(lab: string, id: string): vscode.Uri {
+  /**
+   * The URI a report's preview opens under; its name is the tab title, `<id> (preview)`, or
+   * `<id> (<lab>, preview)` when several labs are signed in (two labs may use one id).
+   */
+  static reportUri(lab: string, id: string, showLab = false): vscode.Uri {
     return vscode.Uri.from({
       scheme: PREVIEW_SCHEME,
-      path: `/${documentName(id, 'report')} (preview)`,
+      path: showLab
+        ? `/${documentName(id, 'report')} (${documentName(lab, 'lab')}, preview)`
+        : `/${documentName(id, 'report')} (preview)`,
       query: new URLSearchParams({ lab }).toString(),
     });
   }

@@ -4,6 +4,9 @@ import type { Page } from '../../core/api/pagination';
 
 import type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 import { errorText } from '../../core/errors/errorText';
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+import { isInside } from '../../core/files/safeWriter';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -57,8 +60,16 @@ export interface Prompts {
   ): Promise<vscode.WorkspaceFolder | undefined>;
   /** No folder is open: offer to choose one on disk. */
   pickFolderOnDisk(): Promise<vscode.Uri | undefined>;
-  /** A folder chosen in the system's folder dialog, starting at `near`; undefined means cancel. */
-  chooseFolder(openLabel: string, near: vscode.Uri): Promise<vscode.Uri | undefined>;
+  /**
+   * A folder: typed (relative to `root`, the workspace folder, or a full path), a new one inside
+   * `root` included, which the caller then creates; or one chosen in the system's folder dialog
+   * ("Browse…"), starting at `near`. Undefined means cancel.
+   */
+  chooseFolder(
+    openLabel: string,
+    near: vscode.Uri,
+    root?: vscode.Uri,
+  ): Promise<vscode.Uri | undefined>;
   /**
    * A report id: typed, or chosen from `suggestions` (ids loaded or recently used) that narrow
    * while typing; a typed part of one suggestion (and of no other) means that one.
@@ -231,16 +242,89 @@ export class VsCodePrompts implements Prompts {
     return picked?.[0];
   }
 
-  async chooseFolder(openLabel: string, near: vscode.Uri): Promise<vscode.Uri | undefined> {
-    return (
-      await vscode.window.showOpenDialog({
-        canSelectFolders: true,
-        canSelectFiles: false,
-        canSelectMany: false,
-        openLabel,
-        defaultUri: near,
-      })
-    )?.[0];
+  async chooseFolder(
+    openLabel: string,
+    near: vscode.Uri,
+    root?: vscode.Uri,
+  ): Promise<vscode.Uri | undefined> {
+    const browse = (): Thenable<vscode.Uri | undefined> =>
+      vscode.window
+        .showOpenDialog({
+          canSelectFolders: true,
+          canSelectFiles: false,
+          canSelectMany: false,
+          openLabel,
+          defaultUri: near,
+        })
+        .then((picked) => picked?.[0]);
+    if (!root || root.scheme !== 'file') {
+      return browse();
+    }
+    // VS Code's own folder dialog takes only a folder that exists; a typed one may be new (inside the workspace).
+    type Row = vscode.QuickPickItem & { readonly folder?: string; readonly browse?: true };
+    const pick = vscode.window.createQuickPick<Row>();
+    pick.title = openLabel;
+    pick.placeholder = vscode.l10n.t(
+      'A folder in the workspace, such as data/reports (made if it is not there), or a full path',
+    );
+    pick.ignoreFocusOut = true;
+    const browseRow: Row = {
+      label: `$(folder-opened) ${vscode.l10n.t('Browse…')}`,
+      description: vscode.l10n.t('choose a folder on disk'),
+      browse: true,
+      alwaysShow: true,
+    };
+    const rowsFor = (typed: string): Row[] => {
+      const text = typed.trim();
+      if (!text) {
+        return [browseRow];
+      }
+      const folder = path.resolve(root.fsPath, text);
+      const shown = vscode.workspace.asRelativePath(folder, false);
+      let row: Row;
+      try {
+        row = statSync(folder).isDirectory()
+          ? { label: `$(folder) ${shown}`, description: vscode.l10n.t('this folder'), folder }
+          : {
+              label: `$(error) ${vscode.l10n.t('{0} is a file, not a folder', shown)}`,
+            };
+      } catch {
+        row = isInside(folder, root.fsPath)
+          ? {
+              label: `$(new-folder) ${shown}`,
+              description: vscode.l10n.t('a new folder, made now'),
+              folder,
+            }
+          : {
+              label: `$(error) ${vscode.l10n.t('A new folder must be inside the workspace folder; an existing one can be anywhere.')}`,
+            };
+      }
+      return [{ ...row, alwaysShow: true }, browseRow];
+    };
+    const start = isInside(near.fsPath, root.fsPath)
+      ? vscode.workspace.asRelativePath(near.fsPath, false)
+      : near.fsPath;
+    pick.value = start === near.fsPath || start === '' ? '' : start;
+    pick.items = rowsFor(pick.value);
+    pick.onDidChangeValue((value) => (pick.items = rowsFor(value)));
+    const chosen = await new Promise<Row | undefined>((resolve) => {
+      pick.onDidAccept(() => {
+        const row = pick.activeItems[0];
+        if (row && (row.browse || row.folder)) {
+          resolve(row);
+          pick.hide();
+        }
+      });
+      pick.onDidHide(() => {
+        resolve(undefined);
+        pick.dispose();
+      });
+      pick.show();
+    });
+    if (chosen?.browse) {
+      return browse();
+    }
+    return chosen?.folder ? vscode.Uri.file(chosen.folder) : undefined;
   }
 
   async reportId(

@@ -304,6 +304,15 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       env: { LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN, LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl },
     });
     assert.equal(pulled.code, 0, said(pulled));
+    // A CI set up when the lab was still called after its address keeps working once it has its own name.
+    const byAddress = `127_0_0_1_${new URL(lab.baseUrl).port}`;
+    const oldNames = await tool.run(['verify', folder, '--remote'], {
+      env: {
+        [`LAB_DATA_TOKEN_${byAddress}`]: SECRET_TOKEN,
+        [`LAB_DATA_URL_${byAddress}`]: lab.baseUrl,
+      },
+    });
+    assert.equal(oldNames.code, 0, said(oldNames));
   });
 
   it('lists for scripts as JSON Lines, JSON and CSV with the export columns, and one report', async () => {

@@ -260,6 +260,138 @@ describe('several labs, each with its own token and endpoints', () => {
     );
   });
 
+  it('Find Report and Preview Report look in every signed-in lab: no lab is asked first, only which lab when two have the id', async () => {
+    const betaIds = new Set(beta.reportsFor('beta-token').map((report) => report.report_id));
+    const meridianReports = meridian.reportsFor('meridian-token');
+    const onlyMeridian = meridianReports.find((report) => !betaIds.has(report.report_id))!;
+    const shared = meridianReports.find((report) => betaIds.has(report.report_id))!;
+    assert.ok(onlyMeridian && shared, 'the two labs share some ids and not others');
+    const offered = prompts.pickOneOffered.length;
+    prompts.reportIdAnswer = onlyMeridian.report_id;
+    prompts.pickOneAnswers = [undefined];
+    const found = await vscode.commands.executeCommand<{ report: { report_id: string } }>(
+      'labData.findReport',
+    );
+    assert.equal(found.report.report_id, onlyMeridian.report_id);
+    assert.ok(
+      prompts.pickOneOffered
+        .slice(offered)
+        .every((offer) => !offer.choices.some((choice) => choice.id === 'Beta')),
+      'no lab was asked for: only Meridian has the id',
+    );
+    // Suggestions of both labs, each naming its lab.
+    const suggested = prompts.reportIdSuggested.at(-1)!;
+    assert.ok(suggested.some((choice) => /Meridian/.test(choice.description ?? '')));
+    assert.ok(suggested.some((choice) => /Beta/.test(choice.description ?? '')));
+
+    // An id both labs have: the lab is asked, each beside its report.
+    const before = prompts.pickOneOffered.length;
+    prompts.reportIdAnswer = shared.report_id;
+    prompts.pickOneAnswers = ['Beta', undefined];
+    const both = await vscode.commands.executeCommand<{
+      report: { report_id: string; title: string };
+    }>('labData.findReport');
+    const question = prompts.pickOneOffered[before]!;
+    assert.deepEqual(
+      question.choices.map((choice) => choice.id),
+      ['Meridian', 'Beta'],
+    );
+    assert.equal(
+      both.report.title,
+      beta.reportsFor('beta-token').find((report) => report.report_id === shared.report_id)!.title,
+      "Beta's report",
+    );
+
+    // An id no signed-in lab has is said in the picker.
+    prompts.reportIdAnswer = 'RPT-1999-999999';
+    await vscode.commands.executeCommand('labData.findReport');
+    assert.match(
+      prompts.reportIdAsked.at(-1)!.problem ?? '',
+      /^No lab you are signed in to has a report "RPT-1999-999999"\./,
+    );
+
+    // Preview Report with an id only Beta has goes to Beta, asks nothing, and its tab names the lab.
+    const onlyBeta = beta
+      .reportsFor('beta-token')
+      .find(
+        (report) =>
+          report.download_available &&
+          !meridianReports.some((other) => other.report_id === report.report_id),
+      )!;
+    const asked = prompts.pickOneOffered.length;
+    const shown = await vscode.commands.executeCommand<{ pages: number }>('labData.previewReport', {
+      id: onlyBeta.report_id,
+    });
+    assert.ok(shown.pages >= 1);
+    assert.equal(prompts.pickOneOffered.length, asked, 'no lab asked');
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.equal(tab?.label, `${onlyBeta.report_id} (Beta, preview)`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('a report id in code links to the lab that has it; one no signed-in lab has is plain text; hovers show each lab that has it', async () => {
+    const betaIds = new Set(beta.reportsFor('beta-token').map((report) => report.report_id));
+    const meridianReports = meridian.reportsFor('meridian-token');
+    const onlyMeridian = meridianReports.find((report) => !betaIds.has(report.report_id))!;
+    const shared = meridianReports.find((report) => betaIds.has(report.report_id))!;
+    const year = onlyMeridian.report_id.slice(4, 8);
+    const missing = `RPT-${year}-999999`;
+    const document = await vscode.workspace.openTextDocument({
+      language: 'python',
+      content: `a = "${onlyMeridian.report_id}"\nb = "${shared.report_id}"\nc = "${missing}"\n`,
+    });
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>(
+      'vscode.executeLinkProvider',
+      document.uri,
+    );
+    const target = (id: string): string | undefined => {
+      const link = links.find((candidate) => document.getText(candidate.range) === id);
+      return link && decodeURIComponent(link.target?.toString() ?? '');
+    };
+    assert.match(target(onlyMeridian.report_id) ?? '', /"lab":"Meridian"/, 'straight to Meridian');
+    assert.ok(target(shared.report_id) !== undefined, 'an id of two labs is a link');
+    assert.doesNotMatch(target(shared.report_id)!, /"lab":/, 'which lab is asked on opening');
+    assert.equal(target(missing), undefined, 'an id no lab has is no link');
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      document.uri,
+      new vscode.Position(1, 7),
+    );
+    const text = hovers
+      .flatMap((hover) => hover.contents)
+      .map((content) => (typeof content === 'string' ? content : content.value))
+      .join('\n');
+    assert.match(text, /· Meridian/);
+    assert.match(text, /· Beta/);
+  });
+
+  it('saves each lab’s reports into a folder of its own while several labs are signed in (no template set)', async () => {
+    const betaIds = new Set(beta.reportsFor('beta-token').map((report) => report.report_id));
+    const shared = meridian
+      .reportsFor('meridian-token')
+      .find((report) => betaIds.has(report.report_id) && report.download_available)!;
+    const fromBeta = beta.reportsFor('beta-token').find((r) => r.report_id === shared.report_id)!;
+    assert.ok(fromBeta.download_available, 'both labs have a file for the shared id');
+    const saved: string[] = [];
+    for (const lab of ['Meridian', 'Beta']) {
+      const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', {
+        lab,
+        id: shared.report_id,
+      });
+      saved.push(path.relative(workspaceFolder(), uri.fsPath).split(path.sep).join('/'));
+    }
+    assert.deepEqual(saved, [
+      `lab-reports/Meridian/${shared.report_id}.pdf`,
+      `lab-reports/Beta/${shared.report_id}.pdf`,
+    ]);
+    const meridianFile = await fs.readFile(path.join(workspaceFolder(), saved[0]!));
+    assert.equal(
+      createHash('sha256').update(meridianFile).digest('hex'),
+      createHash('sha256').update(meridian.pdfFor(shared.report_id)).digest('hex'),
+      "Beta's file did not overwrite Meridian's",
+    );
+  });
+
   it('offers only the filters a lab confirmed', async () => {
     assert.deepEqual(
       await vscode.commands.executeCommand('labData.filterReports', {
@@ -693,6 +825,97 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
 });
 
 describe('naming the lab one is signed in to', () => {
+  it('a person signing in with only an address gets the lab under the name it gives itself; a lab that sends none is asked for once; the demo’s lab has its name', async () => {
+    const api = await activateExtension();
+    const prompts = new FakePrompts();
+    const restorePrompts = api.setPrompts(prompts);
+    const lab = await startLab({ reports: 8, samples: 4 });
+    const other = await startLab({ reports: 4, samples: 2, seed: 3 });
+    const ownName = lab.reportsFor('demo-full-access')[0]!.lab_name;
+    try {
+      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      // The address is given, the token typed in the box: a person's sign-in.
+      prompts.tokenAnswers = ['demo-full-access'];
+      const result = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
+        baseUrl: lab.baseUrl,
+      });
+      assert.equal(result.name, ownName);
+      assert.equal(prompts.textAsked.length, 0, 'nothing asked: the lab said its name');
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[ownName, true]],
+        ),
+      );
+      // Still the one-lab shorthand (a sign-in elsewhere replaces it, as before), now with its name.
+      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl);
+      assert.equal(config().inspect('labName')?.globalValue, ownName);
+      assert.equal(config().inspect('labs')?.globalValue, undefined);
+      lab.takeRequests();
+      await vscode.commands.executeCommand('labData.refresh');
+      assert.ok(
+        (await rows(api, 'reports')).some((row) =>
+          row.item.contextValue?.startsWith('labData.report'),
+        ),
+        'signed in under its name',
+      );
+
+      // A lab that sends no name (this token may not read reports): asked once, its answer kept.
+      prompts.tokenAnswers = ['demo-no-reports'];
+      prompts.textAnswers = ['Coastal water lab'];
+      const asked = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
+        baseUrl: other.baseUrl,
+      });
+      assert.equal(asked.name, 'Coastal water lab');
+      assert.equal(prompts.textAsked.length, 1);
+      assert.match(prompts.textAsked[0]!.title, /Name the Lab/);
+      assert.equal(
+        prompts.textAsked[0]!.validate(ownName),
+        `There is already a lab named ${ownName}.`,
+      );
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [
+            [ownName, true],
+            ['Coastal water lab', true],
+          ],
+        ),
+      );
+      for (const name of [ownName, 'Coastal water lab']) {
+        await vscode.commands.executeCommand('labData.signOut', { name });
+      }
+
+      // The demo (LABDATA_DEMO_TOKEN): the shorthand lab, signed in and called by its own name.
+      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('baseUrl', lab.baseUrl, vscode.ConfigurationTarget.Global);
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[new URL(lab.baseUrl).host, false]],
+        ),
+      );
+      await api.demoSignIn('demo-full-access');
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[ownName, true]],
+        ),
+      );
+    } finally {
+      restorePrompts();
+      for (const name of [ownName, 'Coastal water lab', new URL(lab.baseUrl).host]) {
+        await vscode.commands.executeCommand('labData.signOut', { name });
+      }
+      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
+      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+      await Promise.all([lab.stop(), other.stop()]);
+    }
+  });
+
   it('a labData.labs entry for the address labData.baseUrl signed in to keeps the sign-in, under the new name', async () => {
     const api = await activateExtension();
     const lab = await startLab({ reports: 8, samples: 4 });
