@@ -242,7 +242,8 @@ describe('sign-in, the token and SecretStorage', () => {
     try {
       await signInOnly(revocable.baseUrl, token);
       revocable.revokeToken(token);
-      await vscode.commands.executeCommand('labData.refresh');
+      // The next request (the Reports view's list) meets the lab's 401.
+      await api.views.reports.getChildren();
       const name = new URL(revocable.baseUrl).host;
       await eventually(() =>
         assert.deepEqual(shown, [
