@@ -13,9 +13,11 @@ const built = spawnSync(process.execPath, [join(root, 'cli', 'build.mjs')], { st
 if (built.status !== 0) {
   process.exit(built.status ?? 1);
 }
+// npm runs scripts in the clone; INIT_CWD is where the command was typed, so a relative folder
+// (`npm run cli -- verify reports`) means the one there, as with the installed `lab-data`.
 const run = spawnSync(
   process.execPath,
   [join(root, 'cli', 'dist', 'lab-data.js'), ...process.argv.slice(2)],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', cwd: process.env.INIT_CWD || process.cwd() },
 );
 process.exit(run.status ?? 1);

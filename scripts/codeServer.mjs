@@ -116,13 +116,14 @@ export async function startCodeServer({
   systemBundle,
   host = floorHost,
   smokeTestDriver = true,
+  port: requestedPort,
 }) {
   if (!existsSync(host.codeServerEntry) || !existsSync(host.nodeBinary)) {
     throw new Error(
       `the ${host.name} test host is not provisioned at ${host.codeServerDir}; run: node scripts/bootstrap.mjs --test-host`,
     );
   }
-  const port = await freePort();
+  const port = requestedPort || (await freePort());
   const configFile = join(sandbox, 'code-server.yaml');
   writeFileSync(configFile, 'auth: none\n');
   const args = [

@@ -75,7 +75,14 @@ if (desktop) {
   if (installed) {
     installVsix(host, dirs, join(dirs.sandbox, 'lab-data.vsix'));
   }
-  const server = await startCodeServer({ ...dirs, env, host, smokeTestDriver: !installed });
+  const server = await startCodeServer({
+    ...dirs,
+    env,
+    host,
+    smokeTestDriver: !installed,
+    // A fixed address to bookmark (LABDATA_DEMO_PORT); a free port otherwise.
+    port: Number(process.env.LABDATA_DEMO_PORT ?? 0),
+  });
   url = installed
     ? `${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`
     : workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace });

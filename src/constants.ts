@@ -15,6 +15,8 @@ export const Commands = {
   openReportMetadata: 'labData.openReportMetadata',
   previewReport: 'labData.previewReport',
   saveReportPdf: 'labData.saveReportPdf',
+  /** The context menu's Save Report PDF with several rows selected: the same command, a title that says so. */
+  saveSelectedReportPdfs: 'labData.saveSelectedReportPdfs',
   saveAllReports: 'labData.saveAllReports',
   syncReports: 'labData.syncReports',
   findReport: 'labData.findReport',

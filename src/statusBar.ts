@@ -123,7 +123,8 @@ export class ConnectionStatusBar implements vscode.Disposable {
     } else if (state.kind === 'offline') {
       this.set(
         `$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`,
-        `${vscode.l10n.t('Cannot reach {0}: {1}', origin, state.reason)}\n${click}`,
+        // The reason is the whole sentence ("Cannot reach the lab at … (…)."); said once.
+        `${state.reason}\n${click}`,
       );
     } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
       const until = new Date(state.until).toLocaleTimeString();

@@ -60,7 +60,11 @@ export type ConnectionEvent =
   | { readonly kind: 'online' }
   | { readonly kind: 'offline'; readonly reason: string }
   | { readonly kind: 'rateLimited'; readonly until: number }
-  | { readonly kind: 'unauthorized' };
+  | {
+      readonly kind: 'unauthorized';
+      /** The lab's own reason from its 401 body (such as "token expired"), already sanitised. */
+      readonly reason?: string;
+    };
 
 export interface HttpClientOptions {
   readonly baseUrl: LabBaseUrl;
@@ -407,7 +411,7 @@ export class HttpClient {
       });
     } else if (error.code === 'unauthorized') {
       // Only the lab's own 401 means its token is no longer good; see statusFailure.
-      this.onConnection({ kind: 'unauthorized' });
+      this.onConnection({ kind: 'unauthorized', reason: error.reason });
     } else if (
       (error.code === 'network' || error.code === 'timeout') &&
       error.status === undefined

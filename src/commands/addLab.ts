@@ -94,7 +94,8 @@ export async function addLab(
     const outcome = await labs.addLab(entry, checked);
     return checked ? signedInResult(outcome) : undefined;
   }
-  const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 3);
+  // Four steps, each counted: address, endpoints, token, name.
+  const title = (step: number): string => vscode.l10n.t('Lab Data: Add Lab ({0}/{1})', step, 4);
   const typed = await prompts.text(
     title(1),
     vscode.l10n.t('Address of the lab’s API, for example https://lab.example.com'),
@@ -117,7 +118,7 @@ export async function addLab(
   // The token is checked before the name is asked, so the name can start from the lab's own.
   const checked = await prompts.token(
     {
-      title: vscode.l10n.t('Lab Data: Add Lab: Access Token'),
+      title: `${title(3)}: ${vscode.l10n.t('Access Token')}`,
       prompt: vscode.l10n.t(
         "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
         parseBaseUrl(baseUrl).host,
@@ -138,7 +139,7 @@ export async function addLab(
   }
   const ownName = checked.ownName !== undefined && !taken(checked.ownName) ? checked.ownName : '';
   const name = await prompts.text(
-    title(3),
+    title(4),
     ownName
       ? vscode.l10n.t('A name for the lab; it calls itself “{0}”', ownName)
       : vscode.l10n.t(

@@ -3,6 +3,7 @@ import { LabApiError, isCancellation, isNetworkFailure } from '../../core/errors
 import type { Logger } from '../log';
 import { Commands } from '../constants';
 import { phrase } from '../ui/phrase';
+import { commandTargets } from '../ui/commandTargets';
 
 export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
 
@@ -47,7 +48,9 @@ function checkTargetOf(error: unknown): unknown[] {
 
 /**
  * Commands whose contract is to reject with the reason when they fail (after the notification), so
- * a caller can tell "shown" from "could not be shown"; the others resolve with undefined.
+ * a caller can tell "shown" from "could not be shown"; the others resolve with undefined. Only a
+ * caller's own arguments get the rejection: a click on a row, a button or the palette would have
+ * VS Code show it again, a second notification saying the same.
  */
 const REJECTING_COMMANDS: ReadonlySet<string> = new Set([Commands.previewReport]);
 
@@ -76,7 +79,7 @@ export function runCommand(
         `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
       );
       void showError(error, log);
-      if (REJECTING_COMMANDS.has(id)) {
+      if (REJECTING_COMMANDS.has(id) && args.length > 0 && !commandTargets(args).fromUi) {
         throw error instanceof LabApiError ? new Error(phrase(error)) : error;
       }
       return undefined;

@@ -4,7 +4,7 @@ import type { LabApi } from '../../core/api/labApi';
 import type { FilterName } from '../../core/api/labDefinition';
 import { toUtcTimestamp } from '../../core/api/query';
 import type { Labs } from '../labs/labs';
-import type { Choice, Prompts } from '../ui/prompts';
+import { rollingInWords, sinceMoment, type Choice, type Prompts } from '../ui/prompts';
 import type { Project } from '../../core/api/records';
 import { localTime } from '../views/nodes';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
@@ -130,7 +130,10 @@ export async function askReportFilter(
   };
   const values: Record<Criterion, string | undefined> = {
     published_since:
-      current.publishedSince && (localTime(current.publishedSince) ?? current.publishedSince),
+      current.publishedSince &&
+      (rollingInWords(current.publishedSince) ??
+        localTime(current.publishedSince) ??
+        current.publishedSince),
     status: current.status && statusWord(current.status),
     client_id: current.clientId && named('client', current.clientId),
     project_id: current.projectId && named('project', current.projectId),
@@ -295,7 +298,8 @@ export async function filterReports(
           api,
           prompts,
           vscode.l10n.t('Lab Data: Filter Reports'),
-          tree.filterOf(connection.lab.name),
+          // As set: "Last 30 days" is offered again as itself, still rolling, not as the date it gave today.
+          tree.filterAsSet(connection.lab.name),
         );
   if (!filter) {
     return undefined;
@@ -348,7 +352,7 @@ export async function filterSamples(
   if (since === undefined) {
     return undefined;
   }
-  await tree.setReceivedSince(name, since ?? undefined);
+  await tree.setReceivedSince(name, since === null ? undefined : sinceMoment(since));
   return tree.receivedSinceOf(name);
 }
 

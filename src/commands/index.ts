@@ -115,6 +115,7 @@ export function commandTable({
     [Commands.previewReport]: (...args) =>
       previewReport(labs, previews, prompts, palette, log, ...args),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
+    [Commands.saveSelectedReportPdfs]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) =>
       activity.run(vscode.l10n.t('Saving reports'), () =>
         saveAllReports(labs, trees.reports, prompts, log, ...args),

@@ -5,7 +5,7 @@ import { toUtcTimestamp } from '../../core/api/query';
 import type { Report, Sample } from '../../core/api/records';
 import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
-import type { Prompts, PromptsHolder } from '../ui/prompts';
+import { sinceMoment, type Prompts, type PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
 import {
   matchesLocally,
@@ -27,8 +27,9 @@ import {
 } from './reportSuggestions';
 import { serverText } from '../../core/errors/serverText';
 
-export type ReportAction = 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
+export type ReportAction = 'preview' | 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [
+  { id: 'preview', label: () => vscode.l10n.t('$(open-preview) Preview PDF') },
   {
     id: 'openMetadata',
     label: () => vscode.l10n.t('$(json) Open Metadata'),
@@ -92,6 +93,11 @@ async function act(
   const ids = reports.map((report) => report.report_id);
   const lab = api.lab.name;
   switch (action) {
+    case 'preview':
+      // A preview that fails has said why already; its rejection is for callers of its own.
+      return vscode.commands
+        .executeCommand(Commands.previewReport, { lab, id: ids[0] })
+        .then(undefined, () => undefined);
     case 'openMetadata': {
       const uris: unknown[] = [];
       for (const id of ids) {
@@ -169,8 +175,8 @@ function parseAction(value: unknown): ReportAction | undefined {
 
 /**
  * `labData.findReport`: a report by id (asked for without one) with its summary and actions:
- * Open Metadata, Save PDF, Copy Id, Reveal in Reports view. Arguments: `"RPT-1"` or
- * `{ id: "RPT-1", action?: "openMetadata" | "savePdf" | "copyId" | "reveal" }`.
+ * Preview PDF, Open Metadata, Save PDF, Copy Id, Reveal in Reports view. Arguments: `"RPT-1"` or
+ * `{ id: "RPT-1", action?: "preview" | "openMetadata" | "savePdf" | "copyId" | "reveal" }`.
  */
 export async function findReport(
   services: PaletteServices,
@@ -222,10 +228,12 @@ export async function findReport(
   if (!action) {
     return { report: report.raw };
   }
-  if (action === 'savePdf' && report.download_available === false) {
+  if ((action === 'savePdf' || action === 'preview') && report.download_available === false) {
     throw new LabApiError(
       'notFound',
-      vscode.l10n.t('Report {0} has no file to download.', report.report_id),
+      action === 'preview'
+        ? vscode.l10n.t('Report {0} has no file to preview.', report.report_id)
+        : vscode.l10n.t('Report {0} has no file to download.', report.report_id),
     );
   }
   return { report: report.raw, action, result: await act(action, [report], api, services) };
@@ -349,7 +357,7 @@ export async function listSamples(
   }
   const chosen = await prompts.pickFromPages(
     vscode.l10n.t('Lab Data: Samples'),
-    api.iterateSamples({ receivedSince: since ?? undefined }),
+    api.iterateSamples({ receivedSince: since === null ? undefined : sinceMoment(since) }),
     sampleChoice,
     false,
   );

@@ -129,14 +129,10 @@ export async function saveAllReports(
     log,
     ifExists: targets.options.ifExists as ExistingFileChoice | undefined,
   });
-  const summary = vscode.l10n.t('Save All, {0}: {1}', scope.label, summarize(run));
+  const summary = vscode.l10n.t('Save All, {0}: {1}', scope.label, summarize(run, target.folder));
   log.info('Save', `${summary} Folder: ${target.folder}`);
   run.skipped.forEach((skip) => log.info('Save', `Skipped ${skip.reportId}: ${skip.reason}.`));
-  void (run.failed.length > 0
-    ? vscode.window
-        .showWarningMessage(summary, vscode.l10n.t('Show Log'))
-        .then((choice) => choice && log.show())
-    : vscode.window.showInformationMessage(summary));
+  void showSummary(summary, run.failed.length > 0, target.folder, log);
   return {
     folder: target.folder,
     listed: reports.length,
@@ -148,4 +144,23 @@ export async function saveAllReports(
     cancelled: run.cancelled,
     uris: run.saved.map((saved) => vscode.Uri.file(saved.file.path)),
   };
+}
+
+/** The outcome with "Reveal in Explorer" (the folder), and "Show Log" when some failed; never awaited. */
+async function showSummary(
+  summary: string,
+  failed: boolean,
+  folder: string,
+  log: Logger,
+): Promise<void> {
+  const reveal = vscode.l10n.t('Reveal in Explorer');
+  const showLog = vscode.l10n.t('Show Log');
+  const choice = failed
+    ? await vscode.window.showWarningMessage(summary, reveal, showLog)
+    : await vscode.window.showInformationMessage(summary, reveal);
+  if (choice === reveal) {
+    await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(folder));
+  } else if (choice === showLog) {
+    log.show();
+  }
 }

@@ -134,10 +134,12 @@ export async function saveReportPdf(
               serverText(upToDate[0]!.reportId, 120),
               `${shownFolder(path.dirname(upToDate[0]!.path!))}/`,
             )
-          : runs.map(summarize).join(' ');
-    void offerToOpen(uris, message);
+          : runs.map((run) => summarize(run, target!.folder)).join(' ');
+    void offerToOpen(uris, message, one ? undefined : target!.folder);
   } else if (!runs.some((run) => run.cancelled)) {
-    void vscode.window.showInformationMessage(runs.map(summarize).join(' '));
+    void vscode.window.showInformationMessage(
+      runs.map((run) => summarize(run, target!.folder)).join(' '),
+    );
   }
   return several ? uris : uris[0];
 }
@@ -161,19 +163,32 @@ async function save(
     log,
     ifExists,
   });
-  log.info('Save', `${api.lab.name}: ${summarize(run)} Folder: ${target.folder}`);
+  log.info('Save', `${api.lab.name}: ${summarize(run, target.folder)} Folder: ${target.folder}`);
   return run;
 }
 
-/** "Open" and "Reveal in Explorer" after a save; never awaited by the command. */
-export async function offerToOpen(uris: readonly vscode.Uri[], message: string): Promise<void> {
+/**
+ * After a save: "Open" and "Reveal in Explorer" for one file; for several (`folder` given), "Reveal
+ * in Explorer" shows their folder. Never awaited by the command.
+ */
+export async function offerToOpen(
+  uris: readonly vscode.Uri[],
+  message: string,
+  folder?: string,
+): Promise<void> {
   const open = vscode.l10n.t('Open');
   const reveal = vscode.l10n.t('Reveal in Explorer');
-  const choice = await vscode.window.showInformationMessage(message, open, reveal);
+  const choice = await vscode.window.showInformationMessage(
+    message,
+    ...(folder === undefined ? [open, reveal] : [reveal]),
+  );
   if (choice === open) {
     // VS Code has no PDF viewer of its own: a saved report opens in ours.
     await vscode.commands.executeCommand('vscode.openWith', uris[0], PDF_PREVIEW_VIEW_TYPE);
   } else if (choice === reveal) {
-    await vscode.commands.executeCommand('revealInExplorer', uris[0]);
+    await vscode.commands.executeCommand(
+      'revealInExplorer',
+      folder === undefined ? uris[0] : vscode.Uri.file(folder),
+    );
   }
 }

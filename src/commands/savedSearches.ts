@@ -45,7 +45,7 @@ export async function saveFilterAsSearch(
   let filter: ReportFilterArgs | undefined =
     automated && hasReportFilter(targets.options)
       ? pickFilter(targets.options)
-      : tree.filterOf(lab);
+      : tree.filterAsSet(lab);
   if (Object.keys(filter).length === 0 && !automated) {
     filter = await askReportFilter(api, prompts, title);
   }

@@ -14,6 +14,7 @@ import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import { formatBytes } from '../../core/files/sizes';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
+import { shownFolder } from './targetFolder';
 
 export interface SaveWithProgressOptions extends Omit<
   SaveOptions,
@@ -114,7 +115,15 @@ export function outcome(first: string, run: SaveRun): string {
   return `${parts.join(', ')}${run.cancelled ? vscode.l10n.t('; cancelled') : ''}.`;
 }
 
-/** One sentence that sums a run up: saved, already up to date, skipped (why), failed. */
-export function summarize(run: SaveRun): string {
-  return outcome(vscode.l10n.t('{0} saved ({1})', run.saved.length, formatBytes(run.bytes)), run);
+/** One sentence that sums a run into `folder` up: saved where, already up to date, skipped (why), failed. */
+export function summarize(run: SaveRun, folder: string): string {
+  return outcome(
+    vscode.l10n.t(
+      '{0} saved to {1} ({2})',
+      run.saved.length,
+      `${shownFolder(folder)}/`,
+      formatBytes(run.bytes),
+    ),
+    run,
+  );
 }

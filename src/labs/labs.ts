@@ -45,6 +45,12 @@ export interface CheckedToken {
 }
 
 /** What a sign-in found out. */
+/** A lab that refused its stored token, and why, in its own (sanitised) words when it said. */
+export interface RejectedToken {
+  readonly lab: LabDefinition;
+  readonly reason?: string;
+}
+
 export interface SignInOutcome {
   readonly lab: LabDefinition;
   /** The token is valid but may not read reports (403). */
@@ -71,8 +77,8 @@ export class Labs implements vscode.Disposable {
   private readonly connectionChanged = new vscode.EventEmitter<LabConnection>();
   /** A lab stopped or started answering, or limits requests. */
   readonly onDidChangeConnection = this.connectionChanged.event;
-  private readonly rejected = new vscode.EventEmitter<LabDefinition>();
-  /** A lab rejected its stored token (401 from its own origin) and was signed out. */
+  private readonly rejected = new vscode.EventEmitter<RejectedToken>();
+  /** A lab rejected its stored token (401 from its own origin) and was signed out; with the lab's reason when it gave one. */
   readonly onDidRejectToken = this.rejected.event;
   private readonly seen = new vscode.EventEmitter<{
     readonly lab: LabDefinition;
@@ -456,12 +462,12 @@ export class Labs implements vscode.Disposable {
     // The lab itself rejected the stored token (expired or revoked): forget it and go to "signed out".
     this.log.warn(
       'Session',
-      `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401); signing out of that lab.`,
+      `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401${event.reason ? `: ${event.reason}` : ''}); signing out of that lab.`,
     );
     void this.tokens
       .delete(connection.lab)
       .catch(() => undefined)
       .then(() => this.refresh())
-      .then(() => this.rejected.fire(connection.lab));
+      .then(() => this.rejected.fire({ lab: connection.lab, reason: event.reason }));
   }
 }

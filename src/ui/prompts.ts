@@ -37,6 +37,28 @@ function startOfLocalDay(daysAgo: number): string {
   );
 }
 
+/** The presets of {@link Prompts.since} that move with the clock, as saved searches write them. */
+const ROLLING = /^-(\d{1,4})d$/;
+
+/**
+ * A "since" value as a moment: `today` and `-Nd` (the rolling presets) are local midnight that
+ * many days ago, the same all day long (lists keyed by their query are not fetched anew each
+ * second); an ISO 8601 timestamp is itself.
+ */
+export function sinceMoment(value: string): string {
+  const days = value === 'today' ? 0 : Number(ROLLING.exec(value)?.[1] ?? NaN);
+  return Number.isNaN(days) ? value : startOfLocalDay(days);
+}
+
+/** A rolling preset in words ("in the last 30 days", "today"); undefined for a fixed date. */
+export function rollingInWords(value: string): string | undefined {
+  if (value === 'today') {
+    return vscode.l10n.t('today');
+  }
+  const days = ROLLING.exec(value)?.[1];
+  return days === undefined ? undefined : vscode.l10n.t('in the last {0} days', Number(days));
+}
+
 /** How a report-id picker is titled, and how it checks an id before it closes. */
 export interface ReportIdOptions {
   readonly title?: string;
@@ -79,7 +101,8 @@ export interface Prompts {
   confirm(message: string, detail: string, action: string): Promise<boolean>;
   /**
    * A "since" date: a preset or a typed ISO 8601 date, in UTC; `current` (the value in force) is
-   * offered first, so Enter keeps it. `null` means any date; undefined, cancel.
+   * offered first, so Enter keeps it. `null` means any date; undefined, cancel. The presets that
+   * move with the clock come back as such (`today`, `-7d`, `-30d`; {@link sinceMoment} gives the moment).
    */
   since(title: string, verb: string, current?: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`), with `current` highlighted so Enter keeps it; undefined means cancel. */
@@ -404,26 +427,35 @@ export class VsCodePrompts implements Prompts {
   }
 
   async since(title: string, verb: string, current?: string): Promise<string | null | undefined> {
-    const presets: Array<vscode.QuickPickItem & { since: () => string | null }> = [
-      ...(current
-        ? [
-            {
-              label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()),
-              description: vscode.l10n.t('current'),
-              since: () => current,
-            },
-          ]
-        : []),
+    // The value in force comes first, so Enter keeps it: a rolling one as its preset ("Last 30
+    // days", still rolling), a fixed date as itself.
+    const listed: Array<vscode.QuickPickItem & { since: () => string | null }> = [
       { label: 'Any', description: `no ${verb} date limit`, since: () => null },
-      { label: 'Today', since: () => startOfLocalDay(0) },
-      { label: 'Last 7 days', since: () => startOfLocalDay(7) },
-      { label: 'Last 30 days', since: () => startOfLocalDay(30) },
+      { label: 'Today', since: () => 'today' },
+      { label: 'Last 7 days', since: () => '-7d' },
+      { label: 'Last 30 days', since: () => '-30d' },
       {
         label: 'Since a date…',
         description: 'ISO 8601, e.g. 2024-05-01 or 2024-05-01T08:00:00Z',
         since: () => '',
       },
     ];
+    const inForce = listed.find((preset) => current !== undefined && preset.since() === current);
+    const presets = inForce
+      ? [
+          { ...inForce, description: vscode.l10n.t('current') },
+          ...listed.filter((p) => p !== inForce),
+        ]
+      : current
+        ? [
+            {
+              label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()),
+              description: vscode.l10n.t('current'),
+              since: () => current,
+            },
+            ...listed,
+          ]
+        : listed;
     const choice = await vscode.window.showQuickPick(presets, {
       title,
       placeHolder: `${verb[0]!.toUpperCase()}${verb.slice(1)} since…`,

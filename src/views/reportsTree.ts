@@ -15,6 +15,7 @@ import {
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import { phrase } from '../ui/phrase';
+import { rollingInWords, sinceMoment } from '../ui/prompts';
 import { knownNames, statusWord, type NameOf } from './recordText';
 import {
   FilterNode,
@@ -55,6 +56,7 @@ function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | 
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
+  /** A UTC timestamp, or as set from a rolling preset (`today`, `-7d`, `-30d`; see `sinceMoment`). */
   readonly publishedSince?: string;
   readonly status?: string;
   readonly clientId?: string;
@@ -71,7 +73,7 @@ export function matchesLocally(report: Report, filter: ReportFilter): boolean {
 /** A filter without the parts Lab Data applies itself: what is sent to the lab. */
 export function serverPart(filter: ReportFilter): ListFilters {
   return {
-    publishedSince: filter.publishedSince,
+    publishedSince: filter.publishedSince && sinceMoment(filter.publishedSince),
     status: filter.status,
     clientId: filter.clientId,
     projectId: filter.projectId,
@@ -89,12 +91,15 @@ export function reportFilterCriteria(filter: ReportFilter, nameOf?: NameOf): str
     const name = nameOf?.(kind, id);
     return name ? `${name} (${id})` : id;
   };
+  const rolling = filter.publishedSince && rollingInWords(filter.publishedSince);
   return [
-    filter.publishedSince &&
-      vscode.l10n.t(
-        'published since {0}',
-        localTime(filter.publishedSince) ?? filter.publishedSince,
-      ),
+    rolling
+      ? vscode.l10n.t('published {0}', rolling)
+      : filter.publishedSince &&
+        vscode.l10n.t(
+          'published since {0}',
+          localTime(filter.publishedSince) ?? filter.publishedSince,
+        ),
     filter.status && vscode.l10n.t('status {0}', statusWord(filter.status)),
     filter.clientId && vscode.l10n.t('client {0}', named('client', filter.clientId)),
     filter.projectId && vscode.l10n.t('project {0}', named('project', filter.projectId)),
@@ -143,8 +148,16 @@ export class ReportsTreeProvider extends LabTreeProvider {
     super.dispose();
   }
 
-  /** The filter of one lab (empty when none). */
+  /** The filter of one lab (empty when none), a rolling date ("Last 30 days") as today's moment. */
   filterOf(lab: string): ReportFilter {
+    const filter = this.filterAsSet(lab);
+    return filter.publishedSince === undefined
+      ? filter
+      : { ...filter, publishedSince: sinceMoment(filter.publishedSince) };
+  }
+
+  /** The filter of one lab as it was set: a rolling date stays rolling (`today`, `-7d`, `-30d`). */
+  filterAsSet(lab: string): ReportFilter {
     return this.filters.get(lab) ?? {};
   }
 
@@ -175,7 +188,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
     const filter = this.filterOf(scope.name);
     const list = this.reportList(scope);
     const nodes: LabNode[] = [];
-    const criteria = reportFilterCriteria(filter, knownNames.of(scope.name));
+    const criteria = reportFilterCriteria(this.filterAsSet(scope.name), knownNames.of(scope.name));
     const description = criteria.join(', ');
     // The first page tells how many match (the filter row says it) and what the rows' titles share.
     await list.ensureLoaded();

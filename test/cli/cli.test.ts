@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -165,6 +166,33 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     };
     assert.equal(json.exit_code, 1);
     assert.equal(json.files.find((file) => file.file === first)?.state, 'changed');
+  });
+
+  it('`npm run cli -- verify <relative folder>` from a clone finds the folder where the command was typed', async () => {
+    const root = path.resolve(__dirname, '..', '..', '..');
+    // As `npm run cli -- verify synced --json` typed in `work` runs it: in the clone, with INIT_CWD
+    // saying where it was typed (npm itself is left out: its script would also check node_modules).
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) =>
+        execFile(
+          process.execPath,
+          [path.join(root, 'scripts', 'cli.mjs'), 'verify', 'synced', '--json'],
+          { cwd: root, env: { ...process.env, INIT_CWD: work } },
+          (error, stdout, stderr) =>
+            resolve({
+              code: error ? ((error.code as number | undefined) ?? 1) : 0,
+              stdout,
+              stderr,
+            }),
+        ),
+    );
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    const json = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
+      folder: string;
+      files: Array<{ state: string }>;
+    };
+    assert.equal(await fs.realpath(json.folder), await fs.realpath(synced));
+    assert.ok(json.files.length >= 20 && json.files.every((file) => file.state === 'ok'));
   });
 
   it('verify trusts size and time as recorded, and --rehash reads every file (the manifest records both)', async () => {

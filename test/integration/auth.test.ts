@@ -226,4 +226,34 @@ describe('sign-in, the token and SecretStorage', () => {
     assert.ok(!text.includes(LEAK_CHECK_TOKEN), 'the token never reaches the log');
     assert.ok(!/Bearer\s+(?!\[redacted\])\S/.test(text));
   });
+
+  it("a lab that refuses the stored token later is signed out with a warning in the lab's own words", async () => {
+    const token = 'lab_it_revocable_token_0077';
+    const revocable = await startLab({ tokens: { [token]: { label: 'revocable' } } });
+    const shown: string[] = [];
+    const window = vscode.window as {
+      showWarningMessage: (...args: unknown[]) => Thenable<unknown>;
+    };
+    const original = window.showWarningMessage;
+    window.showWarningMessage = (message: unknown) => {
+      shown.push(String(message));
+      return Promise.resolve(undefined);
+    };
+    try {
+      await signInOnly(revocable.baseUrl, token);
+      revocable.revokeToken(token);
+      // The next request (the Reports view's list) meets the lab's 401.
+      await api.views.reports.getChildren();
+      const name = new URL(revocable.baseUrl).host;
+      await eventually(() =>
+        assert.deepEqual(shown, [
+          `${name} no longer accepts your access token (the lab says: token revoked). Sign in again to continue.`,
+        ]),
+      );
+    } finally {
+      window.showWarningMessage = original;
+      await signInOnly(lab.baseUrl, LEAK_CHECK_TOKEN);
+      await revocable.stop();
+    }
+  });
 });

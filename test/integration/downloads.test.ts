@@ -11,6 +11,8 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
+  eventually,
+  extensionPackageJson,
   listing,
   workspaceFolder,
   signedInLab,
@@ -128,6 +130,103 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     for (const uri of uris) {
       const id = path.basename(uri.fsPath, '.pdf');
       assert.equal(sha256(await fs.readFile(uri.fsPath)), sha256(lab.pdfFor(id)));
+    }
+  });
+
+  it('a report row\'s context menu says "Save Report PDF…" for one row and "Save Selected Report PDFs…" for several, which saves them all', async () => {
+    const contributes = extensionPackageJson().contributes as unknown as {
+      commands: Array<{ command: string; title: string }>;
+      menus: Record<string, Array<{ command: string; when?: string; group?: string }>>;
+    };
+    // The host gives package.json with its titles already put in from package.nls.json.
+    const titleOf = (command: string): string =>
+      contributes.commands.find((c) => c.command === command)!.title;
+    /** The save entries of a downloadable report row's context menu (not its inline buttons). */
+    const saveEntries = (multiSelection: boolean): string[] =>
+      contributes.menus['view/item/context']!.filter(
+        (entry) =>
+          entry.group?.startsWith('2_save') &&
+          entry.when?.includes('viewItem == labData.report.downloadable') &&
+          (entry.when.includes('!listMultiSelection')
+            ? !multiSelection
+            : entry.when.includes('listMultiSelection')
+              ? multiSelection
+              : true),
+      ).map((entry) => titleOf(entry.command));
+    assert.deepEqual(saveEntries(false), ['Save Report PDF…']);
+    assert.deepEqual(saveEntries(true), ['Save Selected Report PDFs…']);
+
+    const provider = api.views.reports;
+    const nodes = ((await provider.getChildren()) ?? []) as LabNode[];
+    const items = await Promise.all(
+      nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })),
+    );
+    const selected = items
+      .filter((i) => i.item.contextValue === 'labData.report.downloadable')
+      .slice(3, 6)
+      .map((i) => i.node);
+    const uris = await vscode.commands.executeCommand<vscode.Uri[]>(
+      'labData.saveSelectedReportPdfs',
+      selected[1],
+      selected,
+    );
+    assert.equal(uris.length, 3, 'the whole selection, as Save Report PDF would');
+  });
+
+  it('saving several says where they went, with a button that reveals that folder; so does Save All', async () => {
+    const shown: Array<{ message: string; actions: unknown[] }> = [];
+    const revealed: string[] = [];
+    const window = vscode.window as {
+      showInformationMessage: (...args: unknown[]) => Thenable<unknown>;
+    };
+    const commands = vscode.commands as {
+      executeCommand: (command: string, ...args: unknown[]) => Thenable<unknown>;
+    };
+    const originals = {
+      info: window.showInformationMessage,
+      execute: commands.executeCommand,
+    };
+    window.showInformationMessage = (message: unknown, ...actions: unknown[]) => {
+      shown.push({ message: String(message), actions });
+      return Promise.resolve(
+        actions.includes('Reveal in Explorer') ? 'Reveal in Explorer' : undefined,
+      );
+    };
+    commands.executeCommand = (command: string, ...args: unknown[]) => {
+      if (command === 'revealInExplorer') {
+        revealed.push((args[0] as vscode.Uri).fsPath);
+        return Promise.resolve(undefined);
+      }
+      return originals.execute.call(vscode.commands, command, ...args);
+    };
+    try {
+      const ids = downloadable().slice(0, 3);
+      await commands.executeCommand('labData.saveReportPdf', ids);
+      await eventually(() => assert.equal(revealed.length, 1));
+      assert.equal(shown.length, 1);
+      assert.match(shown[0]!.message, /^3 saved to lab-reports\/ \(\d+(\.\d)? KB\)\.$/);
+      assert.deepEqual(shown[0]!.actions, ['Reveal in Explorer']);
+      assert.deepEqual(revealed, [folder], 'the folder they went to');
+
+      const project = lab.data.projects.find((p) => p.project_id === 'P-2006')!;
+      const clients = (await api.views.clients.getChildren()) ?? [];
+      const clientItems = await Promise.all(
+        clients.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })),
+      );
+      const client = clientItems.find((c) => c.item.label === 'Harbor Environmental Consulting')!;
+      const projects = (await api.views.clients.getChildren(client.node)) ?? [];
+      const projectItems = await Promise.all(
+        projects.map(async (node) => ({ node, item: await api.views.clients.getTreeItem(node) })),
+      );
+      const projectNode = projectItems.find((p) => p.item.label === project.name)!.node;
+      await commands.executeCommand('labData.saveAllReports', projectNode);
+      await eventually(() => assert.equal(revealed.length, 2));
+      assert.match(shown[1]!.message, /^Save All, .+: \d+ saved to lab-reports\/ \(/);
+      assert.deepEqual(shown[1]!.actions, ['Reveal in Explorer']);
+      assert.deepEqual(revealed, [folder, folder]);
+    } finally {
+      window.showInformationMessage = originals.info;
+      commands.executeCommand = originals.execute;
     }
   });
 

@@ -277,11 +277,14 @@ export class FakePrompts implements Prompts {
   tokenAnswers: string[] = [];
   /** What the token box said under each token it kept open for. */
   readonly tokenProblems: string[] = [];
+  /** Each token box's title. */
+  readonly tokenTitles: string[] = [];
 
   async token<T>(
     text: TokenBoxText,
     attempt: (token: string, signal: AbortSignal) => Promise<T>,
   ): Promise<T | undefined> {
+    this.tokenTitles.push(text.title);
     for (
       let token = this.tokenAnswers.shift();
       token !== undefined;

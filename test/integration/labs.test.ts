@@ -579,16 +579,21 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
     );
     assert.equal(prompts.textAsked.length, 2);
     const [address, name] = prompts.textAsked;
-    assert.match(address!.title, /Add Lab \(1\/3\)/);
+    assert.match(address!.title, /Add Lab \(1\/4\)/);
     assert.match(address!.validate('ftp://lab') ?? '', /https/i);
     assert.equal(address!.validate(riverside.baseUrl), undefined);
-    assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(2\/3\)/);
+    assert.match(prompts.pickOneOffered.at(-1)!.title, /Add Lab \(2\/4\)/);
+    assert.deepEqual(
+      prompts.tokenTitles.map((title) => /\((\d)\/(\d)\)/.exec(title)?.slice(1).join('/')),
+      ['3/4'],
+      'the token box is a counted step too',
+    );
     assert.equal(
       prompts.pickOneOffered.at(-1)!.current,
       'standard',
       'the standard paths are highlighted',
     );
-    assert.match(name!.title, /Add Lab \(3\/3\)/);
+    assert.match(name!.title, /Add Lab \(4\/4\)/);
     assert.equal(
       name!.value,
       riverside.reportsFor('riverside-token')[0]!.lab_name,

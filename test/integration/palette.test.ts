@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
-import { validateIsoDate } from '../../src/ui/prompts';
+import { VsCodePrompts, validateIsoDate } from '../../src/ui/prompts';
+import { toUtcTimestamp } from '../../core/api/query';
 import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
@@ -75,6 +76,7 @@ describe('command palette queries', () => {
       'labData.loadMore',
       'labData.redownloadSavedReport',
       'labData.retry',
+      'labData.saveSelectedReportPdfs',
       'labData.statusMenu',
     ]);
   });
@@ -111,9 +113,72 @@ describe('command palette queries', () => {
     );
     assert.deepEqual(
       offered.choices.map((c) => c.id),
-      ['openMetadata', 'savePdf', 'copyId', 'reveal'],
+      ['preview', 'openMetadata', 'savePdf', 'copyId', 'reveal'],
     );
     assert.equal(await vscode.env.clipboard.readText(), report.report_id);
+  });
+
+  it("findReport's Preview PDF action opens the report in Lab Data's preview", async () => {
+    const report = lab.reportsFor(LEAK_CHECK_TOKEN).find((r) => r.download_available)!;
+    prompts.reportIdAnswer = report.report_id;
+    prompts.pickOneAnswers = ['preview'];
+    const found = await vscode.commands.executeCommand<{ action: string; result: unknown }>(
+      'labData.findReport',
+    );
+    assert.equal(found.action, 'preview');
+    assert.deepEqual(found.result, { pages: 1 }, 'page 1 of the PDF is on screen');
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.equal(tab?.label, `${report.report_id} (preview)`);
+    assert.ok(tab?.input instanceof vscode.TabInputCustom);
+    assert.equal(tab.input.viewType, 'labData.pdfPreview');
+    const withoutFile = lab.reportsFor(LEAK_CHECK_TOKEN).find((r) => !r.download_available)!;
+    prompts.reportIdAnswer = withoutFile.report_id;
+    prompts.pickOneAnswers = ['preview'];
+    assert.equal(
+      await vscode.commands.executeCommand('labData.findReport'),
+      undefined,
+      'a report without a file has nothing to preview (the failure is shown, not thrown)',
+    );
+  });
+
+  it('"Last 30 days" stays rolling: reopening the filter offers it as itself (current), not the date it gave today', async () => {
+    const real = new VsCodePrompts();
+    prompts.since = (title, verb, current) => real.since(title, verb, current);
+    prompts.criteriaAnswers = [['published_since'], ['published_since']];
+    const offered: string[][] = [];
+    const window = vscode.window as { showQuickPick: (...args: unknown[]) => Thenable<unknown> };
+    const original = window.showQuickPick;
+    window.showQuickPick = (items: unknown) => {
+      const list = items as Array<{ label: string; description?: string }>;
+      offered.push(list.map((i) => `${i.label}${i.description ? ` (${i.description})` : ''}`));
+      // First the preset; then Enter, which takes the first row.
+      return Promise.resolve(
+        offered.length === 1 ? list.find((i) => i.label === 'Last 30 days') : list[0],
+      );
+    };
+    try {
+      const now = new Date();
+      const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 30);
+      const set = await vscode.commands.executeCommand<{ publishedSince?: string }>(
+        'labData.filterReports',
+      );
+      assert.equal(set.publishedSince, toUtcTimestamp(midnight), 'local midnight 30 days ago');
+      const kept = await vscode.commands.executeCommand('labData.filterReports');
+      assert.equal(offered[1]![0], 'Last 30 days (current)');
+      assert.deepEqual(kept, set);
+      const labels = await Promise.all(
+        ((await api.views.reports.getChildren()) ?? []).map(
+          async (node) => (await api.views.reports.getTreeItem(node)).label,
+        ),
+      );
+      assert.ok(
+        labels.includes('Filtered by: published in the last 30 days'),
+        JSON.stringify(labels.slice(0, 3)),
+      );
+    } finally {
+      window.showQuickPick = original;
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
+    }
   });
 
   it("searchReports with a filter object returns exactly the server's filtered list", async () => {

@@ -189,6 +189,41 @@ describe('previewing reports inside VS Code', () => {
     }
   });
 
+  it('a row click whose preview fails says why once: the command resolves, so VS Code shows no second notification', async () => {
+    const nodes = (await api.views.reports.getChildren()) as LabNode[];
+    const items = await Promise.all(
+      nodes.map(async (node) => await api.views.reports.getTreeItem(node)),
+    );
+    const click = items.find(
+      (item) => item.contextValue === 'labData.report.downloadable',
+    )!.command!;
+    const shown: string[] = [];
+    const window = vscode.window as { showErrorMessage: (...args: unknown[]) => Thenable<unknown> };
+    const original = window.showErrorMessage;
+    window.showErrorMessage = (message: unknown) => {
+      shown.push(String(message));
+      return Promise.resolve(undefined);
+    };
+    try {
+      lab.setFaults({ notPdf: { times: 1 } });
+      // A rejection from a row's command is shown by VS Code as a second, identical notification.
+      assert.equal(
+        await vscode.commands.executeCommand(click.command, ...(click.arguments ?? [])),
+        undefined,
+      );
+      assert.equal(shown.length, 1, `one notification: ${JSON.stringify(shown)}`);
+      lab.setFaults({ notPdf: { times: 1 } });
+      const id = items.find((item) => item.contextValue === 'labData.report.downloadable')!.label;
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand('labData.previewReport', { id })),
+        'a caller of its own still gets the reason',
+      );
+    } finally {
+      window.showErrorMessage = original;
+      lab.setFaults({});
+    }
+  });
+
   it('a report row previews on a click; a saved PDF opens with "Open With… Lab Data PDF Preview"', async () => {
     const nodes = (await api.views.reports.getChildren()) as LabNode[];
     const row = await Promise.all(

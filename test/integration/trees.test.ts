@@ -840,6 +840,10 @@ describe('browsing the lab in the views', () => {
       await eventually(() =>
         assert.equal(api.statusText(), `$(debug-disconnect) ${host}: offline`),
       );
+      const [reason, ...more] = api.statusTooltip().split('\n');
+      assert.match(reason!, /^Cannot reach the lab at https?:\/\/127\.0\.0\.1:\d+\b/);
+      assert.equal(reason!.split('Cannot reach').length, 2, `said once: ${reason}`);
+      assert.deepEqual(more, ['Click for the Lab Data menu.'], 'the reason, said once');
       const failed = await rows(api, 'reports');
       assert.match(failed.at(-1)!.label, /Cannot reach the lab/);
       assert.equal(reportRows(failed).length, 50, 'a failed refresh keeps what was shown');

@@ -1,6 +1,6 @@
 import { DEMO_TOKENS, MockLabServer, type Envelope } from './server';
 
-/** `npm run mock-server -- [--port N] [--reports N] [--samples N] [--tenant full|no-clients|no-projects] [--envelope …] [--pdf-mib N] [--fail-status 503]` */
+/** `npm run mock-server -- [--port N] [--reports N] [--samples N] [--seed N] [--tenant full|no-clients|no-projects] [--envelope …] [--pdf-mib N] [--fail-status 503]` */
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
@@ -200,6 +201,57 @@ describe('reading a report in the editor', () => {
       await runFromPalette(page, 'Lab Data: Sign Out');
     } finally {
       await lab.stop();
+    }
+  });
+
+  it("a saved report PDF clicked in the Explorer opens in Lab Data's preview: drawn pages in a webview, not text", async () => {
+    const { page, screenshotsDir, workspace } = uiContext;
+    const lab = new MockLabServer();
+    const report = lab
+      .reportsFor('demo-full-access')
+      .find((candidate) => candidate.download_available)!;
+    const folderName = `saved-ui-${process.pid}`;
+    const folder = path.join(workspace, folderName);
+    const fileName = `${report.report_id}.pdf`;
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, fileName), lab.pdfFor(report.report_id));
+    try {
+      // Only this editor's webview on the page.
+      await closeTabs(page, /\(preview\)|\.pdf/);
+      await page.keyboard.press('Control+Shift+E');
+      const explorerRow = (text: string) =>
+        page.locator('.explorer-folders-view .monaco-list-row', { hasText: text }).first();
+      await explorerRow(folderName).click({ timeout: 30_000 });
+      await explorerRow(fileName).click({ timeout: 30_000 });
+      const tab = page.locator('.tabs-container .tab', { hasText: fileName }).first();
+      await tab.waitFor({ state: 'visible', timeout: 30_000 });
+      const frame = await canvasFrame(() => page.frames());
+      assert.equal(await frame.locator('#pageCount').innerText(), '1');
+      const size = await frame
+        .locator('.page.drawn canvas')
+        .first()
+        .evaluate((element) => {
+          const canvas = element as unknown as { width: number; height: number };
+          return { width: canvas.width, height: canvas.height };
+        });
+      assert.ok(
+        size.width > 300 && size.height > 300,
+        `a drawn page (${size.width}×${size.height})`,
+      );
+      // A webview (VS Code lays it over the editor), and no text editor showing the PDF's bytes.
+      assert.match(frame.url(), /webview/, `the page is drawn in a webview (${frame.url()})`);
+      const editor = page.locator('.editor-group-container.active .editor-container');
+      assert.equal(
+        await editor.locator('.monaco-editor').count(),
+        0,
+        'no text editor in the active group',
+      );
+      const file = path.join(screenshotsDir, 'pdf-preview-from-explorer.png');
+      await page.screenshot({ path: file });
+      console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+      await closeTabs(page, fileName);
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true });
     }
   });
 });

@@ -37,7 +37,7 @@ describe('what a person sees', () => {
     await addLab.waitFor({ state: 'visible', timeout: 15_000 });
     await addLab.click();
     await page
-      .locator('.quick-input-widget .quick-input-title', { hasText: 'Add Lab (1/3)' })
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Add Lab (1/4)' })
       .waitFor({ state: 'visible', timeout: 15_000 });
     await page.keyboard.press('Escape');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });

@@ -27,4 +27,17 @@ describe('README', () => {
       assert.ok(readme.includes(`](${page}`), `README links to ${page}`);
     }
   });
+
+  it("names the demo's port variables and the mock lab's --seed, each one the scripts really read", () => {
+    const demo = readFileSync(path.join(root, 'scripts', 'demo.mjs'), 'utf8');
+    for (const variable of ['LABDATA_DEMO_LAB_PORT', 'LABDATA_DEMO_PORT', 'LABDATA_DEMO_WEB']) {
+      assert.ok(readme.includes(`\`${variable}`), `README names ${variable}`);
+      assert.ok(demo.includes(`process.env.${variable}`), `scripts/demo.mjs reads ${variable}`);
+    }
+    assert.match(readme, /npm run mock-server -- --seed N/);
+    const mockCli = readFileSync(path.join(root, 'test', 'mock', 'cli.ts'), 'utf8');
+    assert.match(mockCli, /seed: numeric\('seed'\)/, 'the mock lab reads --seed');
+    const contributing = readFileSync(path.join(root, 'CONTRIBUTING.md'), 'utf8');
+    assert.match(contributing, /--seed N/, 'CONTRIBUTING.md says more');
+  });
 });
