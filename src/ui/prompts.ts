@@ -4,6 +4,7 @@ import type { Page } from '../../core/api/pagination';
 
 import type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 import { errorText } from '../../core/errors/errorText';
+import { displayFormat } from './displayLocale';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -322,7 +323,7 @@ export class VsCodePrompts implements Prompts {
       ...(current
         ? [
             {
-              label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()),
+              label: vscode.l10n.t('Since {0}', displayFormat().dateTime(new Date(current))),
               description: vscode.l10n.t('current'),
               since: () => current,
             },

@@ -8,6 +8,7 @@ import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import { LabNode, MessageNode, ReportNode, pagedChildren, shownItem } from './nodes';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
+import { formatCount } from '../ui/displayLocale';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
 function notOffered<T>(list: PagedList<T>): boolean {
@@ -132,7 +133,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
   } {
     return {
       list: this.clientList(scope) as PagedList<unknown>,
-      count: (count) => vscode.l10n.t('{0} clients', count.toLocaleString()),
+      count: (count) => vscode.l10n.t('{0} clients', formatCount(count)),
     };
   }
 

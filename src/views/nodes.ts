@@ -19,6 +19,7 @@ import {
   statusWord,
 } from './recordText';
 import { errorText } from '../../core/errors/errorText';
+import { formatCount } from '../ui/displayLocale';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -417,7 +418,7 @@ export class LoadMoreNode extends LabNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const loaded = this.list.items.length.toLocaleString();
+    const loaded = formatCount(this.list.items.length);
     const item = new vscode.TreeItem(
       vscode.l10n.t('Load more…'),
       vscode.TreeItemCollapsibleState.None,
@@ -425,7 +426,7 @@ export class LoadMoreNode extends LabNode {
     item.id = this.id;
     item.description =
       this.list.total !== undefined
-        ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString())
+        ? vscode.l10n.t('{0} of {1}', loaded, formatCount(this.list.total))
         : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };

@@ -26,6 +26,7 @@ import {
   pagedChildren,
   type LabNode,
 } from './nodes';
+import { formatCount } from '../ui/displayLocale';
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
@@ -194,8 +195,8 @@ export class ReportsTreeProvider extends LabTreeProvider {
       list: this.reportList(scope) as PagedList<unknown>,
       count: (count) =>
         filtered
-          ? vscode.l10n.t('{0} reports match the filter', count.toLocaleString())
-          : vscode.l10n.t('{0} reports', count.toLocaleString()),
+          ? vscode.l10n.t('{0} reports match the filter', formatCount(count))
+          : vscode.l10n.t('{0} reports', formatCount(count)),
     };
   }
 
