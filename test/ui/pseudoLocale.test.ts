@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
@@ -136,7 +136,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       const welcome = page.locator('.welcome-view-content').first();
       await welcome.waitFor({ state: 'visible', timeout: 30_000 });
       await page
-        .locator('.welcome-view-content .monaco-button', { hasText: P('Sign In') })
+        .locator('.welcome-view-content .monaco-button', { hasText: P('Sign In').slice(1, -1) })
         .first()
         .waitFor({ state: 'visible', timeout: 30_000 });
       await look('the signed-out views', page, '.part.sidebar');
@@ -228,11 +228,15 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       console.log(
         '      screenshots: test-results/screenshots/pseudo-locale-{welcome,sign-in,reports,overview,pdf-preview}.png',
       );
+    } catch (error) {
+      await page.screenshot({ path: path.join(screenshotsDir, 'pseudo-locale-failure.png') });
+      throw error;
     } finally {
       await page.close().catch(() => undefined);
       await server.stop();
       await lab.stop();
       removePseudoBundles(root);
+      rmSync(dirs.sandbox, { recursive: true, force: true });
     }
   });
 });
