@@ -162,8 +162,9 @@ export function registerPseudoLanguagePack(userDataDir: string): void {
 
 /**
  * The English messages among `texts` (what is on screen): each message's words between its
- * placeholders, in order, as whole words. Messages of one short word (`PDF`, `Lab`) are left out:
- * on their own they say nothing about a string slipping past (ids and names hold such words).
+ * placeholders, in order, as whole words. A message of one word ("Refresh", "Report {0}") counts only
+ * as a whole text: inside a longer one it is as likely the lab's data (a "Field Data Report", a
+ * status "Received"). Messages of one short word (`PDF`, `Lab`) are left out.
  */
 export function englishLeftovers(
   texts: readonly string[],
@@ -178,13 +179,22 @@ export function englishLeftovers(
         .map((part) => part.trim())
         .filter((part) => /[A-Za-z]{2}/.test(part));
       const words = literal.join(' ').match(/[A-Za-z]+/g) ?? [];
-      if (words.length < 2 && (words[0]?.length ?? 0) < 5) {
+      if (words.length === 0 || (words.length === 1 && words[0]!.length < 4)) {
         return undefined;
       }
       const escaped = literal.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const body = escaped.join('[\\s\\S]*?');
       return {
         message,
-        pattern: new RegExp(`(?<![A-Za-z])${escaped.join('[\\s\\S]*?')}(?![A-Za-z])`),
+        pattern:
+          words.length === 1
+            ? new RegExp(
+                `^\\s*${message
+                  .split(/\{[^{}]*\}/)
+                  .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+                  .join('.*?')}\\s*$`,
+              )
+            : new RegExp(`(?<![A-Za-z])${body}(?![A-Za-z])`),
       };
     })
     .filter((entry) => entry !== undefined);

@@ -173,6 +173,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       await look('the views, signed in', page, '.part.sidebar');
       const viewsCut = await cutOff(page, '.part.sidebar .pane-header .title');
       await look('notifications', page, '.notifications-toasts, .notifications-center');
+      await look('the status bar item', page, '.statusbar-item[id$="labData.connection"]');
       // A report's tooltip: labelled fields and local dates.
       await row.hover();
       const hover = page.locator('.monaco-hover, .workbench-hover').first();
@@ -191,8 +192,14 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
 
       // The PDF preview webview.
       await runPseudoCommand(page, nls['command.category']!, nls['command.previewReport.title']!);
-      await input.waitFor({ state: 'visible', timeout: 15_000 });
+      await page
+        .locator('.quick-input-widget .quick-input-title', {
+          hasText: P('Lab Data: Preview Report'),
+        })
+        .waitFor({ state: 'visible', timeout: 15_000 });
+      await page.waitForTimeout(1000);
       await look('the report picker', page, '.quick-input-widget');
+      await shot('pseudo-locale-report-picker.png');
       const withFile = lab
         .reportsFor('demo-full-access')
         .find((report) => report.download_available)!;
@@ -211,6 +218,11 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
           (found) => `${where}: "${found.text}" (English "${found.message}")`,
         ),
       );
+      if (leftovers.length > 0) {
+        console.log(
+          `      English left on screen:\n        ${[...new Set(leftovers)].join('\n        ')}`,
+        );
+      }
       assert.deepEqual(leftovers, [], 'no English string of Lab Data on screen');
       for (const { where, texts } of seen.filter(
         (entry) => !entry.where.startsWith('notifications'),
@@ -226,7 +238,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
         'buttons, view titles, headings and the PDF toolbar fit at the default width',
       );
       console.log(
-        '      screenshots: test-results/screenshots/pseudo-locale-{welcome,sign-in,reports,overview,pdf-preview}.png',
+        '      screenshots: test-results/screenshots/pseudo-locale-{welcome,sign-in,reports,overview,report-picker,pdf-preview}.png',
       );
     } catch (error) {
       await page.screenshot({ path: path.join(screenshotsDir, 'pseudo-locale-failure.png') });

@@ -60,7 +60,14 @@ describe('the pseudo-locale qps-ploc made at test time', () => {
   });
 
   it('finds English messages left on screen, placeholders filled, and not their pseudo forms', () => {
-    const messages = ['{0} reports match the filter', 'Sign In', 'Refresh', 'PDF', 'Save as CSV'];
+    const messages = [
+      '{0} reports match the filter',
+      'Sign In',
+      'Refresh',
+      'PDF',
+      'Save as CSV',
+      'Report {0}',
+    ];
     assert.deepEqual(
       englishLeftovers(
         [
@@ -70,12 +77,15 @@ describe('the pseudo-locale qps-ploc made at test time', () => {
           'PDF · RPT-2026-000001',
           'Refresh',
           'Save as CSVs',
+          'RPT-1 · Field Data Report',
+          'Report RPT-1',
         ],
         messages,
       ),
       [
         { text: '12 reports match the filter', message: '{0} reports match the filter' },
         { text: 'Refresh', message: 'Refresh' },
+        { text: 'Report RPT-1', message: 'Report {0}' },
       ],
     );
   });
