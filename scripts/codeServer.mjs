@@ -117,6 +117,7 @@ export async function startCodeServer({
   host = floorHost,
   smokeTestDriver = true,
   port: requestedPort,
+  locale,
 }) {
   if (!existsSync(host.codeServerEntry) || !existsSync(host.nodeBinary)) {
     throw new Error(
@@ -143,6 +144,8 @@ export async function startCodeServer({
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--ignore-last-opened',
+    // The display language (VS Code's `vscode.env.language`), e.g. the pseudo-locale `qps-ploc`.
+    ...(locale ? ['--locale', locale] : []),
     workspace,
   ];
   // With `systemBundle`, code-server sees that file as the OS trust store (see canBindSystemBundle).

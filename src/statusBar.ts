@@ -4,6 +4,7 @@ import type { LabConnection } from './labs/labConnection';
 import type { Labs } from './labs/labs';
 import type { NewReports } from './news/newReports';
 import type { Activity } from './ui/activity';
+import { displayFormat } from './ui/displayLocale';
 
 /** One lab's state in a few words, for the status bar's tooltip and menu. */
 function describe(connection: LabConnection): string {
@@ -15,7 +16,7 @@ function describe(connection: LabConnection): string {
     return vscode.l10n.t('unreachable: {0}', state.reason);
   }
   if (state.kind === 'rateLimited' && state.until > Date.now()) {
-    return vscode.l10n.t('rate-limited until {0}', new Date(state.until).toLocaleTimeString());
+    return vscode.l10n.t('rate-limited until {0}', displayFormat().time(new Date(state.until)));
   }
   return vscode.l10n.t('signed in');
 }
@@ -127,7 +128,7 @@ export class ConnectionStatusBar implements vscode.Disposable {
         `${state.reason}\n${click}`,
       );
     } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
-      const until = new Date(state.until).toLocaleTimeString();
+      const until = displayFormat().time(new Date(state.until));
       this.set(
         `$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', host, until)}`,
         `${vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', until)}\n${click}`,

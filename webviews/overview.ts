@@ -28,6 +28,8 @@ interface OverviewData {
   readonly filter: string;
   readonly limit?: { readonly limit: number; readonly total?: number };
   readonly text: Readonly<Record<string, string>>;
+  /** VS Code's display language, for the numbers Chart.js writes on axes and in tooltips. */
+  readonly locale?: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -180,6 +182,7 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
         })),
       },
       options: {
+        ...(data?.locale ? { locale: data.locale } : {}),
         ...common,
         scales: {
           x: {
@@ -224,6 +227,7 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
       ],
     },
     options: {
+      ...(data?.locale ? { locale: data.locale } : {}),
       ...common,
       indexAxis: name === 'clients' ? 'y' : 'x',
       // Long names are shortened on the axis, the id kept whole; the table and the tooltip keep them whole.

@@ -24,6 +24,11 @@ interface Texts {
   /** "{0} of {1}": the match shown and the number of matches. */
   readonly matchOf: string;
   readonly noMatches: string;
+  /** The messages shown in the page, from the extension's l10n ("{0}": pdf.js's reason). */
+  readonly pageFailed: string;
+  readonly protected: string;
+  readonly damaged: string;
+  readonly viewerFailed: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -229,7 +234,7 @@ function createViewer(): void {
       if (event.error) {
         if (!firstPageReported) {
           const text = event.error instanceof Error ? event.error.message : String(event.error);
-          showError(`This PDF could not be shown: ${text}`);
+          showError(format(texts.pageFailed, text));
           post('error', { message: text });
         }
         return;
@@ -272,7 +277,7 @@ async function open(data: Uint8Array): Promise<void> {
   loading.onPassword = (update: (password: string) => void, reason: number) => {
     passwordAnswer = (password) => {
       if (password === undefined) {
-        showError('This PDF is protected by a password.');
+        showError(texts.protected);
         post('error', {
           message: 'This PDF is protected by a password, and none was given.',
           kind: 'password',
@@ -292,7 +297,7 @@ async function open(data: Uint8Array): Promise<void> {
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     doc = undefined;
-    showError(`This PDF is damaged or incomplete and cannot be shown (${text}).`);
+    showError(format(texts.damaged, text));
     post('error', { message: text, kind: 'corrupt' });
     return;
   }
@@ -417,9 +422,7 @@ void (async () => {
     createViewer();
     post('ready');
   } catch (error) {
-    showError(
-      `The PDF viewer could not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    showError(format(texts.viewerFailed, error instanceof Error ? error.message : String(error)));
     post('error', { message: String(error), kind: 'viewer' });
   }
 })();

@@ -8,33 +8,11 @@ import type { Page } from '../api/pagination';
 import type { JsonObject } from '../api/records';
 import { LabApiError } from '../errors/errors';
 import { writeFileSafely, type ExistingFilePolicy, type SavedFile } from '../files/safeWriter';
+import { csvRecord, STANDARD_CSV, type CsvDialect } from './csvDialect';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-/** A list of plain values in one cell reads as `S-001; S-002`; anything else nested stays its JSON text. */
-function cellText(value: unknown): string {
-  if (value === undefined || value === null) {
-    return '';
-  }
-  if (
-    Array.isArray(value) &&
-    value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))
-  ) {
-    return value.filter((item) => item !== null && item !== '').join('; ');
-  }
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled; a list of plain values joined by "; ". */
-export function csvField(value: unknown): string {
-  const text = cellText(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** One CSV record, CRLF-terminated as RFC 4180 asks. */
-export function csvRow(values: readonly unknown[]): string {
-  return `${values.map(csvField).join(',')}\r\n`;
-}
+export { csvField, csvRow } from './csvDialect';
 
 /** Names of a lab's clients and projects by id, for the columns beside the ids. */
 export interface RecordNames {
@@ -113,6 +91,8 @@ export interface ExportOptions {
   readonly folder: string;
   readonly fileName: string;
   readonly format: ExportFormat;
+  /** A CSV's separator and decimal mark (default: the standard CSV); ignored for JSON Lines. */
+  readonly csv?: CsvDialect;
   /** Where the output may go (the workspace folder); the safe writer refuses anything outside. */
   readonly root?: string;
   readonly ifExists?: ExistingFilePolicy;
@@ -127,8 +107,9 @@ export interface ExportResult {
 }
 
 /**
- * Streams every page of a list into one file: JSON Lines, or CSV with a header of every field any
- * record had (in order of first appearance) and nested values as their JSON text. The records go
+ * Streams every page of a list into one file: JSON Lines, or CSV (standard, or a locale's
+ * spreadsheet CSV: `options.csv`) with a header of every field any record had (in order of first
+ * appearance) and nested values as their JSON text. The records go
  * to a scratch file first, because a CSV header needs every field before the first row; the result
  * is then written through the safe writer, so an interrupted export leaves no partial file.
  */
@@ -171,7 +152,10 @@ export async function exportRecords(
       root: options.root,
       ifExists: options.ifExists ?? 'fail',
       signal: options.signal,
-      source: options.format === 'jsonl' ? createReadStream(scratch) : csvLines(scratch, header),
+      source:
+        options.format === 'jsonl'
+          ? createReadStream(scratch)
+          : csvLines(scratch, header, options.csv ?? STANDARD_CSV),
     });
     return { file, rows, columns: header };
   } finally {
@@ -179,8 +163,12 @@ export async function exportRecords(
   }
 }
 
-async function* csvLines(jsonl: string, header: readonly string[]): AsyncGenerator<Buffer> {
-  yield Buffer.from(csvRow(header));
+async function* csvLines(
+  jsonl: string,
+  header: readonly string[],
+  dialect: CsvDialect,
+): AsyncGenerator<Buffer> {
+  yield Buffer.from(`${dialect.byteOrderMark ? '\uFEFF' : ''}${csvRecord(header, dialect)}`);
   const lines = createInterface({ input: createReadStream(jsonl, 'utf8'), crlfDelay: Infinity });
   let batch = '';
   for await (const line of lines) {
@@ -188,7 +176,10 @@ async function* csvLines(jsonl: string, header: readonly string[]): AsyncGenerat
       continue;
     }
     const record = JSON.parse(line) as JsonObject;
-    batch += csvRow(header.map((column) => record[column]));
+    batch += csvRecord(
+      header.map((column) => record[column]),
+      dialect,
+    );
     if (batch.length > 64 * 1024) {
       yield Buffer.from(batch);
       batch = '';

@@ -9,7 +9,6 @@ import {
   exportRecords,
   lookupNames,
   withNames,
-  type ExportFormat,
   type RecordNames,
 } from '../../core/derived/exportList';
 import type { LabApi } from '../../core/api/labApi';
@@ -32,6 +31,14 @@ import { localTime } from '../views/nodes';
 import { knownNames } from '../views/recordText';
 import type { SamplesTreeProvider } from '../views/samplesTree';
 import { labForCommand } from './labTarget';
+import {
+  exportFormatOf,
+  givenExportChoice,
+  languageName,
+  pickExportChoice,
+  type ExportChoice,
+} from './exportFormats';
+import { displayLocale } from '../ui/displayLocale';
 import { commandTargets } from '../ui/commandTargets';
 
 export type ExportListName = 'reports' | 'samples' | 'clients';
@@ -41,6 +48,8 @@ export interface ExportSummary {
   readonly rows: number;
   /** The filter the export honoured, in words, when there was one. */
   readonly filter?: string;
+  /** What was written: the standard CSV, a spreadsheet CSV of the display language, or JSON Lines. */
+  readonly format: ExportChoice;
 }
 
 const LISTS: readonly ExportListName[] = ['reports', 'samples', 'clients'];
@@ -140,11 +149,12 @@ export async function exportList(
   if (!list) {
     return undefined;
   }
-  let format = (typeof options.format === 'string' ? options.format : undefined) as
-    ExportFormat | undefined;
-  if (format !== undefined && format !== 'csv' && format !== 'jsonl') {
-    throw new LabApiError('invalidInput', vscode.l10n.t('"format" must be "csv" or "jsonl".'));
-  }
+  let choice = givenExportChoice(options.format);
+  // The locale of a spreadsheet CSV: the display language's, or one automation names.
+  const locale =
+    typeof options.locale === 'string' && options.locale.trim()
+      ? options.locale.trim()
+      : displayLocale();
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.api;
   if (!api) {
@@ -188,11 +198,11 @@ export async function exportList(
         vscode.l10n.t('Open a folder first: exports are written into the workspace.'),
       );
     }
-    format ??= 'csv';
+    choice ??= 'csv';
     const target =
       typeof options.target === 'string' && options.target.trim()
         ? options.target.trim()
-        : path.join('lab-exports', `${list}-${date}.${format}`);
+        : path.join('lab-exports', `${list}-${date}.${extension(choice)}`);
     const resolved = path.resolve(root, target);
     if (!isInside(resolved, root)) {
       throw new LabApiError(
@@ -204,20 +214,31 @@ export async function exportList(
     fileName = path.basename(resolved);
     ifExists = 'keepBoth';
   } else {
-    // A person: a save dialog on a dated name not yet taken; the type chosen there is the format.
+    // A person: where a spreadsheet in the display language needs its own CSV, which format
+    // (each saying what it is for); then a save dialog on a dated name not yet taken, whose file
+    // type chooses between CSV and JSON Lines when the format was not asked.
+    if (choice === undefined) {
+      const picked = await pickExportChoice(prompts.current, locale);
+      if (picked === undefined) {
+        return undefined;
+      }
+      choice = picked === 'dialog' ? undefined : picked;
+    }
     const start = path.join(root ?? os.homedir(), 'lab-exports');
     // The suggested folder is made now, in the workspace: VS Code's save dialog would otherwise ask to create it first.
     const made = root !== undefined && (await makeExportFolder(start));
-    const offered = await freeFileName(start, `${list}-${date}.${format ?? 'csv'}`);
+    const offered = await freeFileName(start, `${list}-${date}.${extension(choice ?? 'csv')}`);
     const title = filterText
       ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText)
       : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
     const types: Record<string, string[]> =
-      format === 'jsonl'
+      choice === 'jsonl'
         ? { 'JSON Lines': ['jsonl'] }
-        : format === 'csv'
-          ? { CSV: ['csv'] }
-          : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
+        : choice === 'spreadsheet-csv'
+          ? { [vscode.l10n.t('CSV for spreadsheets')]: ['csv'] }
+          : choice === 'csv'
+            ? { CSV: ['csv'] }
+            : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
     const chosen = await prompts.current.saveFile(
       title,
       vscode.Uri.file(path.join(start, offered)),
@@ -236,12 +257,13 @@ export async function exportList(
         vscode.l10n.t('Choose a file on this computer to export to.'),
       );
     }
-    format ??= chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv';
+    choice ??= chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv';
     folder = path.dirname(chosen.fsPath);
     fileName = path.basename(chosen.fsPath);
     // The dialog asked before replacing a file, so a file there now is one the person chose to replace.
     ifExists = 'overwrite';
   }
+  const { format, csv } = exportFormatOf(choice, locale);
   const started = Date.now();
   const result = await withNotificationProgress(
     vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab),
@@ -268,6 +290,7 @@ export async function exportList(
         fileName,
         root: targets.automated ? root : folder,
         format,
+        ...(csv ? { csv } : {}),
         ifExists,
         signal,
         onRecords: (rows) => progress.report({ message: vscode.l10n.t('{0} records', rows) }),
@@ -277,7 +300,7 @@ export async function exportList(
   const uri = vscode.Uri.file(result.file.path);
   log.info(
     'Export',
-    `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`,
+    `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} as ${choice === 'spreadsheet-csv' ? `CSV for spreadsheets in ${csv?.locale ?? 'en'} ("${csv?.separator ?? ','}")` : choice} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`,
   );
   const open = vscode.l10n.t('Open');
   const where = vscode.workspace.asRelativePath(uri);
@@ -291,12 +314,21 @@ export async function exportList(
         filterText,
       )
     : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', result.rows, listWord(list), lab, where);
-  void vscode.window.showInformationMessage(message, open).then((choice) => {
+  const which =
+    choice === 'spreadsheet-csv' && csv
+      ? ` ${vscode.l10n.t('It is the CSV for spreadsheets in {0} (separator "{1}", decimal mark "{2}"); scripts read the standard CSV.', languageName(csv.locale ?? 'en'), csv.separator, csv.decimal)}`
+      : '';
+  void vscode.window.showInformationMessage(`${message}${which}`, open).then((choice) => {
     if (choice === open) {
       void vscode.window.showTextDocument(uri);
     }
   });
-  return { uri, rows: result.rows, ...(filterText ? { filter: filterText } : {}) };
+  return {
+    uri,
+    rows: result.rows,
+    format: choice,
+    ...(filterText ? { filter: filterText } : {}),
+  };
 }
 
 /** A filter given by automation, in words (dates as the tree shows them). */
@@ -315,6 +347,10 @@ function describeQuery(query: ListQuery): string {
   ]
     .filter(Boolean)
     .join(', ');
+}
+
+function extension(choice: ExportChoice): string {
+  return choice === 'jsonl' ? 'jsonl' : 'csv';
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

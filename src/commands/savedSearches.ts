@@ -9,6 +9,7 @@ import type { ReportsTreeProvider } from '../views/reportsTree';
 import { askReportFilter, hasReportFilter, type ReportFilterArgs } from './filters';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
+import { displayFormat } from '../ui/displayLocale';
 
 const DAY_MS = 86_400_000;
 
@@ -76,7 +77,7 @@ export async function saveFilterAsSearch(
           id: filter.publishedSince,
           label: vscode.l10n.t(
             'Fixed: since {0}',
-            new Date(filter.publishedSince).toLocaleString(),
+            displayFormat().dateTime(new Date(filter.publishedSince)),
           ),
         },
       ],

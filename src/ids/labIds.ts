@@ -12,6 +12,7 @@ import { SETTINGS_SECTION, Settings } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
+import { displayFormat } from '../ui/displayLocale';
 
 /** What one lab knows about its ids: their shapes and the records already seen or looked up. */
 interface LabIdState {
@@ -162,7 +163,7 @@ export class LabIds implements vscode.Disposable {
         return vscode.l10n.t(
           '{0} limits requests until {1}',
           name,
-          new Date(state.until).toLocaleTimeString(),
+          displayFormat().time(new Date(state.until)),
         );
       }
       return state?.kind === 'offline' ? vscode.l10n.t('{0} cannot be reached', name) : undefined;

@@ -16,6 +16,7 @@ import type { NewReports } from '../news/newReports';
 import { WebviewPage } from '../ui/webviewPage';
 import { serverText } from '../../core/errors/serverText';
 import { localTime } from '../views/nodes';
+import { displayLocale, formatCount } from '../ui/displayLocale';
 import { knownNames, periodLabel } from '../views/recordText';
 import {
   describeReportFilter,
@@ -282,6 +283,7 @@ export class OverviewPanels implements vscode.Disposable {
       },
       periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
       filter: described,
+      locale: displayLocale(),
       byProject: entry.filter.clientId !== undefined,
       ...(more ? { limit: { limit, total } } : {}),
       text: this.texts(
@@ -428,7 +430,7 @@ export class OverviewPanels implements vscode.Disposable {
   ): Record<string, string> {
     return {
       title: vscode.l10n.t('Overview: {0}', lab),
-      summary: vscode.l10n.t('{0} reports', overview.total),
+      summary: vscode.l10n.t('{0} reports', formatCount(overview.total)),
       filtered: filter
         ? vscode.l10n.t('Filtered by: {0}', filter)
         : vscode.l10n.t('Not filtered: every report of {0}', lab),

@@ -331,7 +331,14 @@ export class PdfPreviewProvider
       ['custom', vscode.l10n.t('Custom')],
     ];
     // The viewer fills in the numbers: l10n.t without arguments keeps the placeholders.
-    const texts = { matchOf: vscode.l10n.t('{0} of {1}'), noMatches: vscode.l10n.t('No results') };
+    const texts = {
+      matchOf: vscode.l10n.t('{0} of {1}'),
+      noMatches: vscode.l10n.t('No results'),
+      pageFailed: vscode.l10n.t('This PDF could not be shown: {0}'),
+      protected: vscode.l10n.t('This PDF is protected by a password.'),
+      damaged: vscode.l10n.t('This PDF is damaged or incomplete and cannot be shown ({0}).'),
+      viewerFailed: vscode.l10n.t('The PDF viewer could not start: {0}'),
+    };
     return page.document(
       csp,
       'pdfPreview.css',

@@ -7,6 +7,7 @@ import { errorText } from '../../core/errors/errorText';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { isInside } from '../../core/files/safeWriter';
+import { displayFormat } from './displayLocale';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -449,7 +450,7 @@ export class VsCodePrompts implements Prompts {
       : current
         ? [
             {
-              label: vscode.l10n.t('Since {0}', new Date(current).toLocaleString()),
+              label: vscode.l10n.t('Since {0}', displayFormat().dateTime(new Date(current))),
               description: vscode.l10n.t('current'),
               since: () => current,
             },

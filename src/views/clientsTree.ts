@@ -9,6 +9,7 @@ import { LabNode, MessageNode, ReportNode, pagedChildren, reportTitle, shownItem
 import { sharedTitlePrefix } from './sharedTitles';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
+import { formatCount } from '../ui/displayLocale';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
 function notOffered<T>(list: PagedList<T>): boolean {
@@ -151,7 +152,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
   } {
     return {
       list: this.clientList(scope) as PagedList<unknown>,
-      count: (count) => vscode.l10n.t('{0} clients', count.toLocaleString()),
+      count: (count) => vscode.l10n.t('{0} clients', formatCount(count)),
     };
   }
 

@@ -20,6 +20,7 @@ import {
 } from './recordText';
 import { errorText } from '../../core/errors/errorText';
 import { withoutSharedPrefix } from './sharedTitles';
+import { formatCount } from '../ui/displayLocale';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -511,7 +512,7 @@ export class LoadMoreNode extends LabNode {
   }
 
   getTreeItem(): vscode.TreeItem {
-    const loaded = this.list.items.length.toLocaleString();
+    const loaded = formatCount(this.list.items.length);
     const item = new vscode.TreeItem(
       vscode.l10n.t('Load more…'),
       vscode.TreeItemCollapsibleState.None,
@@ -519,7 +520,7 @@ export class LoadMoreNode extends LabNode {
     item.id = this.id;
     item.description =
       this.list.total !== undefined
-        ? vscode.l10n.t('{0} of {1}', loaded, this.list.total.toLocaleString())
+        ? vscode.l10n.t('{0} of {1}', loaded, formatCount(this.list.total))
         : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     const { total } = this.list;
@@ -528,10 +529,10 @@ export class LoadMoreNode extends LabNode {
         total !== undefined
           ? vscode.l10n.t(
               'Load {0} more {1}, {2} of {3} loaded',
-              Math.max(0, total - this.list.items.length).toLocaleString(),
+              formatCount(Math.max(0, total - this.list.items.length)),
               this.noun,
               loaded,
-              total.toLocaleString(),
+              formatCount(total),
             )
           : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
     };

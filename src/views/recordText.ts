@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isJsonObject, type JsonObject } from '../../core/api/records';
 import { serverText } from '../../core/errors/serverText';
+import { displayFormat } from '../ui/displayLocale';
 
 /**
  * How a record reads for a person: labelled fields, local dates, statuses as words, names beside
@@ -8,8 +9,6 @@ import { serverText } from '../../core/errors/serverText';
  * (the metadata document keeps the exact JSON).
  */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 /** An ISO 8601 date or date-time as servers send them (the shape alone, not a promise it is real). */
 const ISO_DATE =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -22,27 +21,22 @@ function parsedDate(value: string): Date | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
-/** "20 Nov 2026, 13:50" in the user's locale and time zone; a date without a time stays a date; anything else as sent. */
+/** "20 Nov 2026, 13:50" in the display language and the user's time zone; a date without a time stays a date; anything else as sent. */
 export function localDateTime(value: string): string {
   const at = parsedDate(value);
   if (!at) {
     return serverText(value);
   }
-  return /^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? dateOnly.format(at) : dateTime.format(at);
+  return /^\d{4}-\d{2}-\d{2}$/.test(value.trim())
+    ? displayFormat().date(at)
+    : displayFormat().dateTime(at);
 }
 
 /** "20 Nov 2026": the day only, for row labels. */
 export function localDate(value: string | undefined): string | undefined {
   const at = value === undefined ? undefined : parsedDate(value);
-  return at ? dateOnly.format(at) : undefined;
+  return at ? displayFormat().date(at) : undefined;
 }
-
-const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
-const utcMonth = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  year: 'numeric',
-  timeZone: 'UTC',
-});
 
 /**
  * A step of a time axis that starts at `start` (UTC days, ISO weeks, months) in the style of the
@@ -54,10 +48,10 @@ export function periodLabel(start: string, unit: 'day' | 'week' | 'month'): stri
     return serverText(start);
   }
   return unit === 'month'
-    ? utcMonth.format(at)
+    ? displayFormat().utcMonth(at)
     : unit === 'week'
-      ? vscode.l10n.t('Week of {0}', utcDay.format(at))
-      : utcDay.format(at);
+      ? vscode.l10n.t('Week of {0}', displayFormat().utcDay(at))
+      : displayFormat().utcDay(at);
 }
 
 /** Server text written as code (snake_case, kebab-case, camelCase, CAPITALS) as words in sentence case; empty stays empty. */
@@ -156,7 +150,7 @@ export function fieldValue(key: string, value: unknown, nameOf?: NameOf): string
     return value ? vscode.l10n.t('yes') : vscode.l10n.t('no');
   }
   if (typeof value === 'number') {
-    return value.toLocaleString();
+    return displayFormat().number(value);
   }
   if (typeof value === 'string') {
     if (key === 'status' || key.endsWith('_status')) {

@@ -28,6 +28,7 @@ import {
   reportTitle,
   type LabNode,
 } from './nodes';
+import { formatCount } from '../ui/displayLocale';
 import { sharedTitlePrefix } from './sharedTitles';
 
 /**
@@ -42,16 +43,16 @@ function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | 
     const count = list.total ?? (list.hasMore ? undefined : list.items.length);
     return count === undefined
       ? undefined
-      : vscode.l10n.t('{0} reports match the filter', count.toLocaleString());
+      : vscode.l10n.t('{0} reports match the filter', formatCount(count));
   }
   const matching = list.items.filter((report) => matchesLocally(report, filter)).length;
   return list.hasMore
     ? vscode.l10n.t(
         '{0} of the {1} reports loaded match the filter',
-        matching.toLocaleString(),
-        list.items.length.toLocaleString(),
+        formatCount(matching),
+        formatCount(list.items.length),
       )
-    : vscode.l10n.t('{0} reports match the filter', matching.toLocaleString());
+    : vscode.l10n.t('{0} reports match the filter', formatCount(matching));
 }
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
@@ -252,8 +253,8 @@ export class ReportsTreeProvider extends LabTreeProvider {
       list: this.reportList(scope) as PagedList<unknown>,
       count: (count) =>
         filtered
-          ? vscode.l10n.t('{0} reports match the filter', count.toLocaleString())
-          : vscode.l10n.t('{0} reports', count.toLocaleString()),
+          ? vscode.l10n.t('{0} reports match the filter', formatCount(count))
+          : vscode.l10n.t('{0} reports', formatCount(count)),
     };
   }
 

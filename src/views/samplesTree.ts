@@ -5,6 +5,7 @@ import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import type { PagedList } from './pagedList';
 import type { Sample } from '../../core/api/records';
 import { FilterNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
+import { formatCount } from '../ui/displayLocale';
 
 /** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */
 export class SamplesTreeProvider extends LabTreeProvider {
@@ -49,8 +50,8 @@ export class SamplesTreeProvider extends LabTreeProvider {
       list: this.sampleList(scope) as PagedList<unknown>,
       count: (count) =>
         filtered
-          ? vscode.l10n.t('{0} samples match the filter', count.toLocaleString())
-          : vscode.l10n.t('{0} samples', count.toLocaleString()),
+          ? vscode.l10n.t('{0} samples match the filter', formatCount(count))
+          : vscode.l10n.t('{0} samples', formatCount(count)),
     };
   }
 
@@ -87,7 +88,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
             count:
               count === undefined
                 ? undefined
-                : vscode.l10n.t('{0} samples match the filter', count.toLocaleString()),
+                : vscode.l10n.t('{0} samples match the filter', formatCount(count)),
           },
         ),
       );

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { MockLabServer } from '../mock/server';
+import { pickExportChoice } from '../../src/commands/exportFormats';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
@@ -13,7 +14,7 @@ import {
 } from './helpers';
 
 /** An RFC 4180 reader, written apart from the exporter so the two cannot share a mistake. */
-function parseCsv(text: string): string[][] {
+function parseCsv(text: string, separator = ','): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';
@@ -31,7 +32,7 @@ function parseCsv(text: string): string[][] {
       }
     } else if (c === '"') {
       quoted = true;
-    } else if (c === ',') {
+    } else if (c === separator) {
       row.push(field);
       field = '';
     } else if (c === '\r' && text[i + 1] === '\n') {
@@ -472,6 +473,70 @@ describe('report ids in code, deep links, verified provenance and list export', 
       (name) => name.endsWith('.part'),
     );
     assert.deepEqual(leftovers, []);
+  });
+
+  it('exports the CSV for spreadsheets in German (BOM, ";", decimal comma) beside the standard CSV, and says which is which', async () => {
+    const standard = await vscode.commands.executeCommand<{ uri: vscode.Uri; format: string }>(
+      'labData.exportList',
+      { list: 'samples', format: 'csv', target: 'lab-exports/samples-standard.csv' },
+    );
+    const german = await vscode.commands.executeCommand<{
+      uri: vscode.Uri;
+      rows: number;
+      format: string;
+    }>('labData.exportList', {
+      list: 'samples',
+      format: 'spreadsheet-csv',
+      locale: 'de',
+      target: 'lab-exports/samples-de.csv',
+    });
+    assert.equal(standard.format, 'csv');
+    assert.equal(german.format, 'spreadsheet-csv');
+    const standardText = await fs.readFile(standard.uri.fsPath, 'utf8');
+    const germanText = await fs.readFile(german.uri.fsPath, 'utf8');
+    assert.ok(germanText.startsWith('\uFEFF'), 'a BOM, so spreadsheets read it as UTF-8');
+    assert.ok(!standardText.startsWith('\uFEFF'), 'no BOM in the standard CSV');
+    const [columns, ...rows] = parseCsv(germanText.slice(1), ';');
+    assert.ok(columns!.includes('temperature_c'), `columns split at ";": ${columns!.join('|')}`);
+    const temperature = columns!.indexOf('temperature_c');
+    const values = rows.map((row) => row[temperature]!);
+    assert.ok(
+      values.some((value) => /^\d+,\d+$/.test(value)),
+      `decimal commas: ${values.slice(0, 5).join(' ')}`,
+    );
+    assert.deepEqual(
+      values.filter((value) => value.includes('.')),
+      [],
+      'no decimal point in the German CSV',
+    );
+    const [standardHeader, ...standardRows] = parseCsv(standardText);
+    const standardTemperature = standardHeader!.indexOf('temperature_c');
+    assert.deepEqual(
+      values.slice(0, 20),
+      standardRows.slice(0, 20).map((row) => row[standardTemperature]!.replace('.', ',')),
+      'the same values, written for the locale',
+    );
+
+    // A person in a decimal-comma language is asked which CSV, each saying what it is for; in English, not.
+    const offered = prompts.pickOneOffered.length;
+    prompts.pickOneAnswers.push(undefined);
+    assert.equal(await pickExportChoice(prompts, 'de'), undefined, 'Escape cancels');
+    const asked = prompts.pickOneOffered[offered]!;
+    assert.equal(asked.current, 'spreadsheet-csv', 'the spreadsheet CSV is highlighted');
+    assert.deepEqual(
+      asked.choices.map((choice) => [choice.id, choice.label, choice.description]),
+      [
+        ['spreadsheet-csv', 'CSV for spreadsheets in Deutsch', 'separator ";", decimal mark ","'],
+        ['csv', 'Standard CSV', 'separator ",", decimal mark "."'],
+        ['jsonl', 'JSON Lines', undefined],
+      ],
+    );
+    prompts.pickOneAnswers.push('csv');
+    assert.equal(await pickExportChoice(prompts, 'fr'), 'csv');
+    assert.match(prompts.pickOneOffered.at(-1)!.choices[0]!.label, /français/);
+    const before = prompts.pickOneOffered.length;
+    assert.equal(await pickExportChoice(prompts, 'en'), 'dialog');
+    assert.equal(prompts.pickOneOffered.length, before, 'nothing asked in English');
   });
 
   it('an export from a script never replaces a file: the taken target gets a numbered name, and the first file is kept', async () => {

@@ -1,0 +1,256 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { MockLabServer } from '../mock/server';
+import {
+  PSEUDO_LOCALE,
+  englishLeftovers,
+  pseudoLocalize as P,
+  registerPseudoLanguagePack,
+  removePseudoBundles,
+  writePseudoBundles,
+} from '../support/pseudoLocale';
+import { uiContext } from './uiContext';
+import { waitUntil } from './workbench';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+
+/** What a person (and a screen reader) gets from the elements under `selector`: their text, labels, titles and placeholders. */
+async function textsIn(frame: Page | Frame, selector: string): Promise<string[]> {
+  return (await frame.evaluate(`(() => {
+    const texts = [];
+    for (const top of document.querySelectorAll(${JSON.stringify(selector)})) {
+      if (top.innerText) texts.push(...top.innerText.split('\\n'));
+      for (const element of [top, ...top.querySelectorAll('*')]) {
+        if (!element.checkVisibility()) continue;
+        for (const name of ['aria-label', 'title', 'placeholder']) {
+          const value = element.getAttribute(name);
+          if (value) texts.push(value);
+        }
+      }
+    }
+    return texts.map((text) => text.trim()).filter(Boolean);
+  })()`)) as string[];
+}
+
+/** Elements under `selector` whose text does not fit their box (cut off or ellipsed), as their text. */
+async function cutOff(frame: Page | Frame, selector: string): Promise<string[]> {
+  return (await frame.evaluate(`(() => [...document.querySelectorAll(${JSON.stringify(selector)})]
+    .filter((element) => element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
+    .map((element) => (element.innerText || element.getAttribute('aria-label') || '').trim()))()`)) as string[];
+}
+
+/** Runs a command of the pseudo-localised palette by its pseudo title. */
+async function runPseudoCommand(page: Page, category: string, title: string): Promise<void> {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  for (let i = 0; i < 3 && (await input.isVisible().catch(() => false)); i++) {
+    await page.keyboard.press('Escape');
+  }
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+  await page.keyboard.press('F1');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${P(category)}: ${P(title)}`);
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: P(title) })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The webview frame that has `selector`. */
+async function webviewFrame(page: Page, selector: string): Promise<Frame> {
+  return waitUntil(
+    async () => {
+      for (const frame of page.frames()) {
+        if (
+          await frame
+            .locator(selector)
+            .count()
+            .catch(() => 0)
+        ) {
+          return frame;
+        }
+      }
+      return undefined;
+    },
+    `a webview frame with ${selector}`,
+    60_000,
+  );
+}
+
+describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
+  it('shows no English string of its own in the views, pickers, messages and webviews, and cuts nothing essential at the default width', async function () {
+    this.timeout(420_000);
+    const { screenshotsDir } = uiContext;
+    const codeServer = (await import(path.join(root, 'scripts', 'codeServer.mjs'))) as {
+      makeSandbox: (prefix: string) => {
+        sandbox: string;
+        userData: string;
+        extensions: string;
+        workspace: string;
+      };
+      startCodeServer: (options: Record<string, unknown>) => Promise<{
+        port: number;
+        url: string;
+        stop(): Promise<void>;
+      }>;
+      workbenchUrl: (
+        server: { port: number; url: string },
+        options: { extensionPath: string; workspace: string },
+      ) => string;
+    };
+    const english = writePseudoBundles(root);
+    const messages = [...english.l10n, ...english.nls];
+    const nls = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const dirs = codeServer.makeSandbox('lab-data-pseudo-');
+    registerPseudoLanguagePack(dirs.userData);
+    const lab = new MockLabServer();
+    const baseUrl = await lab.start();
+    const server = await codeServer.startCodeServer({ ...dirs, locale: PSEUDO_LOCALE });
+    const page = await uiContext.page.context().newPage();
+    const seen: Array<{ where: string; texts: string[] }> = [];
+    const look = async (where: string, frame: Page | Frame, selector: string): Promise<void> => {
+      seen.push({ where, texts: await textsIn(frame, selector) });
+    };
+    const shot = async (name: string): Promise<void> => {
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(screenshotsDir, name) });
+    };
+    try {
+      await page.goto(
+        codeServer.workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }),
+        {
+          waitUntil: 'domcontentloaded',
+        },
+      );
+      // The activity bar's item and the views carry the pseudo names of package.nls.qps-ploc.json.
+      await page
+        .locator(
+          `.activitybar .action-item a[aria-label^="${P(nls['viewsContainers.labData.title']!)}"]`,
+        )
+        .first()
+        .click({ timeout: 90_000 });
+      const welcome = page.locator('.welcome-view-content').first();
+      await welcome.waitFor({ state: 'visible', timeout: 30_000 });
+      await page
+        .locator('.welcome-view-content .monaco-button', { hasText: P('Sign In').slice(1, -1) })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      await look('the signed-out views', page, '.part.sidebar');
+      const welcomeCut = await cutOff(
+        page,
+        '.part.sidebar .welcome-view-content .monaco-button, .part.sidebar .pane-header .title',
+      );
+      await shot('pseudo-locale-welcome.png');
+
+      // Sign in through the pickers.
+      await runPseudoCommand(page, nls['command.category']!, nls['command.signIn.title']!);
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await page
+        .locator('.quick-input-widget .quick-input-title', {
+          hasText: P('Lab Data: Sign In (1/2)'),
+        })
+        .waitFor({ state: 'visible', timeout: 15_000 });
+      await look('the sign-in picker (address)', page, '.quick-input-widget');
+      await shot('pseudo-locale-sign-in.png');
+      await input.fill(baseUrl);
+      await page.keyboard.press('Enter');
+      await page
+        .locator('.quick-input-widget .quick-input-title', {
+          hasText: P('Lab Data: Sign In (2/2)'),
+        })
+        .waitFor({ state: 'visible', timeout: 15_000 });
+      await look('the sign-in picker (token)', page, '.quick-input-widget');
+      await input.fill('demo-full-access');
+      await page.keyboard.press('Enter');
+      const first = lab.reportsFor('demo-full-access')[0]!.report_id;
+      const row = page.locator('.part.sidebar .monaco-list-row', { hasText: first }).first();
+      await row.waitFor({ state: 'visible', timeout: 60_000 });
+      await page.waitForTimeout(1000);
+      await look('the views, signed in', page, '.part.sidebar');
+      const viewsCut = await cutOff(page, '.part.sidebar .pane-header .title');
+      await look('notifications', page, '.notifications-toasts, .notifications-center');
+      await look('the status bar item', page, '.statusbar-item[id$="labData.connection"]');
+      // A report's tooltip: labelled fields and local dates.
+      await row.hover();
+      const hover = page.locator('.monaco-hover, .workbench-hover').first();
+      await hover.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
+      await look('a report row’s tooltip', page, '.monaco-hover, .workbench-hover');
+      await shot('pseudo-locale-reports.png');
+
+      // The overview webview: its texts come from the extension.
+      await runPseudoCommand(page, nls['command.category']!, nls['command.showOverview.title']!);
+      const overview = await webviewFrame(page, 'section.chart canvas');
+      await overview.locator('h1').waitFor({ state: 'visible', timeout: 30_000 });
+      await page.waitForTimeout(1500);
+      await look('the overview', overview, 'body');
+      const overviewCut = await cutOff(overview, 'button, h1, h2');
+      await shot('pseudo-locale-overview.png');
+
+      // The PDF preview webview.
+      await runPseudoCommand(page, nls['command.category']!, nls['command.previewReport.title']!);
+      await page
+        .locator('.quick-input-widget .quick-input-title', {
+          hasText: P('Lab Data: Preview Report'),
+        })
+        .waitFor({ state: 'visible', timeout: 15_000 });
+      await page.waitForTimeout(1000);
+      await look('the report picker', page, '.quick-input-widget');
+      await shot('pseudo-locale-report-picker.png');
+      const withFile = lab
+        .reportsFor('demo-full-access')
+        .find((report) => report.download_available)!;
+      await input.fill(withFile.report_id);
+      await page.keyboard.press('Enter');
+      const preview = await webviewFrame(page, '.page.drawn canvas');
+      // Its toolbar and messages; the pages' text is the lab's PDF.
+      await look('the PDF preview', preview, '#toolbar, #message');
+      const toolbarCut = await cutOff(
+        preview,
+        '#toolbar, #toolbar button, #toolbar label, #toolbar select',
+      );
+      await shot('pseudo-locale-pdf-preview.png');
+
+      const leftovers = seen.flatMap(({ where, texts }) =>
+        englishLeftovers(texts, messages).map(
+          (found) => `${where}: "${found.text}" (English "${found.message}")`,
+        ),
+      );
+      if (leftovers.length > 0) {
+        console.log(
+          `      English left on screen:\n        ${[...new Set(leftovers)].join('\n        ')}`,
+        );
+      }
+      assert.deepEqual(leftovers, [], 'no English string of Lab Data on screen');
+      for (const { where, texts } of seen.filter(
+        (entry) => !entry.where.startsWith('notifications'),
+      )) {
+        assert.ok(
+          texts.some((text) => /\[[^\]]*[ȧḗīǿŭ]{2}/.test(text)),
+          `${where} shows pseudo-localised text: ${texts.slice(0, 8).join(' | ')}`,
+        );
+      }
+      assert.deepEqual(
+        [...welcomeCut, ...viewsCut, ...overviewCut, ...toolbarCut],
+        [],
+        'buttons, view titles, headings and the PDF toolbar fit at the default width',
+      );
+      console.log(
+        '      screenshots: test-results/screenshots/pseudo-locale-{welcome,sign-in,reports,overview,report-picker,pdf-preview}.png',
+      );
+    } catch (error) {
+      await page.screenshot({ path: path.join(screenshotsDir, 'pseudo-locale-failure.png') });
+      throw error;
+    } finally {
+      await page.close().catch(() => undefined);
+      await server.stop();
+      await lab.stop();
+      removePseudoBundles(root);
+      rmSync(dirs.sandbox, { recursive: true, force: true });
+    }
+  });
+});
