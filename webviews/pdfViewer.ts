@@ -24,6 +24,8 @@ interface Texts {
   /** "{0} of {1}": the match shown and the number of matches. */
   readonly matchOf: string;
   readonly noMatches: string;
+  /** "Page {0} of {1}": the name of a page's region, read by screen readers. */
+  readonly pageLabel: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -35,6 +37,7 @@ const pageCount = document.getElementById('pageCount') as HTMLSpanElement;
 const zoomSelect = document.getElementById('zoom') as HTMLSelectElement;
 const findInput = document.getElementById('find') as HTMLInputElement;
 const findCount = document.getElementById('findCount') as HTMLSpanElement;
+const noText = document.getElementById('noText') as HTMLDivElement;
 const texts = JSON.parse(body.dataset.text ?? '{}') as Texts;
 
 let pdfjs: PdfJs;
@@ -53,6 +56,8 @@ let matches = { current: 0, total: 0 };
 let searching = false;
 let goingTo = 0;
 let passwordAnswer: ((password: string | undefined) => void) | undefined;
+/** Whether any page has a text layer (text that can be searched, copied and read aloud); undefined until known. */
+let hasText: boolean | undefined;
 
 function post(type: string, data: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...data });
@@ -87,6 +92,7 @@ function state(): Record<string, unknown> {
     matches: matches.total,
     matchIndex: matches.current - 1,
     drawn: doc ? drawnPages() : [],
+    hasText,
   };
 }
 
@@ -235,6 +241,7 @@ function createViewer(): void {
         return;
       }
       event.source.div.classList.add('drawn');
+      labelPage(event.source.div, event.pageNumber);
       if (!firstPageReported && event.pageNumber === 1) {
         firstPageReported = true;
         post('rendered', {
@@ -259,6 +266,46 @@ function createViewer(): void {
       }
     },
   );
+}
+
+/** Names a page's region for assistive technology ("Page 2 of 5"); its text layer is inside it. */
+function labelPage(div: HTMLDivElement, pageNumber: number): void {
+  div.removeAttribute('data-l10n-id');
+  div.removeAttribute('data-l10n-args');
+  div.setAttribute('role', 'region');
+  div.setAttribute('aria-label', format(texts.pageLabel, pageNumber, doc?.numPages ?? 0));
+}
+
+/** The text of page `number` (1-based) as lines, from pdf.js's text content (what the text layer shows). */
+async function pageText(number: number): Promise<string> {
+  const page = await doc!.getPage(number);
+  const content = await page.getTextContent();
+  let text = '';
+  for (const item of content.items) {
+    if ('str' in item) {
+      text += item.str + (item.hasEOL ? '\n' : '');
+    }
+  }
+  return text.replace(/[ \t]+$/gm, '').trimEnd();
+}
+
+/**
+ * Finds out whether the document has a text layer, page by page until one has text (one page for
+ * most reports); a scan without one says so above the pages, since nothing in it can be searched,
+ * copied or read aloud.
+ */
+async function checkText(document: PDFDocumentProxy): Promise<void> {
+  let found = false;
+  for (let number = 1; number <= document.numPages && !found; number++) {
+    found = (await pageText(number)).trim() !== '';
+    if (document !== doc) {
+      return;
+    }
+  }
+  hasText = found;
+  noText.hidden = found;
+  body.classList.toggle('no-text', !found);
+  post('state', state());
 }
 
 async function open(data: Uint8Array): Promise<void> {
@@ -301,6 +348,7 @@ async function open(data: Uint8Array): Promise<void> {
   pageInput.value = '1';
   linkService.setDocument(doc);
   pdfViewer.setDocument(doc);
+  void checkText(doc).catch(() => undefined);
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -337,6 +385,17 @@ window.addEventListener('message', (event: MessageEvent) => {
       break;
     case 'getState':
       post('state', state());
+      break;
+    case 'getText':
+      void (async () => {
+        const pages: string[] = [];
+        for (let number = 1; number <= (doc?.numPages ?? 0); number++) {
+          pages.push(await pageText(number));
+        }
+        post('text', { pages });
+      })().catch((error: unknown) =>
+        post('text', { pages: [], error: error instanceof Error ? error.message : String(error) }),
+      );
       break;
   }
 });
