@@ -209,11 +209,11 @@ export function renderPdf(title: string, lines: readonly string[]): Buffer {
 
 /**
  * A one-page PDF whose page is an image only, as a scanner makes it: a grey 16×16 picture with a
- * dark "bar" drawn over most of the page and no text operator at all, so it has no text layer.
+ * dark bar, drawn over most of the page, and no text operator at all, so it has no text layer.
  */
 export function renderImageOnlyPdf(): Buffer {
   const side = 16;
-  const pixels = Buffer.alloc(side * side, 0xe0);
+  const pixels = Buffer.alloc(side * side, 0x90);
   for (let row = 4; row < 7; row++) {
     pixels.fill(0x20, row * side + 2, row * side + 14);
   }

@@ -66,12 +66,24 @@ describe('accessibility of the webviews (axe-core, in three themes)', () => {
         .find((candidate) => candidate.download_available)!;
       for (const theme of THEMES) {
         await closeTabs(page, /\(preview\)|Overview/);
+        // Away from the closed tab, whose tooltip would cover the preview's toolbar in the screenshot.
+        await page.mouse.move(1, 400);
         await useTheme(page, theme);
         const previewFrame = await preview(page, report.report_id);
         const inPreview: AxeFinding[] = await seriousFindings(previewFrame);
+        // What a keyboard user sees: the find box focused (its ring) and the words found highlighted.
+        await previewFrame.locator('#find').pressSequentially('received', { delay: 20 });
+        await previewFrame
+          .locator('#findCount', { hasText: /of/ })
+          .waitFor({ state: 'visible', timeout: 15_000 });
         const file = path.join(screenshotsDir, `pdf-preview-${theme.file}.png`);
         await page.screenshot({ path: file });
         console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+        // Found words highlighted, and the focus ring drawn: checked again with both on screen.
+        const highlighted = await seriousFindings(previewFrame);
+        inPreview.push(
+          ...highlighted.filter((finding) => !inPreview.some((seen) => seen.id === finding.id)),
+        );
         await closeTabs(page, /\(preview\)/);
         const overviewFrame = await overview(page);
         const inOverview = await seriousFindings(overviewFrame);
