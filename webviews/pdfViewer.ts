@@ -5,8 +5,11 @@
  * stays bounded) with selectable text, and `PDFFindController` search the text as it is typed,
  * highlighting the matching words (a phrase broken over two lines too). Around them: page
  * navigation, zoom, keyboard navigation, and Save / Metadata buttons for a report previewed from the
- * lab. It talks to the extension only through `postMessage`: the PDF's bytes come in, states and
- * requests go out. Its sentences come from the extension, already translated (`data-text`).
+ * lab. For assistive technology each page is a region named "Page n of N" holding its text layer,
+ * and a PDF without a text layer (a scan) says so above its pages; "getText" answers with every
+ * page's text (the extension's "Show the Report's Text"). It talks to the extension only through
+ * `postMessage`: the PDF's bytes come in, states and requests go out. Its sentences come from the
+ * extension, already translated (`data-text`).
  */
 import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist';
 import type { EventBus, PDFLinkService, PDFViewer } from 'pdfjs-dist/web/pdf_viewer.mjs';
@@ -305,7 +308,8 @@ async function checkText(document: PDFDocumentProxy): Promise<void> {
   hasText = found;
   noText.hidden = found;
   body.classList.toggle('no-text', !found);
-  post('state', state());
+  // Not a "state": that answers a request, and this may arrive while one is under way.
+  post('textLayer', { hasText: found });
 }
 
 async function open(data: Uint8Array): Promise<void> {

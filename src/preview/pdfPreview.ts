@@ -60,6 +60,11 @@ class PreviewSession {
     this.firstPage.catch(() => undefined);
   }
 
+  /** Records what the viewer said unasked (whether the PDF has text), answering no request. */
+  note(next: PreviewState): void {
+    this.state = next;
+  }
+
   update(next: PreviewState): void {
     this.state = next;
     const waiters = this.waiters;
@@ -312,6 +317,9 @@ export class PdfPreviewProvider
           zoom: String(message.zoom),
           hasText: typeof message.hasText === 'boolean' ? message.hasText : undefined,
         });
+        break;
+      case 'textLayer':
+        session.note({ ...session.state, hasText: message.hasText === true });
         break;
       case 'text':
         session.textArrived({
