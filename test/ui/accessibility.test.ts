@@ -51,7 +51,9 @@ describe('accessibility of the webviews (axe-core, in three themes)', () => {
     await showLabData(page);
   });
 
-  it('the PDF preview and the overview have no serious or critical axe-core findings in the dark, light and high-contrast themes', async () => {
+  it('the PDF preview and the overview have no serious or critical axe-core findings in the dark, light and high-contrast themes', async function () {
+    // Many steps in a shared, busy workbench (about 75 s on an idle machine).
+    this.timeout(300_000);
     const { page, screenshotsDir } = uiContext;
     const lab = new MockLabServer();
     const found: string[] = [];

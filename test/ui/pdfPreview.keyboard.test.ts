@@ -78,7 +78,9 @@ describe('the everyday tasks with the keyboard alone', () => {
     await showLabData(page);
   });
 
-  it('open the Reports view, filter it, preview a report, find a phrase in it and save it, without a mouse', async () => {
+  it('open the Reports view, filter it, preview a report, find a phrase in it and save it, without a mouse', async function () {
+    // Many steps in a shared, busy workbench (about 75 s on an idle machine).
+    this.timeout(300_000);
     const { page, workspace } = uiContext;
     const lab = new MockLabServer();
     const saved = path.join(workspace, folder);
