@@ -14,6 +14,8 @@ export const Commands = {
   clearSamplesFilter: 'labData.clearSamplesFilter',
   openReportMetadata: 'labData.openReportMetadata',
   previewReport: 'labData.previewReport',
+  /** The PDF preview's title bar and the palette: the previewed PDF's text as a plain document. */
+  showReportText: 'labData.showReportText',
   saveReportPdf: 'labData.saveReportPdf',
   /** The context menu's Save Report PDF with several rows selected: the same command, a title that says so. */
   saveSelectedReportPdfs: 'labData.saveSelectedReportPdfs',
@@ -51,6 +53,9 @@ export const Commands = {
   /** Each step of the way to a lab, timed, as a report; also a button on every network error. */
   checkConnection: 'labData.checkConnection',
 } as const;
+
+/** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */
+export const REPORT_TEXT_SCHEME = 'labdata-text';
 
 /** Scheme of Check Connection's read-only reports (`labdata-connection:/Check Connection 1.txt`). */
 export const CONNECTION_REPORT_SCHEME = 'labdata-connection';

@@ -9,7 +9,7 @@ import { SyncFolders } from './downloads/syncFolderChoice';
 import { RecentReports } from './commands/reportSuggestions';
 import { Activity } from './ui/activity';
 import { registerCommands } from './commands/commandRunner';
-import { CONNECTION_REPORT_SCHEME, LOG_CHANNEL_NAME } from './constants';
+import { CONNECTION_REPORT_SCHEME, LOG_CHANNEL_NAME, REPORT_TEXT_SCHEME } from './constants';
 import { MetadataDocumentProvider } from './documents/metadataDocuments';
 import { ConnectionReportDocuments } from './documents/connectionReports';
 import { METADATA_SCHEME } from './ui/commandTargets';
@@ -29,6 +29,7 @@ import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
+import { ReportTextDocuments } from './preview/reportText';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 
@@ -64,6 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const connectionReports = new ConnectionReportDocuments();
   const prompts = new PromptsHolder();
   const previews = new PdfPreviewProvider(context.extensionUri, prompts, log);
+  const reportTexts = new ReportTextDocuments();
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
@@ -92,6 +94,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, {
       supportsMultipleEditorsPerDocument: false,
     }),
+    reportTexts,
+    vscode.workspace.registerTextDocumentContentProvider(REPORT_TEXT_SCHEME, reportTexts),
     activity,
     statusBar,
     authProvider,
@@ -134,6 +138,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
         news,
         searches,
         previews,
+        reportTexts,
         overviews,
         recent: new RecentReports(context.globalState),
         activity,

@@ -5,8 +5,11 @@
  * stays bounded) with selectable text, and `PDFFindController` search the text as it is typed,
  * highlighting the matching words (a phrase broken over two lines too). Around them: page
  * navigation, zoom, keyboard navigation, and Save / Metadata buttons for a report previewed from the
- * lab. It talks to the extension only through `postMessage`: the PDF's bytes come in, states and
- * requests go out. Its sentences come from the extension, already translated (`data-text`).
+ * lab. For assistive technology each page is a region named "Page n of N" holding its text layer,
+ * and a PDF without a text layer (a scan) says so above its pages; "getText" answers with every
+ * page's text (the extension's "Show the Report's Text"). It talks to the extension only through
+ * `postMessage`: the PDF's bytes come in, states and requests go out. Its sentences come from the
+ * extension, already translated (`data-text`).
  */
 import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist';
 import type { EventBus, PDFLinkService, PDFViewer } from 'pdfjs-dist/web/pdf_viewer.mjs';
@@ -29,6 +32,8 @@ interface Texts {
   readonly protected: string;
   readonly damaged: string;
   readonly viewerFailed: string;
+  /** "Page {0} of {1}": the name of a page's region, read by screen readers. */
+  readonly pageLabel: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -40,6 +45,7 @@ const pageCount = document.getElementById('pageCount') as HTMLSpanElement;
 const zoomSelect = document.getElementById('zoom') as HTMLSelectElement;
 const findInput = document.getElementById('find') as HTMLInputElement;
 const findCount = document.getElementById('findCount') as HTMLSpanElement;
+const noText = document.getElementById('noText') as HTMLDivElement;
 const texts = JSON.parse(body.dataset.text ?? '{}') as Texts;
 
 let pdfjs: PdfJs;
@@ -58,6 +64,8 @@ let matches = { current: 0, total: 0 };
 let searching = false;
 let goingTo = 0;
 let passwordAnswer: ((password: string | undefined) => void) | undefined;
+/** Whether any page has a text layer (text that can be searched, copied and read aloud); undefined until known. */
+let hasText: boolean | undefined;
 
 function post(type: string, data: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...data });
@@ -92,6 +100,7 @@ function state(): Record<string, unknown> {
     matches: matches.total,
     matchIndex: matches.current - 1,
     drawn: doc ? drawnPages() : [],
+    hasText,
   };
 }
 
@@ -240,6 +249,7 @@ function createViewer(): void {
         return;
       }
       event.source.div.classList.add('drawn');
+      labelPage(event.source.div, event.pageNumber);
       if (!firstPageReported && event.pageNumber === 1) {
         firstPageReported = true;
         post('rendered', {
@@ -264,6 +274,47 @@ function createViewer(): void {
       }
     },
   );
+}
+
+/** Names a page's region for assistive technology ("Page 2 of 5"); its text layer is inside it. */
+function labelPage(div: HTMLDivElement, pageNumber: number): void {
+  div.removeAttribute('data-l10n-id');
+  div.removeAttribute('data-l10n-args');
+  div.setAttribute('role', 'region');
+  div.setAttribute('aria-label', format(texts.pageLabel, pageNumber, doc?.numPages ?? 0));
+}
+
+/** The text of page `number` (1-based) as lines, from pdf.js's text content (what the text layer shows). */
+async function pageText(number: number): Promise<string> {
+  const page = await doc!.getPage(number);
+  const content = await page.getTextContent();
+  let text = '';
+  for (const item of content.items) {
+    if ('str' in item) {
+      text += item.str + (item.hasEOL ? '\n' : '');
+    }
+  }
+  return text.replace(/[ \t]+$/gm, '').trimEnd();
+}
+
+/**
+ * Finds out whether the document has a text layer, page by page until one has text (one page for
+ * most reports); a scan without one says so above the pages, since nothing in it can be searched,
+ * copied or read aloud.
+ */
+async function checkText(document: PDFDocumentProxy): Promise<void> {
+  let found = false;
+  for (let number = 1; number <= document.numPages && !found; number++) {
+    found = (await pageText(number)).trim() !== '';
+    if (document !== doc) {
+      return;
+    }
+  }
+  hasText = found;
+  noText.hidden = found;
+  body.classList.toggle('no-text', !found);
+  // Not a "state": that answers a request, and this may arrive while one is under way.
+  post('textLayer', { hasText: found });
 }
 
 async function open(data: Uint8Array): Promise<void> {
@@ -306,6 +357,7 @@ async function open(data: Uint8Array): Promise<void> {
   pageInput.value = '1';
   linkService.setDocument(doc);
   pdfViewer.setDocument(doc);
+  void checkText(doc).catch(() => undefined);
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -342,6 +394,17 @@ window.addEventListener('message', (event: MessageEvent) => {
       break;
     case 'getState':
       post('state', state());
+      break;
+    case 'getText':
+      void (async () => {
+        const pages: string[] = [];
+        for (let number = 1; number <= (doc?.numPages ?? 0); number++) {
+          pages.push(await pageText(number));
+        }
+        post('text', { pages });
+      })().catch((error: unknown) =>
+        post('text', { pages: [], error: error instanceof Error ? error.message : String(error) }),
+      );
       break;
   }
 });

@@ -16,6 +16,8 @@ import {
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
+import type { ReportTextDocuments } from '../preview/reportText';
+import { showReportText } from './showReportText';
 import { copyId } from './copyId';
 import type { RecentReports } from './reportSuggestions';
 import type { Activity } from '../ui/activity';
@@ -57,6 +59,8 @@ export interface CommandServices {
   readonly overviews: OverviewPanels;
   /** The PDF preview editor. */
   readonly previews: PdfPreviewProvider;
+  /** The previewed PDFs' texts, as read-only documents. */
+  readonly reportTexts: ReportTextDocuments;
   /** Reports published since the user last looked. */
   readonly news: NewReports;
   /** The user's saved searches (labData.savedSearches). */
@@ -84,6 +88,7 @@ export function commandTable({
   news,
   searches,
   previews,
+  reportTexts,
   overviews,
   recent,
   activity,
@@ -114,6 +119,7 @@ export function commandTable({
       showOverview(labs, overviews, trees.reports, prompts, ...args),
     [Commands.previewReport]: (...args) =>
       previewReport(labs, previews, prompts, palette, log, ...args),
+    [Commands.showReportText]: (target?: unknown) => showReportText(previews, reportTexts, target),
     [Commands.saveReportPdf]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveSelectedReportPdfs]: (...args) => saveReportPdf(labs, prompts, log, ...args),
     [Commands.saveAllReports]: (...args) =>

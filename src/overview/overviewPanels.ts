@@ -147,7 +147,7 @@ export class OverviewPanels implements vscode.Disposable {
           created.failed(new LabApiError('cancelled', vscode.l10n.t('The overview was closed.')));
         });
       });
-      panel.webview.html = this.html(panel.webview);
+      panel.webview.html = this.html(panel.webview, lab);
       await ready;
     }
     return this.load(connection, entry);
@@ -485,7 +485,7 @@ export class OverviewPanels implements vscode.Disposable {
     };
   }
 
-  private html(webview: vscode.Webview): string {
+  private html(webview: vscode.Webview, lab: string): string {
     const page = new WebviewPage(webview, this.extensionUri);
     const csp = `default-src 'none'; img-src ${page.cspSource} data:; style-src ${page.cspSource} 'unsafe-inline'; font-src ${page.cspSource}; script-src 'nonce-${page.nonce}'`;
     return page.document(
@@ -495,6 +495,7 @@ export class OverviewPanels implements vscode.Disposable {
       `<main id="overview" aria-live="polite"></main>
 <script nonce="${page.nonce}" src="${page.resource('dist', 'chartjs', 'chart.umd.min.js')}"></script>
 <script type="module" nonce="${page.nonce}" src="${page.resource('dist', 'webview', 'overview.js')}"></script>`,
+      vscode.l10n.t('Overview: {0}', lab),
     );
   }
 }

@@ -24,6 +24,8 @@ export interface PreviewState {
   readonly firstPageMs?: number;
   /** Whether page 1's canvas held drawn pixels. */
   readonly painted?: boolean;
+  /** Whether the PDF has a text layer (false: its pages are images only); undefined until known. */
+  readonly hasText?: boolean;
   readonly error?: string;
 }
 
@@ -47,6 +49,7 @@ class PreviewSession {
   readonly firstPage: Promise<{ pages: number }>;
   private settle!: { resolve: (value: { pages: number }) => void; reject: (error: Error) => void };
   private waiters: Array<(state: PreviewState) => void> = [];
+  private textWaiters: Array<(answer: { pages: string[]; error?: string }) => void> = [];
 
   constructor(
     readonly document: PdfDocument,
@@ -55,6 +58,11 @@ class PreviewSession {
     this.firstPage = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
     // The command awaits it; a panel opened by "Open With…" may never be awaited.
     this.firstPage.catch(() => undefined);
+  }
+
+  /** Records what the viewer said unasked (whether the PDF has text), answering no request. */
+  note(next: PreviewState): void {
+    this.state = next;
   }
 
   update(next: PreviewState): void {
@@ -70,6 +78,23 @@ class PreviewSession {
 
   failed(error: Error): void {
     this.settle.reject(error);
+  }
+
+  /** The viewer's answer to "getText": the text of each page. */
+  textArrived(answer: { pages: string[]; error?: string }): void {
+    const waiters = this.textWaiters;
+    this.textWaiters = [];
+    waiters.forEach((waiter) => waiter(answer));
+  }
+
+  /** The next text the viewer sends. */
+  nextText(): Promise<{ pages: string[]; error?: string }> {
+    return new Promise((resolve) => this.textWaiters.push(resolve));
+  }
+
+  /** What the preview shows, in words: the report's id, or the file's path in the workspace. */
+  get name(): string {
+    return this.document.report?.id ?? vscode.workspace.asRelativePath(this.document.uri);
   }
 
   /** The next state the viewer reports. */
@@ -159,6 +184,34 @@ export class PdfPreviewProvider
     return answer;
   }
 
+  /**
+   * The text of the PDF open in the preview of `uri`, page by page, as pdf.js reads it (its text
+   * layer), and what the preview shows (the report's id or the file's path). Empty pages for a PDF
+   * of images only.
+   */
+  async text(uri: vscode.Uri): Promise<{ name: string; pages: string[] }> {
+    const session = await this.session(uri);
+    await session.firstPage;
+    const answer = session.nextText();
+    await session.panel.webview.postMessage({ type: 'getText' });
+    const { pages, error } = await answer;
+    if (error !== undefined) {
+      throw new LabApiError(
+        'invalidResponse',
+        vscode.l10n.t('The text of the PDF could not be read ({0}).', error.slice(0, 300)),
+      );
+    }
+    return { name: session.name, pages };
+  }
+
+  /** The PDF shown in the active editor, if it is a preview. */
+  activePreview(): vscode.Uri | undefined {
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    return input instanceof vscode.TabInputCustom && input.viewType === PDF_PREVIEW_VIEW_TYPE
+      ? input.uri
+      : undefined;
+  }
+
   async openCustomDocument(uri: vscode.Uri): Promise<PdfDocument> {
     const key = uri.toString();
     const held = this.reports.get(key);
@@ -203,7 +256,7 @@ export class PdfPreviewProvider
         vscode.Uri.joinPath(this.extensionUri, 'media'),
       ],
     };
-    webview.html = this.html(webview);
+    webview.html = this.html(webview, session.name);
     const started = Date.now();
     const subscriptions = [
       webview.onDidReceiveMessage(
@@ -267,6 +320,16 @@ export class PdfPreviewProvider
           matchIndex: Number(message.matchIndex),
           drawn: Array.isArray(message.drawn) ? message.drawn.map(Number) : undefined,
           zoom: String(message.zoom),
+          hasText: typeof message.hasText === 'boolean' ? message.hasText : undefined,
+        });
+        break;
+      case 'textLayer':
+        session.note({ ...session.state, hasText: message.hasText === true });
+        break;
+      case 'text':
+        session.textArrived({
+          pages: Array.isArray(message.pages) ? message.pages.map(String) : [],
+          ...(message.error === undefined ? {} : { error: String(message.error) }),
         });
         break;
       case 'error': {
@@ -313,7 +376,7 @@ export class PdfPreviewProvider
     }
   }
 
-  private html(webview: vscode.Webview): string {
+  private html(webview: vscode.Webview, name: string): string {
     const page = new WebviewPage(webview, this.extensionUri);
     const resource = (...path: string[]): string => page.resource(...path);
     const source = page.cspSource;
@@ -338,6 +401,7 @@ export class PdfPreviewProvider
       protected: vscode.l10n.t('This PDF is protected by a password.'),
       damaged: vscode.l10n.t('This PDF is damaged or incomplete and cannot be shown ({0}).'),
       viewerFailed: vscode.l10n.t('The PDF viewer could not start: {0}'),
+      pageLabel: vscode.l10n.t('Page {0} of {1}'),
     };
     return page.document(
       csp,
@@ -355,9 +419,11 @@ export class PdfPreviewProvider
   <button id="metadata" class="report-only" title="${t(vscode.l10n.t("Open the report's metadata"))}">${t(vscode.l10n.t('Metadata'))}</button>
   <button id="save" class="report-only" title="${t(vscode.l10n.t('Save this report into the workspace'))}">${t(vscode.l10n.t('Save to Workspace'))}</button>
 </div>
-<div id="viewer" tabindex="0" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div>
+<div id="noText" role="status" hidden>${t(vscode.l10n.t('This PDF has no text layer: its pages are images, so their text cannot be searched, copied or read aloud.'))}</div>
+<div id="viewer" tabindex="0" role="document" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div>
 <div id="message" role="alert" hidden></div>
 <script type="module" nonce="${page.nonce}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>`,
+      vscode.l10n.t('{0} (PDF preview)', name),
     );
   }
 }

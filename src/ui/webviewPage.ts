@@ -29,14 +29,25 @@ export class WebviewPage {
     return this.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...parts)).toString();
   }
 
-  /** The whole page: `csp` as its policy, `media/webview.css` and then the page's `media/<stylesheet>`, then `body` (attributes and content). */
-  document(csp: string, stylesheet: string, bodyAttributes: string, body: string): string {
+  /**
+   * The whole page: `csp` as its policy, `media/webview.css` and then the page's `media/<stylesheet>`,
+   * then `body` (attributes and content). `title` names the page to assistive technology (as the
+   * panel's tab names it to everyone).
+   */
+  document(
+    csp: string,
+    stylesheet: string,
+    bodyAttributes: string,
+    body: string,
+    title: string,
+  ): string {
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${this.resource('media', 'webview.css')}">
 <link rel="stylesheet" href="${this.resource('media', stylesheet)}">
 </head>

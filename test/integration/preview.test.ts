@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
+import { renderImageOnlyPdf } from '../mock/pdf';
 import { MULTI_PAGE_COUNT, type MockLabServer } from '../mock/server';
 import { FakePrompts, eventually, workspaceFolder, signedInLab, type SignedInLab } from './helpers';
 
@@ -24,6 +25,7 @@ describe('previewing reports inside VS Code', () => {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await fs.rm(path.join(workspaceFolder(), 'preview-sample.pdf'), { force: true });
+    await fs.rm(path.join(workspaceFolder(), 'scanned-report.pdf'), { force: true });
     await signedIn.close();
   });
 
@@ -139,6 +141,71 @@ describe('previewing reports inside VS Code', () => {
     assert.equal(fit.zoom, 'page-fit');
     const doubled = await api.previews.ask(uri, { type: 'zoom', value: '200' });
     assert.equal(doubled.zoom, '200');
+  });
+
+  it("Show the Report's Text opens the previewed report's text, page by page, as a read-only plain-text document naming the report", async () => {
+    const report = lab
+      .reportsFor(DEMO_TOKEN)
+      .find(
+        (candidate) =>
+          candidate.download_available && candidate.report_id !== lab.multiPageReportId,
+      )!;
+    await vscode.commands.executeCommand('labData.previewReport', { id: report.report_id });
+    const preview = api.previews.uriOf(labName, report.report_id);
+    await eventually(() => assert.equal(api.previews.state(preview)?.hasText, true), 20_000);
+    // From the palette or the title bar: no argument, the active preview.
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.showReportText');
+    assert.equal(uri.scheme, 'labdata-text');
+    assert.equal(path.posix.basename(uri.path), `${report.report_id} (text).txt`);
+    const editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.toString(), uri.toString(), 'the text is the active editor');
+    assert.equal(editor.document.languageId, 'plaintext');
+    const text = editor.document.getText();
+    const lines = text.split('\n');
+    assert.equal(
+      lines[0],
+      `The text of ${report.report_id}, as its PDF holds it (1 pages).`,
+      'the first line names the report',
+    );
+    assert.equal(lines[2], '--- Page 1 of 1 ---');
+    // The generated report's own lines, one per line, in order.
+    assert.equal(lines[4], `${report.report_type} - ${report.report_id}`, text);
+    const broken = lines.findIndex((line) => line.endsWith('This report shall not be'));
+    assert.ok(broken > 4, `the sentence broken over two lines is there:\n${text}`);
+    assert.equal(
+      lines[broken + 1],
+      'reproduced except in full without the written approval of the laboratory.',
+    );
+    assert.equal(
+      editor.document.isUntitled,
+      false,
+      'a provided document: closing it never asks to save',
+    );
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('a PDF of images only (a scan) says it has no text layer: in the viewer, and in its text document', async () => {
+    const file = vscode.Uri.file(path.join(workspaceFolder(), 'scanned-report.pdf'));
+    await fs.writeFile(file.fsPath, renderImageOnlyPdf());
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', file, 'labData.pdfPreview');
+      const state = await eventually(() => {
+        const current = api.previews.state(file);
+        assert.equal(current?.status, 'shown');
+        assert.equal(current.hasText, false);
+        return current;
+      }, 20_000);
+      assert.equal(state.painted, true, 'the image is drawn');
+      const uri = await vscode.commands.executeCommand<vscode.Uri>('labData.showReportText', file);
+      assert.equal(path.posix.basename(uri.path), 'scanned-report.pdf (text).txt');
+      const document = await vscode.workspace.openTextDocument(uri);
+      assert.equal(
+        document.getText(),
+        'scanned-report.pdf has no text layer: its pages are images (a scan, for example), so there is no text to show. The preview shows its pages.\n',
+      );
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 
   it('a damaged PDF shows an error inside the viewer and the command rejects with the reason', async () => {

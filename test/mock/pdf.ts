@@ -206,3 +206,48 @@ export function planPdf(
 export function renderPdf(title: string, lines: readonly string[]): Buffer {
   return Buffer.concat([...planPdf(title, lines).chunks()]);
 }
+
+/**
+ * A one-page PDF whose page is an image only, as a scanner makes it: a grey 16×16 picture with a
+ * dark bar, drawn over most of the page, and no text operator at all, so it has no text layer.
+ */
+export function renderImageOnlyPdf(): Buffer {
+  const side = 16;
+  const pixels = Buffer.alloc(side * side, 0x90);
+  for (let row = 4; row < 7; row++) {
+    pixels.fill(0x20, row * side + 2, row * side + 14);
+  }
+  const image = pixels.toString('latin1');
+  const content = 'q 500 0 0 600 56 96 cm /Im1 Do Q';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>',
+    `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${image.length} >>\nstream\n${image}\nendstream`,
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+  const header = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1');
+  const parts: Buffer[] = [header];
+  const offsets: number[] = [];
+  let offset = header.length;
+  objects.forEach((body, index) => {
+    const part = Buffer.from(`${index + 1} 0 obj\n${body}\nendobj\n`, 'latin1');
+    offsets.push(offset);
+    parts.push(part);
+    offset += part.length;
+  });
+  const xref = [
+    'xref',
+    `0 ${objects.length + 1}`,
+    '0000000000 65535 f ',
+    ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n `),
+    'trailer',
+    `<< /Size ${objects.length + 1} /Root 1 0 R >>`,
+    'startxref',
+    String(offset),
+    '%%EOF',
+    '',
+  ].join('\n');
+  parts.push(Buffer.from(xref, 'latin1'));
+  return Buffer.concat(parts);
+}

@@ -19,7 +19,9 @@ export function runUiSuite(
   });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
+  mocha.addFile(path.join(__dirname, 'pdfPreview.keyboard.test.js'));
   mocha.addFile(path.join(__dirname, 'reportsView.test.js'));
+  mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));
   // Last: it leaves its lab signed in.
