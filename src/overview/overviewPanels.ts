@@ -457,7 +457,7 @@ export class OverviewPanels implements vscode.Disposable {
       csp,
       'overview.css',
       '',
-      `<main id="overview" aria-live="polite"></main>
+      `<main id="overview"></main>
 <script nonce="${page.nonce}" src="${page.resource('dist', 'chartjs', 'chart.umd.min.js')}"></script>
 <script type="module" nonce="${page.nonce}" src="${page.resource('dist', 'webview', 'overview.js')}"></script>`,
     );

@@ -32,7 +32,7 @@ describe('report type styles', () => {
     );
   });
 
-  it('draws "Other" always in the neutral colour, plain, and never gives that colour to a type', () => {
+  it('draws "Other" always in the neutral colour and its own pattern, and never gives that colour to a type', () => {
     const styles = new TypeStyles();
     assert.deepEqual(styles.of([OTHER, 'CoA'])[OTHER], OTHER_STYLE);
     for (let slot = 0; slot < 100; slot++) {
