@@ -642,8 +642,21 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
 });
 
+/** The theme changed: the charts drawn again in its colours; the page (open tables, the focus) stays as it is. */
+function recolour(): void {
+  const overview = data?.overview;
+  if (!overview) {
+    return;
+  }
+  charts.forEach((chart, name) => {
+    const canvas = chart.canvas;
+    chart.destroy();
+    charts.set(name, new Chart(canvas, config(name, overview)));
+  });
+}
+
 // The theme changed (VS Code sets the body's class): draw again in its colours.
-new MutationObserver(() => data && render()).observe(document.body, {
+new MutationObserver(() => recolour()).observe(document.body, {
   attributes: true,
   attributeFilter: ['class'],
 });
