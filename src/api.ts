@@ -65,7 +65,7 @@ export interface LabDataExtensionApi {
     | {
         readonly overview?: ReportOverview;
         readonly lastDrawn?: DrawnOverview;
-        click(chart: 'time' | 'clients' | 'status', index: number): Promise<void>;
+        click(chart: 'time' | 'clients' | 'status', index: number): Promise<DrawnOverview>;
         press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview>;
       }
     | undefined;

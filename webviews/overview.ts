@@ -6,6 +6,7 @@
  */
 import type { Chart as ChartInstance, ChartConfiguration, ChartEvent } from 'chart.js';
 import type { ReportOverview } from '../core/derived/overview';
+import type { TypeStyle } from '../core/derived/typeStyles';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -25,6 +26,8 @@ interface OverviewData {
   /** A client is chosen: the second chart shows its projects instead of the clients. */
   readonly byProject?: boolean;
   readonly overview: ReportOverview;
+  /** Each report type's colour and pattern (indices into `palette()` and `PATTERNS`), the same whatever the filter. */
+  readonly styles?: Readonly<Record<string, TypeStyle>>;
   readonly filter: string;
   readonly limit?: { readonly limit: number; readonly total?: number };
   readonly text: Readonly<Record<string, string>>;
@@ -37,6 +40,8 @@ const root = document.getElementById('overview') as HTMLDivElement;
 const charts = new Map<ChartName, ChartInstance>();
 let data: OverviewData | undefined;
 let started = performance.now();
+/** A row was chosen from the keyboard: after the redraw, the focus goes to the filter line, which says what is charted. */
+let focusFilterLine = false;
 
 function post(type: string, fields: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...fields });
@@ -60,6 +65,61 @@ function palette(): string[] {
   ];
 }
 
+/** Marks drawn over a colour so report types differ by more than colour: plain, then lines and dots. */
+const PATTERNS: ReadonlyArray<(context: CanvasRenderingContext2D, size: number) => void> = [
+  () => undefined,
+  (context, size) => line(context, 0, size, size, 0),
+  (context, size) => dot(context, size / 2, size / 2, size / 5),
+  (context, size) => line(context, 0, size / 2, size, size / 2),
+  (context, size) => line(context, size / 2, 0, size / 2, size),
+  (context, size) => line(context, 0, 0, size, size),
+  (context, size) => {
+    line(context, 0, size, size, 0);
+    line(context, 0, 0, size, size);
+  },
+  (context, size) => {
+    dot(context, size / 4, size / 4, size / 8);
+    dot(context, (3 * size) / 4, (3 * size) / 4, size / 8);
+  },
+];
+
+function line(context: CanvasRenderingContext2D, x1: number, y1: number, x2: number, y2: number) {
+  context.beginPath();
+  context.moveTo(x1, y1);
+  context.lineTo(x2, y2);
+  context.stroke();
+}
+
+function dot(context: CanvasRenderingContext2D, x: number, y: number, radius: number) {
+  context.beginPath();
+  context.arc(x, y, radius, 0, 2 * Math.PI);
+  context.fill();
+}
+
+/** A type's fill: its colour with its pattern drawn over it in the background's colour. */
+function patternFill(colour: string, pattern: number, background: string): CanvasPattern | string {
+  const size = 10;
+  const tile = document.createElement('canvas');
+  tile.width = size;
+  tile.height = size;
+  const context = tile.getContext('2d');
+  if (!context) {
+    return colour;
+  }
+  context.fillStyle = colour;
+  context.fillRect(0, 0, size, size);
+  context.strokeStyle = background;
+  context.fillStyle = background;
+  context.lineWidth = 2;
+  PATTERNS[pattern % PATTERNS.length]!(context, size);
+  return context.createPattern(tile, 'repeat') ?? colour;
+}
+
+/** The colour and pattern a report type is drawn with (from the extension, which keeps them whatever the filter). */
+function typeStyle(type: string, index: number): TypeStyle {
+  return data?.styles?.[type] ?? { colour: index, pattern: index };
+}
+
 function element<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: Partial<HTMLElementTagNameMap[K]> = {},
@@ -71,12 +131,15 @@ function element<K extends keyof HTMLElementTagNameMap>(
 }
 
 function table(
+  caption: string,
   header: readonly string[],
   rows: ReadonlyArray<readonly string[]>,
+  rowHeader: (cell: string, index: number) => Node | string = (cell) => cell,
 ): HTMLTableElement {
   return element(
     'table',
     {},
+    element('caption', {}, caption),
     element(
       'thead',
       {},
@@ -85,12 +148,14 @@ function table(
     element(
       'tbody',
       {},
-      ...rows.map((row) =>
+      ...rows.map((row, rowIndex) =>
         element(
           'tr',
           {},
           ...row.map((cell, index) =>
-            index === 0 ? element('th', { scope: 'row' }, cell) : element('td', {}, cell),
+            index === 0
+              ? element('th', { scope: 'row' }, rowHeader(cell, rowIndex))
+              : element('td', {}, cell),
           ),
         ),
       ),
@@ -175,11 +240,18 @@ function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
       type: 'bar',
       data: {
         labels: overview.buckets.map((bucket) => bucket.key),
-        datasets: overview.types.map((type, index) => ({
-          label: type,
-          data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0),
-          backgroundColor: colours[index % colours.length],
-        })),
+        datasets: overview.types.map((type, index) => {
+          const style = typeStyle(type, index);
+          const colour = colours[style.colour % colours.length]!;
+          // The border carries the plain colour (and tells a test which colour the type has).
+          return {
+            label: type,
+            data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0),
+            backgroundColor: patternFill(colour, style.pattern, background),
+            borderColor: colour,
+            borderWidth: 1,
+          };
+        }),
       },
       options: {
         ...(data?.locale ? { locale: data.locale } : {}),
@@ -276,8 +348,11 @@ function axisLabel(row: ReportOverview['byClient'][number] | undefined): string 
   return row ? (row.short ?? row.label) : '';
 }
 
-/** A bar was chosen (clicked, or asked by a test): the Reports view is filtered to that slice. */
-function select(name: ChartName, index: number): void {
+/**
+ * A bar was chosen (clicked, its table row's button pressed, or asked by a test): the overview and
+ * the Reports view are filtered to that slice; from the keyboard, the focus stays in the overview.
+ */
+function select(name: ChartName, index: number, fromKeyboard = false): void {
   const overview = data?.overview;
   if (!overview) {
     return;
@@ -285,12 +360,20 @@ function select(name: ChartName, index: number): void {
   if (name === 'time') {
     const bucket = overview.buckets[index];
     if (bucket) {
-      post('filter', { chart: name, publishedSince: bucket.start, label: bucket.key });
+      focusFilterLine = fromKeyboard;
+      post('filter', {
+        chart: name,
+        publishedSince: bucket.start,
+        label: bucket.key,
+        keepFocus: fromKeyboard,
+      });
     }
   } else {
     const row = countsOf(name, overview)[index];
     if (row) {
+      focusFilterLine = fromKeyboard;
       post('filter', {
+        keepFocus: fromKeyboard,
         chart: name,
         ...(name === 'clients'
           ? data!.byProject
@@ -303,25 +386,50 @@ function select(name: ChartName, index: number): void {
   }
 }
 
-function section(name: ChartName, title: string, overview: ReportOverview): HTMLElement {
+function section(
+  name: ChartName,
+  title: string,
+  summary: string,
+  overview: ReportOverview,
+): HTMLElement {
   const { header, rows } = rowsOf(name, overview);
-  const canvas = element('canvas', { role: 'img' });
-  canvas.setAttribute(
-    'aria-label',
-    `${title}: ${rows.map((row) => `${row[0]} ${row.at(-1)}`).join(', ')}`,
-  );
-  const tableView = element('div', { className: 'table', hidden: true }, table(header, rows));
   const text = data!.text;
+  const summaryLine = element('p', { className: 'chart-summary', id: `summary-${name}` }, summary);
+  // The chart is a picture for a screen reader: its title, described by the summary; the table has the data.
+  const canvas = element('canvas', { role: 'img' });
+  canvas.setAttribute('aria-label', title);
+  canvas.setAttribute('aria-describedby', summaryLine.id);
+  // Each row's first cell is a button doing what a click on its bar does, so the keyboard can too.
+  const rowButton = (cell: string, index: number): Node => {
+    const button = element('button', {
+      className: 'row',
+      textContent: cell,
+      title: text.filterRow ?? '',
+    });
+    button.addEventListener('click', () => select(name, index, true));
+    return button;
+  };
+  const tableView = element(
+    'div',
+    { className: 'table', hidden: true, id: `table-${name}`, tabIndex: 0 },
+    table(title, header, rows, rowButton),
+  );
+  tableView.setAttribute('role', 'region');
+  tableView.setAttribute('aria-label', `${text.showTable ?? 'Table'}: ${title}`);
   const toggle = element('button', {
     textContent: text.showTable ?? 'Table',
     title: text.showTableTitle ?? '',
   });
-  toggle.setAttribute('aria-pressed', 'false');
+  toggle.dataset.action = `table-${name}`;
+  toggle.setAttribute('aria-expanded', 'false');
+  toggle.setAttribute('aria-controls', tableView.id);
+  toggle.setAttribute('aria-label', `${text.showTable ?? 'Table'}: ${title}`);
   toggle.addEventListener('click', () => {
     tableView.hidden = !tableView.hidden;
-    toggle.setAttribute('aria-pressed', String(!tableView.hidden));
+    toggle.setAttribute('aria-expanded', String(!tableView.hidden));
   });
   const png = element('button', { textContent: text.savePng ?? 'Save as PNG' });
+  png.setAttribute('aria-label', `${text.savePng ?? 'Save as PNG'}: ${title}`);
   png.addEventListener('click', () =>
     post('save', {
       chart: name,
@@ -330,6 +438,7 @@ function section(name: ChartName, title: string, overview: ReportOverview): HTML
     }),
   );
   const csv = element('button', { textContent: text.saveCsv ?? 'Save as CSV' });
+  csv.setAttribute('aria-label', `${text.saveCsv ?? 'Save as CSV'}: ${title}`);
   csv.addEventListener('click', () => post('save', { chart: name, format: 'csv' }));
   const node = element(
     'section',
@@ -340,6 +449,7 @@ function section(name: ChartName, title: string, overview: ReportOverview): HTML
       element('h2', {}, title),
       element('span', { className: 'actions' }, toggle, png, csv),
     ),
+    summaryLine,
     element('div', { className: 'canvas' }, canvas),
     tableView,
   );
@@ -368,7 +478,7 @@ function render(): void {
   // The filter charted, and a way to drop it (which clears the Reports view's filter too).
   const filterBar = element(
     'p',
-    { className: current.filter ? 'filter filtered' : 'filter' },
+    { className: current.filter ? 'filter filtered' : 'filter', tabIndex: -1 },
     element('span', {}, text.filtered ?? current.filter),
   );
   if (current.filter) {
@@ -394,14 +504,15 @@ function render(): void {
     element(
       'table',
       {},
+      element('caption', { className: 'visually-hidden' }, text.latest ?? 'Latest reports'),
       element(
         'thead',
         {},
         element(
           'tr',
           {},
-          ...[text.report, text.type, text.client, text.status, text.published, ''].map((cell) =>
-            element('th', { scope: 'col' }, cell ?? ''),
+          ...[text.report, text.type, text.client, text.status, text.published, text.actions].map(
+            (cell) => element('th', { scope: 'col' }, cell ?? ''),
           ),
         ),
       ),
@@ -440,19 +551,24 @@ function render(): void {
   root.replaceChildren(
     heading,
     ...notes,
-    section('time', text.timeTitle ?? 'Reports over time', overview),
+    section('time', text.timeTitle ?? 'Reports over time', text.timeSummary ?? '', overview),
     element(
       'div',
       { className: 'pair' },
       section(
         'clients',
         (current.byProject ? text.projectsTitle : text.clientsTitle) ?? 'By client',
+        text.clientsSummary ?? '',
         overview,
       ),
-      section('status', text.statusTitle ?? 'By status', overview),
+      section('status', text.statusTitle ?? 'By status', text.statusSummary ?? '', overview),
     ),
     latest,
   );
+  if (focusFilterLine) {
+    focusFilterLine = false;
+    filterBar.focus();
+  }
   requestAnimationFrame(() =>
     requestAnimationFrame(() => {
       const counts = (name: ChartName): Record<string, number> => {
@@ -488,8 +604,16 @@ function render(): void {
           (cell) => cell.textContent ?? '',
         ),
       };
+      // Each report type's colour as drawn (the time chart's datasets), so a test can see it kept.
+      const typeColours = Object.fromEntries(
+        (charts.get('time')?.data.datasets ?? []).map((dataset) => [
+          dataset.label ?? '',
+          String(dataset.borderColor),
+        ]),
+      );
       post('drawn', {
         ms: Math.round(performance.now() - started),
+        typeColours,
         time: counts('time'),
         clients: counts('clients'),
         status: counts('status'),
@@ -522,8 +646,21 @@ window.addEventListener('message', (event: MessageEvent) => {
   }
 });
 
+/** The theme changed: the charts drawn again in its colours; the page (open tables, the focus) stays as it is. */
+function recolour(): void {
+  const overview = data?.overview;
+  if (!overview) {
+    return;
+  }
+  charts.forEach((chart, name) => {
+    const canvas = chart.canvas;
+    chart.destroy();
+    charts.set(name, new Chart(canvas, config(name, overview)));
+  });
+}
+
 // The theme changed (VS Code sets the body's class): draw again in its colours.
-new MutationObserver(() => data && render()).observe(document.body, {
+new MutationObserver(() => recolour()).observe(document.body, {
   attributes: true,
   attributeFilter: ['class'],
 });

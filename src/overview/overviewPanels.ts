@@ -16,8 +16,10 @@ import type { NewReports } from '../news/newReports';
 import { WebviewPage } from '../ui/webviewPage';
 import { serverText } from '../../core/errors/serverText';
 import { localTime } from '../views/nodes';
-import { displayLocale, formatCount } from '../ui/displayLocale';
+import { displayLocale } from '../ui/displayLocale';
 import { knownNames, periodLabel } from '../views/recordText';
+import { TypeStyles } from '../../core/derived/typeStyles';
+import { overviewTexts } from './overviewText';
 import {
   describeReportFilter,
   matchesLocally,
@@ -44,6 +46,8 @@ export interface DrawnOverview {
   readonly ticks: Readonly<Record<'time' | 'clients' | 'status', readonly number[]>>;
   /** The labels each chart's category axis shows (shortened names, dates as the tree shows them). */
   readonly axisLabels: Readonly<Record<'time' | 'clients' | 'status', readonly string[]>>;
+  /** Each report type's colour on the time chart, as drawn. */
+  readonly typeColours: Readonly<Record<string, string>>;
   /** The filter charted, in words ('' for none). */
   readonly filter: string;
   /** What the panel shows: its filter line, whether it offers Clear Filter, the latest reports' publication times. */
@@ -97,6 +101,8 @@ class OverviewPanel {
  */
 export class OverviewPanels implements vscode.Disposable {
   private readonly panels = new Map<string, OverviewPanel>();
+  /** Each lab's report types' colours and patterns, kept whatever the filter (for the session). */
+  private readonly typeStyles = new Map<string, TypeStyles>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -158,17 +164,25 @@ export class OverviewPanels implements vscode.Disposable {
     | {
         readonly overview?: ReportOverview;
         readonly lastDrawn?: DrawnOverview;
-        click(chart: string, index: number): Promise<void>;
+        click(chart: string, index: number): Promise<DrawnOverview>;
         press(button: 'refresh' | 'clearFilter'): Promise<DrawnOverview>;
       }
     | undefined {
     const entry = this.panels.get(lab);
     return (
       entry && {
-        overview: entry.overview,
-        lastDrawn: entry.lastDrawn,
-        click: async (chart, index) =>
-          void (await entry.panel.webview.postMessage({ type: 'click', chart, index })),
+        get overview() {
+          return entry.overview;
+        },
+        get lastDrawn() {
+          return entry.lastDrawn;
+        },
+        // As a person's click on a bar: resolves once the overview is drawn again with that filter.
+        click: async (chart, index) => {
+          const drawn = entry.nextDrawn();
+          await entry.panel.webview.postMessage({ type: 'click', chart, index });
+          return drawn;
+        },
         // As a person's click on the panel's button: the webview posts what the button posts.
         press: async (button) => {
           const drawn = entry.nextDrawn();
@@ -183,9 +197,19 @@ export class OverviewPanels implements vscode.Disposable {
     this.panels.forEach((entry) => entry.panel.dispose());
   }
 
+  private stylesOf(lab: string): TypeStyles {
+    let styles = this.typeStyles.get(lab);
+    if (!styles) {
+      styles = new TypeStyles();
+      this.typeStyles.set(lab, styles);
+    }
+    return styles;
+  }
+
   /** Lists the filtered reports (newest first, up to the limit), aggregates them and sends them to the webview. */
   private async load(connection: LabConnection, entry: OverviewPanel): Promise<DrawnOverview> {
     const api = connection.api;
+    const lab = connection.lab.name;
     if (!api) {
       throw new LabApiError(
         'unauthorized',
@@ -240,9 +264,10 @@ export class OverviewPanels implements vscode.Disposable {
     const clientNames = new Map<string, string>();
     if (api.lab.filters.includes('client_id')) {
       try {
-        (await api.listClients({ pageSize: 200 })).items.forEach(
-          (client) => client.name && clientNames.set(client.client_id, client.name),
-        );
+        (await api.listClients({ pageSize: 200 })).items.forEach((client) => {
+          knownNames.remember(lab, 'client', client.client_id, client.name);
+          return client.name && clientNames.set(client.client_id, client.name);
+        });
       } catch {
         // A tenant without clients: ids are shown as they are.
       }
@@ -251,7 +276,11 @@ export class OverviewPanels implements vscode.Disposable {
     if (entry.filter.clientId) {
       try {
         (await api.listProjects({ pageSize: 200, clientId: entry.filter.clientId })).items.forEach(
-          (project) => project.name && projectNames.set(project.project_id, project.name),
+          (project) => {
+            // The filter line here and in the Reports view names a project chosen by a click.
+            knownNames.remember(lab, 'project', project.project_id, project.name);
+            return project.name && projectNames.set(project.project_id, project.name);
+          },
         );
       } catch {
         // A tenant without project structures: ids are shown as they are.
@@ -264,10 +293,8 @@ export class OverviewPanels implements vscode.Disposable {
       projectNames,
     });
     entry.overview = overview;
-    const described = serverText(
-      describeReportFilter(entry.filter, knownNames.of(connection.lab.name)),
-      300,
-    );
+    const described = serverText(describeReportFilter(entry.filter, knownNames.of(lab)), 300);
+    const byProject = entry.filter.clientId !== undefined;
     entry.lastDescribed = described;
     const drawn = entry.nextDrawn();
     await entry.panel.webview.postMessage({
@@ -284,14 +311,10 @@ export class OverviewPanels implements vscode.Disposable {
       periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
       filter: described,
       locale: displayLocale(),
-      byProject: entry.filter.clientId !== undefined,
+      byProject,
+      styles: this.stylesOf(lab).of(overview.types),
       ...(more ? { limit: { limit, total } } : {}),
-      text: this.texts(
-        connection.lab.name,
-        overview,
-        described,
-        more ? { limit, total } : undefined,
-      ),
+      text: overviewTexts(lab, overview, described, more ? { limit, total } : undefined, byProject),
     });
     const result = await drawn;
     const ms = Date.now() - entry.started;
@@ -321,6 +344,7 @@ export class OverviewPanels implements vscode.Disposable {
           ticks: message.ticks as DrawnOverview['ticks'],
           axisLabels: message.axisLabels as DrawnOverview['axisLabels'],
           shown: message.shown as DrawnOverview['shown'],
+          typeColours: message.typeColours as DrawnOverview['typeColours'],
           filter: entry.lastDescribed ?? '',
         });
         break;
@@ -345,7 +369,13 @@ export class OverviewPanels implements vscode.Disposable {
           ...entry.filter,
           ...slice,
         });
-        await vscode.commands.executeCommand('labData.reports.focus');
+        // The overview follows its own filter: it charts the slice the Reports view now shows.
+        entry.filter = this.reports.filterOf(lab);
+        // A bar clicked shows the Reports view; a row chosen from the keyboard keeps the focus here.
+        if (message.keepFocus !== true) {
+          await vscode.commands.executeCommand('labData.reports.focus');
+        }
+        await this.load(connection, entry);
         break;
       }
       case 'preview':
@@ -422,69 +452,6 @@ export class OverviewPanels implements vscode.Disposable {
     );
   }
 
-  private texts(
-    lab: string,
-    overview: ReportOverview,
-    filter: string,
-    limit: { limit: number; total?: number } | undefined,
-  ): Record<string, string> {
-    return {
-      title: vscode.l10n.t('Overview: {0}', lab),
-      summary: vscode.l10n.t('{0} reports', formatCount(overview.total)),
-      filtered: filter
-        ? vscode.l10n.t('Filtered by: {0}', filter)
-        : vscode.l10n.t('Not filtered: every report of {0}', lab),
-      clearFilter: vscode.l10n.t('Clear Filter'),
-      clearFilterTitle: vscode.l10n.t(
-        "Clear the Reports view's filter for {0} and chart every report",
-        lab,
-      ),
-      limited: limit
-        ? vscode.l10n.t(
-            '{0} has more reports than the overview reads ({1}, see labData.overviewMaxReports); the charts show the newest {1}.',
-            lab,
-            limit.limit,
-          )
-        : '',
-      newSince: !overview.newSince
-        ? ''
-        : overview.newSince.count === 0
-          ? vscode.l10n.t('Nothing new since you last looked')
-          : vscode.l10n.t('{0} new since you last looked', overview.newSince.count),
-      refresh: vscode.l10n.t('Refresh'),
-      refreshTitle: vscode.l10n.t(
-        "List the reports again, with the Reports view's filter as it is now",
-      ),
-      timeTitle:
-        overview.bucketing === 'day'
-          ? vscode.l10n.t('Reports per day, by type')
-          : overview.bucketing === 'week'
-            ? vscode.l10n.t('Reports per week, by type')
-            : vscode.l10n.t('Reports per month, by type'),
-      clientsTitle: vscode.l10n.t('Reports by client'),
-      projectsTitle: vscode.l10n.t('Reports by project'),
-      project: vscode.l10n.t('Project'),
-      statusTitle: vscode.l10n.t('Reports by status'),
-      latest: vscode.l10n.t('Latest reports'),
-      showTable: vscode.l10n.t('Table'),
-      showTableTitle: vscode.l10n.t('Show the chart as a table'),
-      savePng: vscode.l10n.t('Save as PNG'),
-      saveCsv: vscode.l10n.t('Save as CSV'),
-      day: vscode.l10n.t('Day'),
-      week: vscode.l10n.t('Week'),
-      month: vscode.l10n.t('Month'),
-      total: vscode.l10n.t('Total'),
-      client: vscode.l10n.t('Client'),
-      status: vscode.l10n.t('Status'),
-      reports: vscode.l10n.t('Reports'),
-      report: vscode.l10n.t('Report'),
-      type: vscode.l10n.t('Type'),
-      published: vscode.l10n.t('Published'),
-      preview: vscode.l10n.t('Preview'),
-      metadata: vscode.l10n.t('Metadata'),
-    };
-  }
-
   private html(webview: vscode.Webview, lab: string): string {
     const page = new WebviewPage(webview, this.extensionUri);
     const csp = `default-src 'none'; img-src ${page.cspSource} data:; style-src ${page.cspSource} 'unsafe-inline'; font-src ${page.cspSource}; script-src 'nonce-${page.nonce}'`;
@@ -492,7 +459,7 @@ export class OverviewPanels implements vscode.Disposable {
       csp,
       'overview.css',
       '',
-      `<main id="overview" aria-live="polite"></main>
+      `<main id="overview"></main>
 <script nonce="${page.nonce}" src="${page.resource('dist', 'chartjs', 'chart.umd.min.js')}"></script>
 <script type="module" nonce="${page.nonce}" src="${page.resource('dist', 'webview', 'overview.js')}"></script>`,
       vscode.l10n.t('Overview: {0}', lab),

@@ -5,6 +5,7 @@ import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
+import { showLabData } from './workbench';
 
 /** The webview frame showing the overview's drawn charts. */
 async function overviewFrame(page: Page): Promise<Frame> {
@@ -39,18 +40,94 @@ function useTheme(workspace: string, theme: string | undefined): void {
   );
 }
 
+/** What Chart.js drew in the overview's frame: each chart's bars (label and count) and each report type's colour. */
+interface ChartsDrawn {
+  readonly bars: Record<'time' | 'clients' | 'status', Array<[string, number]>>;
+  readonly typeColours: Record<string, string>;
+}
+
+async function chartsDrawn(frame: Frame): Promise<ChartsDrawn> {
+  // Chart.js draws in the frame after the page is built: wait for the three charts.
+  await frame.waitForFunction(
+    `['time', 'clients', 'status'].every((name) => Chart.getChart(document.querySelector('section.chart.' + name + ' canvas')))`,
+    undefined,
+    { timeout: 15_000 },
+  );
+  // A string, as the test's own code has no DOM types; read from Chart.js itself.
+  return (await frame.evaluate(`(() => {
+    const chartOf = (name) => Chart.getChart(document.querySelector('section.chart.' + name + ' canvas'));
+    const bars = (name) => {
+      const chart = chartOf(name);
+      return chart.data.labels.map((label, index) => [String(label), chart.data.datasets.reduce((sum, dataset) => sum + Number(dataset.data[index] ?? 0), 0)]);
+    };
+    return {
+      bars: { time: bars('time'), clients: bars('clients'), status: bars('status') },
+      typeColours: Object.fromEntries(chartOf('time').data.datasets.map((dataset) => [dataset.label, String(dataset.borderColor)])),
+    };
+  })()`)) as ChartsDrawn;
+}
+
+/** A chart's table as text: each body row's cells. */
+async function tableRows(frame: Frame, chart: string): Promise<string[][]> {
+  return (await frame.evaluate(
+    `[...document.querySelectorAll('section.chart.${chart} .table tbody tr')].map((row) => [...row.cells].map((cell) => cell.textContent))`,
+  )) as string[][];
+}
+
+/**
+ * Runs Show Overview and gives the overview's frame once it has drawn again: an overview already
+ * open still shows its previous drawing until the new listing arrives, so that one is marked first.
+ */
+async function showOverview(page: Page): Promise<Frame> {
+  for (const frame of page.frames()) {
+    await frame
+      .evaluate(`document.querySelector('p.filter')?.setAttribute('data-previous', '')`)
+      .catch(() => undefined);
+  }
+  await runFromPalette(page, 'Lab Data: Show Overview');
+  const frame = await overviewFrame(page);
+  await frame.locator('p.filter:not([data-previous])').waitFor({ timeout: 30_000 });
+  return frame;
+}
+
+/** What has the keyboard focus in a frame: its id, its element's tag and its text. */
+async function focusIn(
+  frame: Frame,
+): Promise<{ id: string; tag: string; action: string; text: string }> {
+  return (await frame.evaluate(
+    `(() => { const active = document.activeElement; return { id: active?.id ?? '', tag: active?.tagName ?? '', action: active?.dataset?.action ?? '', text: active?.innerText ?? '' }; })()`,
+  )) as { id: string; tag: string; action: string; text: string };
+}
+
 describe('the lab overview, as a person sees it', () => {
+  let lab: MockLabServer;
+
+  before(async () => {
+    const { page } = uiContext;
+    lab = new MockLabServer();
+    const baseUrl = await lab.start();
+    // Run alone (LABDATA_UI_GREP), the page may not show the workbench yet.
+    if (page.url() !== uiContext.workbenchUrl) {
+      await page.goto(uiContext.workbenchUrl, { waitUntil: 'domcontentloaded' });
+    }
+    await showLabData(page);
+    await signInFromPalette(page, baseUrl, 'demo-full-access');
+    await page
+      .locator('.monaco-list-row[aria-label^="Report RPT-"]')
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
+  });
+
+  // This is the last UI suite, so the signed-in lab is simply left (its mock stops here).
+  after(async () => {
+    useTheme(uiContext.workspace, undefined);
+    await lab.stop();
+  });
+
   it('charts the lab in the light and the dark theme, with a table view and Save as CSV', async () => {
     const { page, screenshotsDir, workspace } = uiContext;
-    const lab = new MockLabServer();
-    const baseUrl = await lab.start();
     const exports = path.join(workspace, 'lab-exports');
     try {
-      await signInFromPalette(page, baseUrl, 'demo-full-access');
-      await page
-        .locator('.monaco-list-row[aria-label^="Report RPT-"]')
-        .first()
-        .waitFor({ state: 'visible', timeout: 30_000 });
       await runFromPalette(page, 'Lab Data: Show Overview');
       let frame = await overviewFrame(page);
       await frame
@@ -111,13 +188,160 @@ describe('the lab overview, as a person sees it', () => {
       await page.waitForTimeout(1000);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview-dark.png') });
       console.log('      screenshots: test-results/screenshots/overview.png, overview-dark.png');
-      // The light theme again; this is the last UI test, so the signed-in lab is simply left (its mock stops below).
       useTheme(workspace, undefined);
       await page.locator('.monaco-workbench.vs').waitFor({ state: 'attached', timeout: 15_000 });
     } finally {
       useTheme(workspace, undefined);
       rmSync(exports, { recursive: true, force: true });
-      await lab.stop();
     }
+  });
+
+  it('a click on a bar charts that slice in the overview and filters the Reports view, each type keeping its colour', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const frame = await showOverview(page);
+    await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 15_000 });
+    const before = await chartsDrawn(frame);
+    const [topClient, topCount] = before.bars.clients[0]!;
+    const id = /\((C-\d+)\)$/.exec(topClient)![1]!;
+    // The middle of the first bar of the client chart, in the canvas' own pixels.
+    const bar = (await frame.evaluate(`(() => {
+      const chart = Chart.getChart(document.querySelector('section.chart.clients canvas'));
+      const point = chart.getDatasetMeta(0).data[0].getCenterPoint();
+      return { x: point.x, y: point.y };
+    })()`)) as { x: number; y: number };
+    await frame.locator('section.chart.clients canvas').click({ position: bar });
+
+    // The overview charts that client (its chart becomes the client's projects) and says so by name and id.
+    const line = frame.locator('p.filter', { hasText: 'Filtered by: client' });
+    await line.waitFor({ timeout: 30_000 });
+    assert.match(await line.innerText(), new RegExp(`^Filtered by: client .+ \\(${id}\\)`));
+    assert.equal(await frame.locator('.summary').innerText(), `${topCount} reports`);
+    await frame.locator('section.chart.clients h2', { hasText: 'Reports by project' }).waitFor();
+    const after = await chartsDrawn(frame);
+    assert.equal(
+      after.bars.status.reduce((sum, [, count]) => sum + count, 0),
+      topCount,
+      "the status chart counts the client's reports only",
+    );
+    // The Reports view shows the same filter.
+    await page
+      .locator('.monaco-list-row', { hasText: `Filtered by: client` })
+      .filter({ hasText: `(${id})` })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
+    // Each report type has the colour it had before the filter.
+    const kept = Object.keys(after.typeColours).filter(
+      (type) => type !== 'Other' && before.typeColours[type] !== undefined,
+    );
+    assert.ok(kept.length > 0, 'types on both charts');
+    kept.forEach((type) =>
+      assert.equal(after.typeColours[type], before.typeColours[type], `${type} keeps its colour`),
+    );
+    await page.screenshot({ path: path.join(screenshotsDir, 'overview-filtered.png') });
+
+    await frame.locator('p.filter button', { hasText: 'Clear Filter' }).click();
+    await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 30_000 });
+  });
+
+  it('gives every chart a table of its data and a one-sentence summary that match what is drawn', async () => {
+    const { page } = uiContext;
+    const frame = await showOverview(page);
+    await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 15_000 });
+    const drawn = await chartsDrawn(frame);
+    const total = drawn.bars.status.reduce((sum, [, count]) => sum + count, 0);
+    for (const chart of ['time', 'clients', 'status'] as const) {
+      const rows = await tableRows(frame, chart);
+      const bars = drawn.bars[chart];
+      // The client chart draws the 25 largest; its table has them first, then the rest.
+      assert.deepEqual(
+        rows.slice(0, bars.length).map((row) => Number(row.at(-1))),
+        bars.map(([, count]) => count),
+        `${chart}: the table's counts are the bars'`,
+      );
+      if (chart !== 'time') {
+        assert.deepEqual(
+          rows.slice(0, bars.length).map((row) => row[0]),
+          bars.map(([label]) => label),
+        );
+      }
+      assert.equal(
+        await frame.locator(`section.chart.${chart} table caption`).innerText(),
+        await frame.locator(`section.chart.${chart} h2`).innerText(),
+      );
+      const canvas = frame.locator(`section.chart.${chart} canvas`);
+      assert.equal(await canvas.getAttribute('role'), 'img');
+      assert.equal(await canvas.getAttribute('aria-describedby'), `summary-${chart}`);
+    }
+    assert.equal(
+      await frame.locator('#summary-status').innerText(),
+      `${total} reports by status: ${drawn.bars.status.map(([label, count]) => `${label} ${count}`).join(', ')}.`,
+    );
+    const [topClient, topCount] = drawn.bars.clients[0]!;
+    assert.match(
+      await frame.locator('#summary-clients').innerText(),
+      new RegExp(
+        `^${total} reports across \\d+ clients, the most for ${topClient.replace(/[()]/g, '\\$&')} \\(${topCount}\\)\\.$`,
+      ),
+    );
+    const dated = drawn.bars.time.reduce((sum, [, count]) => sum + count, 0);
+    assert.match(
+      await frame.locator('#summary-time').innerText(),
+      new RegExp(
+        `^${dated} reports published from .+ to .+, the most in .+; the most common type is .+\\.$`,
+      ),
+    );
+  });
+
+  it('opens the overview and its table from the keyboard alone, and reads right in high contrast', async () => {
+    const { page, screenshotsDir, workspace } = uiContext;
+    // Set up: no editor open, the focus in the workbench (not in a webview, which keeps the keys).
+    await runFromPalette(page, 'View: Close All Editors');
+    // The keyboard only from here: the command palette, then Tab through the panel.
+    await page.keyboard.press('F1');
+    await page
+      .locator('.quick-input-widget .quick-input-box input')
+      .waitFor({ state: 'visible', timeout: 15_000 });
+    await page.keyboard.type('Lab Data: Show Overview');
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'Lab Data: Show Overview' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    const frame = await overviewFrame(page);
+    await frame.locator('#summary-status').waitFor({ timeout: 15_000 });
+    const tabTo = async (wanted: (focus: Awaited<ReturnType<typeof focusIn>>) => boolean) => {
+      for (let presses = 0; presses < 60; presses++) {
+        await page.keyboard.press('Tab');
+        const focus = await focusIn(frame);
+        if (wanted(focus)) {
+          return focus;
+        }
+      }
+      throw new Error('Tab never reached it');
+    };
+    await tabTo((focus) => focus.action === 'table-status');
+    await page.keyboard.press('Enter');
+    const focused = await tabTo((focus) => focus.id === 'table-status');
+    assert.match(focused.text, /^Reports by status/);
+    assert.match(focused.text, /amended\s+\d+/);
+    assert.match(focused.text, /published\s+\d+/);
+    // The row's button does what a click on its bar does, from the keyboard too.
+    const [first] = await tableRows(frame, 'status');
+    assert.equal((await tabTo((focus) => focus.tag === 'BUTTON')).text, first![0]);
+
+    useTheme(workspace, 'Default High Contrast');
+    try {
+      await page
+        .locator('.monaco-workbench.hc-black')
+        .waitFor({ state: 'attached', timeout: 15_000 });
+      await page.waitForTimeout(1500);
+      // The charts take the theme's colours without the page being built again: the table stays open, the focus in it.
+      assert.equal((await focusIn(frame)).text, first![0]);
+      await page.screenshot({ path: path.join(screenshotsDir, 'overview-high-contrast.png') });
+      console.log('      screenshot: test-results/screenshots/overview-high-contrast.png');
+    } finally {
+      useTheme(workspace, undefined);
+    }
+    await page.locator('.monaco-workbench.vs').waitFor({ state: 'attached', timeout: 15_000 });
   });
 });
