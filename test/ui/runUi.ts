@@ -20,6 +20,7 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
   mocha.addFile(path.join(__dirname, 'reportsView.test.js'));
+  mocha.addFile(path.join(__dirname, 'checkConnection.test.js'));
   // Last: it leaves its lab signed in.
   mocha.addFile(path.join(__dirname, 'overview.test.js'));
   return new Promise((resolve) => {
