@@ -21,6 +21,7 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.keyboard.test.js'));
   mocha.addFile(path.join(__dirname, 'reportsView.test.js'));
+  mocha.addFile(path.join(__dirname, 'checkConnection.test.js'));
   mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));

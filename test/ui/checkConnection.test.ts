@@ -1,0 +1,123 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { MockLabServer } from '../mock/server';
+import { signInFromPalette } from './palette';
+import { uiContext } from './uiContext';
+import { closeTabs, quickInput, showLabData, waitUntil } from './workbench';
+
+/** What the line under the quick input says now. */
+async function messageOf(): Promise<string> {
+  return (
+    await quickInput
+      .message(uiContext.page)
+      .innerText()
+      .catch(() => '')
+  ).trim();
+}
+
+describe('waiting on a lab that never answers', function () {
+  this.timeout(180_000);
+  let silent: MockLabServer;
+
+  before(async () => {
+    // Accepts every connection and never answers.
+    silent = new MockLabServer({ faults: { hangHeaders: { times: Infinity } } });
+    await silent.start();
+    if (uiContext.page.url() !== uiContext.workbenchUrl) {
+      await uiContext.page.goto(uiContext.workbenchUrl, { waitUntil: 'domcontentloaded' });
+    }
+    await showLabData(uiContext.page);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      const file = path.join(uiContext.screenshotsDir, 'failed-never-answers.png');
+      await uiContext.page.screenshot({ path: file }).catch(() => undefined);
+      console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
+      await uiContext.page.keyboard.press('Escape').catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    // Away from the command center, whose tooltip would cover the tabs.
+    await uiContext.page.mouse.move(700, 600);
+    await uiContext.page.keyboard.press('Escape');
+    await closeTabs(uiContext.page, /Check Connection/);
+    await silent.stop();
+  });
+
+  it('Sign In says at once what it waits for, keeps the token box and the token after one answer timeout, and its Check Connection button opens a report that answers first and fits the editor', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const host = new URL(silent.baseUrl).host;
+    await signInFromPalette(page, silent.baseUrl, 'typed-token-kept');
+    // Within a second: what it waits on, for how long at most, and how to stop.
+    const waiting = await waitUntil(
+      async () => {
+        const text = await messageOf();
+        return text.includes('Checking access') ? text : undefined;
+      },
+      'the token box saying what it waits for',
+      1_000,
+    );
+    assert.match(waiting, new RegExp(`Checking access to ${host.replace(/\./g, '\\.')}…`));
+    assert.match(waiting, /at most 30 s; Escape stops/);
+    // One answer timeout (30 s), not four: then the box says so and keeps what was typed.
+    const started = Date.now();
+    const kept = await waitUntil(
+      async () => {
+        const text = await messageOf();
+        return /What you typed is kept/.test(text) ? text : undefined;
+      },
+      'the box saying the lab did not answer',
+      45_000,
+    );
+    assert.ok(Date.now() - started < 40_000, `said after ${Date.now() - started} ms`);
+    assert.match(kept, /timed out while waiting for an answer/);
+    await quickInput.waitForTitle(page, 'Sign In (2/2)');
+    assert.equal(await quickInput.box(page).inputValue(), 'typed-token-kept');
+    await page.screenshot({ path: path.join(screenshotsDir, 'sign-in-lab-never-answers.png') });
+
+    // The box's Check Connection button checks this address, not every lab.
+    await page
+      .locator('.quick-input-widget .action-label.codicon-debug-disconnect')
+      .first()
+      .click({ timeout: 10_000 });
+    await quickInput.close(page);
+    const tab = page.locator('.tabs-container .tab', { hasText: `Check Connection - ${host}` });
+    await tab.first().waitFor({ state: 'visible', timeout: 60_000 });
+    const lines = page.locator('.editor-instance .view-lines');
+    // The editor draws spaces as no-break spaces.
+    const shown = async (): Promise<string> =>
+      (await lines.first().innerText()).replace(/\u00a0/g, ' ');
+    await waitUntil(
+      async () => ((await shown()).includes('sent no answer') ? true : undefined),
+      'the report’s answer on screen',
+      10_000,
+    );
+    const text = await shown();
+    assert.match(text, /accepted the connection but sent no answer/);
+    assert.match(text, /Next: Try again in a few minutes/);
+    // Wrapped to fit: nothing runs past the right edge of the editor at the default width.
+    const edges = await page
+      .locator('.editor-instance .monaco-editor')
+      .first()
+      .evaluate((editor) => {
+        const lines = [...editor.querySelectorAll('.view-lines .view-line > span')];
+        const minimap = editor.querySelector('.minimap');
+        return {
+          text: Math.max(...lines.map((line) => line.getBoundingClientRect().right)),
+          visible: minimap
+            ? minimap.getBoundingClientRect().left
+            : editor.getBoundingClientRect().right,
+        };
+      });
+    assert.ok(
+      edges.text <= edges.visible,
+      `the report runs past the edge: ${JSON.stringify(edges)}`,
+    );
+    await page.mouse.move(700, 600);
+    const file = path.join(screenshotsDir, 'check-connection-report.png');
+    await page.screenshot({ path: file });
+    console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+  });
+});
