@@ -254,7 +254,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
         'buttons, view titles, headings and the PDF toolbar fit at the default width',
       );
       console.log(
-        '      screenshots: test-results/screenshots/pseudo-locale-{welcome,sign-in,reports,overview,report-picker,pdf-preview}.png',
+        `      screenshots: ${path.relative(process.cwd(), screenshotsDir)}/pseudo-locale-{welcome,sign-in,reports,overview,report-picker,pdf-preview}.png`,
       );
     } catch (error) {
       await page.screenshot({ path: path.join(screenshotsDir, 'pseudo-locale-failure.png') });
