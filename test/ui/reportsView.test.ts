@@ -71,7 +71,8 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } },
     });
     baseUrl = await lab.start();
-    host = new URL(baseUrl).host;
+    // Signed in from the palette, the lab is called by the name it gives itself, not its address.
+    host = lab.reportsFor(TOKEN)[0]!.lab_name;
     reports = lab.reportsFor(TOKEN);
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
     if (page.url() !== uiContext.workbenchUrl) {
@@ -732,6 +733,44 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
     await showLabData(page);
     await clearToasts(page);
+  });
+
+  it('Sync’s “Choose Another Folder…” takes a folder that is not there yet, typed inside the workspace: it is made and the reports land in it', async () => {
+    const typed = `${folder}-new/data`;
+    const made = path.join(uiContext.workspace, typed);
+    await fs.rm(path.join(uiContext.workspace, `${folder}-new`), { recursive: true, force: true });
+    try {
+      await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
+      await quickInput.waitForTitle(page, 'to Folder…');
+      // The mouse rests on the first row, where a tooltip would open over the rows below it.
+      await quickInput.rows(page).first().hover();
+      await page.waitForTimeout(1500);
+      await page.screenshot({
+        path: path.join(uiContext.screenshotsDir, 'sync-folder-choice.png'),
+      });
+      await quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).first().click();
+      await quickInput.waitForTitle(page, 'Sync into Another Folder');
+      await quickInput.box(page).fill(typed);
+      const newRow = quickInput.rows(page).filter({ hasText: 'a new folder, made now' }).first();
+      await newRow.waitFor({ state: 'visible', timeout: 15_000 });
+      assert.ok((await newRow.innerText()).includes(typed), await newRow.innerText());
+      await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sync-new-folder.png') });
+      await page.keyboard.press('Enter');
+      await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
+      assert.ok((await dialog(page).innerText()).includes(typed), await dialog(page).innerText());
+      await dialog(page).locator('.monaco-button', { hasText: 'Sync' }).first().click();
+      await toast(page, /Sync of .* into .*: \d+ new or changed saved/, 60_000);
+      assert.ok(
+        existsSync(path.join(made, `${downloadable()[0]!.report_id}.pdf`)),
+        'the folder was made and the reports saved there',
+      );
+    } finally {
+      await clearToasts(page);
+      await fs.rm(path.join(uiContext.workspace, `${folder}-new`), {
+        recursive: true,
+        force: true,
+      });
+    }
   });
 
   it('Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
