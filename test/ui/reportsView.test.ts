@@ -71,8 +71,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } },
     });
     baseUrl = await lab.start();
-    // Signed in from the palette, the lab is called by the name it gives itself, not its address.
-    host = lab.reportsFor(TOKEN)[0]!.lab_name;
+    host = new URL(baseUrl).host;
     reports = lab.reportsFor(TOKEN);
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
     if (page.url() !== uiContext.workbenchUrl) {
