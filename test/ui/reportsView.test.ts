@@ -741,9 +741,6 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     try {
       await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
       await quickInput.waitForTitle(page, 'to Folder…');
-      // The mouse rests on the first row, where a tooltip would open over the rows below it.
-      await quickInput.rows(page).first().hover();
-      await page.waitForTimeout(1500);
       await page.screenshot({
         path: path.join(uiContext.screenshotsDir, 'sync-folder-choice.png'),
       });
