@@ -734,41 +734,6 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     await clearToasts(page);
   });
 
-  it('Sync’s “Choose Another Folder…” takes a folder that is not there yet, typed inside the workspace: it is made and the reports land in it', async () => {
-    const typed = `${folder}-new/data`;
-    const made = path.join(uiContext.workspace, typed);
-    await fs.rm(path.join(uiContext.workspace, `${folder}-new`), { recursive: true, force: true });
-    try {
-      await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
-      await quickInput.waitForTitle(page, 'to Folder…');
-      await page.screenshot({
-        path: path.join(uiContext.screenshotsDir, 'sync-folder-choice.png'),
-      });
-      await quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).first().click();
-      await quickInput.waitForTitle(page, 'Sync into Another Folder');
-      await quickInput.box(page).fill(typed);
-      const newRow = quickInput.rows(page).filter({ hasText: 'a new folder, made now' }).first();
-      await newRow.waitFor({ state: 'visible', timeout: 15_000 });
-      assert.match(await newRow.innerText(), /-new\/data/);
-      await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sync-new-folder.png') });
-      await page.keyboard.press('Enter');
-      await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
-      assert.ok((await dialog(page).innerText()).includes(typed), await dialog(page).innerText());
-      await dialog(page).locator('.monaco-button', { hasText: 'Sync' }).first().click();
-      await toast(page, /Sync of .* into .*: \d+ new or changed saved/, 60_000);
-      assert.ok(
-        existsSync(path.join(made, `${downloadable()[0]!.report_id}.pdf`)),
-        'the folder was made and the reports saved there',
-      );
-    } finally {
-      await clearToasts(page);
-      await fs.rm(path.join(uiContext.workspace, `${folder}-new`), {
-        recursive: true,
-        force: true,
-      });
-    }
-  });
-
   it('Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
     await closeEditors();
     const [a, b] = [reports[2]!, reports[3]!];
