@@ -137,10 +137,16 @@ export async function named(
     own ||
     (await prompts.text(
       vscode.l10n.t('Lab Data: Name the Lab'),
-      vscode.l10n.t(
-        '{0} does not say its name. How do you call it? (Escape keeps the address as its name)',
-        outcome.lab.url.host,
-      ),
+      outcome.ownName !== undefined
+        ? vscode.l10n.t(
+            '{0} calls itself “{1}”, as another of your labs does. How do you call it? (Escape keeps the address as its name)',
+            outcome.lab.url.host,
+            outcome.ownName,
+          )
+        : vscode.l10n.t(
+            '{0} does not say its name. How do you call it? (Escape keeps the address as its name)',
+            outcome.lab.url.host,
+          ),
       '',
       (value) =>
         labNameProblem(value)

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
@@ -564,6 +564,35 @@ describe('report ids in code, deep links, verified provenance and list export', 
     );
     assert.equal(parseCsv(await fs.readFile(second.uri.fsPath, 'utf8')).length, second.rows + 1);
     assert.equal(prompts.saveAsked.length, asked, 'a script is asked nothing');
+  });
+
+  it('the save dialog of Export starts in a folder that is there (made now, without a question); a cancelled export leaves no empty folder behind', async () => {
+    const exports = path.join(workspaceFolder(), 'lab-exports');
+    await fs.rm(exports, { recursive: true, force: true });
+    const seen: boolean[] = [];
+    const saveFile = prompts.saveFile.bind(prompts);
+    prompts.saveFile = async (title, defaultUri, filters) => {
+      seen.push(
+        await fs.stat(path.dirname(defaultUri.fsPath)).then(
+          (stats) => stats.isDirectory(),
+          () => false,
+        ),
+      );
+      return saveFile(title, defaultUri, filters);
+    };
+    try {
+      prompts.saveAnswers.push(undefined);
+      assert.equal(await vscode.commands.executeCommand('labData.exportClients'), undefined);
+      assert.deepEqual(seen, [true], 'the dialog opened in a folder that exists');
+      assert.equal(existsSync(exports), false, 'cancelled: the folder made for it is gone');
+      const written = await vscode.commands.executeCommand<{ uri: vscode.Uri }>(
+        'labData.exportClients',
+      );
+      assert.deepEqual(seen, [true, true]);
+      assert.equal(path.dirname(written.uri.fsPath), exports);
+    } finally {
+      prompts.saveFile = saveFile;
+    }
   });
 
   it("from a view's toolbar: that view's list and filter, a save dialog on a dated name not yet taken, and the filter said", async () => {
