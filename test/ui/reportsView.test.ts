@@ -48,6 +48,12 @@ async function editUserSettings(page: Page, text: string): Promise<void> {
   await page.keyboard.insertText(text);
   await page.keyboard.press('ControlOrMeta+S');
   await page.waitForTimeout(1000);
+  // VS Code 1.139 opens it in a modal editor over the workbench: Escape closes that; 1.100 has a tab.
+  const modal = page.locator('.monaco-modal-editor-block');
+  if (await modal.isVisible().catch(() => false)) {
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  }
   await closeTabs(page, /settings\.json|Settings/);
 }
 /** A token the lab knows but that has expired (its name must not hold the reason, or redaction would hide it). */
