@@ -58,6 +58,8 @@ export const Commands = {
 export const REPORT_TEXT_SCHEME = 'labdata-text';
 
 /** Scheme of Check Connection's read-only reports (`labdata-connection:/Check Connection 1.txt`). */
+/** The language of Check Connection's reports (package.json: wrapped by default). */
+export const CONNECTION_REPORT_LANGUAGE = 'lab-data-connection-report';
 export const CONNECTION_REPORT_SCHEME = 'labdata-connection';
 
 export const Views = {

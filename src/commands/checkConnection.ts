@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
+import { CONNECTION_REPORT_LANGUAGE } from '../constants';
 import { defaultLabDefinition, type LabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
@@ -118,7 +119,12 @@ export async function checkConnection(
     log.info('Check Connection', line);
   }
   const about = targets.length === 1 ? targets[0]!.name : undefined;
-  const document = await vscode.workspace.openTextDocument(reports.show(about, text));
+  // Its own language, whose default is to wrap long lines: the report fits whatever the editor's
+  // width (beside VS Code 1.139's Chat view too), without changing how any other text wraps.
+  const document = await vscode.languages.setTextDocumentLanguage(
+    await vscode.workspace.openTextDocument(reports.show(about, text)),
+    CONNECTION_REPORT_LANGUAGE,
+  );
   await vscode.window.showTextDocument(document, { preview: false });
   return text;
 }

@@ -6,8 +6,7 @@ import { labError } from '../../core/errors/messages';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
-import { namedAfterAddress, type Labs, type SignInOutcome } from '../labs/labs';
-import { labNameProblem } from '../../core/api/labDefinition';
+import type { Labs, SignInOutcome } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
@@ -107,58 +106,7 @@ export async function signIn(
   if (outcome === undefined) {
     return undefined;
   }
-  // A person signed in without naming the lab: it takes the name it gives itself, else is asked for one, once.
-  return signedInResult(
-    givenToken === undefined && name === undefined ? await named(labs, prompts, outcome) : outcome,
-  );
-}
-
-/**
- * A lab just signed in to that would be called after its address gets a name: the one it gives
- * itself (`lab_name`) when no other lab has it, else the one the person types (Escape keeps the
- * address). Labs with a name already are left as they are.
- */
-export async function named(
-  labs: Labs,
-  prompts: Prompts,
-  outcome: SignInOutcome,
-): Promise<SignInOutcome> {
-  if (!namedAfterAddress(outcome.lab)) {
-    return outcome;
-  }
-  const taken = (value: string): boolean =>
-    labs.entries.some(
-      (entry) =>
-        (entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name).toLowerCase() ===
-          value.trim().toLowerCase() && value.trim() !== outcome.lab.name,
-    );
-  const own = outcome.ownName !== undefined && !taken(outcome.ownName) ? outcome.ownName : '';
-  const chosen =
-    own ||
-    (await prompts.text(
-      vscode.l10n.t('Lab Data: Name the Lab'),
-      outcome.ownName !== undefined
-        ? vscode.l10n.t(
-            '{0} calls itself “{1}”, as another of your labs does. How do you call it? (Escape keeps the address as its name)',
-            outcome.lab.url.host,
-            outcome.ownName,
-          )
-        : vscode.l10n.t(
-            '{0} does not say its name. How do you call it? (Escape keeps the address as its name)',
-            outcome.lab.url.host,
-          ),
-      '',
-      (value) =>
-        labNameProblem(value)
-          ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.')
-          : taken(value)
-            ? vscode.l10n.t('There is already a lab named {0}.', value.trim())
-            : undefined,
-    ));
-  if (!chosen || chosen.trim() === outcome.lab.name) {
-    return outcome;
-  }
-  return { ...outcome, lab: await labs.rename(outcome.lab.name, chosen) };
+  return signedInResult(outcome);
 }
 
 /** Says a sign-in happened (a passing note, or a warning when the token may not read reports) and gives its result. */

@@ -830,68 +830,11 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
 });
 
 describe('naming the lab one is signed in to', () => {
-  it('a person signing in with only an address gets the lab under the name it gives itself; a lab that sends none is asked for once; the demo’s lab has its name', async () => {
+  it('the demo’s lab is called by the name it gives itself, not its address', async () => {
     const api = await activateExtension();
-    const prompts = new FakePrompts();
-    const restorePrompts = api.setPrompts(prompts);
     const lab = await startLab({ reports: 8, samples: 4 });
-    const other = await startLab({ reports: 4, samples: 2, seed: 3 });
     const ownName = lab.reportsFor('demo-full-access')[0]!.lab_name;
     try {
-      await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
-      await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
-      // The address is given, the token typed in the box: a person's sign-in.
-      prompts.tokenAnswers = ['demo-full-access'];
-      const result = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
-        baseUrl: lab.baseUrl,
-      });
-      assert.equal(result.name, ownName);
-      assert.equal(prompts.textAsked.length, 0, 'nothing asked: the lab said its name');
-      await eventually(async () =>
-        assert.deepEqual(
-          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
-          [[ownName, true]],
-        ),
-      );
-      // Still the one-lab shorthand (a sign-in elsewhere replaces it, as before), now with its name.
-      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl);
-      assert.equal(config().inspect('labName')?.globalValue, ownName);
-      assert.equal(config().inspect('labs')?.globalValue, undefined);
-      lab.takeRequests();
-      await vscode.commands.executeCommand('labData.refresh');
-      assert.ok(
-        (await rows(api, 'reports')).some((row) =>
-          row.item.contextValue?.startsWith('labData.report'),
-        ),
-        'signed in under its name',
-      );
-
-      // A lab that sends no name (this token may not read reports): asked once, its answer kept.
-      prompts.tokenAnswers = ['demo-no-reports'];
-      prompts.textAnswers = ['Coastal water lab'];
-      const asked = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
-        baseUrl: other.baseUrl,
-      });
-      assert.equal(asked.name, 'Coastal water lab');
-      assert.equal(prompts.textAsked.length, 1);
-      assert.match(prompts.textAsked[0]!.title, /Name the Lab/);
-      assert.equal(
-        prompts.textAsked[0]!.validate(ownName),
-        `There is already a lab named ${ownName}.`,
-      );
-      await eventually(async () =>
-        assert.deepEqual(
-          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
-          [
-            [ownName, true],
-            ['Coastal water lab', true],
-          ],
-        ),
-      );
-      for (const name of [ownName, 'Coastal water lab']) {
-        await vscode.commands.executeCommand('labData.signOut', { name });
-      }
-
       // The demo (LABDATA_DEMO_TOKEN): the shorthand lab, signed in and called by its own name.
       await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
       await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
@@ -910,14 +853,13 @@ describe('naming the lab one is signed in to', () => {
         ),
       );
     } finally {
-      restorePrompts();
-      for (const name of [ownName, 'Coastal water lab', new URL(lab.baseUrl).host]) {
+      for (const name of [ownName, new URL(lab.baseUrl).host]) {
         await vscode.commands.executeCommand('labData.signOut', { name });
       }
       await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
       await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
       await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
-      await Promise.all([lab.stop(), other.stop()]);
+      await lab.stop();
     }
   });
 
