@@ -297,10 +297,20 @@ describe('the lab overview, as a person sees it', () => {
     // Set up: no editor open, the focus in the workbench (not in a webview, which keeps the keys).
     await runFromPalette(page, 'View: Close All Editors');
     // The keyboard only from here: the command palette, then Tab through the panel.
-    await page.keyboard.press('F1');
-    await page
-      .locator('.quick-input-widget .quick-input-box input')
-      .waitFor({ state: 'visible', timeout: 15_000 });
+    // F1 right after closing the editors can land before the workbench has taken the focus back
+    // (seen once in a full run): pressed again, still from the keyboard, until the palette shows.
+    const palette = page.locator('.quick-input-widget .quick-input-box input');
+    for (let tries = 1; ; tries++) {
+      await page.keyboard.press('F1');
+      const shown = await palette.waitFor({ state: 'visible', timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (shown) {
+        break;
+      }
+      assert.ok(tries < 3, 'F1 opens the command palette');
+    }
     await page.keyboard.type('Lab Data: Show Overview');
     await page
       .locator('.quick-input-widget .monaco-list-row', { hasText: 'Lab Data: Show Overview' })
