@@ -1,14 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants, createReadStream, promises as fs, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { LabApiError } from '../errors/errors';
 import { cancelledError, labError } from '../errors/messages';
-import { sanitizeFileName } from './fileNames';
 import {
   commit,
   fileSystemError,
-  lstatOrUndefined,
-  prepareFolder,
+  prepareTarget,
   type ExistingFilePolicy,
   type PreparedFolder,
   type SavedFile,
@@ -54,29 +52,7 @@ async function sha256Of(file: string, bytes: number): Promise<string> {
  * small files are restored.
  */
 export async function copyFileSafely(options: SafeCopyOptions): Promise<SavedFile> {
-  const fileName = sanitizeFileName(options.fileName);
-  const policy = options.ifExists ?? 'fail';
-  if (options.signal?.aborted) {
-    throw cancelledError();
-  }
-  const prepared =
-    typeof options.folder === 'string'
-      ? await prepareFolder(options.folder, options.root)
-      : options.folder;
-  const folder = prepared.resolved;
-  const target = path.join(folder, fileName);
-  if (path.dirname(target) !== folder) {
-    throw labError('fileSystem', 'writeBadName', { name: fileName });
-  }
-  if (policy === 'overwrite') {
-    const existing = await lstatOrUndefined(target).catch((error: unknown) => {
-      throw fileSystemError(error, folder);
-    });
-    if (existing && !existing.isFile()) {
-      throw labError('fileSystem', 'writeInTheWay', { name: fileName });
-    }
-  }
-  const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
+  const { fileName, policy, prepared, folder, temp } = await prepareTarget(options);
   try {
     // EXCL: the temporary name is new, and a link put there meanwhile is refused, never followed.
     await fs.copyFile(options.from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);

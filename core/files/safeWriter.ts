@@ -359,13 +359,32 @@ export function numberedFileName(fileName: string, n: number): string {
   return dot > 0 ? `${fileName.slice(0, dot)} (${n})${fileName.slice(dot)}` : `${fileName} (${n})`;
 }
 
+/** Where a safe write or copy goes, checked before a byte is written. */
+export interface WriteTarget {
+  /** The sanitised name. */
+  readonly fileName: string;
+  readonly policy: ExistingFilePolicy;
+  readonly prepared: PreparedFolder;
+  /** The folder, links resolved. */
+  readonly folder: string;
+  /** A new temporary name beside the target. */
+  readonly temp: string;
+}
+
 /**
- * The one way this project writes a file: streamed into a temporary file in the destination folder,
- * counted, hashed and checked, flushed, then renamed into place. On any failure or cancellation the
- * temporary file is removed and an existing file of the same name is untouched. Links are never
- * followed: a target that is a symbolic link is refused, and the folder must resolve inside `root`.
+ * The checks both {@link writeFileSafely} and `copyFileSafely` make first: a sanitised name that
+ * cannot leave its folder, the folder prepared (inside `root`), and, to overwrite, nothing but a
+ * file in the way. "fail" and "keepBoth" commit with a hard link, which refuses whatever stands at
+ * the name (a symbolic link included); only "overwrite" replaces, so only it looks first (and again
+ * at commit): a link or a folder in the way is never replaced.
  */
-export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedFile> {
+export async function prepareTarget(options: {
+  readonly folder: string | PreparedFolder;
+  readonly fileName: string;
+  readonly root?: string;
+  readonly ifExists?: ExistingFilePolicy;
+  readonly signal?: AbortSignal;
+}): Promise<WriteTarget> {
   const fileName = sanitizeFileName(options.fileName);
   const policy = options.ifExists ?? 'fail';
   if (options.signal?.aborted) {
@@ -380,9 +399,6 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
   if (path.dirname(target) !== folder) {
     throw labError('fileSystem', 'writeBadName', { name: fileName });
   }
-  // "fail" and "keepBoth" commit with a hard link, which refuses whatever stands at the name (a
-  // symbolic link included). Only "overwrite" replaces, so only it looks first (and again at commit):
-  // a link or a folder in the way is never replaced.
   if (policy === 'overwrite') {
     const existing = await lstatOrUndefined(target).catch((error: unknown) => {
       throw fileSystemError(error, folder);
@@ -391,8 +407,18 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
       throw labError('fileSystem', 'writeInTheWay', { name: fileName });
     }
   }
-
   const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
+  return { fileName, policy, prepared, folder, temp };
+}
+
+/**
+ * The one way this project writes a file: streamed into a temporary file in the destination folder,
+ * counted, hashed and checked, flushed, then renamed into place. On any failure or cancellation the
+ * temporary file is removed and an existing file of the same name is untouched. Links are never
+ * followed: a target that is a symbolic link is refused, and the folder must resolve inside `root`.
+ */
+export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedFile> {
+  const { fileName, policy, prepared, folder, temp } = await prepareTarget(options);
   let handle: FileHandle | undefined;
   try {
     handle = await fs.open(
