@@ -2,7 +2,14 @@
 // loopback, and Debian's headless Chromium to show it, for the integration tests and the demo. Only
 // Node's standard library; code-server itself (and its Node) is provisioned by bootstrap.mjs.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -222,14 +229,29 @@ export function hostEnv(host) {
     : {};
 }
 
+/**
+ * Packages the extension into `vsix` with vsce (whose `vscode:prepublish` rebuilds dist/ for
+ * production) and returns vsce's exit status and output. When `npm test` packaged it once already
+ * (LABDATA_VSIX, with vsce's output beside it in LABDATA_VSIX.log), copies that instead: the two
+ * test hosts run side by side from the same dist/, so neither may rebuild it under the other.
+ */
+export function packageExtension(vsix) {
+  const prebuilt = process.env.LABDATA_VSIX;
+  if (prebuilt && existsSync(prebuilt)) {
+    copyFileSync(prebuilt, vsix);
+    const log = `${prebuilt}.log`;
+    return { status: 0, stdout: existsSync(log) ? readFileSync(log, 'utf8') : '', stderr: '' };
+  }
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  return spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', vsix], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+}
+
 /** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
 export function installVsix(host, dirs, vsix) {
-  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-  const packaged = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--out', vsix],
-    { cwd: root, encoding: 'utf8' },
-  );
+  const packaged = packageExtension(vsix);
   if (packaged.status !== 0) {
     throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
   }

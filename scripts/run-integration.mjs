@@ -25,6 +25,7 @@ import {
   installVsix,
   launchChromium,
   makeSandbox,
+  packageExtension,
   startCodeServer,
   workbenchUrl,
 } from './codeServer.mjs';
@@ -285,11 +286,7 @@ async function checkPackagedExtension(browser, screenshotsDir, host) {
   const allowed =
     /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|README\.md|CHANGELOG\.md|LICENSE|package\.json|package\.nls\.json)$/;
   const unexpected = files.filter((file) => !allowed.test(file));
-  const packaged = spawnSync(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--out', vsix],
-    { cwd: root, encoding: 'utf8' },
-  );
+  const packaged = packageExtension(vsix);
   const problems = [];
   if (listed.status !== 0 || packaged.status !== 0) {
     problems.push(`vsce failed: ${listed.stderr}${packaged.stderr}`);

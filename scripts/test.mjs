@@ -5,7 +5,14 @@
 // TEST_HOSTS: the floor we support and the newest; LABDATA_TEST_HOSTS=floor or newest runs one), and
 // ends with one line `N passed, N failed` that sums them all. Exits non-zero on any failure.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,10 +67,29 @@ function add(name, status, file) {
 }
 
 /**
+ * Runs Node with `args` beside other work, its output kept in a file and printed under `title` when
+ * it ends (so the log reads in order, one part after another). Resolves with its exit status.
+ */
+async function besides(title, args, env = {}) {
+  const logFile = join(scratch, `${title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.log`);
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const status = await new Promise((done) => child.on('close', (code) => done(code ?? 1)));
+  await new Promise((done) => log.end(done));
+  process.stderr.write(`\n[test] ${title}\n${readFileSync(logFile, 'utf8')}`);
+  return status;
+}
+
+/**
  * The packed `lab-data` again under each host's own Node (its `#!/usr/bin/env node` finds the first
  * on PATH): the tool's floor is the runner's Node 20, analysts may run Node 24. It runs beside the
- * demo check (they share nothing: the demo uses the built extension, these tests pack cli/), its
- * output kept in a file and printed when both are done, so the log reads in order.
+ * demo check (they share nothing: the demo uses the built extension, these tests pack cli/).
  */
 async function cliTestsUnderHostNodes() {
   for (const host of hosts.filter((h) => h.nodeVersion)) {
@@ -80,11 +106,8 @@ async function cliTestsUnderHostNodes() {
       total.failed += 1;
       continue;
     }
-    const title = `the command-line tool's tests under Node ${host.nodeVersion} (${host.nodeBinary})`;
-    const logFile = join(scratch, `cli-${host.name}.log`);
-    const log = createWriteStream(logFile);
-    const child = spawn(
-      process.execPath,
+    const status = await besides(
+      `the command-line tool's tests under Node ${host.nodeVersion} (${host.nodeBinary})`,
       [
         join(root, 'node_modules', 'mocha', 'bin', 'mocha.js'),
         '--no-config',
@@ -98,17 +121,8 @@ async function cliTestsUnderHostNodes() {
         '1000',
         'out/test/cli/**/*.test.js',
       ],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, LABDATA_RESULTS_FILE: cliFile, PATH },
-      },
+      { LABDATA_RESULTS_FILE: cliFile, PATH },
     );
-    child.stdout.pipe(log, { end: false });
-    child.stderr.pipe(log, { end: false });
-    const status = await new Promise((done) => child.on('close', (code) => done(code ?? 1)));
-    await new Promise((done) => log.end(done));
-    process.stderr.write(`\n[test] ${title}\n${readFileSync(logFile, 'utf8')}`);
     add(`CLI tests (Node ${host.nodeVersion})`, status, cliFile);
   }
 }
@@ -164,6 +178,48 @@ if (
   total.passed += status === 0 ? 1 : 0;
   total.failed += status === 0 ? 0 : 1;
 }
+// The test hosts run side by side, and beside the unit tests: most of a host's time is spent
+// waiting on a browser and a VS Code, so on two cores the three take little longer than the slowest.
+// Both run the extension from the same dist/, so it is packaged once first (vsce's prepublish
+// rebuilds dist/ for production) and neither host packages it again (LABDATA_VSIX).
+const hostRuns = [];
+if (only !== 'unit') {
+  const vsix = join(scratch, 'lab-data.vsix');
+  process.stderr.write('\n[test] packaging the extension once for both hosts (vsce package)\n');
+  const packaged = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--out',
+      vsix,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  writeFileSync(`${vsix}.log`, `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
+  if (packaged.status !== 0) {
+    process.stderr.write(`${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
+  }
+  for (const host of hosts) {
+    const file = join(scratch, `integration-${host.name}.json`);
+    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
+    process.stderr.write(
+      `[test] integration and UI tests in the ${label}: started, shown when done\n`,
+    );
+    hostRuns.push(
+      besides(
+        `integration and UI tests in the ${label}`,
+        [join(root, 'scripts', 'run-integration.mjs')],
+        {
+          LABDATA_RESULTS_FILE: file,
+          LABDATA_TEST_HOSTS: host.name,
+          ...(packaged.status === 0 ? { LABDATA_VSIX: vsix } : {}),
+        },
+      ).then((status) => ({ label, status, file })),
+    );
+  }
+}
 if (only !== 'integration') {
   const file = join(scratch, 'unit.json');
   const status = step(
@@ -174,18 +230,10 @@ if (only !== 'integration') {
   );
   add(`unit and CLI tests (Node ${process.versions.node})`, status, file);
 }
-if (only !== 'unit') {
-  for (const host of hosts) {
-    const file = join(scratch, `integration-${host.name}.json`);
-    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
-    const status = step(
-      `integration and UI tests in the ${label}`,
-      process.execPath,
-      [join(root, 'scripts', 'run-integration.mjs')],
-      { LABDATA_RESULTS_FILE: file, LABDATA_TEST_HOSTS: host.name },
-    );
-    add(label, status, file);
-  }
+// In the order they were started (the floor first), each printed as it ends.
+for (const run of hostRuns) {
+  const { label, status, file } = await run;
+  add(label, status, file);
 }
 if (only === 'all') {
   // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports;
