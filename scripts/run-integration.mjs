@@ -33,7 +33,7 @@ import { createRequire } from 'node:module';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const hostKind = process.env.LABDATA_TEST_HOST ?? 'code-server';
-const PHASE_TIMEOUT_MS = 10 * 60_000;
+const PHASE_TIMEOUT_MS = 15 * 60_000;
 const counts = { passed: 0, failed: 0, skipped: 0, hosts: {} };
 /** The host whose tests run now, its counts, and the titles of its failed tests. */
 let current = { name: 'electron', label: 'desktop VS Code' };

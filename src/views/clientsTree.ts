@@ -160,7 +160,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
     return this.list(
       scope,
       'clients',
-      (api, page) => api.listClients({ page }),
+      (api, page, signal) => api.listClients({ page }, signal),
       (client) => client.client_id,
     );
   }
@@ -180,7 +180,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
     const projects = this.list(
       scope,
       'projects',
-      (api, page) => api.listProjects({ page }),
+      (api, page, signal) => api.listProjects({ page }, signal),
       (project) => project.project_id,
     );
     await projects.ensureLoaded();
@@ -215,7 +215,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
     const projects = this.list(
       scope,
       `client:${clientId}:projects`,
-      (api, page) => api.listProjects({ clientId, page }),
+      (api, page, signal) => api.listProjects({ clientId, page }, signal),
       (project) => project.project_id,
     );
     await projects.ensureLoaded();
@@ -231,7 +231,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
     const reports = this.list(
       scope,
       `client:${clientId}:reports`,
-      (api, page) => api.listReports({ clientId, page }),
+      (api, page, signal) => api.listReports({ clientId, page }, signal),
       (report) => report.report_id,
     );
     await reports.ensureLoaded();
@@ -258,7 +258,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
     const reports = this.list(
       scope,
       `project:${projectId}:reports`,
-      (api, page) => api.listReports({ projectId, page }),
+      (api, page, signal) => api.listReports({ projectId, page }, signal),
       (report) => report.report_id,
     );
     // A project's reports often all start with its name: each row leads with what tells it apart.

@@ -1,11 +1,19 @@
 import * as vscode from 'vscode';
 import type { LabApi } from '../../core/api/labApi';
 import type { Page } from '../../core/api/pagination';
+import type { LabDefinition } from '../../core/api/labDefinition';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState, Labs } from '../labs/labs';
 import { Commands } from '../constants';
 import { LabRowNode, MessageNode, type LabNode } from './nodes';
 import { PagedList } from './pagedList';
+
+/** Who follows a refresh: which lab each list waits on, and a way to cancel it. */
+export interface RefreshWatch {
+  readonly signal?: AbortSignal;
+  started(lab: LabDefinition): void;
+  ended(lab: LabDefinition): void;
+}
 
 /** The lab a subtree belongs to, and the prefix its rows' ids carry (empty with one lab, so ids stay as in 0.1.0). */
 export interface LabScope {
@@ -148,15 +156,23 @@ export abstract class LabTreeProvider
   }
 
   /**
-   * Reloads every list this tree has loaded, as many pages as each showed. Repeated calls while
-   * one runs share it, so a storm of clicks makes one round of requests.
+   * Reloads every list this tree has loaded, as many pages as each showed, telling `watch` which
+   * lab each waits on; a cancelled refresh keeps what was shown. Repeated calls while one runs
+   * share it, so a storm of clicks makes one round of requests.
    */
-  refresh(): Promise<void> {
+  refresh(watch?: RefreshWatch): Promise<void> {
     this.refreshing ??= this.withViewProgress(async () => {
       await Promise.all(
         [...this.lists.values()]
           .filter(({ list }) => list.loaded || list.error !== undefined)
-          .map(({ list }) => list.reload()),
+          .map(async ({ connection, list }) => {
+            watch?.started(connection.lab);
+            try {
+              await list.reload(watch?.signal);
+            } finally {
+              watch?.ended(connection.lab);
+            }
+          }),
       );
       this.changed.fire(undefined);
     }).finally(() => (this.refreshing = undefined));
@@ -183,19 +199,19 @@ export abstract class LabTreeProvider
   protected list<T>(
     scope: LabScope,
     id: string,
-    fetch: (api: LabApi, page: number) => Promise<Page<T>>,
+    fetch: (api: LabApi, page: number, signal?: AbortSignal) => Promise<Page<T>>,
     keyOf: (item: T) => string,
   ): PagedList<T> {
     const key = `${scope.name}\u0000${id}`;
     let kept = this.lists.get(key);
     if (!kept || kept.connection !== scope.connection) {
       const { connection } = scope;
-      const list = new PagedList<T>(async (page) => {
+      const list = new PagedList<T>(async (page, signal) => {
         const api = connection.api;
         if (!api) {
           throw new Error(vscode.l10n.t('Signed out.'));
         }
-        return fetch(api, page);
+        return fetch(api, page, signal);
       }, keyOf);
       kept = { connection, list: list as PagedList<unknown> };
       this.lists.set(key, kept);

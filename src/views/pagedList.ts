@@ -20,7 +20,7 @@ export class PagedList<T> {
   private reloadFailed = false;
 
   constructor(
-    private readonly fetchPage: (page: number) => Promise<Page<T>>,
+    private readonly fetchPage: (page: number, signal?: AbortSignal) => Promise<Page<T>>,
     private readonly keyOf: (item: T) => string,
   ) {
     this.series = new PageSeries(keyOf);
@@ -50,13 +50,17 @@ export class PagedList<T> {
 
   /**
    * Reloads from the first page, as many pages as were loaded before. What is shown stays until
-   * the fresh pages arrive; if the reload fails, it stays, with the failure below it.
+   * the fresh pages arrive; if the reload fails, it stays, with the failure below it. A reload
+   * cancelled through `signal` changes nothing: what was shown stays, with no failure.
    */
-  async reload(): Promise<void> {
+  async reload(signal?: AbortSignal): Promise<void> {
     const pages = Math.max(1, this.pagesLoaded);
     const fresh = new PagedList(this.fetchPage, this.keyOf);
     for (let i = 0; i < pages && (i === 0 || fresh.hasMore) && fresh.error === undefined; i++) {
-      await fresh.loadMore();
+      await fresh.fetchNext(signal);
+    }
+    if (signal?.aborted) {
+      return;
     }
     if (fresh.error !== undefined && this.loaded) {
       this.error = fresh.error;
@@ -74,9 +78,9 @@ export class PagedList<T> {
     this.reloadFailed = false;
   }
 
-  private async fetchNext(): Promise<void> {
+  private async fetchNext(signal?: AbortSignal): Promise<void> {
     try {
-      const page = await this.fetchPage(this.nextPage);
+      const page = await this.fetchPage(this.nextPage, signal);
       const fresh = this.series.take(page, this.nextPage);
       this.items.push(...(fresh?.items ?? []));
       this.total = page.totalCount;

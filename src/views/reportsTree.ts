@@ -264,7 +264,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
     return this.list(
       scope,
       `reports:${JSON.stringify(query)}`,
-      (api, page) => api.listReports({ ...query, page }),
+      (api, page, signal) => api.listReports({ ...query, page }, signal),
       (report) => report.report_id,
     );
   }
@@ -394,11 +394,11 @@ export class ReportsTreeProvider extends LabTreeProvider {
           const list = this.list(
             scope,
             `search:${JSON.stringify(search)}`,
-            (api, page) => {
+            (api, page, signal) => {
               if (page === 1) {
                 filters = searchFilters(search, new Date());
               }
-              return api.listReports({ ...filters, page });
+              return api.listReports({ ...filters, page }, signal);
             },
             (report) => report.report_id,
           );

@@ -60,7 +60,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
     return this.list(
       scope,
       `samples:${receivedSince ?? ''}`,
-      (api, page) => api.listSamples({ receivedSince, page }),
+      (api, page, signal) => api.listSamples({ receivedSince, page }, signal),
       (sample) => sample.id ?? JSON.stringify(sample.raw),
     );
   }

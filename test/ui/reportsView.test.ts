@@ -800,6 +800,33 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     await clearToasts(page);
   });
 
+  it('Sync into another folder: a folder typed in the workspace that is not there yet is offered as new and made, and the sync asks about it', async () => {
+    const made = path.join(uiContext.workspace, 'data', `new-reports-${Date.now()}`);
+    const typed = path.relative(uiContext.workspace, made).split(path.sep).join('/');
+    await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
+    await quickInput.waitForTitle(page, `Sync Reports of ${host} to Folder…`);
+    // From the keyboard: the row's name, then Enter.
+    await quickInput.box(page).fill('Choose Another Folder');
+    await page.keyboard.press('Enter');
+    await quickInput.waitForTitle(page, 'Lab Data: Sync into Another Folder');
+    await quickInput.box(page).fill(typed);
+    const newRow = quickInput.rows(page).filter({ hasText: 'a new folder, made now' }).first();
+    await newRow.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.ok((await newRow.innerText()).includes(typed), await newRow.innerText());
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sync-new-folder.png') });
+    await page.keyboard.press('Enter');
+    await dialog(page).waitFor({ state: 'visible', timeout: 30_000 });
+    // The question names the new folder as the workspace shows it.
+    await waitUntil(
+      async () => (await dialog(page).innerText()).includes(`into ${typed}?`),
+      `the sync to ask about ${typed}`,
+    );
+    assert.ok(existsSync(made), 'the folder was made');
+    await dialog(page).locator('.monaco-button', { hasText: 'Cancel' }).first().click();
+    await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
+    await fs.rm(made, { recursive: true, force: true });
+  });
+
   it('Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {
     await closeEditors();
     const [a, b] = [reports[2]!, reports[3]!];
@@ -1010,6 +1037,41 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         state: 'visible',
         timeout: 30_000,
       });
+    }
+  });
+
+  it('Refresh on a lab that keeps silent says at once what it waits on, with Cancel; cancelling keeps the rows shown', async () => {
+    await scrollToTop(page, 'Reports');
+    const first = row(page, `Report ${reports[0]!.report_id}`);
+    await first.waitFor({ state: 'visible', timeout: 15_000 });
+    await clearToasts(page);
+    // The lab takes every request and never answers.
+    lab.setFaults({ hangHeaders: { times: Infinity } });
+    try {
+      await clickToolbar(page, 'Reports', 'Refresh');
+      const message = await toast(page, /waiting on/, 5_000);
+      assert.match(message, /Refreshing/, message);
+      assert.ok(message.includes(host), `it names the lab it waits on: ${message}`);
+      await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'refresh-waiting.png') });
+      await clickToastButton(page, /waiting on/, 'Cancel');
+      await waitUntil(
+        async () => !(await toasts(page)).some((text) => /waiting on/.test(text)),
+        'the notification to go once cancelled',
+      );
+      await page
+        .locator('.statusbar-item', { hasText: 'Refresh cancelled' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 10_000 });
+      assert.ok(await first.isVisible(), 'the rows shown before stay');
+      assert.equal(
+        await pane(page, 'Reports')
+          .locator('.monaco-list-row', { hasText: /failed|cannot/i })
+          .count(),
+        0,
+        'a cancelled refresh is no failure',
+      );
+    } finally {
+      lab.setFaults({});
     }
   });
 

@@ -97,4 +97,35 @@ describe('the paged list behind the tree views', function () {
       await lab.close();
     }
   });
+
+  it('a reload cancelled while the lab keeps silent ends at once and keeps the rows shown, with no failure', async () => {
+    const lab = await startMockLab({ reports: 30 });
+    try {
+      const api = lab.api();
+      const list = new PagedList(
+        (page: number, signal?: AbortSignal) => api.listReports({ page, pageSize: 10 }, signal),
+        (r: { report_id: string }) => r.report_id,
+      );
+      await list.ensureLoaded();
+      const shown = list.items.map((report) => report.report_id);
+      assert.equal(shown.length, 10);
+      lab.server.setFaults({ hangHeaders: { times: Infinity } });
+      const controller = new AbortController();
+      const reloading = list.reload(controller.signal);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const cancelledAt = Date.now();
+      controller.abort();
+      await reloading;
+      assert.ok(Date.now() - cancelledAt < 2_000, 'the reload ended as soon as it was cancelled');
+      assert.deepEqual(
+        list.items.map((report) => report.report_id),
+        shown,
+      );
+      assert.equal(list.error, undefined, 'a cancelled reload is no failure');
+      assert.equal(list.loaded, true);
+    } finally {
+      lab.server.setFaults({});
+      await lab.close();
+    }
+  });
 });
