@@ -990,6 +990,36 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         async () => (await statusItem(page).innerText()).includes('2 of 2 labs'),
         'both labs answer',
       );
+      // Find Report looks in both labs: suggestions name their lab, and an id both labs have asks
+      // which lab, each lab beside its own report (no lab is asked first).
+      const harborReports = harbor.reportsFor(TOKEN);
+      const shared = reports.find((report) =>
+        harborReports.some((other) => other.report_id === report.report_id),
+      );
+      assert.ok(shared, 'the two labs share an id');
+      await runFromPalette(page, 'Lab Data: Find Report…');
+      await quickInput.waitForTitle(page, /Find Report/);
+      // Typing a lab's name narrows the suggestions to that lab's reports.
+      await quickInput.box(page).fill('Harbor');
+      await waitUntil(async () => {
+        const offered = await quickInput.rows(page).allInnerTexts();
+        return offered.length > 0 && offered.every((text) => text.includes('Harbor'));
+      }, "Harbor's reports among the suggestions, each naming its lab");
+      await quickInput.box(page).fill(shared.report_id);
+      await page.keyboard.press('Enter');
+      await waitUntil(
+        async () =>
+          /Which one\?/.test((await quickInput.box(page).getAttribute('placeholder')) ?? ''),
+        'which lab has the report',
+      );
+      const labsOffered = (await quickInput.rows(page).allInnerTexts()).map((text) => text.trim());
+      assert.equal(labsOffered.length, 2, labsOffered.join(' | '));
+      assert.ok(labsOffered[0]!.startsWith('Meridian'), labsOffered.join(' | '));
+      assert.ok(labsOffered[1]!.startsWith('Harbor'), labsOffered.join(' | '));
+      await page.screenshot({
+        path: path.join(uiContext.screenshotsDir, 'find-report-two-labs.png'),
+      });
+      await quickInput.close(page);
       // Harbor goes down: its row says so first, its rows are marked, the status bar counts one.
       await harbor.stop();
       await clickToolbar(page, 'Reports', 'Refresh');
