@@ -7,6 +7,8 @@
 // run; LABDATA_TEST_HOSTS=floor chooses the oldest VS Code we support). Ctrl+C stops everything it started.
 //   --check   open the demo in headless Chromium, prove the Reports view lists the demo reports,
 //             save screenshots to test-results/screenshots/, then stop (used by CI).
+//   --built   skip the install and the build: `npm test` has just built the extension (and packaged
+//             it, LABDATA_VSIX), and runs this check beside the test hosts, which share dist/.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,13 +23,15 @@ const run = (command, args) => {
     process.exit(result.status ?? 1);
   }
 };
-run(process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), '--test-host']);
-run(process.execPath, [
-  join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-  '-p',
-  'tsconfig.test.json',
-]);
-run(process.execPath, [join(root, 'esbuild.js')]);
+if (!process.argv.includes('--built')) {
+  run(process.execPath, [join(root, 'scripts', 'bootstrap.mjs'), '--test-host']);
+  run(process.execPath, [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.test.json',
+  ]);
+  run(process.execPath, [join(root, 'esbuild.js')]);
+}
 
 const { installVsix, launchChromium, makeSandbox, startCodeServer, workbenchUrl } =
   await import('./codeServer.mjs');

@@ -160,6 +160,52 @@ if (
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+// The test hosts run side by side, and beside the lint, the unit tests and the demo check: most of
+// a host's time is spent waiting on a browser and a VS Code, so on two cores they take little longer
+// than the slowest host alone.
+// Both run the extension from the same dist/, so it is packaged once first (vsce's prepublish
+// rebuilds dist/ for production) and neither host packages it again (LABDATA_VSIX).
+const hostRuns = [];
+/** The extension packaged once (undefined when packaging failed or only unit tests run). */
+let vsix;
+if (only !== 'unit') {
+  vsix = join(scratch, 'lab-data.vsix');
+  process.stderr.write('\n[test] packaging the extension once for both hosts (vsce package)\n');
+  const packaged = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--out',
+      vsix,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  writeFileSync(`${vsix}.log`, `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
+  if (packaged.status !== 0) {
+    process.stderr.write(`${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
+    vsix = undefined;
+  }
+  for (const host of hosts) {
+    const file = join(scratch, `integration-${host.name}.json`);
+    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
+    process.stderr.write(
+      `[test] integration and UI tests in the ${label}: started, shown when done\n`,
+    );
+    hostRuns.push(
+      besides(
+        `integration and UI tests in the ${label}`,
+        [join(root, 'scripts', 'run-integration.mjs')],
+        {
+          LABDATA_RESULTS_FILE: file,
+          LABDATA_TEST_HOSTS: host.name,
+          ...(vsix ? { LABDATA_VSIX: vsix } : {}),
+        },
+      ).then((status) => ({ label, status, file })),
+    );
+  }
+}
 {
   // The rules the code is held to (imports run downward only, the core never imports vscode, no floating promises) count as a check,
   // and so does its one format (Prettier, width 100: `npm run format` applies it).
@@ -178,48 +224,6 @@ if (
   total.passed += status === 0 ? 1 : 0;
   total.failed += status === 0 ? 0 : 1;
 }
-// The test hosts run side by side, and beside the unit tests: most of a host's time is spent
-// waiting on a browser and a VS Code, so on two cores the three take little longer than the slowest.
-// Both run the extension from the same dist/, so it is packaged once first (vsce's prepublish
-// rebuilds dist/ for production) and neither host packages it again (LABDATA_VSIX).
-const hostRuns = [];
-if (only !== 'unit') {
-  const vsix = join(scratch, 'lab-data.vsix');
-  process.stderr.write('\n[test] packaging the extension once for both hosts (vsce package)\n');
-  const packaged = spawnSync(
-    process.execPath,
-    [
-      join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
-      'package',
-      '--no-dependencies',
-      '--out',
-      vsix,
-    ],
-    { cwd: root, encoding: 'utf8' },
-  );
-  writeFileSync(`${vsix}.log`, `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
-  if (packaged.status !== 0) {
-    process.stderr.write(`${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
-  }
-  for (const host of hosts) {
-    const file = join(scratch, `integration-${host.name}.json`);
-    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
-    process.stderr.write(
-      `[test] integration and UI tests in the ${label}: started, shown when done\n`,
-    );
-    hostRuns.push(
-      besides(
-        `integration and UI tests in the ${label}`,
-        [join(root, 'scripts', 'run-integration.mjs')],
-        {
-          LABDATA_RESULTS_FILE: file,
-          LABDATA_TEST_HOSTS: host.name,
-          ...(packaged.status === 0 ? { LABDATA_VSIX: vsix } : {}),
-        },
-      ).then((status) => ({ label, status, file })),
-    );
-  }
-}
 if (only !== 'integration') {
   const file = join(scratch, 'unit.json');
   const status = step(
@@ -230,19 +234,15 @@ if (only !== 'integration') {
   );
   add(`unit and CLI tests (Node ${process.versions.node})`, status, file);
 }
-// In the order they were started (the floor first), each printed as it ends.
-for (const run of hostRuns) {
-  const { label, status, file } = await run;
-  add(label, status, file);
-}
 if (only === 'all') {
   // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports;
   // beside it, the tool's tests under the hosts' Node.
   const cli = cliTestsUnderHostNodes();
   process.stderr.write('\n[test] demo check (npm run demo -- --check)\n');
-  const demo = spawn(process.execPath, [join(root, 'scripts', 'demo.mjs'), '--check'], {
+  const demo = spawn(process.execPath, [join(root, 'scripts', 'demo.mjs'), '--check', '--built'], {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, ...(vsix ? { LABDATA_VSIX: vsix } : {}) },
   });
   const status = await new Promise((done) => demo.on('close', (code) => done(code ?? 1)));
   total.passed += status === 0 ? 1 : 0;
@@ -250,6 +250,11 @@ if (only === 'all') {
   await cli;
 } else if (only === 'unit') {
   await cliTestsUnderHostNodes();
+}
+// In the order they were started (the floor first), each printed as it ends.
+for (const run of hostRuns) {
+  const { label, status, file } = await run;
+  add(label, status, file);
 }
 rmSync(scratch, { recursive: true, force: true });
 process.stderr.write(
