@@ -45,6 +45,12 @@ export class SavedReportFindings
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('labData');
   private readonly changed = new vscode.EventEmitter<vscode.Uri[]>();
   readonly onDidChangeFileDecorations = this.changed.event;
+  private readonly verified = new vscode.EventEmitter<{
+    readonly folder: string;
+    readonly files: readonly VerifiedFile[];
+  }>();
+  /** A verification's findings for one folder, as {@link show} is given them. */
+  readonly onDidVerify = this.verified.event;
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     return this.decorations.get(uri.toString());
@@ -100,6 +106,7 @@ export class SavedReportFindings
       diagnostics.push(diagnostic);
     }
     this.diagnostics.set(manifestUri, diagnostics);
+    this.verified.fire({ folder, files });
     this.changed.fire([
       ...stale.map((key) => vscode.Uri.parse(key)),
       ...files.map((file) => vscode.Uri.file(path.join(folder, file.file))),
@@ -182,6 +189,7 @@ export class SavedReportFindings
   dispose(): void {
     this.diagnostics.dispose();
     this.changed.dispose();
+    this.verified.dispose();
   }
 }
 

@@ -6,6 +6,7 @@ import type { LabEntryState, Labs } from '../labs/labs';
 import { Commands } from '../constants';
 import { LabRowNode, MessageNode, type LabNode } from './nodes';
 import { PagedList } from './pagedList';
+import type { SavedReportLookup, SavedReportState } from './savedState';
 
 /** The lab a subtree belongs to, and the prefix its rows' ids carry (empty with one lab, so ids stay as in 0.1.0). */
 export interface LabScope {
@@ -36,8 +37,11 @@ export abstract class LabTreeProvider
   constructor(
     protected readonly labs: Labs,
     readonly viewId: string,
+    /** Which reports are saved, verified or changed: their rows say it (and are redrawn when it changes). */
+    private readonly saved?: SavedReportLookup,
   ) {
     this.subscriptions = [
+      ...(saved ? [saved.onDidChange(() => this.changed.fire(undefined))] : []),
       labs.onDidChange(() => {
         // Another lab, definition or token: nothing loaded through an old connection may be shown.
         for (const [key, { connection }] of this.lists) {
@@ -140,6 +144,11 @@ export abstract class LabTreeProvider
       ),
       ...rows,
     ];
+  }
+
+  /** Whether a file of a report is saved, and its state; undefined when none is (or nobody said). */
+  protected savedState(lab: string, reportId: string): SavedReportState | undefined {
+    return this.saved?.stateOf(lab, reportId);
   }
 
   /** Re-renders from what is loaded, without a request. */
