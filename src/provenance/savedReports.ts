@@ -183,7 +183,8 @@ export class SavedReportFindings
     const metadata = section
       ? await savedMetadata(folder, section.origin, query.get('id') ?? '')
       : undefined;
-    return `${JSON.stringify(metadata ?? { report_id: query.get('id'), note: 'This file was saved before Lab Data recorded metadata.' }, null, 2)}\n`;
+    const note = vscode.l10n.t('This file was saved before Lab Data recorded metadata.');
+    return `${JSON.stringify(metadata ?? { report_id: query.get('id'), note }, null, 2)}\n`;
   }
 
   dispose(): void {

@@ -332,7 +332,7 @@ export class SampleNode extends LabNode {
       typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : undefined;
     const name =
       text('sample_name') ?? text('name') ?? text('description') ?? text('client_sample_id');
-    const label = this.sample.id ?? name ?? 'Sample';
+    const label = this.sample.id ?? name ?? vscode.l10n.t('Sample');
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const received = localDate(text('received_at') ?? text('received') ?? text('collected_at'));
@@ -572,7 +572,11 @@ export class LoadMoreNode extends LabNode {
             )
           : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
     };
-    item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };
+    item.command = {
+      command: Commands.loadMore,
+      title: vscode.l10n.t('Load More'),
+      arguments: [this],
+    };
     item.contextValue = 'labData.loadMore';
     return item;
   }
@@ -611,11 +615,11 @@ export async function pagedChildren<T>(
         list.error instanceof LabApiError && list.error.code === 'forbidden' ? 'lock' : 'error',
         {
           command: Commands.retry,
-          title: 'Retry',
+          title: vscode.l10n.t('Retry'),
           arguments: [list],
         },
         list.error instanceof LabApiError
-          ? `${list.error.describe()}\n\nClick to retry.`
+          ? `${list.error.describe()}\n\n${vscode.l10n.t('Click to retry.')}`
           : undefined,
       ),
     );
