@@ -30,6 +30,21 @@ const SETTLE_MS = 250;
 
 const key = (...parts: string[]): string => parts.join('\n');
 
+/** Whether two reads of a folder found the same files in the same states. */
+function sameFiles(a: readonly SavedFile[], b: readonly SavedFile[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (file, index) =>
+        file.section === b[index]!.section &&
+        file.origin === b[index]!.origin &&
+        file.reportId === b[index]!.reportId &&
+        file.sha256 === b[index]!.sha256 &&
+        file.changed === b[index]!.changed,
+    )
+  );
+}
+
 /**
  * Which reports are saved in the folders Lab Data knows (each workspace folder's download folder,
  * any folder with a manifest in the workspace, any folder verified), whether each file is still
@@ -41,10 +56,14 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
   private byReport = new Map<string, SavedFile[]>();
   private readonly files = new Map<string, readonly SavedFile[]>();
   private readonly watchers = new Map<string, vscode.Disposable>();
+  /** Watchers of the download folders themselves, for when one is made (or made again). */
+  private appearing: vscode.Disposable[] = [];
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly reads = new Map<string, number>();
   /** The SHA-256 the last verification found as saved and unchanged at the lab, by `folder\nsection\nreportId`. */
   private readonly verified = new Map<string, string>();
+  /** Folders just verified: their next read is told to the rows even when the files are as they were. */
+  private readonly verifying = new Set<string>();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
@@ -93,9 +112,13 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
     };
   }
 
-  /** Reads `folder` now and again whenever its files change. */
-  track(folder: string): void {
+  /** Reads `folder` now and again whenever its files change; `anew` starts a new watcher of it. */
+  track(folder: string, anew = false): void {
     const resolved = path.resolve(folder);
+    if (anew) {
+      this.watchers.get(resolved)?.dispose();
+      this.watchers.delete(resolved);
+    }
     if (!this.watchers.has(resolved)) {
       const watcher = vscode.workspace.createFileSystemWatcher(
         new vscode.RelativePattern(vscode.Uri.file(resolved), '**'),
@@ -112,23 +135,41 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
   dispose(): void {
     this.subscriptions.forEach((subscription) => subscription.dispose());
     this.watchers.forEach((watcher) => watcher.dispose());
+    this.appearing.forEach((watcher) => watcher.dispose());
     this.timers.forEach((timer) => clearTimeout(timer));
     this.changed.dispose();
   }
 
-  /** Each workspace folder's download folder, once it is there (a save makes it: its manifest is then found). */
+  /**
+   * Each workspace folder's download folder, read when it is there and whenever it appears: a
+   * first save makes the folder and writes its files at once, quicker than a watcher can start
+   * watching inside the new folder, so its manifest's own event may never come.
+   */
   private trackDownloadFolders(): void {
+    this.appearing.forEach((watcher) => watcher.dispose());
+    this.appearing = [];
     for (const root of vscode.workspace.workspaceFolders ?? []) {
       if (root.uri.scheme !== 'file') {
         continue;
       }
+      let folder: string;
       try {
-        const { folder } = downloadTargetIn(root.uri);
-        if (existsSync(folder)) {
-          this.track(folder);
-        }
+        folder = downloadTargetIn(root.uri).folder;
       } catch {
         // A download folder setting that cannot be used: saving says so; nothing is saved there.
+        continue;
+      }
+      const appears = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(root.uri, path.relative(root.uri.fsPath, folder)),
+        false,
+        true,
+        true,
+      );
+      // Made again: a watcher of the folder that was there before may have gone with it.
+      appears.onDidCreate(() => this.track(folder, true));
+      this.appearing.push(appears);
+      if (existsSync(folder)) {
+        this.track(folder);
       }
     }
   }
@@ -143,6 +184,7 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
         this.verified.delete(at);
       }
     }
+    this.verifying.add(resolved);
     this.track(resolved);
   }
 
@@ -199,7 +241,12 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
       this.watchers.get(folder)?.dispose();
       this.watchers.delete(folder);
     }
+    const before = this.files.get(folder);
     this.files.set(folder, files);
+    if (!this.verifying.delete(folder) && before && sameFiles(before, files)) {
+      // Nothing a row shows has changed (a file rewritten with the same bytes, the local state saved).
+      return;
+    }
     const byReport = new Map<string, SavedFile[]>();
     for (const file of [...this.files.values()].flat()) {
       const at = key(file.origin, file.reportId);

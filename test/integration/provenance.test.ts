@@ -224,6 +224,18 @@ describe('report ids in code, deep links, verified provenance and list export', 
         assert.doesNotMatch(spoken(item), /verified|changed/);
         assert.equal(icon(item), 'pass');
       });
+      // The Clients view's row of it (under its client and project) says the same.
+      const byId = (list: Awaited<ReturnType<typeof rows>>, id: string) => {
+        const found = list.find((candidate) => candidate.node.ref?.id === id);
+        assert.ok(found, `${id} among ${list.map((candidate) => candidate.label).join(', ')}`);
+        return found;
+      };
+      const client = byId(await rows(api, 'clients'), report.client_id);
+      const project = byId(await rows(api, 'clients', client.node), report.project_id);
+      assert.match(
+        spoken(byId(await rows(api, 'clients', project.node), report.report_id).item),
+        new RegExp(`^Report ${report.report_id}, saved, `),
+      );
       await vscode.commands.executeCommand('labData.verifySavedReports');
       await eventually(async () => {
         const item = await row();
