@@ -27,6 +27,7 @@ import { NewReportsView } from './views/newReportsView';
 import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
+import { SavedReportStates } from './provenance/savedStates';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
@@ -53,7 +54,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   labs.ready = labs.refresh().then(() => signInForDemo(labs, log));
   const news = new NewReports(labs, context.globalState, log);
   const searches = new SavedSearchSettings(log);
-  const views = registerViews(labs, news, searches);
+  const findings = new SavedReportFindings();
+  const savedStates = new SavedReportStates(labs, findings, log);
+  const views = registerViews(labs, news, searches, savedStates);
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
@@ -69,7 +72,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
-  const findings = new SavedReportFindings();
   // Ids are recognised in any text a person writes: files, unsaved editors and notebook cells.
   const textDocuments: vscode.DocumentSelector = [
     { scheme: 'file' },
@@ -118,6 +120,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.languages.registerDocumentLinkProvider(textDocuments, hovers),
     vscode.window.registerUriHandler(deepLinks),
     findings,
+    savedStates,
     vscode.window.registerFileDecorationProvider(findings),
     vscode.languages.registerCodeActionsProvider(
       { scheme: 'file', pattern: '**/lab-data-sync.json' },

@@ -75,7 +75,10 @@ export async function addLab(
   if (targets.automated && typeof given.baseUrl === 'string') {
     const name = typeof given.name === 'string' ? given.name.trim() : '';
     if (!name) {
-      throw labError('invalidInput', 'labInvalid', { name: '?', problems: '"name" is missing' });
+      throw labError('invalidInput', 'labInvalid', {
+        name: '?',
+        problems: vscode.l10n.t('"name" is missing'),
+      });
     }
     const entry = {
       name,

@@ -61,7 +61,7 @@ function summaryOf(report: Report): string {
     report.report_type,
     localTime(report.published_at),
     report.status,
-    report.download_available === false ? 'no file' : undefined,
+    report.download_available === false ? vscode.l10n.t('no file') : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -319,7 +319,7 @@ function sampleChoice(sample: Sample): { id: string; label: string; description?
     typeof raw[key] === 'string' ? (raw[key] as string) : undefined;
   return {
     id: sample.id ?? JSON.stringify(raw),
-    label: sample.id ?? text('sample_name') ?? 'Sample',
+    label: sample.id ?? text('sample_name') ?? vscode.l10n.t('Sample'),
     description: [text('sample_name'), text('matrix'), localTime(text('received_at'))]
       .filter(Boolean)
       .join(' · '),

@@ -55,7 +55,7 @@ export function downloadTargetIn(rootUri: vscode.Uri, severalLabs = false): Down
   if (rootUri.scheme !== 'file') {
     throw new LabApiError(
       'invalidInput',
-      'Reports can only be saved into a folder on this machine’s disk.',
+      vscode.l10n.t('Reports can only be saved into a folder on this machine’s disk.'),
     );
   }
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, rootUri);
@@ -66,7 +66,10 @@ export function downloadTargetIn(rootUri: vscode.Uri, severalLabs = false): Down
   if (path.isAbsolute(relative) || !isInside(folder, root)) {
     throw new LabApiError(
       'invalidInput',
-      `The labData.downloadFolder setting ("${relative}") must name a folder inside the workspace folder.`,
+      vscode.l10n.t(
+        'The labData.downloadFolder setting ("{0}") must name a folder inside the workspace folder.',
+        relative,
+      ),
     );
   }
   const set = config.inspect<string>(Settings.fileNameTemplate);

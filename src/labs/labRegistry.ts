@@ -195,7 +195,7 @@ export class LabRegistry implements vscode.Disposable {
       if (labNameProblem(wanted) !== undefined) {
         throw labError('invalidInput', 'labInvalid', {
           name: wanted.slice(0, 60),
-          problems: '"name" must be 1 to 60 characters without control characters',
+          problems: vscode.l10n.t('"name" must be 1 to 60 characters without control characters'),
         });
       }
       await config.update(Settings.labName, wanted, vscode.ConfigurationTarget.Global);

@@ -45,6 +45,12 @@ export class SavedReportFindings
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('labData');
   private readonly changed = new vscode.EventEmitter<vscode.Uri[]>();
   readonly onDidChangeFileDecorations = this.changed.event;
+  private readonly verified = new vscode.EventEmitter<{
+    readonly folder: string;
+    readonly files: readonly VerifiedFile[];
+  }>();
+  /** A verification's findings for one folder, as {@link show} is given them. */
+  readonly onDidVerify = this.verified.event;
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     return this.decorations.get(uri.toString());
@@ -100,6 +106,7 @@ export class SavedReportFindings
       diagnostics.push(diagnostic);
     }
     this.diagnostics.set(manifestUri, diagnostics);
+    this.verified.fire({ folder, files });
     this.changed.fire([
       ...stale.map((key) => vscode.Uri.parse(key)),
       ...files.map((file) => vscode.Uri.file(path.join(folder, file.file))),
@@ -176,12 +183,14 @@ export class SavedReportFindings
     const metadata = section
       ? await savedMetadata(folder, section.origin, query.get('id') ?? '')
       : undefined;
-    return `${JSON.stringify(metadata ?? { report_id: query.get('id'), note: 'This file was saved before Lab Data recorded metadata.' }, null, 2)}\n`;
+    const note = vscode.l10n.t('This file was saved before Lab Data recorded metadata.');
+    return `${JSON.stringify(metadata ?? { report_id: query.get('id'), note }, null, 2)}\n`;
   }
 
   dispose(): void {
     this.diagnostics.dispose();
     this.changed.dispose();
+    this.verified.dispose();
   }
 }
 

@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { isInside } from '../../core/files/safeWriter';
 import { displayFormat } from './displayLocale';
+import { phrase } from './phrase';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -22,10 +23,10 @@ export interface Choice {
 /** Validates a typed date as you type; undefined means valid. */
 export function validateIsoDate(value: string): string | undefined {
   try {
-    toUtcTimestamp(value);
+    toUtcTimestamp(value, vscode.l10n.t('date'));
     return undefined;
   } catch (error) {
-    return errorText(error);
+    return phrase(error);
   }
 }
 
@@ -58,6 +59,24 @@ export function rollingInWords(value: string): string | undefined {
   }
   const days = ROLLING.exec(value)?.[1];
   return days === undefined ? undefined : vscode.l10n.t('in the last {0} days', Number(days));
+}
+
+/** What a "since" date limits: when reports were published, or samples received. */
+export type SinceVerb = 'published' | 'received';
+
+/** The words of the "since" picker for one verb, each whole for translators (no verb put into a sentence). */
+function sinceWords(verb: SinceVerb): { any: string; placeHolder: string; prompt: string } {
+  return verb === 'published'
+    ? {
+        any: vscode.l10n.t('no published date limit'),
+        placeHolder: vscode.l10n.t('Published since…'),
+        prompt: vscode.l10n.t('Published since (an ISO 8601 date, or a time with its zone)'),
+      }
+    : {
+        any: vscode.l10n.t('no received date limit'),
+        placeHolder: vscode.l10n.t('Received since…'),
+        prompt: vscode.l10n.t('Received since (an ISO 8601 date, or a time with its zone)'),
+      };
 }
 
 /** How a report-id picker is titled, and how it checks an id before it closes. */
@@ -105,7 +124,7 @@ export interface Prompts {
    * offered first, so Enter keeps it. `null` means any date; undefined, cancel. The presets that
    * move with the clock come back as such (`today`, `-7d`, `-30d`; {@link sinceMoment} gives the moment).
    */
-  since(title: string, verb: string, current?: string): Promise<string | null | undefined>;
+  since(title: string, verb: SinceVerb, current?: string): Promise<string | null | undefined>;
   /** One of `choices`, or "Any" (`null`), with `current` highlighted so Enter keeps it; undefined means cancel. */
   pickOne(
     title: string,
@@ -427,17 +446,27 @@ export class VsCodePrompts implements Prompts {
     );
   }
 
-  async since(title: string, verb: string, current?: string): Promise<string | null | undefined> {
+  async since(
+    title: string,
+    verb: SinceVerb,
+    current?: string,
+  ): Promise<string | null | undefined> {
+    const words = sinceWords(verb);
     // The value in force comes first, so Enter keeps it: a rolling one as its preset ("Last 30
-    // days", still rolling), a fixed date as itself.
+    // days", still rolling), a fixed date as itself. Each preset's value (`since`) is its stable
+    // id, apart from its label in the display language.
     const listed: Array<vscode.QuickPickItem & { since: () => string | null }> = [
-      { label: 'Any', description: `no ${verb} date limit`, since: () => null },
-      { label: 'Today', since: () => 'today' },
-      { label: 'Last 7 days', since: () => '-7d' },
-      { label: 'Last 30 days', since: () => '-30d' },
+      { label: vscode.l10n.t('Any'), description: words.any, since: () => null },
+      { label: vscode.l10n.t('Today'), since: () => 'today' },
+      { label: vscode.l10n.t('Last {0} days', 7), since: () => '-7d' },
+      { label: vscode.l10n.t('Last {0} days', 30), since: () => '-30d' },
       {
-        label: 'Since a date…',
-        description: 'ISO 8601, e.g. 2024-05-01 or 2024-05-01T08:00:00Z',
+        label: vscode.l10n.t('Since a date…'),
+        description: vscode.l10n.t(
+          'ISO 8601, e.g. {0} or {1}',
+          '2024-05-01',
+          '2024-05-01T08:00:00Z',
+        ),
         since: () => '',
       },
     ];
@@ -459,7 +488,7 @@ export class VsCodePrompts implements Prompts {
         : listed;
     const choice = await vscode.window.showQuickPick(presets, {
       title,
-      placeHolder: `${verb[0]!.toUpperCase()}${verb.slice(1)} since…`,
+      placeHolder: words.placeHolder,
       ignoreFocusOut: true,
     });
     if (!choice) {
@@ -471,7 +500,7 @@ export class VsCodePrompts implements Prompts {
     }
     const typed = await vscode.window.showInputBox({
       title,
-      prompt: `${verb[0]!.toUpperCase()}${verb.slice(1)} since (an ISO 8601 date, or a time with its zone)`,
+      prompt: words.prompt,
       placeHolder: '2024-05-01',
       validateInput: validateIsoDate,
       ignoreFocusOut: true,
@@ -619,7 +648,7 @@ export class VsCodePrompts implements Prompts {
     current?: string,
   ): Promise<string | null | undefined> {
     const items: Array<vscode.QuickPickItem & { id: string | null }> = [
-      ...(allowAny ? [{ label: 'Any', id: null }] : []),
+      ...(allowAny ? [{ label: vscode.l10n.t('Any'), id: null }] : []),
       ...choices.map((choice) => ({ ...choice })),
     ];
     const pick = vscode.window.createQuickPick<(typeof items)[number]>();

@@ -9,6 +9,7 @@ import { LabNode, MessageNode, ReportNode, pagedChildren, reportTitle, shownItem
 import { sharedTitlePrefix } from './sharedTitles';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
+import type { SavedReportLookup } from './savedState';
 import { formatCount } from '../ui/displayLocale';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
@@ -142,8 +143,8 @@ export class ProjectNode extends LabNode {
  * client records get projects at the top; tenants without projects get a note and the client's reports.
  */
 export class ClientsTreeProvider extends LabTreeProvider {
-  constructor(labs: Labs) {
-    super(labs, Views.clients);
+  constructor(labs: Labs, saved?: SavedReportLookup) {
+    super(labs, Views.clients, saved);
   }
 
   protected mainList(scope: LabScope): {
@@ -245,7 +246,15 @@ export class ClientsTreeProvider extends LabTreeProvider {
       ...(await pagedChildren(
         `${node.id}/reports`,
         reports,
-        (report) => new ReportNode(report, node.id, scope.name, false, shared),
+        (report) =>
+          new ReportNode(
+            report,
+            node.id,
+            scope.name,
+            false,
+            shared,
+            this.savedState(scope.name, report.report_id),
+          ),
         vscode.l10n.t('No published reports for this client'),
         'reports',
       )),
@@ -267,7 +276,15 @@ export class ClientsTreeProvider extends LabTreeProvider {
     return pagedChildren(
       node.id,
       reports,
-      (report) => new ReportNode(report, node.id, scope.name, false, shared),
+      (report) =>
+        new ReportNode(
+          report,
+          node.id,
+          scope.name,
+          false,
+          shared,
+          this.savedState(scope.name, report.report_id),
+        ),
       vscode.l10n.t('No published reports for this project'),
       'reports',
     );

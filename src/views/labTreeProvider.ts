@@ -7,6 +7,7 @@ import type { LabEntryState, Labs } from '../labs/labs';
 import { Commands } from '../constants';
 import { LabRowNode, MessageNode, type LabNode } from './nodes';
 import { PagedList } from './pagedList';
+import type { SavedReportLookup, SavedReportState } from './savedState';
 
 /** Who follows a refresh: which lab each list waits on, and a way to cancel it. */
 export interface RefreshWatch {
@@ -44,8 +45,11 @@ export abstract class LabTreeProvider
   constructor(
     protected readonly labs: Labs,
     readonly viewId: string,
+    /** Which reports are saved, verified or changed: their rows say it (and are redrawn when it changes). */
+    private readonly saved?: SavedReportLookup,
   ) {
     this.subscriptions = [
+      ...(saved ? [saved.onDidChange(() => this.changed.fire(undefined))] : []),
       labs.onDidChange(() => {
         // Another lab, definition or token: nothing loaded through an old connection may be shown.
         for (const [key, { connection }] of this.lists) {
@@ -148,6 +152,11 @@ export abstract class LabTreeProvider
       ),
       ...rows,
     ];
+  }
+
+  /** Whether a file of a report is saved, and its state; undefined when none is (or nobody said). */
+  protected savedState(lab: string, reportId: string): SavedReportState | undefined {
+    return this.saved?.stateOf(lab, reportId);
   }
 
   /** Re-renders from what is loaded, without a request. */

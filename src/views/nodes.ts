@@ -21,6 +21,7 @@ import {
 import { errorText } from '../../core/errors/errorText';
 import { withoutSharedPrefix } from './sharedTitles';
 import { formatCount } from '../ui/displayLocale';
+import type { SavedReportState } from './savedState';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -195,6 +196,8 @@ export class ReportNode extends LabNode {
     readonly isNew = false,
     /** The start of the title every neighbour in its list shares (its project's name), not repeated on the row. */
     readonly sharedPrefix?: string,
+    /** A file of it is saved (and verified, or changed since): undefined when none is. */
+    readonly saved?: SavedReportState,
   ) {
     super();
     this.id = `${parentId}/report:${report.report_id}`;
@@ -233,13 +236,17 @@ export class ReportNode extends LabNode {
       status,
     ]).join(' · ');
     const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
-    item.iconPath = this.downloadable
-      ? new vscode.ThemeIcon('file-pdf', color)
-      : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
+    const saved = savedInWords(this.saved);
+    item.iconPath = this.saved
+      ? savedIcon(this.saved, color)
+      : this.downloadable
+        ? new vscode.ThemeIcon('file-pdf', color)
+        : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
+    const heading = this.downloadable
+      ? vscode.l10n.t('Report {0}', report.report_id)
+      : vscode.l10n.t('Report {0} (no file available)', report.report_id);
     item.tooltip = recordTooltip(
-      this.downloadable
-        ? vscode.l10n.t('Report {0}', report.report_id)
-        : vscode.l10n.t('Report {0} (no file available)', report.report_id),
+      saved ? vscode.l10n.t('{0}: {1}', heading, saved) : heading,
       report.raw,
       knownNames.of(this.ref.lab),
     );
@@ -252,8 +259,10 @@ export class ReportNode extends LabNode {
           title: vscode.l10n.t('Open Metadata'),
           arguments: [this],
         };
+    // The states its icon and colour show come first: a long title cannot push them out.
     const spoken = [
       this.isNew ? vscode.l10n.t('new') : undefined,
+      saved,
       title,
       report.report_type,
       localTime(report.published_at),
@@ -268,6 +277,33 @@ export class ReportNode extends LabNode {
     };
     return shownItem(item);
   }
+}
+
+/** A saved report's state in words: "saved", "saved, verified", "saved, changed since it was saved". */
+function savedInWords(state: SavedReportState | undefined): string | undefined {
+  if (!state) {
+    return undefined;
+  }
+  return state.changed
+    ? vscode.l10n.t('saved, changed since it was saved')
+    : state.verified
+      ? vscode.l10n.t('saved, verified')
+      : vscode.l10n.t('saved');
+}
+
+/** A saved report's icon: changed in Explorer's colour for a modified file, verified as a passed check. */
+function savedIcon(
+  state: SavedReportState,
+  color: vscode.ThemeColor | undefined,
+): vscode.ThemeIcon {
+  return state.changed
+    ? new vscode.ThemeIcon(
+        'diff-modified',
+        new vscode.ThemeColor('gitDecoration.modifiedResourceForeground'),
+      )
+    : state.verified
+      ? new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('testing.iconPassed'))
+      : new vscode.ThemeIcon('pass', color);
 }
 
 export class SampleNode extends LabNode {
@@ -296,7 +332,7 @@ export class SampleNode extends LabNode {
       typeof raw[key] === 'string' || typeof raw[key] === 'number' ? String(raw[key]) : undefined;
     const name =
       text('sample_name') ?? text('name') ?? text('description') ?? text('client_sample_id');
-    const label = this.sample.id ?? name ?? 'Sample';
+    const label = this.sample.id ?? name ?? vscode.l10n.t('Sample');
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     const received = localDate(text('received_at') ?? text('received') ?? text('collected_at'));
@@ -536,7 +572,11 @@ export class LoadMoreNode extends LabNode {
             )
           : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
     };
-    item.command = { command: Commands.loadMore, title: 'Load More', arguments: [this] };
+    item.command = {
+      command: Commands.loadMore,
+      title: vscode.l10n.t('Load More'),
+      arguments: [this],
+    };
     item.contextValue = 'labData.loadMore';
     return item;
   }
@@ -575,11 +615,11 @@ export async function pagedChildren<T>(
         list.error instanceof LabApiError && list.error.code === 'forbidden' ? 'lock' : 'error',
         {
           command: Commands.retry,
-          title: 'Retry',
+          title: vscode.l10n.t('Retry'),
           arguments: [list],
         },
         list.error instanceof LabApiError
-          ? `${list.error.describe()}\n\nClick to retry.`
+          ? `${list.error.describe()}\n\n${vscode.l10n.t('Click to retry.')}`
           : undefined,
       ),
     );

@@ -7,6 +7,7 @@ import { ClientsTreeProvider } from './clientsTree';
 import type { LabNode } from './nodes';
 import { ReportsTreeProvider } from './reportsTree';
 import { SamplesTreeProvider } from './samplesTree';
+import type { SavedReportLookup } from './savedState';
 
 /** The three trees, and the Reports view (for focus and selection). */
 export interface Trees {
@@ -20,14 +21,15 @@ export interface LabViews extends Trees {
   readonly disposables: vscode.Disposable[];
 }
 
-/** Creates the three trees and their views. */
+/** Creates the three trees and their views; `saved` tells their report rows which reports are saved. */
 export function registerViews(
   labs: Labs,
   news: NewReports,
   searches: SavedSearchSettings,
+  saved?: SavedReportLookup,
 ): LabViews {
-  const reports = new ReportsTreeProvider(labs, news, searches);
-  const clients = new ClientsTreeProvider(labs);
+  const reports = new ReportsTreeProvider(labs, news, searches, saved);
+  const clients = new ClientsTreeProvider(labs, saved);
   const samples = new SamplesTreeProvider(labs);
   const view = (
     id: string,

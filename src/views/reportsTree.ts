@@ -30,6 +30,7 @@ import {
 } from './nodes';
 import { formatCount } from '../ui/displayLocale';
 import { sharedTitlePrefix } from './sharedTitles';
+import { sameSavedState, type SavedReportLookup } from './savedState';
 
 /**
  * How many reports match a filter, in words, once the list has said: the lab's count, or with a
@@ -134,8 +135,9 @@ export class ReportsTreeProvider extends LabTreeProvider {
     labs: Labs,
     private readonly news?: NewReports,
     private readonly searches?: SavedSearchSettings,
+    saved?: SavedReportLookup,
   ) {
-    super(labs, Views.reports);
+    super(labs, Views.reports, saved);
     this.searchesChanged = searches?.onDidChange(() => {
       this.forgetLists('search:');
       this.redraw();
@@ -335,16 +337,18 @@ export class ReportsTreeProvider extends LabTreeProvider {
   ): ReportNode {
     const id = `${parentId}/report:${report.report_id}`;
     const isNew = this.news?.isNew(scope.name, report) ?? false;
+    const saved = this.savedState(scope.name, report.report_id);
     const cached = this.nodes.get(id);
     if (
       cached &&
       cached.report === report &&
       cached.isNew === isNew &&
-      cached.sharedPrefix === sharedPrefix
+      cached.sharedPrefix === sharedPrefix &&
+      sameSavedState(cached.saved, saved)
     ) {
       return cached;
     }
-    const node = new ReportNode(report, parentId, scope.name, isNew, sharedPrefix);
+    const node = new ReportNode(report, parentId, scope.name, isNew, sharedPrefix, saved);
     this.nodes.set(id, node);
     return node;
   }

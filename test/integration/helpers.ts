@@ -13,6 +13,7 @@ import type {
   ExistingFileAnswer,
   Prompts,
   ReportIdOptions,
+  SinceVerb,
   TokenBoxText,
 } from '../../src/ui/prompts';
 import type { LabNode } from '../../src/views/nodes';
@@ -225,7 +226,11 @@ export class FakePrompts implements Prompts {
 
   readonly sinceCurrent: Array<string | undefined> = [];
 
-  async since(_title: string, _verb: string, current?: string): Promise<string | null | undefined> {
+  async since(
+    _title: string,
+    _verb: SinceVerb,
+    current?: string,
+  ): Promise<string | null | undefined> {
     this.sinceCurrent.push(current);
     return this.sinceAnswers.shift();
   }

@@ -8,6 +8,8 @@ import { pickExportChoice } from '../../src/commands/exportFormats';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
+  eventually,
+  rows,
   workspaceFolder,
   signedInLab,
   type SignedInLab,
@@ -192,6 +194,69 @@ describe('report ids in code, deep links, verified provenance and list export', 
     assert.equal(path.basename(saved.fsPath), `${report.report_id}.pdf`);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await fs.rm(folder(), { recursive: true, force: true });
+  });
+
+  it("a report's row says whether it is saved, verified after Verify, and changed after its file is edited: its accessible label and its icon", async () => {
+    const report = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((candidate) => candidate.download_available)[6]!;
+    const row = async (): Promise<vscode.TreeItem> => {
+      const found = (await rows(api, 'reports')).find(
+        (candidate) => candidate.node.ref?.id === report.report_id,
+      );
+      assert.ok(found, `a row of ${report.report_id} on the first page`);
+      return found.item;
+    };
+    const spoken = (item: vscode.TreeItem): string => item.accessibilityInformation?.label ?? '';
+    const icon = (item: vscode.TreeItem): string => (item.iconPath as vscode.ThemeIcon).id;
+    try {
+      const before = await row();
+      assert.doesNotMatch(spoken(before), /\bsaved\b/, 'not saved yet');
+      assert.equal(icon(before), 'file-pdf');
+      const saved = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', {
+        lab: labName,
+        id: report.report_id,
+        ifExists: 'overwrite',
+      });
+      await eventually(async () => {
+        const item = await row();
+        assert.match(spoken(item), new RegExp(`^Report ${report.report_id}, saved, `));
+        assert.doesNotMatch(spoken(item), /verified|changed/);
+        assert.equal(icon(item), 'pass');
+      });
+      // The Clients view's row of it (under its client and project) says the same.
+      const byId = (list: Awaited<ReturnType<typeof rows>>, id: string) => {
+        const found = list.find((candidate) => candidate.node.ref?.id === id);
+        assert.ok(found, `${id} among ${list.map((candidate) => candidate.label).join(', ')}`);
+        return found;
+      };
+      const client = byId(await rows(api, 'clients'), report.client_id);
+      const project = byId(await rows(api, 'clients', client.node), report.project_id);
+      assert.match(
+        spoken(byId(await rows(api, 'clients', project.node), report.report_id).item),
+        new RegExp(`^Report ${report.report_id}, saved, `),
+      );
+      await vscode.commands.executeCommand('labData.verifySavedReports');
+      await eventually(async () => {
+        const item = await row();
+        assert.match(spoken(item), new RegExp(`^Report ${report.report_id}, saved, verified, `));
+        assert.equal(icon(item), 'verified-filled');
+      });
+      await fs.writeFile(saved.fsPath, 'annotated by hand');
+      await eventually(async () => {
+        const item = await row();
+        assert.match(
+          spoken(item),
+          new RegExp(`^Report ${report.report_id}, saved, changed since it was saved, `),
+        );
+        assert.doesNotMatch(spoken(item), /verified/);
+        assert.equal(icon(item), 'diff-modified');
+      });
+    } finally {
+      await fs.rm(folder(), { recursive: true, force: true });
+    }
+    // The folder gone, the row no longer says saved.
+    await eventually(async () => assert.doesNotMatch(spoken(await row()), /\bsaved\b/));
   });
 
   it('hovering over 20 different ids twice costs at most one request per id', async () => {
