@@ -63,17 +63,26 @@ describe('what a person sees', () => {
       await page.screenshot({ path: file });
       console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
 
-      // The Accounts menu lists the lab, where it can be signed out.
+      // The Accounts menu lists the lab by the name it gives itself (signed in by its address),
+      // never under its address, where it can be signed out.
       await page
         .locator(
           '.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]',
         )
         .first()
         .click();
+      const ownName = lab.reportsFor('demo-full-access')[0]!.lab_name;
       const account = page
-        .locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` })
+        .locator('.monaco-menu .action-label', { hasText: `${ownName} (Lab Data)` })
         .first();
       await account.waitFor({ state: 'visible', timeout: 15_000 });
+      assert.deepEqual(
+        (await page.locator('.monaco-menu .action-label').allInnerTexts()).filter((label) =>
+          label.includes('(Lab Data)'),
+        ),
+        [`${ownName} (Lab Data)`],
+        'one account, under the lab’s own name',
+      );
       await page.screenshot({ path: path.join(screenshotsDir, 'accounts-menu.png') });
 
       // Signing out there forgets the token: the Reports view falls back to its welcome.
