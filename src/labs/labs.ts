@@ -73,8 +73,6 @@ export interface SignInOutcome {
   readonly lab: LabDefinition;
   /** The token is valid but may not read reports (403). */
   readonly reportsForbidden: boolean;
-  /** The name the lab gives itself in its records (`lab_name`, cleaned), when it sends one. */
-  readonly ownName?: string;
 }
 
 /**
@@ -262,7 +260,7 @@ export class Labs implements vscode.Disposable {
             `${lab.url.origin} is called ${saved.name}, the name it was given at sign-in.`,
           );
         }
-        return { lab: saved, reportsForbidden, ...(ownName ? { ownName } : {}) };
+        return { lab: saved, reportsForbidden };
       },
     };
   }
