@@ -46,6 +46,8 @@ async function signOutInAccountsMenu(page: Page, account: string): Promise<void>
     .locator('.welcome-view-content', { hasText: 'You are signed out of your lab' })
     .first()
     .waitFor({ state: 'visible', timeout: 30_000 });
+  // Off the activity bar, so no hover of the Accounts item is left over the views.
+  await page.mouse.move(700, 600);
 }
 
 describe('what a person sees', () => {
