@@ -83,6 +83,14 @@ export interface LabDataExtensionApi {
   };
   /** New reports since the user last looked: the badge, per-lab counts and marks, and knobs for tests. */
   readonly newReports: NewReportsApi;
+  /**
+   * The Accounts menu's provider: its sessions (one per signed-in lab, named after it), their
+   * changes, and `removeSession`, which the menu's Sign Out calls.
+   */
+  readonly accounts: Pick<
+    vscode.AuthenticationProvider,
+    'getSessions' | 'removeSession' | 'onDidChangeSessions'
+  >;
 }
 
 /** "New since you last looked" as tests see it; the knobs shorten waits that take seconds or minutes for people. */
@@ -114,11 +122,13 @@ export function createExtensionApi(
   fresh: { news: NewReports; view: NewReportsView; checker: NewReportsChecker; tools: LabTools },
   previews: PdfPreviewProvider,
   overviews: OverviewPanels,
+  accounts: LabDataExtensionApi['accounts'],
   activationMs: number,
   log: Logger,
 ): LabDataExtensionApi {
   return {
     activationMs,
+    accounts,
     overview: (lab) => overviews.panelOf(lab),
     previews: {
       uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id, labs.signedIn.length > 1),

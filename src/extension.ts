@@ -166,6 +166,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     { news, view: newsView, checker, tools },
     previews,
     overviews,
+    authProvider,
     activationMs,
     log,
   );

@@ -1,5 +1,5 @@
 import { isLoopbackHost } from '../../core/connection/baseUrl';
-import { namedAfterAddress, type Labs } from '../labs/labs';
+import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { errorText } from '../../core/errors/errorText';
 
@@ -25,13 +25,9 @@ export async function signInForDemo(
   }
   const { lab } = connection;
   try {
-    const { ownName } = await labs.signIn(lab.url.baseUrl, token, lab.name);
-    // The demo's lab is called by the name it gives itself, as a person's sign-in names it.
-    const named =
-      ownName && namedAfterAddress(lab) && !labs.get(ownName)
-        ? (await labs.rename(lab.name, ownName)).name
-        : lab.name;
-    log.info('Demo', `Signed in to the demo lab ${named} at ${lab.url.origin}.`);
+    // A lab called after its address is named as it is signed in to, by the name it gives itself.
+    const { lab: named } = await labs.signIn(lab.url.baseUrl, token, lab.name);
+    log.info('Demo', `Signed in to the demo lab ${named.name} at ${lab.url.origin}.`);
   } catch (error) {
     log.warn('Demo', `Demo sign-in to ${lab.url.origin} failed: ${errorText(error)}`);
   }

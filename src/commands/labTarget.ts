@@ -18,6 +18,7 @@ export async function labForCommand(
   if (name !== undefined) {
     const connection = labs.require(name);
     if (!connection.signedIn) {
+      // By `name`, which it keeps: the command goes on with the lab it was given.
       await vscode.commands.executeCommand(Commands.signIn, {
         name: connection.lab.name,
         baseUrl: connection.lab.url.baseUrl,

@@ -6,7 +6,7 @@ import { labError } from '../../core/errors/messages';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { withNotificationProgress } from '../ui/progress';
-import type { Labs, SignInOutcome } from '../labs/labs';
+import type { CheckedSignIn, Labs, SignInOutcome } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
@@ -51,6 +51,8 @@ export async function signIn(
 ): Promise<SignInResult | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as SignInArgs;
+  // A name given with the address is kept; a lab picked by name (a lab row, `{ lab }`) is named if called after its address.
+  const keepName = text(given.name) !== undefined;
   const name = text(given.name) ?? targets.lab;
   const defined = name === undefined ? undefined : labs.get(name);
   if (name !== undefined && defined === undefined) {
@@ -76,37 +78,76 @@ export async function signIn(
     defined ?? labs.all.find((connection) => connection.lab.url.origin === lab.origin);
   const kept = (): string | undefined => (previous?.signedIn ? previous.lab.name : undefined);
   const givenToken = text(given.token);
-  const outcome =
-    givenToken !== undefined
-      ? await withNotificationProgress(
-          vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
-          (_progress, cancellation) =>
-            labs.signIn(baseUrl, givenToken, name, toAbortSignal(cancellation)),
-        ).catch((error: unknown) => {
-          throw rejectedToken(error, kept());
-        })
-      : await prompts.token(
-          {
-            title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
-            prompt: vscode.l10n.t(
-              "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
-              name ?? lab.host,
-              lab.origin,
-            ),
-            checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
-            problemOf: tokenProblem,
-            checkConnection: () =>
-              void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
-          },
-          (token, signal) =>
-            labs.signIn(baseUrl, token, name, signal).catch((error: unknown) => {
-              throw rejectedToken(error, kept());
-            }),
-        );
-  if (outcome === undefined) {
+  if (givenToken !== undefined) {
+    // Automation asks nothing: a lab called after its address takes the name it gives itself, else keeps the address.
+    return signedInResult(
+      await withNotificationProgress(
+        vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
+        (_progress, cancellation) =>
+          labs.signIn(baseUrl, givenToken, name, toAbortSignal(cancellation), { keepName }),
+      ).catch((error: unknown) => {
+        throw rejectedToken(error, kept());
+      }),
+    );
+  }
+  const checked = await prompts.token(
+    {
+      title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
+      prompt: vscode.l10n.t(
+        "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
+        name ?? lab.host,
+        lab.origin,
+      ),
+      checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
+      problemOf: tokenProblem,
+      checkConnection: () =>
+        void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
+    },
+    (token, signal) =>
+      labs.checkSignIn(baseUrl, token, name, signal, { keepName }).catch((error: unknown) => {
+        throw rejectedToken(error, kept());
+      }),
+  );
+  if (checked === undefined) {
     return undefined;
   }
-  return signedInResult(outcome);
+  return signedInResult(await checked.complete(await chosenName(checked, prompts)));
+}
+
+/**
+ * The name of a lab a person signs in to that would be called after its address: none to ask
+ * when the lab says its own (and no other lab has it); else asked once, before anything is
+ * stored, starting from the address (Enter or Escape keeps it).
+ */
+async function chosenName(checked: CheckedSignIn, prompts: Prompts): Promise<string | undefined> {
+  if (!checked.nameable || checked.proposedName !== checked.lab.name) {
+    return undefined;
+  }
+  const host = checked.lab.url.host;
+  return prompts.text(
+    vscode.l10n.t('Lab Data: Name the Lab'),
+    checked.ownName !== undefined
+      ? vscode.l10n.t(
+          '{0} calls itself “{1}”, as another of your labs does. What do you call it? (Enter or Escape keeps its address as its name)',
+          host,
+          checked.ownName,
+        )
+      : vscode.l10n.t(
+          '{0} does not say its name. What do you call it? (Enter or Escape keeps its address as its name)',
+          host,
+        ),
+    checked.lab.name,
+    (value) => {
+      switch (checked.nameProblem(value)) {
+        case 'invalid':
+          return vscode.l10n.t('A lab name is 1 to 60 characters without control characters.');
+        case 'taken':
+          return vscode.l10n.t('There is already a lab named {0}.', value.trim());
+        default:
+          return undefined;
+      }
+    },
+  );
 }
 
 /** Says a sign-in happened (a passing note, or a warning when the token may not read reports) and gives its result. */

@@ -36,7 +36,7 @@ export async function statusMenu(
             run:
               signedOut.length === 1
                 ? run(Commands.signIn, {
-                    name: signedOut[0]!.lab.name,
+                    lab: signedOut[0]!.lab.name,
                     baseUrl: signedOut[0]!.lab.url.baseUrl,
                   })
                 : run(Commands.signIn),

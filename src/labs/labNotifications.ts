@@ -29,8 +29,9 @@ export class LabNotifications implements vscode.Disposable {
         .showWarningMessage(rejectedTokenMessage(lab.name, reason), signIn)
         .then((choice) => {
           if (choice === signIn) {
+            // By `lab`: a lab still called after its address is named at this sign-in.
             void vscode.commands.executeCommand(Commands.signIn, {
-              name: lab.name,
+              lab: lab.name,
               baseUrl: lab.url.baseUrl,
             });
           }

@@ -20,6 +20,25 @@ export interface LabEntry {
   readonly [key: string]: unknown;
 }
 
+/** Whether a lab is called after its address (the one-lab shorthand, or a sign-in that had no name for it). */
+export function namedAfterAddress(lab: LabDefinition): boolean {
+  return lab.name === lab.url.host || lab.name.startsWith(`${lab.url.host} (`);
+}
+
+/** The lab a sign-in is for, not written yet ({@link LabRegistry.prepare}). */
+export interface PreparedLab {
+  readonly lab: LabDefinition;
+  /**
+   * Called after its address (a new lab, or a defined one nobody is signed in to, that the caller
+   * did not name): `save(name)` may name it.
+   */
+  readonly addressNamed: boolean;
+  /** Whether `name` is another lab's name (in any case). */
+  nameTaken(name: string): boolean;
+  /** Writes the lab to the user's settings, under `name` when it is `addressNamed` and one is given. */
+  save(name?: string): Promise<LabDefinition>;
+}
+
 /**
  * Every lab the user defined, validated, in one place: `labData.labs` plus the `labData.baseUrl`
  * shorthand. Both are application-scoped, and only the user's own (global) values are read, so a
@@ -84,17 +103,34 @@ export class LabRegistry implements vscode.Disposable {
    * `labData.labs` entry. Without a name: the lab with this address, else the `labData.baseUrl`
    * shorthand when it is free or names a lab nobody is signed in to (replaced, as in 0.1.0), else a
    * new entry named after the host, so a signed-in lab is never lost.
+   *
+   * `addressNamed` says the lab is (or would be added) called after its address (a new name the
+   * caller gives is kept); `save(name)` then writes it under `name` instead, from the start: a new
+   * lab is added under it, a defined one renamed before its token is stored. `nameTaken` says whether a name is another lab's (in any case).
    */
   prepare(
     baseUrlText: string,
     name?: string,
     isSignedIn: (name: string) => boolean = () => false,
-  ): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+  ): PreparedLab {
     const url = parseBaseUrl(baseUrlText);
-    const keep = (lab: LabDefinition): { lab: LabDefinition; save(): Promise<LabDefinition> } => ({
-      lab,
-      save: async () => lab,
-    });
+    const others = (lab: LabDefinition | undefined) => (wanted: string) =>
+      [...this.current.labs, ...this.current.invalid].some(
+        (other) => other !== lab && other.name.toLowerCase() === wanted.trim().toLowerCase(),
+      );
+    // A defined lab someone is signed in to keeps its name: it has a token, a session and an account under it.
+    const keep = (lab: LabDefinition, calledAfterAddress: boolean): PreparedLab => {
+      const addressNamed = calledAfterAddress && !isSignedIn(lab.name);
+      return {
+        lab,
+        addressNamed,
+        nameTaken: others(lab),
+        save: async (newName) =>
+          addressNamed && newName !== undefined && newName.trim() !== lab.name
+            ? this.rename(lab, newName)
+            : lab,
+      };
+    };
     if (name !== undefined && name.trim() !== '') {
       const found = this.find(name.trim());
       if (found && isInvalidLab(found)) {
@@ -108,13 +144,13 @@ export class LabRegistry implements vscode.Disposable {
             given: url.baseUrl,
           });
         }
-        return keep(found);
+        return keep(found, namedAfterAddress(found));
       }
-      return this.newEntry({ name: name.trim(), baseUrl: url.baseUrl });
+      return this.newEntry({ name: name.trim(), baseUrl: url.baseUrl }, false);
     }
     const existing = this.current.labs.find((lab) => lab.url.baseUrl === url.baseUrl);
     if (existing) {
-      return keep(existing);
+      return keep(existing, namedAfterAddress(existing));
     }
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const shorthand = config.inspect<string>(Settings.baseUrl)?.globalValue;
@@ -130,19 +166,26 @@ export class LabRegistry implements vscode.Disposable {
       const lab = defaultLabDefinition(url);
       return {
         lab,
-        save: async () => {
-          // A replaced shorthand lab's name goes with it: the new lab is called after its address until it is named.
+        addressNamed: true,
+        // The shorthand lab it replaces gives its name up.
+        nameTaken: others(current),
+        save: async (newName) => {
+          const named = newName?.trim() || undefined;
+          // A replaced shorthand lab's name goes with it: the new lab has its own, or is called after its address.
           this.writing = true;
           try {
-            if (config.inspect<string>(Settings.labName)?.globalValue !== undefined) {
-              await config.update(Settings.labName, undefined, vscode.ConfigurationTarget.Global);
+            if (config.inspect<string>(Settings.labName)?.globalValue !== named) {
+              await config.update(Settings.labName, named, vscode.ConfigurationTarget.Global);
             }
             await config.update(Settings.baseUrl, url.baseUrl, vscode.ConfigurationTarget.Global);
           } finally {
             this.writing = false;
           }
           this.reload();
-          return lab;
+          return (
+            this.current.labs.find((defined) => defined.shorthand) ??
+            defaultLabDefinition(url, named)
+          );
         },
       };
     }
@@ -150,7 +193,7 @@ export class LabRegistry implements vscode.Disposable {
     for (let n = 2; this.find(candidate); n++) {
       candidate = `${url.host} (${n})`;
     }
-    return this.newEntry({ name: candidate, baseUrl: url.baseUrl });
+    return this.newEntry({ name: candidate, baseUrl: url.baseUrl }, true);
   }
 
   /**
@@ -164,7 +207,7 @@ export class LabRegistry implements vscode.Disposable {
     if (taken) {
       throw labError('invalidInput', 'labNameTaken', { name: taken.name });
     }
-    const { lab, save } = this.newEntry({ ...entry, name: entry.name.trim() });
+    const { lab, save } = this.newEntry({ ...entry, name: entry.name.trim() }, false);
     const same = this.current.labs.find(
       (defined) =>
         defined.url.baseUrl === lab.url.baseUrl &&
@@ -221,24 +264,37 @@ export class LabRegistry implements vscode.Disposable {
     return this.current.labs.find((defined) => defined.name === wanted) ?? parsed;
   }
 
-  /** A new `labData.labs` entry, validated now and appended to the user's settings on `save()`. */
-  private newEntry(entry: LabEntry): { lab: LabDefinition; save(): Promise<LabDefinition> } {
+  /**
+   * A new `labData.labs` entry, validated now and appended to the user's settings on `save()`
+   * (under the name `save` is given, when it was called after its address).
+   */
+  private newEntry(entry: LabEntry, addressNamed: boolean): PreparedLab {
     const parsed = parseLabDefinition(entry, this.current.labs.length);
     if (isInvalidLab(parsed)) {
       throw parsed.error;
     }
     return {
       lab: parsed,
-      save: async () => {
+      addressNamed,
+      nameTaken: (wanted) =>
+        [...this.current.labs, ...this.current.invalid].some(
+          (other) => other.name.toLowerCase() === wanted.trim().toLowerCase(),
+        ),
+      save: async (newName) => {
+        const named = addressNamed && newName?.trim() ? { ...entry, name: newName.trim() } : entry;
+        const lab = named === entry ? parsed : parseLabDefinition(named, this.current.labs.length);
+        if (isInvalidLab(lab)) {
+          throw lab.error;
+        }
         const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
         const existing = config.inspect<unknown[]>(Settings.labs)?.globalValue;
         await config.update(
           Settings.labs,
-          [...(Array.isArray(existing) ? existing : []), { ...entry }],
+          [...(Array.isArray(existing) ? existing : []), { ...named }],
           vscode.ConfigurationTarget.Global,
         );
         this.reload();
-        return parsed;
+        return lab;
       },
     };
   }

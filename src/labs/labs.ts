@@ -51,17 +51,28 @@ export interface RejectedToken {
   readonly reason?: string;
 }
 
-export interface SignInOutcome {
+/** A token checked for a sign-in, nothing stored yet ({@link Labs.checkSignIn}). */
+export interface CheckedSignIn {
+  /** The lab as defined, or as it would be added: called after its address when nothing named it. */
   readonly lab: LabDefinition;
   /** The token is valid but may not read reports (403). */
   readonly reportsForbidden: boolean;
   /** The name the lab gives itself in its records (`lab_name`, cleaned), when it sends one. */
   readonly ownName?: string;
+  /** The lab is called after its address and nobody is signed in to it: `complete` may name it. */
+  readonly nameable: boolean;
+  /** Its name when `complete` is given none: its own when it sends one no other lab has, else `lab.name`. */
+  readonly proposedName: string;
+  /** Why `name` cannot be this lab's name: not a lab name at all, or another lab's; else undefined. */
+  nameProblem(name: string): 'invalid' | 'taken' | undefined;
+  /** Writes the lab (under `name`, else `proposedName`, when nameable) and stores its token. */
+  complete(name?: string): Promise<SignInOutcome>;
 }
 
-/** Whether a lab is called after its address (the one-lab shorthand, or a sign-in that had no name for it). */
-export function namedAfterAddress(lab: LabDefinition): boolean {
-  return lab.name === lab.url.host || lab.name.startsWith(`${lab.url.host} (`);
+export interface SignInOutcome {
+  readonly lab: LabDefinition;
+  /** The token is valid but may not read reports (403). */
+  readonly reportsForbidden: boolean;
 }
 
 /**
@@ -181,45 +192,77 @@ export class Labs implements vscode.Disposable {
     tokenText: string,
     name: string | undefined,
     signal?: AbortSignal,
+    options: { readonly keepName?: boolean } = {},
   ): Promise<SignInOutcome> {
-    const { lab, save } = this.registry.prepare(
+    const checked = await this.checkSignIn(baseUrl, tokenText, name, signal, options);
+    // Closed while the check ran: nothing is stored.
+    signal?.throwIfAborted();
+    return checked.complete();
+  }
+
+  /**
+   * Checks a token for the lab a sign-in is for ({@link LabRegistry.prepare}) with one cheap
+   * request and stores nothing: {@link CheckedSignIn.complete} does, under the lab's name. A lab
+   * that would be called after its address (nobody signed in to it, and no name given with
+   * `keepName`) is named before anything is written, so it never exists under its address with a
+   * token, a session or an account: by the name it gives itself when no other lab has it, else by
+   * the one `complete` is given.
+   */
+  async checkSignIn(
+    baseUrl: string,
+    tokenText: string,
+    name: string | undefined,
+    signal?: AbortSignal,
+    options: { readonly keepName?: boolean } = {},
+  ): Promise<CheckedSignIn> {
+    const prepared = this.registry.prepare(
       baseUrl,
       name,
       (labName) => this.connections.get(labName)?.signedIn === true,
     );
+    const { lab } = prepared;
     const token = tokenText.trim();
     const { reportsForbidden, ownName } = await this.check(lab, token, signal);
-    // Closed while the check ran: nothing is stored.
-    signal?.throwIfAborted();
-    const saved = await save();
-    await this.tokens.store(saved, token);
-    await this.refresh();
-    return { lab: saved, reportsForbidden, ...(ownName ? { ownName } : {}) };
-  }
-
-  /**
-   * Renames a lab called after its address (see {@link LabRegistry.rename}); its sign-in moves
-   * with it: the token is stored under the new name before the settings name it, and the old
-   * name's secret is deleted after.
-   */
-  async rename(name: string, newName: string): Promise<LabDefinition> {
-    const connection = this.require(name);
-    const old = connection.lab;
-    const target = parseLabDefinition({ name: newName.trim(), baseUrl: old.url.baseUrl }, 0);
-    if (isInvalidLab(target)) {
-      throw target.error;
-    }
-    const token = await this.tokens.get(old);
-    if (token) {
-      await this.tokens.store({ ...old, name: target.name }, token);
-    }
-    const renamed = await this.registry.rename(old, target.name);
-    if (token) {
-      await this.tokens.delete(old);
-    }
-    await this.refresh();
-    this.log.info('Session', `${old.name} (${old.url.origin}) is now called ${renamed.name}.`);
-    return renamed;
+    const nameable = prepared.addressNamed && options.keepName !== true;
+    const nameProblem = (value: string): 'invalid' | 'taken' | undefined =>
+      labNameProblem(value) !== undefined
+        ? 'invalid'
+        : value.trim() !== lab.name && prepared.nameTaken(value)
+          ? 'taken'
+          : undefined;
+    const proposedName =
+      nameable && ownName !== undefined && nameProblem(ownName) === undefined ? ownName : lab.name;
+    return {
+      lab,
+      reportsForbidden,
+      ...(ownName ? { ownName } : {}),
+      nameable,
+      proposedName,
+      nameProblem,
+      complete: async (chosen) => {
+        const wanted = nameable ? chosen?.trim() || proposedName : lab.name;
+        const problem = nameProblem(wanted);
+        if (problem === 'taken') {
+          throw labError('invalidInput', 'labNameTaken', { name: wanted });
+        }
+        if (problem === 'invalid') {
+          throw labError('invalidInput', 'labInvalid', {
+            name: wanted.slice(0, 60),
+            problems: '"name" must be 1 to 60 characters without control characters',
+          });
+        }
+        const saved = await prepared.save(wanted === lab.name ? undefined : wanted);
+        await this.tokens.store(saved, token);
+        await this.refresh();
+        if (saved.name !== lab.name) {
+          this.log.info(
+            'Session',
+            `${lab.url.origin} is called ${saved.name}, the name it was given at sign-in.`,
+          );
+        }
+        return { lab: saved, reportsForbidden };
+      },
+    };
   }
 
   /**

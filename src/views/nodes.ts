@@ -132,7 +132,8 @@ export class LabRowNode extends LabNode {
           {
             command: Commands.signIn,
             title: vscode.l10n.t('Sign In'),
-            arguments: [{ name: lab.name, baseUrl: lab.url.baseUrl }],
+            // By `lab`, not `name`: a lab called after its address is named at this sign-in.
+            arguments: [{ lab: lab.name, baseUrl: lab.url.baseUrl }],
           },
         ),
       ];

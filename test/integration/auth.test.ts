@@ -9,6 +9,7 @@ import {
   activateExtension,
   eventually,
   labDataLogFiles,
+  ownNameOf,
   signIn,
   signInOnly,
   signOutOfAll,
@@ -33,17 +34,18 @@ describe('sign-in, the token and SecretStorage', () => {
     await signOutOfAll(api);
     await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
     await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
     await fs.rm(path.join(workspaceFolder(), '.vscode'), { recursive: true, force: true });
     await lab.stop();
     await other.stop();
   });
 
-  it('signs in with { baseUrl, token } without asking anything, checking the token with one request', async () => {
+  it('signs in with { baseUrl, token } without asking anything, checking the token with one request; the lab is called by the name it gives itself', async () => {
     const api = await activateExtension();
     lab.takeRequests();
     const result = await signIn(`${lab.baseUrl}/api/v1/`, LEAK_CHECK_TOKEN);
     assert.deepEqual(result, {
-      name: new URL(lab.baseUrl).host,
+      name: ownNameOf(lab),
       baseUrl: lab.baseUrl,
       host: new URL(lab.baseUrl).host,
     });
@@ -56,6 +58,12 @@ describe('sign-in, the token and SecretStorage', () => {
     assert.equal(
       vscode.workspace.getConfiguration('labData').inspect('baseUrl')?.globalValue,
       lab.baseUrl,
+    );
+    // Still the one-lab shorthand, under its own name from the start.
+    assert.equal(config().inspect('labName')?.globalValue, ownNameOf(lab));
+    assert.deepEqual(
+      state.labs.map((each) => [each.name, each.signedIn]),
+      [[ownNameOf(lab), true]],
     );
   });
 
@@ -152,6 +160,9 @@ describe('sign-in, the token and SecretStorage', () => {
     const config = (): vscode.WorkspaceConfiguration =>
       vscode.workspace.getConfiguration('labData');
     const otherHost = new URL(other.baseUrl).host;
+    // Both mock labs call themselves alike: the second keeps its address, as no two labs share a name.
+    const ownName = ownNameOf(lab);
+    assert.equal(ownNameOf(other), ownName);
     try {
       assert.deepEqual(await signIn(other.baseUrl, LEAK_CHECK_TOKEN), {
         name: otherHost,
@@ -169,7 +180,7 @@ describe('sign-in, the token and SecretStorage', () => {
       assert.deepEqual(
         (await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]),
         [
-          [new URL(lab.baseUrl).host, true],
+          [ownName, true],
           [otherHost, true],
         ],
       );
@@ -180,12 +191,15 @@ describe('sign-in, the token and SecretStorage', () => {
       await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
 
       assert.equal(
-        await vscode.commands.executeCommand('labData.signOut', {
-          name: new URL(lab.baseUrl).host,
-        }),
+        await vscode.commands.executeCommand('labData.signOut', { name: ownName }),
         true,
       );
-      await signIn(other.baseUrl, LEAK_CHECK_TOKEN);
+      // The replaced lab gives its name up with its place: the new one takes the name it gives itself.
+      assert.deepEqual(await signIn(other.baseUrl, LEAK_CHECK_TOKEN), {
+        name: ownName,
+        baseUrl: other.baseUrl,
+        host: otherHost,
+      });
       assert.equal(
         config().inspect('baseUrl')?.globalValue,
         other.baseUrl,
@@ -193,7 +207,7 @@ describe('sign-in, the token and SecretStorage', () => {
       );
       assert.equal(config().inspect('labs')?.globalValue, undefined, 'and no lab was added');
       assert.equal(
-        await vscode.commands.executeCommand('labData.signOut', { name: otherHost }),
+        await vscode.commands.executeCommand('labData.signOut', { name: ownName }),
         true,
       );
     } finally {
@@ -201,7 +215,7 @@ describe('sign-in, the token and SecretStorage', () => {
     }
     assert.deepEqual(
       (await api.getState()).labs.map((entry) => [entry.name, entry.signedIn]),
-      [[new URL(lab.baseUrl).host, true]],
+      [[ownName, true]],
     );
   });
 
@@ -244,7 +258,7 @@ describe('sign-in, the token and SecretStorage', () => {
       revocable.revokeToken(token);
       // The next request (the Reports view's list) meets the lab's 401.
       await api.views.reports.getChildren();
-      const name = new URL(revocable.baseUrl).host;
+      const name = ownNameOf(revocable);
       await eventually(() =>
         assert.deepEqual(shown, [
           `${name} no longer accepts your access token (the lab says: token revoked). Sign in again to continue.`,

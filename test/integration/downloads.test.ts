@@ -14,6 +14,7 @@ import {
   eventually,
   extensionPackageJson,
   listing,
+  ownNameOf,
   workspaceFolder,
   signedInLab,
   type SignedInLab,
@@ -507,7 +508,8 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       >;
     };
     const written = JSON.parse(manifestText) as { version: number; labs: Record<string, Section> };
-    const labName = new URL(lab.baseUrl).host;
+    // The lab signed in by address is called by the name it gives itself: the CLI's variable is LAB_DATA_TOKEN_<that name>.
+    const labName = ownNameOf(lab);
     const origin = new URL(lab.baseUrl).origin;
     assert.equal(written.version, 3);
     assert.deepEqual(
@@ -614,7 +616,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       assert.equal(prompts.confirmAsked.length, 1);
       assert.equal(
         prompts.confirmAsked[0]!.message,
-        `Sync the ${matching.length} reports of ${new URL(lab.baseUrl).host} that match the filter into ${elsewhere}?`,
+        `Sync the ${matching.length} reports of ${ownNameOf(lab)} that match the filter into ${elsewhere}?`,
       );
       assert.match(
         prompts.confirmAsked[0]!.detail,

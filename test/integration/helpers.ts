@@ -50,6 +50,11 @@ export async function startLab(options: MockServerOptions = {}): Promise<MockLab
   return server;
 }
 
+/** The name a mock lab gives itself in its records (`lab_name`): a sign-in by address names the lab so. */
+export function ownNameOf(lab: MockLabServer): string {
+  return lab.data.reports[0]!.lab_name;
+}
+
 export async function signIn(baseUrl: string, token: string, name?: string): Promise<unknown> {
   return vscode.commands.executeCommand(
     'labData.signIn',
@@ -65,6 +70,7 @@ export async function signInOnly(baseUrl: string, token: string): Promise<unknow
   const config = vscode.workspace.getConfiguration('labData');
   await config.update('labs', undefined, vscode.ConfigurationTarget.Global);
   await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  await config.update('labName', undefined, vscode.ConfigurationTarget.Global);
   return signIn(baseUrl, token);
 }
 
@@ -72,7 +78,10 @@ export async function signInOnly(baseUrl: string, token: string): Promise<unknow
 export interface SignedInLab {
   readonly api: LabDataExtensionApi;
   readonly lab: MockLabServer;
-  /** The lab's name as the extension shows it (its host, as the one-lab shorthand names it). */
+  /**
+   * The lab's name as the extension shows it: the one it gives itself (`lab_name`, the mock lab's
+   * "Meridian Analytical Laboratories"), else its host, as the one-lab shorthand names it.
+   */
   readonly name: string;
   /**
    * Signs out, puts `labData.labs` and `labData.baseUrl` back as they were before, stops the lab.
@@ -97,6 +106,7 @@ export async function signedInLab(
   const before = {
     labs: config().inspect('labs')?.globalValue,
     baseUrl: config().inspect('baseUrl')?.globalValue,
+    labName: config().inspect('labName')?.globalValue,
   };
   const lab = given ?? (await startLab(serverOptions));
   await signInOnly(lab.baseUrl, token);
@@ -116,6 +126,7 @@ export async function signedInLab(
           .then(undefined, () => false);
         await config().update('labs', before.labs, vscode.ConfigurationTarget.Global);
         await config().update('baseUrl', before.baseUrl, vscode.ConfigurationTarget.Global);
+        await config().update('labName', before.labName, vscode.ConfigurationTarget.Global);
       }
       await lab.stop();
     },

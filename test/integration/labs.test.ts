@@ -11,6 +11,7 @@ import {
   labDataLogFiles,
   activateExtension,
   eventually,
+  ownNameOf,
   rows,
   signIn,
   signInOnly,
@@ -830,6 +831,217 @@ describe('adding a lab without editing JSON, and several labs in one view', () =
 });
 
 describe('naming the lab one is signed in to', () => {
+  /** Puts the settings back as a fresh window has them: no lab. */
+  async function noLabs(): Promise<void> {
+    await config().update('labs', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('labName', undefined, vscode.ConfigurationTarget.Global);
+    await config().update('baseUrl', undefined, vscode.ConfigurationTarget.Global);
+  }
+
+  /** Each change of the Accounts menu's sessions, as account names: `+name` added, `-name` removed. */
+  function watchAccounts(api: LabDataExtensionApi): { changes: string[]; dispose(): void } {
+    const changes: string[] = [];
+    const subscription = api.accounts.onDidChangeSessions((event) =>
+      changes.push(
+        ...(event.removed ?? []).map((session) => `-${session.account.label}`),
+        ...(event.added ?? []).map((session) => `+${session.account.label}`),
+      ),
+    );
+    return { changes, dispose: () => subscription.dispose() };
+  }
+
+  it('labData.signIn with { baseUrl, token } and no name: the lab is created under the name it gives itself, and its account has that name from the start; Sign Out in the Accounts menu signs out of it', async () => {
+    const api = await activateExtension();
+    const lab = await startLab({ reports: 8, samples: 4 });
+    const ownName = ownNameOf(lab);
+    const host = new URL(lab.baseUrl).host;
+    const accounts = watchAccounts(api);
+    try {
+      await noLabs();
+      assert.deepEqual(await signIn(lab.baseUrl, 'demo-full-access'), {
+        name: ownName,
+        baseUrl: lab.baseUrl,
+        host,
+      });
+      assert.deepEqual(
+        (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+        [[ownName, true]],
+      );
+      // Still the one-lab shorthand (a sign-in elsewhere replaces it, as before), with its name.
+      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl);
+      assert.equal(config().inspect('labName')?.globalValue, ownName);
+      assert.equal(config().inspect('labs')?.globalValue, undefined);
+      // Never an account under its address that a rename would leave behind in the Accounts menu.
+      await eventually(() => assert.deepEqual(accounts.changes, [`+${ownName}`]));
+      await eventually(async () =>
+        assert.deepEqual(
+          (await vscode.authentication.getAccounts('labData')).map((account) => account.label),
+          [ownName],
+        ),
+      );
+      const sessions = await api.accounts.getSessions(undefined, {});
+      assert.deepEqual(
+        sessions.map((session) => session.account.label),
+        [ownName],
+      );
+      // What the Accounts menu's Sign Out does: the provider removes the session, and the lab's token goes.
+      await api.accounts.removeSession(sessions[0]!.id);
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[ownName, false]],
+        ),
+      );
+      assert.deepEqual(accounts.changes, [`+${ownName}`, `-${ownName}`]);
+      await eventually(async () =>
+        assert.deepEqual(await vscode.authentication.getAccounts('labData'), []),
+      );
+      assert.equal(
+        await vscode.commands.executeCommand('labData.signOut', { name: ownName }),
+        false,
+        'nothing left to sign out of',
+      );
+    } finally {
+      accounts.dispose();
+      await vscode.commands.executeCommand('labData.signOut', { name: ownName });
+      await noLabs();
+      await lab.stop();
+    }
+  });
+
+  it('the one-lab shorthand labData.baseUrl, called after its address until signed in to, takes the name the lab gives itself at sign-in (a person signing in to it is asked nothing more)', async () => {
+    const api = await activateExtension();
+    const prompts = new FakePrompts();
+    const restorePrompts = api.setPrompts(prompts);
+    const lab = await startLab({ reports: 8, samples: 4 });
+    const ownName = ownNameOf(lab);
+    const host = new URL(lab.baseUrl).host;
+    const accounts = watchAccounts(api);
+    try {
+      await noLabs();
+      await config().update('baseUrl', lab.baseUrl, vscode.ConfigurationTarget.Global);
+      await eventually(async () =>
+        assert.deepEqual(
+          (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+          [[host, false]],
+        ),
+      );
+      // Signed in to by its name, as its "Sign in to …" row does: the token typed in the box.
+      prompts.tokenAnswers = ['demo-full-access'];
+      const result = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
+        lab: host,
+      });
+      assert.equal(result.name, ownName);
+      assert.equal(prompts.textAsked.length, 0, 'nothing asked: the lab said its name');
+      assert.deepEqual(
+        (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+        [[ownName, true]],
+      );
+      assert.equal(config().inspect('baseUrl')?.globalValue, lab.baseUrl);
+      assert.equal(config().inspect('labName')?.globalValue, ownName);
+      await eventually(() => assert.deepEqual(accounts.changes, [`+${ownName}`]));
+      lab.takeRequests();
+      await vscode.commands.executeCommand('labData.refresh');
+      assert.ok(
+        (await rows(api, 'reports')).some((row) =>
+          row.item.contextValue?.startsWith('labData.report'),
+        ),
+        'signed in under its name',
+      );
+      assert.ok(lab.takeRequests().every((request) => request.status === 200));
+    } finally {
+      accounts.dispose();
+      restorePrompts();
+      for (const name of [ownName, host]) {
+        await vscode.commands.executeCommand('labData.signOut', { name });
+      }
+      await noLabs();
+      await lab.stop();
+    }
+  });
+
+  it('a lab that sends no name: a person signing in by address is asked once (its address offered), automation keeps the address and asks nothing; a name another lab has is not taken', async () => {
+    const api = await activateExtension();
+    const prompts = new FakePrompts();
+    const restorePrompts = api.setPrompts(prompts);
+    const named = await startLab({ reports: 8, samples: 4 });
+    // This token may not read reports (403), so the lab says no name.
+    const silent = await startLab({ reports: 4, samples: 2, seed: 3 });
+    const third = await startLab({ reports: 4, samples: 2, seed: 4 });
+    const ownName = ownNameOf(named);
+    const silentHost = new URL(silent.baseUrl).host;
+    const thirdHost = new URL(third.baseUrl).host;
+    const accounts = watchAccounts(api);
+    try {
+      await noLabs();
+      assert.equal(
+        ((await signIn(named.baseUrl, 'demo-full-access')) as { name: string }).name,
+        ownName,
+      );
+      // A person: the address, then the token typed in the box (the palette's Sign In).
+      prompts.tokenAnswers = ['demo-no-reports'];
+      prompts.textAnswers = ['Coastal water lab'];
+      const asked = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
+        baseUrl: silent.baseUrl,
+      });
+      assert.equal(asked.name, 'Coastal water lab');
+      assert.equal(prompts.textAsked.length, 1, 'asked once');
+      assert.match(prompts.textAsked[0]!.title, /Name the Lab/);
+      assert.equal(prompts.textAsked[0]!.value, silentHost, 'its address offered');
+      assert.equal(
+        prompts.textAsked[0]!.validate(ownName.toUpperCase()),
+        `There is already a lab named ${ownName.toUpperCase()}.`,
+      );
+      assert.equal(prompts.textAsked[0]!.validate(silentHost), undefined);
+      assert.deepEqual(
+        (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
+        [
+          [ownName, true],
+          ['Coastal water lab', true],
+        ],
+      );
+      assert.deepEqual(config().inspect('labs')?.globalValue, [
+        { name: 'Coastal water lab', baseUrl: silent.baseUrl },
+      ]);
+      await eventually(() =>
+        assert.deepEqual(accounts.changes, [`+${ownName}`, '+Coastal water lab']),
+      );
+      // Automation (a token given) never waits on a question: the address it is.
+      prompts.textAsked.length = 0;
+      assert.deepEqual(await signIn(third.baseUrl, 'demo-no-reports'), {
+        name: thirdHost,
+        baseUrl: third.baseUrl,
+        host: thirdHost,
+      });
+      assert.equal(prompts.textAsked.length, 0);
+      await vscode.commands.executeCommand('labData.signOut', { name: thirdHost });
+      await config().update(
+        'labs',
+        [{ name: 'Coastal water lab', baseUrl: silent.baseUrl }],
+        vscode.ConfigurationTarget.Global,
+      );
+      // A person who keeps the address (Escape, or Enter on it): the lab is called after its address.
+      prompts.tokenAnswers = ['demo-no-reports'];
+      prompts.textAnswers = [undefined];
+      const kept = await vscode.commands.executeCommand<{ name: string }>('labData.signIn', {
+        baseUrl: third.baseUrl,
+      });
+      assert.equal(kept.name, thirdHost);
+      assert.equal(prompts.textAsked.length, 1);
+      assert.ok(
+        (await api.getState()).labs.some((each) => each.name === thirdHost && each.signedIn),
+      );
+    } finally {
+      accounts.dispose();
+      restorePrompts();
+      for (const name of [ownName, 'Coastal water lab', thirdHost]) {
+        await vscode.commands.executeCommand('labData.signOut', { name });
+      }
+      await noLabs();
+      await Promise.all([named.stop(), silent.stop(), third.stop()]);
+    }
+  });
+
   it('the demo’s lab is called by the name it gives itself, not its address', async () => {
     const api = await activateExtension();
     const lab = await startLab({ reports: 8, samples: 4 });
@@ -871,7 +1083,7 @@ describe('naming the lab one is signed in to', () => {
       await eventually(async () =>
         assert.deepEqual(
           (await api.getState()).labs.map((each) => [each.name, each.signedIn]),
-          [[new URL(lab.baseUrl).host, true]],
+          [[ownNameOf(lab), true]],
         ),
       );
       await config().update(

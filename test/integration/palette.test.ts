@@ -298,7 +298,10 @@ describe('command palette queries', () => {
     assert.match(text, new RegExp(`^Request ID: ${failure.requestId}$`, 'm'));
     assert.match(
       text,
-      new RegExp(`^Tenant: ${new URL(lab.baseUrl).host.replace(/\./g, '\\.')}$`, 'm'),
+      new RegExp(
+        `^Tenant: ${signedIn.name} \\(${new URL(lab.baseUrl).host.replace(/\./g, '\\.')}\\)$`,
+        'm',
+      ),
     );
     // The VS Code it runs in, whichever test host that is (1.100.3 at the floor, 1.139.1 the newest).
     assert.match(

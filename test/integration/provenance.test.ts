@@ -78,7 +78,7 @@ describe('report ids in code, deep links, verified provenance and list export', 
     signedIn = await signedInLab();
     ({ api, lab } = signedIn);
     restorePrompts = api.setPrompts(prompts);
-    labName = new URL(lab.baseUrl).host;
+    labName = signedIn.name;
     // Loading the views teaches the extension what this lab's ids look like.
     await api.views.reports.getChildren(undefined);
     await api.views.samples.getChildren(undefined);

@@ -68,7 +68,8 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
   let page: Page;
   let lab: MockLabServer;
   let baseUrl: string;
-  let host: string;
+  /** The lab's name: the one it gives itself, as it was signed in to by its address. */
+  let labName: string;
   let reports: MockReport[];
   const folder = `ui-reports-${process.pid}`;
 
@@ -94,7 +95,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       tokens: { [OLD_TOKEN]: { label: 'expired', state: 'expired' } },
     });
     baseUrl = await lab.start();
-    host = new URL(baseUrl).host;
+    labName = lab.reportsFor(TOKEN)[0]!.lab_name;
     reports = lab.reportsFor(TOKEN);
     await workspaceSettings(uiContext.workspace, { 'labData.downloadFolder': folder });
     if (page.url() !== uiContext.workbenchUrl) {
@@ -309,7 +310,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     assert.match(
       reason,
       new RegExp(
-        `The lab rejected this token \\(token expired\\)\\. You are still signed in to ${host.replace(/\./g, '\\.')} with your previous token\\.`,
+        `The lab rejected this token \\(token expired\\)\\. You are still signed in to ${labName} with your previous token\\.`,
       ),
     );
     // Still the token step of this address: nothing to retype but the token.
@@ -716,7 +717,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       'labData.fileNameTemplate': '${client_id}/${report_type}/${report_id}.pdf',
     });
     await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
-    await quickInput.waitForTitle(page, `Sync Reports of ${host} to Folder…`);
+    await quickInput.waitForTitle(page, `Sync Reports of ${labName} to Folder…`);
     // The download folder is offered (with the folder used last in this workspace, if another, first).
     const downloadRow = quickInput
       .rows(page)
@@ -732,7 +733,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     const question = await dialog(page).innerText();
     const withoutFile = reports.length - downloadable().length;
     assert.ok(
-      question.includes(`Sync ${reports.length} reports of ${host} into ${syncFolder}?`),
+      question.includes(`Sync ${reports.length} reports of ${labName} into ${syncFolder}?`),
       question,
     );
     assert.ok(
@@ -784,7 +785,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     const upToDate = await toast(page, /is up to date/);
     assert.equal(
       upToDate,
-      `${host} is up to date (${downloadable().length} reports in ${syncFolder}).`,
+      `${labName} is up to date (${downloadable().length} reports in ${syncFolder}).`,
     );
     assert.equal(await dialog(page).isVisible(), false, 'a later sync asks nothing');
     await clickToastButton(page, /is up to date/, 'Reveal in Explorer');
@@ -1108,7 +1109,8 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
   it('the status bar says what matters and opens a menu: Sign Out, Refresh, Sync, Show Log', async () => {
     const item = statusItem(page);
     await waitUntil(
-      async () => (await item.innerText()).includes(host),
+      // The status bar says where the lab is: its address.
+      async () => (await item.innerText()).includes(new URL(baseUrl).host),
       'the lab in the status bar',
     );
     // Two answers of 429 in a row (Refresh's request and its retry), so the limit lasts long enough

@@ -1,8 +1,54 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { MockLabServer } from '../mock/server';
+import type { Page } from 'playwright-core';
 import { signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
+import { quickInput } from './workbench';
+
+/** Opens VS Code's Accounts menu and gives the Lab Data accounts it lists ("<lab name> (Lab Data)"). */
+async function labDataAccounts(page: Page): Promise<string[]> {
+  await page
+    .locator(
+      '.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]',
+    )
+    .first()
+    .click();
+  await page
+    .locator('.monaco-menu .action-label', { hasText: '(Lab Data)' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
+  return (await page.locator('.monaco-menu .action-label').allInnerTexts())
+    .map((label) => label.trim())
+    .filter((label) => label.endsWith('(Lab Data)'));
+}
+
+/** In the open Accounts menu, Sign Out of `account` (confirmed when VS Code asks): the Reports view falls back to its welcome. */
+async function signOutInAccountsMenu(page: Page, account: string): Promise<void> {
+  await page.locator('.monaco-menu .action-label', { hasText: account }).first().hover();
+  await page
+    .locator('.monaco-menu .action-label', { hasText: 'Sign Out' })
+    .first()
+    .hover({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  const confirm = page
+    .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
+    .first();
+  if (
+    await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    await confirm.click();
+  }
+  await page
+    .locator('.welcome-view-content', { hasText: 'You are signed out of your lab' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
+  // Off the activity bar, so no hover of the Accounts item is left over the views.
+  await page.mouse.move(700, 600);
+}
 
 describe('what a person sees', () => {
   it('the "Lab Data" activity-bar item opens the container, whose welcome view offers "Sign In" when signed out', async () => {
@@ -63,42 +109,42 @@ describe('what a person sees', () => {
       await page.screenshot({ path: file });
       console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
 
-      // The Accounts menu lists the lab, where it can be signed out.
-      await page
-        .locator(
-          '.activitybar .action-item a[aria-label^="Accounts"], .activitybar .action-item[aria-label^="Accounts"]',
-        )
-        .first()
-        .click();
-      const account = page
-        .locator('.monaco-menu .action-label', { hasText: `${new URL(baseUrl).host} (Lab Data)` })
-        .first();
-      await account.waitFor({ state: 'visible', timeout: 15_000 });
+      // The Accounts menu lists the lab by the name it gives itself (signed in by its address),
+      // never under its address, and signs out there.
+      const ownName = lab.reportsFor('demo-full-access')[0]!.lab_name;
+      assert.deepEqual(
+        await labDataAccounts(page),
+        [`${ownName} (Lab Data)`],
+        'one account, under the lab’s own name',
+      );
       await page.screenshot({ path: path.join(screenshotsDir, 'accounts-menu.png') });
+      await signOutInAccountsMenu(page, `${ownName} (Lab Data)`);
+      await page.screenshot({ path: path.join(screenshotsDir, 'accounts-signed-out.png') });
+    } finally {
+      await lab.stop();
+    }
+  });
 
-      // Signing out there forgets the token: the Reports view falls back to its welcome.
-      await account.hover();
-      await page
-        .locator('.monaco-menu .action-label', { hasText: 'Sign Out' })
-        .first()
-        .hover({ timeout: 15_000 });
+  it('a lab that does not say its name is named once as a person signs in, its address offered; its account has that name, and Sign Out there works', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const lab = new MockLabServer();
+    const baseUrl = await lab.start();
+    const host = new URL(baseUrl).host;
+    try {
+      // This token may not read reports (403): the lab sends no record, so no name.
+      await signInFromPalette(page, baseUrl, 'demo-no-reports');
+      await quickInput.waitForTitle(page, 'Name the Lab');
+      assert.equal(await quickInput.box(page).inputValue(), host, 'its address offered');
+      await page.screenshot({ path: path.join(screenshotsDir, 'sign-in-name-the-lab.png') });
+      await quickInput.box(page).fill('Coastal water lab');
       await page.keyboard.press('Enter');
-      const confirm = page
-        .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
-        .first();
-      if (
-        await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
-          () => true,
-          () => false,
-        )
-      ) {
-        await confirm.click();
-      }
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
       await page
-        .locator('.welcome-view-content', { hasText: 'You are signed out of your lab' })
+        .locator('.monaco-list-row', { hasText: 'Outside your access scope (403)' })
         .first()
         .waitFor({ state: 'visible', timeout: 30_000 });
-      await page.screenshot({ path: path.join(screenshotsDir, 'accounts-signed-out.png') });
+      assert.deepEqual(await labDataAccounts(page), ['Coastal water lab (Lab Data)']);
+      await signOutInAccountsMenu(page, 'Coastal water lab (Lab Data)');
     } finally {
       await lab.stop();
     }
