@@ -805,7 +805,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     const made = path.join(uiContext.workspace, 'data', `new-reports-${Date.now()}`);
     const typed = path.relative(uiContext.workspace, made).split(path.sep).join('/');
     await runFromPalette(page, 'Lab Data: Sync Reports to Folder…');
-    await quickInput.waitForTitle(page, `Sync Reports of ${host} to Folder…`);
+    await quickInput.waitForTitle(page, `Sync Reports of ${labName} to Folder…`);
     // From the keyboard: the row's name, then Enter.
     await quickInput.box(page).fill('Choose Another Folder');
     await page.keyboard.press('Enter');
@@ -1082,7 +1082,10 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       await clickToolbar(page, 'Reports', 'Refresh');
       const message = await toast(page, /waiting on/, 5_000);
       assert.match(message, /Refreshing/, message);
-      assert.ok(message.includes(host), `it names the lab it waits on: ${message}`);
+      assert.ok(
+        message.includes(new URL(baseUrl).host),
+        `it names the lab it waits on: ${message}`,
+      );
       await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'refresh-waiting.png') });
       await clickToastButton(page, /waiting on/, 'Cancel');
       await waitUntil(
