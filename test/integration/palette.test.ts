@@ -279,13 +279,17 @@ describe('command palette queries', () => {
   });
 
   it('copies a support report of the last failure with every field and no token', async () => {
-    lab.setFaults({ status: { status: 503, times: Infinity } });
+    // Only the search fails: a view's page loaded meanwhile must not become the last failure.
+    lab.setFaults({ status: { status: 503, times: Infinity, query: /client_id=C-1001/ } });
     const failed = await vscode.commands.executeCommand('labData.searchReports', {
       publishedSince: '2025-01-01',
       clientId: 'C-1001',
     });
     assert.equal(failed, undefined);
-    const failure = lab.takeRequests().at(-1)!;
+    const failure = lab
+      .takeRequests()
+      .filter((request) => request.query.client_id === 'C-1001')
+      .at(-1)!;
     lab.setFaults({});
     const text = await vscode.commands.executeCommand<string>('labData.copySupportReport');
     assert.equal(await vscode.env.clipboard.readText(), text);

@@ -8,7 +8,7 @@ type Focus = { document: { activeElement: { tagName: string; blur(): void } | nu
  * Gives keyboard focus back to the workbench. While a webview (a report preview, the overview) holds
  * focus, keys go to its frames and F1 never reaches VS Code; a person would click elsewhere first.
  */
-async function focusWorkbench(page: Page): Promise<void> {
+export async function focusWorkbench(page: Page): Promise<void> {
   for (const frame of page.frames()) {
     await frame
       .evaluate(() => {
