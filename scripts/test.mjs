@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { selectedTestHosts } from './bootstrap.mjs';
+import { packageExtension } from './codeServer.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
@@ -171,17 +172,7 @@ let vsix;
 if (only !== 'unit') {
   vsix = join(scratch, 'lab-data.vsix');
   process.stderr.write('\n[test] packaging the extension once for both hosts (vsce package)\n');
-  const packaged = spawnSync(
-    process.execPath,
-    [
-      join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
-      'package',
-      '--no-dependencies',
-      '--out',
-      vsix,
-    ],
-    { cwd: root, encoding: 'utf8' },
-  );
+  const packaged = packageExtension(vsix);
   writeFileSync(`${vsix}.log`, `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);
   if (packaged.status !== 0) {
     process.stderr.write(`${packaged.stdout ?? ''}${packaged.stderr ?? ''}`);

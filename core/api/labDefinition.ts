@@ -46,6 +46,11 @@ export interface LabDefinition {
   readonly caCertificates?: readonly string[];
 }
 
+/** The lab's name with its address after it ("Harbor (127.0.0.1:8443)"), or the address alone when the lab is named after it. */
+export function nameWithAddress(lab: Pick<LabDefinition, 'name' | 'url'>): string {
+  return lab.name === lab.url.host ? lab.name : `${lab.name} (${lab.url.host})`;
+}
+
 /** A lab entry that cannot be used; it is shown (with `error`) and sends no request. */
 export interface InvalidLab {
   readonly name: string;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { nameWithAddress } from '../../core/api/labDefinition';
 import { buildSupportReport } from '../../core/derived/supportReport';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -19,10 +20,7 @@ export async function copySupportReport(
     );
     return undefined;
   }
-  const tenant =
-    failure.lab.name === failure.lab.url.host
-      ? failure.lab.url.host
-      : `${failure.lab.name} (${failure.lab.url.host})`;
+  const tenant = nameWithAddress(failure.lab);
   const text = log.redact(
     buildSupportReport(failure.error, {
       tenant,

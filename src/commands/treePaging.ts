@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { LabDefinition } from '../../core/api/labDefinition';
+import { nameWithAddress, type LabDefinition } from '../../core/api/labDefinition';
 import { withNotificationProgress } from '../ui/progress';
 import type { RefreshWatch } from '../views/labTreeProvider';
 import type { LoadMoreNode } from '../views/nodes';
@@ -45,7 +45,7 @@ export async function refreshAll(trees: Trees): Promise<void> {
     const say = (): void => {
       const labs = [...waiting.values()]
         .filter(({ lists }) => lists > 0)
-        .map(({ lab }) => (lab.name === lab.url.host ? lab.name : `${lab.name} (${lab.url.host})`));
+        .map(({ lab }) => nameWithAddress(lab));
       if (labs.length > 0) {
         progress.report({ message: vscode.l10n.t('waiting on {0}', labs.join(', ')) });
       }

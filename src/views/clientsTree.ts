@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { RecordRef } from '../ui/commandTargets';
 import { LabApiError } from '../../core/errors/errors';
-import type { Client, Project } from '../../core/api/records';
+import type { Client, Project, Report } from '../../core/api/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
@@ -246,15 +246,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
       ...(await pagedChildren(
         `${node.id}/reports`,
         reports,
-        (report) =>
-          new ReportNode(
-            report,
-            node.id,
-            scope.name,
-            false,
-            shared,
-            this.savedState(scope.name, report.report_id),
-          ),
+        (report) => this.reportRow(scope, report, node.id, shared),
         vscode.l10n.t('No published reports for this client'),
         'reports',
       )),
@@ -276,17 +268,26 @@ export class ClientsTreeProvider extends LabTreeProvider {
     return pagedChildren(
       node.id,
       reports,
-      (report) =>
-        new ReportNode(
-          report,
-          node.id,
-          scope.name,
-          false,
-          shared,
-          this.savedState(scope.name, report.report_id),
-        ),
+      (report) => this.reportRow(scope, report, node.id, shared),
       vscode.l10n.t('No published reports for this project'),
       'reports',
+    );
+  }
+
+  /** A report's row under a client or project, leading with what differs from its neighbours. */
+  private reportRow(
+    scope: LabScope,
+    report: Report,
+    parentId: string,
+    shared: string | undefined,
+  ): ReportNode {
+    return new ReportNode(
+      report,
+      parentId,
+      scope.name,
+      false,
+      shared,
+      this.savedState(scope.name, report.report_id),
     );
   }
 }

@@ -14,6 +14,7 @@ import {
   clickToastButton,
   clickToolbar,
   closeTabs,
+  confirmSignOut,
   expandPane,
   scrollTo,
   scrollToLoadMore,
@@ -1154,17 +1155,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     await quickInput.waitForTitle(page, 'Lab Data');
     await quickInput.box(page).fill('Sign Out');
     await page.keyboard.press('Enter');
-    const confirm = page
-      .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
-      .first();
-    if (
-      await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      await confirm.click();
-    }
+    await confirmSignOut(page);
     await waitUntil(
       async () => /signed out/.test(await item.innerText()),
       'the status bar to say signed out',

@@ -4,7 +4,7 @@ import { MockLabServer } from '../mock/server';
 import type { Page } from 'playwright-core';
 import { signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
-import { quickInput } from './workbench';
+import { confirmSignOut, quickInput } from './workbench';
 
 /** Opens VS Code's Accounts menu and gives the Lab Data accounts it lists ("<lab name> (Lab Data)"). */
 async function labDataAccounts(page: Page): Promise<string[]> {
@@ -31,17 +31,7 @@ async function signOutInAccountsMenu(page: Page, account: string): Promise<void>
     .first()
     .hover({ timeout: 15_000 });
   await page.keyboard.press('Enter');
-  const confirm = page
-    .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
-    .first();
-  if (
-    await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    await confirm.click();
-  }
+  await confirmSignOut(page);
   await page
     .locator('.welcome-view-content', { hasText: 'You are signed out of your lab' })
     .first()

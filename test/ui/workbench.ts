@@ -255,6 +255,21 @@ export async function clearToasts(page: Page): Promise<void> {
   await page.keyboard.press('Escape');
 }
 
+/** Confirms "Sign Out" when VS Code asks (some hosts ask before signing out of an account). */
+export async function confirmSignOut(page: Page): Promise<void> {
+  const confirm = page
+    .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
+    .first();
+  if (
+    await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    await confirm.click();
+  }
+}
+
 /** The Lab Data status bar item. */
 export function statusItem(page: Page): Locator {
   return page.locator('.statusbar-item[id$="labData.connection"]').first();

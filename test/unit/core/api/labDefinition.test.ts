@@ -11,6 +11,7 @@ import {
   DEFAULT_FILTERS,
   isInvalidLab,
   labPaths,
+  nameWithAddress,
   parseLabDefinition,
   parseLabDefinitions,
   type LabDefinition,
@@ -231,5 +232,17 @@ describe('lab definitions', () => {
     assert.ok(isInvalidLab(parsed));
     assert.equal(parsed.error.text?.id, 'labInvalid');
     assert.equal(parsed.error.text?.args.name, 'X');
+  });
+});
+
+describe('nameWithAddress', () => {
+  it('puts the address after a lab’s own name, and says an address-named lab once', () => {
+    const harbor = valid({ name: 'Harbor', baseUrl: 'https://lab.example:8443/api/v1' });
+    assert.equal(nameWithAddress(harbor), 'Harbor (lab.example:8443)');
+    const byAddress = valid({
+      name: 'lab.example:8443',
+      baseUrl: 'https://lab.example:8443/api/v1',
+    });
+    assert.equal(nameWithAddress(byAddress), 'lab.example:8443');
   });
 });
