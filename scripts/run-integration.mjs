@@ -113,6 +113,9 @@ async function runInCodeServer(host) {
     ? 'activates in a real|performance in the extension host'
     : process.env.LABDATA_TEST_GREP;
   const env = {
+    // A lab that never answers is given up on after 10 s here, not 30 s: the tests of such a lab
+    // (sign-in, Add Lab, Check Connection) wait one answer timeout each, in both hosts.
+    LAB_DATA_ANSWER_TIMEOUT: '10',
     LABDATA_TEST_USER_DATA_DIR: dirs.userData,
     LABDATA_TEST_WORKSPACE: dirs.workspace,
     ...(grep ? { LABDATA_TEST_GREP: grep } : {}),

@@ -35,9 +35,25 @@ export type LogSink = (level: LogLevel, message: string) => void;
 /** Connect, headers and body-idle timeouts (the transport's; see {@link TransportTimeouts}). */
 export type HttpTimeouts = TransportTimeouts;
 
+/** How long a lab may take to answer a request when nothing says otherwise. */
+const STANDARD_ANSWER_TIMEOUT_MS = 30_000;
+
+/**
+ * The answer timeout: 30 s, or the seconds in `LAB_DATA_ANSWER_TIMEOUT` (1 to 3600) for a lab known
+ * to be slow, or a test of a lab that never answers. Read from the environment of the process (the
+ * tool's, or the one VS Code runs its extensions in); anything else there is ignored.
+ */
+export function answerTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.LAB_DATA_ANSWER_TIMEOUT?.trim();
+  const seconds = text ? Number(text) : NaN;
+  return Number.isFinite(seconds) && seconds >= 1 && seconds <= 3600
+    ? Math.round(seconds * 1000)
+    : STANDARD_ANSWER_TIMEOUT_MS;
+}
+
 export const DEFAULT_TIMEOUTS: HttpTimeouts = {
   connectMs: 10_000,
-  headersMs: 30_000,
+  headersMs: answerTimeoutMs(),
   bodyIdleMs: 60_000,
 };
 export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;

@@ -3,6 +3,7 @@ import { toAbortSignal } from '../cancellation';
 import { CONNECTION_REPORT_LANGUAGE } from '../constants';
 import { defaultLabDefinition, type LabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
 import {
   checkConnection as runCheck,
   type CheckStepKind,
@@ -45,7 +46,11 @@ function waitingOn(kind: CheckStepKind, name: string): string {
     case 'tls':
       return vscode.l10n.t('{0}: checking its certificate…', name);
     case 'request':
-      return vscode.l10n.t('{0}: waiting for an answer (up to 30 s)…', name);
+      return vscode.l10n.t(
+        '{0}: waiting for an answer (up to {1} s)…',
+        name,
+        DEFAULT_TIMEOUTS.headersMs / 1000,
+      );
   }
 }
 

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { isInside } from '../../core/files/safeWriter';
 import { displayFormat } from './displayLocale';
 import { phrase } from './phrase';
+import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
 
@@ -576,7 +577,11 @@ export class VsCodePrompts implements Prompts {
         }
         box.busy = true;
         box.enabled = false;
-        box.prompt = vscode.l10n.t('{0} (at most 30 s; Escape stops)', text.checking);
+        box.prompt = vscode.l10n.t(
+          '{0} (at most {1} s; Escape stops)',
+          text.checking,
+          DEFAULT_TIMEOUTS.headersMs / 1000,
+        );
         try {
           const result = await attempt(token, stop.signal);
           finish(() => resolve(result));

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
-import { FakePrompts, signedInLab, type SignedInLab } from './helpers';
+import { eventually, FakePrompts, signedInLab, type SignedInLab } from './helpers';
 
 async function children(
   api: LabDataExtensionApi,
@@ -104,10 +104,12 @@ describe('metadata as JSON documents', () => {
     report.title = `${original} (corrected)`;
     try {
       await vscode.commands.executeCommand('labData.openReportMetadata', report.report_id);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(
-        ((await openedJson(uri)).json as { title: string }).title,
-        `${original} (corrected)`,
+      // The open document takes the new text through its content provider's change event.
+      await eventually(async () =>
+        assert.equal(
+          ((await openedJson(uri)).json as { title: string }).title,
+          `${original} (corrected)`,
+        ),
       );
     } finally {
       report.title = original;

@@ -2,13 +2,36 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 
 /** What the page's script sees; the test compiles without the DOM library, hence the small shape. */
-type Focus = { document: { activeElement: { tagName: string; blur(): void } | null } };
+type Focus = {
+  document: {
+    activeElement: { tagName: string; className?: unknown; blur(): void } | null;
+    hasFocus(): boolean;
+  };
+};
+
+/** Where the focus is, frame by frame: what a failed key press is explained by. */
+export async function focusedElements(page: Page): Promise<string> {
+  const seen: string[] = [];
+  for (const frame of page.frames()) {
+    const focus = await frame
+      .evaluate(() => {
+        const { document } = globalThis as unknown as Focus;
+        const active = document.activeElement;
+        return `${document.hasFocus() ? 'focused' : 'unfocused'} ${active ? `${active.tagName}.${String(active.className)}` : 'none'}`;
+      })
+      .catch(() => 'gone');
+    seen.push(`${frame.url().slice(0, 60)}: ${focus}`);
+  }
+  return seen.join('; ');
+}
 
 /**
  * Gives keyboard focus back to the workbench. While a webview (a report preview, the overview) holds
  * focus, keys go to its frames and F1 never reaches VS Code; a person would click elsewhere first.
  */
 export async function focusWorkbench(page: Page): Promise<void> {
+  // The page itself first: another page of the browser (a second workbench) may have had it.
+  await page.bringToFront();
   for (const frame of page.frames()) {
     await frame
       .evaluate(() => {

@@ -296,6 +296,8 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       throw error;
     } finally {
       await page.close().catch(() => undefined);
+      // The suite's own page takes the focus back, as the window a person returns to.
+      await uiContext.page.bringToFront().catch(() => undefined);
       await server.stop();
       await lab.stop();
       removePseudoBundles(root);

@@ -25,6 +25,7 @@ import {
   pane,
   quickInput,
   row,
+  rowSays,
   showLabData,
   statusItem,
   toast,
@@ -227,6 +228,9 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     const first = await sha(file);
     const { mtimeMs } = await fs.stat(file);
     await clearToasts(page);
+    // The row is drawn again once it knows the file is saved: clicked before, a click can land on the
+    // row as it is replaced (a preview) instead of on its action.
+    await rowSays(target, /, saved/);
 
     await clickRowAction(target, 'Save Report PDF');
     const again = await toast(page, /is up to date in/);
@@ -237,6 +241,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
 
     await fs.appendFile(file, '\n% an analyst annotated this copy\n');
     const changed = await sha(file);
+    await rowSays(target, /changed since it was saved/);
     await clickRowAction(target, 'Save Report PDF');
     await dialog(page).waitFor({ state: 'visible', timeout: 15_000 });
     const buttons = await dialogButtons(page);
@@ -1081,7 +1086,8 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     lab.setFaults({ hangHeaders: { times: Infinity } });
     try {
       await clickToolbar(page, 'Reports', 'Refresh');
-      const message = await toast(page, /waiting on/, 5_000);
+      // Shown 0.4 s after the click (PROGRESS_DELAY_MS); a busy machine may draw it later.
+      const message = await toast(page, /waiting on/, 20_000);
       assert.match(message, /Refreshing/, message);
       assert.ok(
         message.includes(new URL(baseUrl).host),

@@ -151,6 +151,19 @@ export function row(page: Page, label: string): Locator {
   return page.locator(`.monaco-list-row[aria-label^="${label}"]`).first();
 }
 
+/** Waits until a row's accessible label says `text` (a row is drawn again when what it says changes). */
+export async function rowSays(target: Locator, text: RegExp, timeoutMs = 30_000): Promise<string> {
+  return waitUntil(
+    async () => {
+      const label =
+        (await target.getAttribute('aria-label', { timeout: 1_000 }).catch(() => null)) ?? '';
+      return text.test(label) ? label : undefined;
+    },
+    `a row whose label says ${text}`,
+    timeoutMs,
+  );
+}
+
 /** Clicks an inline action of a row, hovering the row first. */
 export async function clickRowAction(target: Locator, label: string): Promise<void> {
   await target.hover();
