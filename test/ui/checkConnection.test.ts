@@ -30,10 +30,8 @@ describe('waiting on a lab that never answers', function () {
   });
 
   afterEach(async function () {
+    // After a failure (runUi takes its screenshot): the token box closed.
     if (this.currentTest?.state === 'failed') {
-      const file = path.join(uiContext.screenshotsDir, 'failed-never-answers.png');
-      await uiContext.page.screenshot({ path: file }).catch(() => undefined);
-      console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
       await uiContext.page.keyboard.press('Escape').catch(() => undefined);
     }
   });

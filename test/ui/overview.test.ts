@@ -303,7 +303,7 @@ describe('the lab overview, as a person sees it', () => {
     // The keyboard only from here: the command palette, then Tab through the panel.
     // F1 right after closing the editors can land before the workbench has taken the focus back
     // (seen once in a full run): pressed again, still from the keyboard, until the palette shows.
-    const palette = page.locator('.quick-input-widget .quick-input-box input');
+    const palette = page.locator('.quick-input-widget .quick-input-box input').first();
     for (let tries = 1; ; tries++) {
       if (tries > 1) {
         // The focus went back into a frame (a webview going away can take it): given back again.
@@ -321,7 +321,15 @@ describe('the lab overview, as a person sees it', () => {
       }
       assert.ok(
         tries < 4,
-        `F1 opens the command palette (the focus: ${await focusedElements(page)})`,
+        `F1 opens the command palette (the focus: ${await focusedElements(page)}; quick inputs: ${JSON.stringify(
+          await page
+            .locator('.quick-input-widget')
+            .evaluateAll((widgets) =>
+              widgets.map(
+                (widget) => (widget as unknown as { style: { display: string } }).style.display,
+              ),
+            ),
+        )})`,
       );
     }
     await page.keyboard.type('Lab Data: Show Overview');

@@ -113,13 +113,8 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
   });
 
   afterEach(async function () {
+    // After a failure (runUi takes its screenshot): whatever it left open closed.
     if (this.currentTest?.state === 'failed') {
-      const file = path.join(
-        uiContext.screenshotsDir,
-        `failed-${this.currentTest.title.slice(0, 12).replace(/[^a-z0-9]+/gi, '-')}.png`,
-      );
-      await page.screenshot({ path: file }).catch(() => undefined);
-      console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
       await page.keyboard.press('Escape').catch(() => undefined);
     }
   });
@@ -832,6 +827,50 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     await dialog(page).locator('.monaco-button', { hasText: 'Cancel' }).first().click();
     await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
     await fs.rm(made, { recursive: true, force: true });
+  });
+
+  it('Sync from the view’s “More Actions” menu: no tooltip covers the folder picker, whose rows all stay readable', async () => {
+    await scrollToTop(page, 'Reports');
+    await clickMoreAction(page, 'Reports', 'Sync Reports to Folder');
+    await quickInput.waitForTitle(page, `Sync Reports of ${labName} to Folder…`);
+    // The pointer rests where the menu was, over the view's rows; a hover shows after its delay.
+    await page.waitForTimeout(2_500);
+    const another = quickInput.rows(page).filter({ hasText: 'Choose Another Folder…' }).first();
+    const rowBox = await another.boundingBox();
+    assert.ok(rowBox, 'the picker shows "Choose Another Folder…"');
+    const hovers = await page
+      .locator('.monaco-hover, .workbench-hover-container, .monaco-hover-content')
+      .evaluateAll((elements) =>
+        elements
+          .map((element) => {
+            const box = element.getBoundingClientRect();
+            const style = (
+              globalThis as unknown as {
+                getComputedStyle(e: unknown): { visibility: string; display: string };
+              }
+            ).getComputedStyle(element);
+            return style.visibility === 'hidden' || style.display === 'none' || box.width === 0
+              ? undefined
+              : {
+                  x: box.x,
+                  y: box.y,
+                  width: box.width,
+                  height: box.height,
+                  text: (element.textContent ?? '').slice(0, 80),
+                };
+          })
+          .filter((box) => box !== undefined),
+      );
+    await page.screenshot({ path: path.join(uiContext.screenshotsDir, 'sync-folder-picker.png') });
+    const covering = hovers.filter(
+      (box) =>
+        box.x < rowBox.x + rowBox.width &&
+        rowBox.x < box.x + box.width &&
+        box.y < rowBox.y + rowBox.height &&
+        rowBox.y < box.y + box.height,
+    );
+    assert.deepEqual(covering, [], 'no tooltip over "Choose Another Folder…"');
+    await quickInput.close(page);
   });
 
   it('Enter and a double-click open a report row; after "Load more…" focus is on the first row it added', async () => {

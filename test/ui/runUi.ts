@@ -8,6 +8,8 @@ export function runUiSuite(
   context: UiContext,
 ): Promise<{ passed: number; failed: number; skipped: number }> {
   Object.assign(uiContext, context);
+  /** The screenshot of the test that just failed, while it is being taken. */
+  let shooting: Promise<void> | undefined;
   // LABDATA_UI_GREP narrows the UI checks while developing (never set by npm test).
   const mocha = new Mocha({
     ui: 'bdd',
@@ -16,6 +18,13 @@ export function runUiSuite(
     color: false,
     reporter: SummaryReporter,
     ...(process.env.LABDATA_UI_GREP ? { grep: process.env.LABDATA_UI_GREP } : {}),
+    rootHooks: {
+      // The failure's screenshot, begun the moment it failed (before the suite's own hooks tidy up), is finished before the next test.
+      async afterEach() {
+        await shooting;
+        shooting = undefined;
+      },
+    },
   });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
@@ -32,8 +41,16 @@ export function runUiSuite(
       const stats = runner.stats!;
       resolve({ passed: stats.passes, failed: stats.failures, skipped: stats.pending });
     });
-    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) =>
-      context.onFailure?.(test.fullTitle()),
-    );
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => {
+      context.onFailure?.(test.fullTitle());
+      const file = path.join(
+        context.screenshotsDir,
+        `failed-${test.title.slice(0, 24).replace(/[^a-z0-9]+/gi, '-')}.png`,
+      );
+      shooting = context.page.screenshot({ path: file }).then(
+        () => console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`),
+        () => undefined,
+      );
+    });
   });
 }
