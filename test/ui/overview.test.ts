@@ -296,6 +296,20 @@ describe('the lab overview, as a person sees it', () => {
     const { page, screenshotsDir, workspace } = uiContext;
     // Set up: no editor open, the focus in the workbench (not in a webview, which keeps the keys).
     await runFromPalette(page, 'View: Close All Editors');
+    // Untitled documents earlier suites typed ids into ask to be saved first: a modal dialog, which
+    // keeps every key from the workbench (the palette's F1 included) until it is answered.
+    const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
+    if (
+      await dontSave
+        .first()
+        .waitFor({ state: 'visible', timeout: 3_000 })
+        .then(
+          () => true,
+          () => false,
+        )
+    ) {
+      await dontSave.first().click();
+    }
     // A webview frame that had the focus (the overview just closed) can keep it: given back to the
     // workbench, as it is for a person whose last click was in VS Code.
     await focusWorkbench(page);
