@@ -5,7 +5,7 @@ import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
 import { focusedElements, focusWorkbench, runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
-import { showLabData } from './workbench';
+import { answerIfAsked, showLabData, shows } from './workbench';
 
 /** The webview frame showing the overview's drawn charts. */
 async function overviewFrame(page: Page): Promise<Frame> {
@@ -298,18 +298,7 @@ describe('the lab overview, as a person sees it', () => {
     await runFromPalette(page, 'View: Close All Editors');
     // Untitled documents earlier suites typed ids into ask to be saved first: a modal dialog, which
     // keeps every key from the workbench (the palette's F1 included) until it is answered.
-    const dontSave = page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
-    if (
-      await dontSave
-        .first()
-        .waitFor({ state: 'visible', timeout: 3_000 })
-        .then(
-          () => true,
-          () => false,
-        )
-    ) {
-      await dontSave.first().click();
-    }
+    await answerIfAsked(page, "Don't Save", 3_000);
     // A webview frame that had the focus (the overview just closed) can keep it: given back to the
     // workbench, as it is for a person whose last click was in VS Code.
     await focusWorkbench(page);
@@ -326,10 +315,7 @@ describe('the lab overview, as a person sees it', () => {
       }
       // F1 first; then the palette's other key, Ctrl+Shift+P (a person tries it too).
       await page.keyboard.press(tries === 1 ? 'F1' : 'Control+Shift+P');
-      const shown = await palette.waitFor({ state: 'visible', timeout: 5_000 }).then(
-        () => true,
-        () => false,
-      );
+      const shown = await shows(palette, 5_000);
       if (shown) {
         break;
       }

@@ -11,6 +11,7 @@ import {
   pane,
   quickInput,
   showLabData,
+  shows,
   waitUntil,
   workspaceSettings,
 } from './workbench';
@@ -225,12 +226,7 @@ describe('the everyday tasks with the keyboard alone', () => {
         await page.keyboard.press('Escape');
         await paletteCommand(page, 'Lab Data: Sign Out').catch(() => undefined);
         await confirmSignOut(page);
-        if (
-          await signedOut.waitFor({ timeout: 15_000 }).then(
-            () => true,
-            () => false,
-          )
-        ) {
+        if (await shows(signedOut, 15_000)) {
           break;
         }
       }

@@ -12,7 +12,7 @@ import {
   writePseudoBundles,
 } from '../support/pseudoLocale';
 import { uiContext } from './uiContext';
-import { waitUntil } from './workbench';
+import { shows, waitUntil } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
@@ -133,12 +133,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
           `.activitybar .action-item a[aria-label^="${P(nls['viewsContainers.labData.title']!)}"]`,
         )
         .first();
-      if (
-        !(await item.waitFor({ timeout: 45_000 }).then(
-          () => true,
-          () => false,
-        ))
-      ) {
+      if (!(await shows(item, 45_000))) {
         // Seen once on a busy machine: the first window never showed Lab Data. Said, then loaded again.
         const labels = await page
           .locator('.activitybar .action-item a')

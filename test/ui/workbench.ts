@@ -268,19 +268,25 @@ export async function clearToasts(page: Page): Promise<void> {
   await page.keyboard.press('Escape');
 }
 
-/** Confirms "Sign Out" when VS Code asks (some hosts ask before signing out of an account). */
-export async function confirmSignOut(page: Page): Promise<void> {
-  const confirm = page
-    .locator('.monaco-dialog-box .monaco-button', { hasText: 'Sign Out' })
-    .first();
-  if (
-    await confirm.waitFor({ state: 'visible', timeout: 5_000 }).then(
-      () => true,
-      () => false,
-    )
-  ) {
-    await confirm.click();
+/** Whether `target` is (or becomes, within `timeoutMs`) visible; false rather than a timeout error. */
+export function shows(target: Locator, timeoutMs: number): Promise<boolean> {
+  return target.waitFor({ state: 'visible', timeout: timeoutMs }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Presses `button` of VS Code's modal dialog when one asks within `timeoutMs`; nothing otherwise. */
+export async function answerIfAsked(page: Page, button: string, timeoutMs = 5_000): Promise<void> {
+  const choice = page.locator('.monaco-dialog-box .monaco-button', { hasText: button }).first();
+  if (await shows(choice, timeoutMs)) {
+    await choice.click();
   }
+}
+
+/** Confirms "Sign Out" when VS Code asks (some hosts ask before signing out of an account). */
+export function confirmSignOut(page: Page): Promise<void> {
+  return answerIfAsked(page, 'Sign Out');
 }
 
 /** The Lab Data status bar item. */
