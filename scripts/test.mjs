@@ -61,7 +61,10 @@ function add(name, status, file) {
   total.passed += counts.passed;
   total.failed += failed;
   total.skipped += counts.skipped ?? 0;
-  const failures = Object.values(counts.hosts ?? {}).flatMap((host) => host.failures ?? []);
+  const failures = [
+    ...(counts.failures ?? []),
+    ...Object.values(counts.hosts ?? {}).flatMap((host) => host.failures ?? []),
+  ];
   parts.push(
     `${name}: ${counts.passed} passed, ${failed} failed${failures.map((title) => `\n    failed in ${name}: ${title}`).join('')}`,
   );

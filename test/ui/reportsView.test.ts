@@ -1008,6 +1008,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         async () =>
           /^signed out · /.test(await harborRow.locator('.label-description').innerText()),
         'Harbor: signed out, first',
+        30_000,
       );
       // Signing in to Harbor from its own row: only the token is asked.
       await harborRow.click();
@@ -1035,6 +1036,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       await waitUntil(
         async () => (await statusItem(page).innerText()).includes('2 of 2 labs'),
         'both labs answer',
+        30_000,
       );
       // Find Report looks in both labs: suggestions name their lab, and an id both labs have asks
       // which lab, each lab beside its own report (no lab is asked first).
@@ -1057,6 +1059,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         async () =>
           /Which one\?/.test((await quickInput.box(page).getAttribute('placeholder')) ?? ''),
         'which lab has the report',
+        30_000,
       );
       const labsOffered = (await quickInput.rows(page).allInnerTexts()).map((text) => text.trim());
       assert.equal(labsOffered.length, 2, labsOffered.join(' | '));
@@ -1079,6 +1082,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       await waitUntil(
         async () => (await statusItem(page).innerText()).includes('1 of 2 labs'),
         'one lab answers',
+        30_000,
       );
       for (const lab of [meridianRow, harborRow]) {
         const [box, rowBox] = await Promise.all([

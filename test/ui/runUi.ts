@@ -1,5 +1,6 @@
 import Mocha from 'mocha';
 import * as path from 'node:path';
+import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
 import { uiContext, type UiContext } from './uiContext';
 
@@ -41,8 +42,8 @@ export function runUiSuite(
       const stats = runner.stats!;
       resolve({ passed: stats.passes, failed: stats.failures, skipped: stats.pending });
     });
-    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test) => {
-      context.onFailure?.(test.fullTitle());
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, error) => {
+      context.onFailure?.(failureLine(test.fullTitle(), error));
       const file = path.join(
         context.screenshotsDir,
         `failed-${test.title.slice(0, 24).replace(/[^a-z0-9]+/gi, '-')}.png`,
