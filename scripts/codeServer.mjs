@@ -249,7 +249,10 @@ export function packageExtension(vsix) {
   });
 }
 
-/** Packages the extension into `vsix` and installs it into the profile's extensions folder, for `host`'s code-server. */
+/**
+ * Packages the extension into `vsix` and installs it into the profile's extensions folder, for
+ * `host`'s code-server. Returns what vsce printed.
+ */
 export function installVsix(host, dirs, vsix) {
   const packaged = packageExtension(vsix);
   if (packaged.status !== 0) {
@@ -273,6 +276,7 @@ export function installVsix(host, dirs, vsix) {
       `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
     );
   }
+  return `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`;
 }
 
 /** The workbench URL that loads `extensionPath` as a development extension, and optionally a test suite. */

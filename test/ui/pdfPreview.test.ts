@@ -80,6 +80,14 @@ async function highlights(
 }
 
 describe('reading a report in the editor', () => {
+  before(async () => {
+    // On its own (LABDATA_UI_GREP), this suite is the first to show the workbench.
+    const { page, workbenchUrl } = uiContext;
+    if (page.url() !== workbenchUrl) {
+      await page.goto(workbenchUrl, { waitUntil: 'domcontentloaded' });
+    }
+  });
+
   it('"Lab Data: Preview Report…" shows the PDF in a tab: a canvas with drawn pixels and a page count', async () => {
     const { page, screenshotsDir } = uiContext;
     const lab = new MockLabServer();
