@@ -94,7 +94,26 @@ export async function scrollTo(page: Page, title: string, target: Locator): Prom
     30_000,
   );
   await target.scrollIntoViewIfNeeded();
+  await pointAwayFromLists(page);
   return target;
+}
+
+/**
+ * Moves the mouse to the editor area and waits (briefly) for a row's tooltip to go: the wheel left
+ * the pointer over a row, and its tooltip may cover the row a test clicks next (seen in CI: "Load
+ * more…" under a report's tooltip).
+ */
+async function pointAwayFromLists(page: Page): Promise<void> {
+  const editor = await page.locator('.part.editor').boundingBox();
+  await page.mouse.move(
+    editor ? editor.x + editor.width / 2 : 700,
+    editor ? editor.y + editor.height - 40 : 700,
+  );
+  await page
+    .locator('.context-view .monaco-hover, .workbench-hover')
+    .first()
+    .waitFor({ state: 'hidden', timeout: 3_000 })
+    .catch(() => undefined);
 }
 
 /** Scrolls a view's list until its "Load more…" row is on screen, and gives that row. */
