@@ -210,8 +210,8 @@ async function runInCodeServer(host) {
       ),
     );
 
-    // The UI checks run on Lab Data installed from its .vsix, as an analyst has it, in a second
-    // code-server on the same profile and workspace: that is each host's check that the package
+    // The UI checks run on Lab Data installed from its .vsix, in a second code-server on the same
+    // profile and workspace (and the same test environment): that is each host's check that the package
     // installs and works. In VS Code 1.139 this code-server also goes without the smoke-test driver,
     // which the suites above need: with it, that VS Code shows no notification toasts and skips modal
     // dialogs; without it, it loads no development extension from the URL.
@@ -288,16 +288,23 @@ function checkPackageContents(vsix, vsceOutput) {
   return { passed: 1, failed: 0, skipped: 0 };
 }
 
-/** The names in a .vsix (a zip), from its central directory. */
+/** The names in a .vsix (a zip, as vsce writes it: no ZIP64), from its central directory. */
 function vsixEntries(file) {
   const zip = readFileSync(file);
-  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  // The end record is the last "PK\5\6" whose comment reaches exactly to the end of the file.
+  let end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  while (end >= 0 && end + 22 + zip.readUInt16LE(end + 20) !== zip.length) {
+    end = end > 0 ? zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]), end - 1) : -1;
+  }
   if (end < 0) {
     throw new Error(`${file} is not a zip file`);
   }
   const count = zip.readUInt16LE(end + 10);
   const names = [];
   for (let at = zip.readUInt32LE(end + 16), i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) {
+      throw new Error(`${file}: its central directory is not where its end record says`);
+    }
     const nameLength = zip.readUInt16LE(at + 28);
     names.push(zip.toString('utf8', at + 46, at + 46 + nameLength));
     at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);

@@ -75,6 +75,7 @@ async function pointAtList(page: Page, title: string): Promise<void> {
 /** Scrolls a view's list with the mouse wheel until `target` is on screen (from the top, then down). */
 export async function scrollTo(page: Page, title: string, target: Locator): Promise<Locator> {
   if (await target.isVisible().catch(() => false)) {
+    await pointAwayFromLists(page);
     return target;
   }
   await pointAtList(page, title);
@@ -109,11 +110,12 @@ async function pointAwayFromLists(page: Page): Promise<void> {
     editor ? editor.x + editor.width / 2 : 700,
     editor ? editor.y + editor.height - 40 : 700,
   );
-  await page
-    .locator('.context-view .monaco-hover, .workbench-hover')
-    .first()
-    .waitFor({ state: 'hidden', timeout: 3_000 })
-    .catch(() => undefined);
+  const hovers = page.locator('.context-view .monaco-hover, .workbench-hover');
+  await waitUntil(
+    async () => (await hovers.filter({ visible: true }).count()) === 0,
+    'no tooltip on screen',
+    3_000,
+  ).catch(() => undefined);
 }
 
 /** Scrolls a view's list until its "Load more…" row is on screen, and gives that row. */
