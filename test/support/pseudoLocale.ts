@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -126,6 +134,33 @@ export function writePseudoBundles(root: string): { l10n: string[]; nls: string[
   writeFileSync(path.join(root, PSEUDO_FILES[0]!), `${JSON.stringify(pseudo(bundle), null, 2)}\n`);
   writeFileSync(path.join(root, PSEUDO_FILES[1]!), `${JSON.stringify(pseudo(nls), null, 2)}\n`);
   return { l10n: Object.values(bundle), nls: Object.values(nls) };
+}
+
+/**
+ * Lab Data as a development extension in `folder`, with the pseudo-locale bundles beside its own:
+ * a copy of its manifest, built files and English bundles (a few MB). The repository
+ * itself is never written: both test hosts run the pseudo-locale test at the same time, and one
+ * host removing the bundles from the repository while the other loaded them left that window in
+ * English. Returns the extension's folder and the English strings (as writePseudoBundles).
+ */
+export function pseudoExtension(
+  root: string,
+  folder: string,
+): { extensionPath: string; english: { l10n: string[]; nls: string[] } } {
+  const extensionPath = path.join(folder, 'extension');
+  mkdirSync(path.join(extensionPath, 'l10n'), { recursive: true });
+  // Copies, not links: VS Code knows an extension's code by where it really is (code reached
+  // through a link into the repository was nobody's, and its strings stayed English).
+  for (const name of ['package.json', 'package.nls.json', 'dist', 'media']) {
+    if (existsSync(path.join(root, name))) {
+      cpSync(path.join(root, name), path.join(extensionPath, name), { recursive: true });
+    }
+  }
+  copyFileSync(
+    path.join(root, 'l10n', 'bundle.l10n.json'),
+    path.join(extensionPath, 'l10n', 'bundle.l10n.json'),
+  );
+  return { extensionPath, english: writePseudoBundles(extensionPath) };
 }
 
 /** Removes what writePseudoBundles wrote. */

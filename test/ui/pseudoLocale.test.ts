@@ -8,8 +8,7 @@ import {
   englishLeftovers,
   pseudoLocalize as P,
   registerPseudoLanguagePack,
-  removePseudoBundles,
-  writePseudoBundles,
+  pseudoExtension,
 } from '../support/pseudoLocale';
 import { uiContext } from './uiContext';
 import { shows, waitUntil } from './workbench';
@@ -100,13 +99,13 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
         options: { extensionPath: string; workspace: string },
       ) => string;
     };
-    const english = writePseudoBundles(root);
+    const dirs = codeServer.makeSandbox('lab-data-pseudo-');
+    const { extensionPath, english } = pseudoExtension(root, dirs.sandbox);
     const messages = [...english.l10n, ...english.nls];
     const nls = JSON.parse(readFileSync(path.join(root, 'package.nls.json'), 'utf8')) as Record<
       string,
       string
     >;
-    const dirs = codeServer.makeSandbox('lab-data-pseudo-');
     registerPseudoLanguagePack(dirs.userData);
     const lab = new MockLabServer();
     const baseUrl = await lab.start();
@@ -122,7 +121,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
     };
     try {
       await page.goto(
-        codeServer.workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace }),
+        codeServer.workbenchUrl(server, { extensionPath, workspace: dirs.workspace }),
         {
           waitUntil: 'domcontentloaded',
         },
@@ -322,7 +321,6 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       await uiContext.page.bringToFront().catch(() => undefined);
       await server.stop();
       await lab.stop();
-      removePseudoBundles(root);
       rmSync(dirs.sandbox, { recursive: true, force: true });
     }
   });

@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
   englishLeftovers,
+  pseudoExtension,
   pseudoLocalize,
   registerPseudoLanguagePack,
   removePseudoBundles,
@@ -88,5 +89,36 @@ describe('the pseudo-locale qps-ploc made at test time', () => {
         { text: 'Report RPT-1', message: 'Report {0}' },
       ],
     );
+  });
+
+  it('makes a pseudo-localised copy of the extension beside the repository, never writing into it', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'lab-data-pseudo-root-'));
+    const folder = await mkdtemp(path.join(tmpdir(), 'lab-data-pseudo-copy-'));
+    try {
+      await mkdir(path.join(root, 'l10n'));
+      await mkdir(path.join(root, 'dist'));
+      await writeFile(path.join(root, 'l10n', 'bundle.l10n.json'), JSON.stringify({ A: 'Open' }));
+      await writeFile(path.join(root, 'package.nls.json'), JSON.stringify({ title: 'Sign In' }));
+      await writeFile(path.join(root, 'package.json'), '{}');
+      const before = (await readdir(root, { recursive: true })).sort();
+      const { extensionPath, english } = pseudoExtension(root, folder);
+      assert.deepEqual(english, { l10n: ['Open'], nls: ['Sign In'] });
+      assert.deepEqual((await readdir(root, { recursive: true })).sort(), before, 'root untouched');
+      assert.ok((await lstat(path.join(extensionPath, 'dist'))).isDirectory());
+      assert.ok((await lstat(path.join(extensionPath, 'package.json'))).isFile());
+      assert.deepEqual(
+        JSON.parse(await readFile(path.join(extensionPath, 'package.nls.qps-ploc.json'), 'utf8')),
+        { title: '[Şīīɠƞ ĪĪƞ]' },
+      );
+      assert.deepEqual(
+        JSON.parse(
+          await readFile(path.join(extensionPath, 'l10n', 'bundle.l10n.qps-ploc.json'), 'utf8'),
+        ),
+        { A: pseudoLocalize('Open') },
+      );
+    } finally {
+      await rm(root, { recursive: true, force: true });
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
