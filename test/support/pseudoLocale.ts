@@ -1,12 +1,4 @@
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -148,18 +140,13 @@ export function pseudoExtension(
   folder: string,
 ): { extensionPath: string; english: { l10n: string[]; nls: string[] } } {
   const extensionPath = path.join(folder, 'extension');
-  mkdirSync(path.join(extensionPath, 'l10n'), { recursive: true });
   // Copies, not links: VS Code knows an extension's code by where it really is (code reached
   // through a link into the repository was nobody's, and its strings stayed English).
-  for (const name of ['package.json', 'package.nls.json', 'dist', 'media']) {
+  for (const name of ['package.json', 'package.nls.json', 'dist', 'media', 'l10n']) {
     if (existsSync(path.join(root, name))) {
       cpSync(path.join(root, name), path.join(extensionPath, name), { recursive: true });
     }
   }
-  copyFileSync(
-    path.join(root, 'l10n', 'bundle.l10n.json'),
-    path.join(extensionPath, 'l10n', 'bundle.l10n.json'),
-  );
   return { extensionPath, english: writePseudoBundles(extensionPath) };
 }
 
