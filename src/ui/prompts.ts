@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { isInside } from '../../core/files/safeWriter';
 import { displayFormat } from './displayLocale';
 import { phrase } from './phrase';
+import { acceptedReportId } from './reportIdChoice';
 import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../core/sync/bulkSave';
@@ -187,23 +188,6 @@ export interface TokenBoxText {
   readonly checkConnection?: () => void;
 }
 
-/** The one suggestion whose id holds `typed` (ignoring case), if exactly one does. */
-export function uniquePartialMatch(
-  typed: string,
-  suggestions: readonly Choice[],
-): Choice | undefined {
-  const wanted = typed.trim().toLowerCase();
-  if (!wanted) {
-    return undefined;
-  }
-  const exact = suggestions.find((choice) => choice.id.toLowerCase() === wanted);
-  if (exact) {
-    return exact;
-  }
-  const matches = suggestions.filter((choice) => choice.id.toLowerCase().includes(wanted));
-  return matches.length === 1 ? matches[0] : undefined;
-}
-
 export class VsCodePrompts implements Prompts {
   /**
    * A short modal: the safe choice (Skip) first, so Enter keeps what is on disk; Overwrite and Keep
@@ -353,7 +337,9 @@ export class VsCodePrompts implements Prompts {
     pick.onDidChangeValue((value) => (pick.items = rowsFor(value)));
     const chosen = await new Promise<Row | undefined>((resolve) => {
       pick.onDidAccept(() => {
-        const row = pick.activeItems[0];
+        // The typed folder's row is made again from the text: the highlighted one may be for the
+        // text before the last keys (VS Code says which row is highlighted after filtering).
+        const row = pick.activeItems[0]?.browse ? browseRow : rowsFor(pick.value)[0];
         if (row && (row.browse || row.folder)) {
           resolve(row);
           pick.hide();
@@ -405,10 +391,8 @@ export class VsCodePrompts implements Prompts {
     });
     return new Promise<string | undefined>((resolve) => {
       pick.onDidAccept(async () => {
-        const typed = pick.value.trim();
-        // The highlighted suggestion (what typing narrowed the list to), else the text as typed.
-        const chosen =
-          pick.activeItems[0]?.id || uniquePartialMatch(typed, suggestions)?.id || typed;
+        // The suggestion typed in full, else the highlighted one, else the text as typed.
+        const chosen = acceptedReportId(pick.value, pick.activeItems[0], suggestions);
         if (pick.busy) {
           return;
         }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
 import { uiContext, type UiContext } from './uiContext';
+import { whenAWaitTimesOut } from './workbench';
 
 /** Runs the UI checks in the runner's own process, against the browser page showing the workbench. */
 export function runUiSuite(
@@ -26,6 +27,22 @@ export function runUiSuite(
         shooting = undefined;
       },
     },
+  });
+  // A wait that times out keeps the screen and the open picker as they were then, before the test's own clean-up.
+  whenAWaitTimesOut(async (what) => {
+    const file = path.join(
+      context.screenshotsDir,
+      `timed-out-${what.slice(0, 32).replace(/[^a-z0-9]+/gi, '-')}.png`,
+    );
+    await context.page.screenshot({ path: file, timeout: 10_000 });
+    const picker = context.page.locator('.quick-input-widget');
+    const box = picker.locator('.quick-input-box input').first();
+    const shown = (await picker.isVisible())
+      ? `picker: "${await box.inputValue({ timeout: 2000 })}" (${await box.getAttribute('placeholder', { timeout: 2000 })}) ${(await picker.innerText({ timeout: 2000 })).replace(/\s+/g, ' ').slice(0, 400)}`
+      : 'no picker open';
+    console.log(
+      `      timed out waiting for ${what}: ${path.relative(process.cwd(), file)}; ${shown}`,
+    );
   });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));

@@ -8,6 +8,14 @@ import { labDataLogFilesIn } from '../support/logFiles';
  * and their inline actions, context menus, quick inputs, dialogs, notifications, the status bar.
  */
 
+/** Run when a wait times out, before its error is thrown (so before any clean-up the test does). */
+let onTimeout: ((what: string) => Promise<void>) | undefined;
+
+/** The UI runner's hook for a wait that times out: it keeps what the screen showed at that moment. */
+export function whenAWaitTimesOut(hook: (what: string) => Promise<void>): void {
+  onTimeout = hook;
+}
+
 export async function waitUntil<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   what: string,
@@ -26,6 +34,7 @@ export async function waitUntil<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await onTimeout?.(what).catch(() => undefined);
   throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }
 
