@@ -56,6 +56,8 @@ export interface ContentCacheOptions {
  */
 export class ContentCache {
   private unwritable?: string;
+  /** Folders of the cache made (or found) by this object: each is made once, not once a file. */
+  private readonly madeFolders = new Set<string>();
 
   constructor(
     readonly folder: string,
@@ -102,15 +104,34 @@ export class ContentCache {
       await fs.utimes(target, now, now).catch(() => undefined);
       return;
     }
-    const mode = this.options.shared ? undefined : 0o700;
+    const prefixFolder = path.dirname(target);
     const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      await fs.mkdir(path.dirname(target), { recursive: true, mode });
+    const copyIn = async (): Promise<void> => {
+      if (!this.madeFolders.has(prefixFolder)) {
+        await fs.mkdir(prefixFolder, {
+          recursive: true,
+          mode: this.options.shared ? undefined : 0o700,
+        });
+        this.madeFolders.add(prefixFolder);
+      }
       await fs.copyFile(file, temporary, constants.COPYFILE_FICLONE);
       if (!this.options.shared) {
         await fs.chmod(temporary, 0o600);
       }
       await fs.rename(temporary, target);
+    };
+    try {
+      await copyIn().catch(async (error: unknown) => {
+        // A folder made earlier and removed since (a prune from another process): made again, once.
+        if (
+          (error as NodeJS.ErrnoException).code !== 'ENOENT' ||
+          !this.madeFolders.delete(prefixFolder)
+        ) {
+          throw error;
+        }
+        await fs.rm(temporary, { force: true });
+        await copyIn();
+      });
     } catch (error) {
       await fs.rm(temporary, { force: true }).catch(() => undefined);
       this.cannotWrite(error);
@@ -132,11 +153,12 @@ export class ContentCache {
       readonly signal?: AbortSignal;
     },
   ): Promise<SavedFile | undefined> {
-    if (!(await this.has(sha256))) {
+    if (!SHA256_SHAPE.test(sha256)) {
       return undefined;
     }
     const cached = this.pathOf(sha256);
     try {
+      // Undefined when the cache does not have it: no look first, the read is the look.
       return await copyFileSafely({
         from: cached,
         folder: target.folder,

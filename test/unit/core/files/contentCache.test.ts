@@ -53,6 +53,26 @@ describe('the content cache', () => {
     assert.deepEqual(await fs.readFile(path.join(out, 'R-1.pdf')), bytes);
   });
 
+  it('makes each of its folders once, and again when another process removed it since (a prune)', async () => {
+    const warnings: string[] = [];
+    const cache = new ContentCache(path.join(work, 'cache'), {
+      warn: (message) => warnings.push(message),
+    });
+    const bytes = Buffer.from('%PDF-1.7 kept, pruned, kept again');
+    const file = path.join(work, 'R.pdf');
+    await fs.writeFile(file, bytes);
+    await cache.keep(file, sha(bytes), bytes.length);
+    // Its folder removed behind the cache's back, as a prune from another process may.
+    await fs.rm(path.join(work, 'cache', 'sha256'), { recursive: true, force: true });
+    await cache.keep(file, sha(bytes), bytes.length);
+    assert.deepEqual(
+      (await cache.list()).map((held) => held.sha256),
+      [sha(bytes)],
+    );
+    assert.deepEqual(warnings, [], 'the cache went on keeping files');
+    assert.equal(cache.writeProblem, undefined);
+  });
+
   it('ignores, reports and removes a corrupt or truncated entry; nothing is left in the folder', async () => {
     const bytes = Buffer.from('%PDF-1.7 the recorded bytes');
     const file = path.join(work, 'R-1.pdf');

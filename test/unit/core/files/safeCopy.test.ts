@@ -26,18 +26,24 @@ describe('copyFileSafely', () => {
     (await fs.readdir(folder)).filter((name) => name.endsWith('.part'));
 
   it('copies a file under its name with its size, SHA-256 and time, a copy and not a link', async () => {
-    const saved = await copyFileSafely({
+    await fs.chmod(from, 0o600);
+    const saved = (await copyFileSafely({
       from,
       folder,
       fileName: 'a.pdf',
       expectedBytes: bytes.length,
-    });
+    }))!;
     assert.equal(saved.path, path.join(await fs.realpath(folder), 'a.pdf'));
     assert.equal(saved.bytes, bytes.length);
     assert.equal(saved.sha256, sha256(bytes));
     const stats = await fs.stat(saved.path);
     assert.equal(saved.mtimeMs, stats.mtimeMs);
     assert.equal(stats.nlink, 1);
+    assert.equal(
+      stats.mode & 0o777,
+      0o644 & ~process.umask(),
+      "a workspace file's usual mode, not the private cache's",
+    );
     await fs.appendFile(saved.path, 'edited');
     assert.deepEqual(
       await fs.readFile(from),
@@ -50,7 +56,12 @@ describe('copyFileSafely', () => {
   it('hashes a large file (streamed) as well as a small one', async () => {
     const large = randomBytes(5 * 1024 * 1024 + 7);
     await fs.writeFile(from, large);
-    const saved = await copyFileSafely({ from, folder, fileName: 'large.pdf' });
+    const saved = (await copyFileSafely({
+      from,
+      folder,
+      fileName: 'large.pdf',
+      expectedBytes: large.length,
+    }))!;
     assert.equal(saved.sha256, sha256(large));
     assert.equal(saved.bytes, large.length);
   });
@@ -75,6 +86,7 @@ describe('copyFileSafely', () => {
         folder,
         fileName: 'a.pdf',
         ifExists: 'overwrite',
+        expectedBytes: bytes.length,
         checkSha256: (actual) => (actual === sha256(bytes) ? refusal : undefined),
       }),
       (error: unknown) => error === refusal,
@@ -87,7 +99,13 @@ describe('copyFileSafely', () => {
     await fs.mkdir(folder);
     await fs.writeFile(path.join(folder, 'there.pdf'), 'there');
     await assert.rejects(
-      copyFileSafely({ from, folder, fileName: 'there.pdf', ifExists: 'fail' }),
+      copyFileSafely({
+        from,
+        folder,
+        fileName: 'there.pdf',
+        ifExists: 'fail',
+        expectedBytes: bytes.length,
+      }),
       (error: unknown) => error instanceof LabApiError && error.code === 'fileExists',
     );
     assert.equal(await fs.readFile(path.join(folder, 'there.pdf'), 'utf8'), 'there');
@@ -97,7 +115,13 @@ describe('copyFileSafely', () => {
     await fs.mkdir(path.join(folder, 'dir.pdf'));
     for (const fileName of ['link.pdf', 'dir.pdf']) {
       await assert.rejects(
-        copyFileSafely({ from, folder, fileName, ifExists: 'overwrite' }),
+        copyFileSafely({
+          from,
+          folder,
+          fileName,
+          ifExists: 'overwrite',
+          expectedBytes: bytes.length,
+        }),
         (error: unknown) => error instanceof LabApiError && error.text?.id === 'writeInTheWay',
       );
     }
@@ -109,9 +133,33 @@ describe('copyFileSafely', () => {
     const controller = new AbortController();
     controller.abort();
     await assert.rejects(
-      copyFileSafely({ from, folder, fileName: 'a.pdf', signal: controller.signal }),
+      copyFileSafely({
+        from,
+        folder,
+        fileName: 'a.pdf',
+        expectedBytes: bytes.length,
+        signal: controller.signal,
+      }),
       (error: unknown) => error instanceof LabApiError && error.code === 'cancelled',
     );
+    await assert.rejects(fs.stat(path.join(folder, 'a.pdf')), { code: 'ENOENT' });
+  });
+
+  it('resolves to undefined when the source cannot be read (not there, small or large; a file in its path), and writes nothing', async () => {
+    // Not there, or under a file where a folder of its path should be (a cache path that is a file).
+    for (const [absent, expectedBytes] of [
+      [path.join(work, 'absent.pdf'), 10],
+      [path.join(work, 'absent.pdf'), 5 * 1024 * 1024 + 1],
+      [path.join(from, 'under-a-file.pdf'), 10],
+    ] as const) {
+      const saved = await copyFileSafely({
+        from: absent,
+        folder,
+        fileName: 'a.pdf',
+        expectedBytes,
+      });
+      assert.equal(saved, undefined);
+    }
     await assert.rejects(fs.stat(path.join(folder, 'a.pdf')), { code: 'ENOENT' });
   });
 });
