@@ -95,7 +95,7 @@ export function documentName(id: string, fallback = 'record'): string {
 /** ASCII letters, digits, `_`, `-` and inner dots: a name {@link sanitizeFileName} leaves as it is, told without running it. */
 const PLAIN_NAME = /^[A-Za-z0-9_-](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/;
 
-function isPlainName(segment: string): boolean {
+export function isPlainName(segment: string): boolean {
   return (
     segment.length <= MAX_FILE_NAME_BYTES &&
     PLAIN_NAME.test(segment) &&
@@ -110,6 +110,10 @@ function isPlainName(segment: string): boolean {
  * control character, no trailing dot), at most {@link MAX_TEMPLATE_FOLDERS} folders deep.
  */
 export function relativePathProblem(file: string): string | undefined {
+  // The common case, told at once: a plain name in the folder itself (ten thousand entries are read per verify).
+  if (!file.includes('/') && isPlainName(file)) {
+    return undefined;
+  }
   if (file.length === 0) {
     return 'it is empty';
   }
@@ -132,4 +136,13 @@ export function relativePathProblem(file: string): string | undefined {
   return unsafe === undefined
     ? undefined
     : 'it has a name no system can hold safely (a reserved name, a control character, or a trailing dot or space)';
+}
+
+/**
+ * A file name as a case-insensitive file system compares it (Windows, macOS): NFC, lower case.
+ * Printable ASCII is NFC already, so the Unicode normalisation (half the cost of a manifest's
+ * check of ten thousand names) runs only for other names.
+ */
+export function foldedFileName(name: string): string {
+  return /^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : name.normalize('NFC').toLowerCase();
 }

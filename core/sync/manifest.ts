@@ -2,7 +2,7 @@ import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Report } from '../api/records';
-import { relativePathProblem } from '../files/fileNames';
+import { foldedFileName, relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { fileSha256 } from './reportFiles';
 import { errorText } from '../errors/errorText';
@@ -419,7 +419,8 @@ export async function readManifestStrictly(
   const problems: ManifestProblem[] = [];
   const names = new Map<string, string>();
   for (const [lab, section] of Object.entries(manifest.labs)) {
-    for (const [key, entry] of Object.entries(section.files)) {
+    for (const key in section.files) {
+      const entry = section.files[key];
       const reportId = typeof entry?.report_id === 'string' ? entry.report_id : key;
       const name = typeof entry?.file === 'string' ? entry.file : '';
       const bad = (reason: string): void =>
@@ -437,7 +438,7 @@ export async function readManifestStrictly(
         continue;
       }
       // Case-insensitive file systems (Windows, macOS) would make two such names one file.
-      const folded = name.normalize('NFC').toLowerCase();
+      const folded = foldedFileName(name);
       const other = names.get(folded);
       if (other !== undefined) {
         bad(`another entry (${other}) has the same file name`);

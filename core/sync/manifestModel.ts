@@ -70,3 +70,25 @@ export interface LabKey {
   readonly name: string;
   readonly origin: string;
 }
+
+/** One entry of a manifest with the lab (name and origin) whose section holds it. */
+export interface LabEntry {
+  readonly lab: string;
+  readonly origin: string;
+  readonly entry: ManifestEntry;
+}
+
+/**
+ * Every entry of every lab, in the manifest's order: what pull, status and verify work through.
+ * One pass with `for…in` (ten thousand entries without ten thousand intermediate arrays).
+ */
+export function labEntries(manifest: SyncManifest): LabEntry[] {
+  const all: LabEntry[] = [];
+  for (const lab in manifest.labs) {
+    const section = manifest.labs[lab]!;
+    for (const id in section.files) {
+      all.push({ lab, origin: section.origin, entry: section.files[id]! });
+    }
+  }
+  return all;
+}

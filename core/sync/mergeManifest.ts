@@ -1,6 +1,7 @@
 import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
 import { byCodeUnit } from './lockfile';
 import { LOCKFILE_VERSION } from './lockfile';
+import { foldedFileName } from '../files/fileNames';
 
 /** What a three-way merge of two manifests came to. */
 export interface ManifestMerge {
@@ -103,7 +104,7 @@ export function mergeManifests(
   const claimed = new Map<string, string>();
   for (const [name, section] of Object.entries(labs)) {
     for (const entry of Object.values(section.files)) {
-      const folded = entry.file.normalize('NFC').toLowerCase();
+      const folded = foldedFileName(entry.file);
       const other = claimed.get(folded);
       if (other !== undefined) {
         conflicts.push(`${entry.file}: claimed by ${other} and by ${name} ${entry.report_id}`);

@@ -4,6 +4,7 @@ import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { currentSha256s } from './currentHashes';
 import { readManifest, revisionOf, type ManifestEntry, type SyncManifest } from './manifest';
+import { labEntries } from './manifestModel';
 import { errorText } from '../errors/errorText';
 
 /** Why a saved report no longer matches the lab, each a short phrase. */
@@ -90,9 +91,7 @@ export interface VerifyOptions {
  */
 export async function verifyFolder(folder: string, options: VerifyOptions): Promise<VerifyResult> {
   const manifest = options.manifest ?? (await readManifest(folder));
-  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
-    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
-  );
+  const work = labEntries(manifest);
   const apiFor = options.apiFor;
   const hashes = await currentSha256s(
     folder,

@@ -17,6 +17,7 @@ import {
   type ManifestEntry,
   type SyncManifest,
 } from './manifest';
+import { labEntries } from './manifestModel';
 import { changesAtLab } from './provenance';
 
 /** What pulling one entry of a manifest came to. */
@@ -161,9 +162,7 @@ export async function pullFolder(
   manifest: SyncManifest,
   options: PullOptions,
 ): Promise<PullResult> {
-  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
-    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
-  );
+  const work = labEntries(manifest);
   const updates = new Map<
     string,
     Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: SavedFile }>

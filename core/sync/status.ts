@@ -5,6 +5,7 @@ import type { ContentCache } from '../files/contentCache';
 import { isInside } from '../files/safeWriter';
 import { mapConcurrently } from '../connection/timing';
 import { currentSha256, revisionOf, type ManifestEntry, type SyncManifest } from './manifest';
+import { labEntries } from './manifestModel';
 import { changesAtLab } from './provenance';
 import { listAllReports } from './folderSync';
 import { errorText } from '../errors/errorText';
@@ -66,9 +67,7 @@ export async function folderStatus(
   options: StatusOptions = {},
 ): Promise<FolderStatus> {
   const root = path.resolve(folder);
-  const work = Object.entries(manifest.labs).flatMap(([lab, section]) =>
-    Object.values(section.files).map((entry) => ({ lab, origin: section.origin, entry })),
-  );
+  const work = labEntries(manifest);
   const listed = new Map<string, Map<string, Report> | undefined>();
   const unavailable: Array<{ lab: string; reason: string }> = [];
   if (options.apiFor) {

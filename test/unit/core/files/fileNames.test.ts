@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import {
   MAX_FILE_NAME_BYTES,
   MAX_TEMPLATE_FOLDERS,
+  foldedFileName,
   relativePathProblem,
   renderFileName,
   sanitizeFileName,
@@ -170,5 +171,14 @@ describe('relative paths read from a manifest', () => {
     assert.match(relativePathProblem('con.pdf') ?? '', /reserved name/);
     assert.match(relativePathProblem('trailing.') ?? '', /trailing dot/);
     assert.match(relativePathProblem(`${'n'.repeat(MAX_FILE_NAME_BYTES + 1)}`) ?? '', /no system/);
+  });
+});
+
+describe('file names as a case-insensitive file system compares them', () => {
+  it('folds case, and Unicode to one form, so two names one such system would make one file compare equal', () => {
+    assert.equal(foldedFileName('RPT-2024-000123.PDF'), 'rpt-2024-000123.pdf');
+    assert.equal(foldedFileName('Cafe\u0301 Report.pdf'), foldedFileName('CAFÉ report.pdf'));
+    assert.equal(foldedFileName('Ωmega.pdf'), 'ωmega.pdf');
+    assert.notEqual(foldedFileName('a.pdf'), foldedFileName('b.pdf'));
   });
 });
