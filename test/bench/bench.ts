@@ -14,7 +14,13 @@ import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
 import { isLeakWarning } from '../support/processGuard';
-import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
+import {
+  curlFourAtATime,
+  inCheckedFolder,
+  median,
+  removeRunFolders,
+  type CaseResult,
+} from './measure';
 
 /**
  * `npm run bench`: the commands' own code paths (core bulk save, download, listing and sync, the
@@ -236,6 +242,7 @@ async function bulkSave(curl: boolean): Promise<CaseResult> {
     await agent.close();
     await client.close();
     await lab.stop();
+    await removeRunFolders();
   }
 }
 
@@ -389,6 +396,7 @@ async function listing(): Promise<CaseResult> {
     await agent.close();
     await client.close();
     await lab.stop();
+    await removeRunFolders();
   }
 }
 

@@ -10,7 +10,14 @@ import { listAllReports, syncFolder } from '../../core/sync/folderSync';
 import { MANIFEST_FILE_NAME, writeManifest, type ManifestEntry } from '../../core/sync/manifest';
 import { ContentCache } from '../../core/files/contentCache';
 import { MockLabServer } from '../mock/server';
-import { curlFourAtATime, inCheckedFolder, median, type CaseResult } from './measure';
+import {
+  curlFourAtATime,
+  inCheckedFolder,
+  leaveUntilCaseEnds,
+  median,
+  removeRunFolders,
+  type CaseResult,
+} from './measure';
 
 /** What the main bench gives each case: how to start a lab, run contenders, and the table row's shape. */
 export interface CliBenchKit {
@@ -130,7 +137,7 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
         inFresh('pull', (folder) =>
           timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], {
             env: { ...env, LAB_DATA_URL: lab.baseUrl, LAB_DATA_CACHE: `${folder}-cache` },
-          }).finally(() => fs.rm(`${folder}-cache`, { recursive: true, force: true })),
+          }).finally(() => leaveUntilCaseEnds(`${folder}-cache`)),
         ),
     };
     if (curl) {
@@ -196,6 +203,7 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
     });
   } finally {
     await lab.stop();
+    await removeRunFolders();
   }
 
   // --help from a cold start: a new Node process each time.
