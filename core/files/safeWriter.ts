@@ -378,6 +378,15 @@ export interface WriteTarget {
  * the name (a symbolic link included); only "overwrite" replaces, so only it looks first (and again
  * at commit): a link or a folder in the way is never replaced.
  */
+/** This process's own part of temporary names (random), and a count for each name it makes. */
+const TEMPORARY_PREFIX = randomBytes(4).toString('hex');
+let temporaryCount = 0;
+
+/** A part of a temporary file's name no other process or call uses (the file is also created exclusively). */
+function temporarySuffix(): string {
+  return `${TEMPORARY_PREFIX}${(temporaryCount++).toString(36)}`;
+}
+
 export async function prepareTarget(options: {
   readonly folder: string | PreparedFolder;
   readonly fileName: string;
@@ -407,7 +416,7 @@ export async function prepareTarget(options: {
       throw labError('fileSystem', 'writeInTheWay', { name: fileName });
     }
   }
-  const temp = path.join(folder, `.${fileName}.${randomBytes(6).toString('hex')}.part`);
+  const temp = path.join(folder, `.${fileName}.${temporarySuffix()}.part`);
   return { fileName, policy, prepared, folder, temp };
 }
 
@@ -440,6 +449,12 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
     // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
     // "Verify Saved Reports" find a file a power cut damaged (docs/saving-and-provenance.md, "Durability").
+    // The time of the last write, read before closing (through the descriptor, no second look by
+    // path); neither closing nor the rename or link that follows changes it.
+    const mtimeMs =
+      options.recordTime === false
+        ? undefined
+        : (await handle.stat().catch(() => undefined))?.mtimeMs;
     await handle.close();
     handle = undefined;
     const sha256 = monitor.hash.digest('hex');
@@ -449,10 +464,6 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const finalName = await commit(temp, folder, fileName, policy);
     const finalPath = path.join(folder, finalName);
-    const mtimeMs =
-      options.recordTime === false
-        ? undefined
-        : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
     return {
       path: finalPath,
       fileName: finalName,
