@@ -112,7 +112,15 @@ function showError(text: string): void {
 }
 
 /** `page-width`, `page-fit`, or a percentage (100 is the page's real size). */
-function setZoom(value: string): void {
+/** The extension's request a search answers (its id goes back with the search's count). */
+let findRequest: unknown;
+
+/** Tells the extension the viewer's state; with a request's id, as that request's answer. */
+function postState(requestId?: unknown): void {
+  post('state', requestId === undefined ? state() : { ...state(), requestId });
+}
+
+function setZoom(value: string, requestId?: unknown): void {
   zoom = value;
   if (value === 'page-width' || value === 'page-fit') {
     pdfViewer.currentScaleValue = value;
@@ -123,7 +131,7 @@ function setZoom(value: string): void {
   zoomSelect.value = [...zoomSelect.options].some((option) => option.value === value)
     ? value
     : 'custom';
-  post('state', state());
+  postState(requestId);
 }
 
 /** Whether a canvas holds anything but white (a sampled check that the page really drew). */
@@ -202,7 +210,9 @@ function showCount(count: { current: number; total: number }, query = findInput.
       ? texts.noMatches
       : format(texts.matchOf, Math.max(1, count.current), count.total);
   searching = false;
-  post('state', state());
+  const requestId = findRequest;
+  findRequest = undefined;
+  postState(requestId);
 }
 
 /** Builds the viewer once pdf.js is loaded: pages, text layers and search all come from pdf.js's components. */
@@ -230,7 +240,7 @@ function createViewer(): void {
   eventBus.on('pagechanging', (event: { pageNumber: number }) => {
     pageInput.value = String(event.pageNumber);
     if (!searching && goingTo === 0) {
-      post('state', state());
+      postState();
     }
   });
   eventBus.on(
@@ -375,25 +385,28 @@ window.addEventListener('message', (event: MessageEvent) => {
       goTo(Number(data.page));
       void whenDrawn(pdfViewer.currentPageNumber).then(() => {
         goingTo--;
-        post('state', state());
+        postState(data.requestId);
       });
       break;
     }
     case 'find':
+      findRequest = data.requestId;
       findInput.value = String(data.query ?? '');
       find('find');
       break;
     case 'findNext':
+      findRequest = data.requestId;
       find('again');
       break;
     case 'findPrevious':
+      findRequest = data.requestId;
       find('again', true);
       break;
     case 'zoom':
-      setZoom(String(data.value));
+      setZoom(String(data.value), data.requestId);
       break;
     case 'getState':
-      post('state', state());
+      postState(data.requestId);
       break;
     case 'getText':
       void (async () => {

@@ -48,7 +48,9 @@ class PreviewSession {
   state: PreviewState = { status: 'loading' };
   readonly firstPage: Promise<{ pages: number }>;
   private settle!: { resolve: (value: { pages: number }) => void; reject: (error: Error) => void };
-  private waiters: Array<(state: PreviewState) => void> = [];
+  /** Requests waiting for the viewer's answer, by the id sent with each. */
+  private readonly waiters = new Map<number, (state: PreviewState) => void>();
+  private nextRequestId = 1;
   private textWaiters: Array<(answer: { pages: string[]; error?: string }) => void> = [];
 
   constructor(
@@ -65,11 +67,19 @@ class PreviewSession {
     this.state = next;
   }
 
-  update(next: PreviewState): void {
+  /**
+   * Records a state the viewer reports; one carrying a request's id answers that request. The
+   * viewer also reports unasked (a page scrolled into view, a search's count), and such a state
+   * answers nothing: taken as an answer, a state sent before a request was handled (the page a
+   * zoom to fit scrolled to, arriving after "zoom to 200 %" was sent) would answer it.
+   */
+  update(next: PreviewState, requestId?: unknown): void {
     this.state = next;
-    const waiters = this.waiters;
-    this.waiters = [];
-    waiters.forEach((waiter) => waiter(next));
+    const waiter = typeof requestId === 'number' ? this.waiters.get(requestId) : undefined;
+    if (waiter) {
+      this.waiters.delete(requestId as number);
+      waiter(next);
+    }
   }
 
   shown(pages: number): void {
@@ -97,9 +107,10 @@ class PreviewSession {
     return this.document.report?.id ?? vscode.workspace.asRelativePath(this.document.uri);
   }
 
-  /** The next state the viewer reports. */
-  nextState(): Promise<PreviewState> {
-    return new Promise((resolve) => this.waiters.push(resolve));
+  /** A new request id, and the state the viewer answers it with. */
+  request(): { readonly id: number; readonly answer: Promise<PreviewState> } {
+    const id = this.nextRequestId++;
+    return { id, answer: new Promise((resolve) => this.waiters.set(id, resolve)) };
   }
 }
 
@@ -179,8 +190,8 @@ export class PdfPreviewProvider
     request: { readonly type: string; readonly [key: string]: unknown },
   ): Promise<PreviewState> {
     const session = await this.session(uri);
-    const answer = session.nextState();
-    await session.panel.webview.postMessage(request);
+    const { id, answer } = session.request();
+    await session.panel.webview.postMessage({ ...request, requestId: id });
     return answer;
   }
 
@@ -312,16 +323,19 @@ export class PdfPreviewProvider
         break;
       }
       case 'state':
-        session.update({
-          ...session.state,
-          page: Number(message.page),
-          pages: Number(message.pages),
-          matches: Number(message.matches),
-          matchIndex: Number(message.matchIndex),
-          drawn: Array.isArray(message.drawn) ? message.drawn.map(Number) : undefined,
-          zoom: String(message.zoom),
-          hasText: typeof message.hasText === 'boolean' ? message.hasText : undefined,
-        });
+        session.update(
+          {
+            ...session.state,
+            page: Number(message.page),
+            pages: Number(message.pages),
+            matches: Number(message.matches),
+            matchIndex: Number(message.matchIndex),
+            drawn: Array.isArray(message.drawn) ? message.drawn.map(Number) : undefined,
+            zoom: String(message.zoom),
+            hasText: typeof message.hasText === 'boolean' ? message.hasText : undefined,
+          },
+          message.requestId,
+        );
         break;
       case 'textLayer':
         session.note({ ...session.state, hasText: message.hasText === true });

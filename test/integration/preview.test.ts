@@ -141,6 +141,14 @@ describe('previewing reports inside VS Code', () => {
     assert.equal(fit.zoom, 'page-fit');
     const doubled = await api.previews.ask(uri, { type: 'zoom', value: '200' });
     assert.equal(doubled.zoom, '200');
+    // Two requests at once, while the viewer also reports unasked (the pages a zoom scrolls to):
+    // each gets its own answer, never the first state that comes.
+    const [fitAgain, half] = await Promise.all([
+      api.previews.ask(uri, { type: 'zoom', value: 'page-fit' }),
+      api.previews.ask(uri, { type: 'zoom', value: '50' }),
+    ]);
+    assert.equal(fitAgain.zoom, 'page-fit');
+    assert.equal(half.zoom, '50');
   });
 
   it("Show the Report's Text opens the previewed report's text, page by page, as a read-only plain-text document naming the report", async () => {
