@@ -77,6 +77,37 @@ export class ContentCache {
     return stats !== undefined && stats.isFile() && (bytes === undefined || stats.size === bytes);
   }
 
+  /**
+   * What the cache holds, looked at for one run over many files: each of its folders is listed
+   * once (an empty cache is one look, a full one at most 257) instead of one look a file. A file
+   * another process adds meanwhile is not seen (it comes from the lab instead); one removed
+   * meanwhile is found missing when restored ({@link restore}).
+   */
+  lookup(): (sha256: string) => Promise<boolean> {
+    const root = path.join(this.folder, 'sha256');
+    const listings = new Map<string, Promise<ReadonlySet<string>>>();
+    const listing = (folder: string): Promise<ReadonlySet<string>> => {
+      let names = listings.get(folder);
+      if (!names) {
+        names = fs.readdir(folder).then(
+          (found) => new Set(found),
+          () => new Set<string>(),
+        );
+        listings.set(folder, names);
+      }
+      return names;
+    };
+    return async (sha256) => {
+      if (!SHA256_SHAPE.test(sha256)) {
+        return false;
+      }
+      const prefix = sha256.slice(0, 2);
+      return (
+        (await listing(root)).has(prefix) && (await listing(path.join(root, prefix))).has(sha256)
+      );
+    };
+  }
+
   /** Why files cannot be kept here, once a write failed; undefined while it can. */
   get writeProblem(): string | undefined {
     return this.unwritable;

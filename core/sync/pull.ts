@@ -202,6 +202,8 @@ export async function pullFolder(
     }
     return written;
   };
+  // The cache's folders listed once a run: a fresh cache (the usual CI case) costs one look, not one a file.
+  const cacheHolds = options.cache?.lookup() ?? (() => Promise.resolve(false));
   const labsDown = new Map<string, LabApiError>();
   // Copies into the cache still under way (keep never fails its caller).
   const kept: Array<Promise<void>> = [];
@@ -233,7 +235,7 @@ export async function pullFolder(
             folder,
             item,
             options,
-            { folderOf, listed, keep: (keeping) => void kept.push(keeping) },
+            { folderOf, listed, cacheHolds, keep: (keeping) => void kept.push(keeping) },
             (report, saved) => {
               const list = updates.get(item.lab) ?? [];
               list.push({ report, entry: item.entry, file: saved });
@@ -286,10 +288,13 @@ async function pullOne(
   {
     folderOf,
     listed,
+    cacheHolds,
     keep,
   }: {
     readonly folderOf: (subfolder: string) => Promise<PreparedFolder>;
     readonly listed: (file: string) => Promise<boolean>;
+    /** Whether the cache's listing (taken once a run) shows a file of this SHA-256. */
+    readonly cacheHolds: (sha256: string) => Promise<boolean>;
     /** Takes a copy into the cache under way; the run waits for all before it ends. */
     readonly keep: (keeping: Promise<void>) => void;
   },
@@ -393,8 +398,8 @@ async function pullOne(
   if (cache && options.dryRun && (await cache.has(entry.sha256))) {
     return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
   }
-  if (cache && !options.dryRun) {
-    // Undefined when the cache does not have it (restore looks), or had a corrupt copy.
+  if (cache && !options.dryRun && (await cacheHolds(entry.sha256))) {
+    // Undefined when the cache no longer has it, or had a corrupt copy.
     const restored = await cache.restore(entry.sha256, entry.bytes, {
       folder: await folderOf(path.dirname(target)),
       fileName: path.basename(target),

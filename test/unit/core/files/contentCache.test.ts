@@ -53,6 +53,21 @@ describe('the content cache', () => {
     assert.deepEqual(await fs.readFile(path.join(out, 'R-1.pdf')), bytes);
   });
 
+  it("answers what it holds from its folders' listings, each read once a lookup: a fresh cache is one look", async () => {
+    const cache = new ContentCache(path.join(work, 'cache'));
+    const bytes = Buffer.from('%PDF-1.7 listed');
+    const file = path.join(work, 'R.pdf');
+    await fs.writeFile(file, bytes);
+    const before = cache.lookup();
+    assert.equal(await before(sha(bytes)), false, 'nothing there yet: no cache folder at all');
+    await cache.keep(file, sha(bytes), bytes.length);
+    assert.equal(await before(sha(bytes)), false, 'a lookup keeps the listing it read');
+    const after = cache.lookup();
+    assert.equal(await after(sha(bytes)), true);
+    assert.equal(await after(sha(Buffer.from('other'))), false);
+    assert.equal(await after('../../etc/passwd'), false, 'only a SHA-256 is looked for');
+  });
+
   it('makes each of its folders once, and again when another process removed it since (a prune)', async () => {
     const warnings: string[] = [];
     const cache = new ContentCache(path.join(work, 'cache'), {
