@@ -152,7 +152,9 @@ export function fromLockfile(parsed: Record<string, unknown>): SyncManifest {
     // for…in, not Object.entries: ten thousand entries without ten thousand pairs made and dropped.
     for (const reportId in reports) {
       const raw = reports[reportId];
-      if (!isObject(raw)) {
+      // "__proto__" would set the object's prototype, not add an entry (and its fields would then
+      // be listed as entries): such an id is skipped, as it always was.
+      if (!isObject(raw) || reportId === '__proto__') {
         continue;
       }
       // The parsed object is this function's own: completed in place, not copied (a copy of each

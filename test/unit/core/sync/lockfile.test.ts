@@ -156,6 +156,25 @@ describe('the committed manifest, version 3 (lockfile)', () => {
     assert.deepEqual(Object.keys((await readManifest(folder)).labs), [`legacy:${ORIGIN}`]);
   });
 
+  it('a report id "__proto__" in a committed lockfile adds nothing and lists nothing of its own fields', async () => {
+    const folder = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-lockfile-proto-'));
+    try {
+      const sha = 'a'.repeat(64);
+      const text = `{"labs":{"${ORIGIN}":{"name":"Meridian","reports":{"R-1":{"bytes":1,"file":"R-1.pdf","sha256":"${sha}"},"__proto__":{"bytes":2,"file":"x.pdf","sha256":"${sha}"}}}},"version":3}`;
+      await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), text);
+      const { manifest, problems } = await readManifestStrictly(folder);
+      assert.deepEqual(problems, []);
+      const files = manifest!.labs.Meridian!.files;
+      const ids: string[] = [];
+      for (const id in files) {
+        ids.push(id);
+      }
+      assert.deepEqual(ids, ['R-1'], 'no inherited "file", "sha256" or "report_id" entries');
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a version 4 manifest with a clear message and never starts afresh over it', async () => {
     const text = JSON.stringify({ version: 4, labs: {} });
     await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), text);
