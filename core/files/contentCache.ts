@@ -58,6 +58,8 @@ export class ContentCache {
   private unwritable?: string;
   /** Folders of the cache made (or found) by this object: each is made once, not once a file. */
   private readonly madeFolders = new Set<string>();
+  /** Files this object kept, which a {@link lookup} taken earlier did not list. */
+  private readonly keptNow = new Set<string>();
 
   constructor(
     readonly folder: string,
@@ -79,19 +81,23 @@ export class ContentCache {
 
   /**
    * What the cache holds, looked at for one run over many files: each of its folders is listed
-   * once (an empty cache is one look, a full one at most 257) instead of one look a file. A file
-   * another process adds meanwhile is not seen (it comes from the lab instead); one removed
-   * meanwhile is found missing when restored ({@link restore}).
+   * once (an empty cache is one look, a full one at most 257) instead of one look a file; files
+   * this object keeps meanwhile are counted in. A file another process adds meanwhile is not seen
+   * (it comes from the lab instead); one removed meanwhile is found missing when restored
+   * ({@link restore}); a folder that cannot be listed answers "perhaps", and restore looks.
    */
   lookup(): (sha256: string) => Promise<boolean> {
     const root = path.join(this.folder, 'sha256');
-    const listings = new Map<string, Promise<ReadonlySet<string>>>();
-    const listing = (folder: string): Promise<ReadonlySet<string>> => {
+    const listings = new Map<string, Promise<ReadonlySet<string> | undefined>>();
+    const listing = (folder: string): Promise<ReadonlySet<string> | undefined> => {
       let names = listings.get(folder);
       if (!names) {
         names = fs.readdir(folder).then(
-          (found) => new Set(found),
-          () => new Set<string>(),
+          (found): ReadonlySet<string> => new Set(found),
+          (error: NodeJS.ErrnoException): ReadonlySet<string> | undefined =>
+            // Nothing there: nothing held. Any other failure (no permission, too many open
+            // files) is no answer: restore then looks for itself.
+            ['ENOENT', 'ENOTDIR'].includes(error.code ?? '') ? new Set<string>() : undefined,
         );
         listings.set(folder, names);
       }
@@ -101,10 +107,16 @@ export class ContentCache {
       if (!SHA256_SHAPE.test(sha256)) {
         return false;
       }
+      if (this.keptNow.has(sha256)) {
+        return true;
+      }
       const prefix = sha256.slice(0, 2);
-      return (
-        (await listing(root)).has(prefix) && (await listing(path.join(root, prefix))).has(sha256)
-      );
+      const prefixes = await listing(root);
+      if (prefixes === undefined) {
+        return true;
+      }
+      const names = prefixes.has(prefix) ? await listing(path.join(root, prefix)) : new Set();
+      return names === undefined || names.has(sha256);
     };
   }
 
@@ -137,8 +149,8 @@ export class ContentCache {
     }
     const prefixFolder = path.dirname(target);
     const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    const copyIn = async (): Promise<void> => {
-      if (!this.madeFolders.has(prefixFolder)) {
+    const copyIn = async (retry = false): Promise<void> => {
+      if (retry || !this.madeFolders.has(prefixFolder)) {
         await fs.mkdir(prefixFolder, {
           recursive: true,
           mode: this.options.shared ? undefined : 0o700,
@@ -153,16 +165,14 @@ export class ContentCache {
     };
     try {
       await copyIn().catch(async (error: unknown) => {
-        // A folder made earlier and removed since (a prune from another process): made again, once.
-        if (
-          (error as NodeJS.ErrnoException).code !== 'ENOENT' ||
-          !this.madeFolders.delete(prefixFolder)
-        ) {
+        // A folder taken as made and removed since (a prune from another process): made again, once.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
           throw error;
         }
         await fs.rm(temporary, { force: true });
-        await copyIn();
+        await copyIn(true);
       });
+      this.keptNow.add(sha256);
     } catch (error) {
       await fs.rm(temporary, { force: true }).catch(() => undefined);
       this.cannotWrite(error);

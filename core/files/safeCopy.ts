@@ -7,6 +7,7 @@ import {
   fstatSync,
   openSync,
   promises as fs,
+  readFileSync,
   readSync,
 } from 'node:fs';
 import * as path from 'node:path';
@@ -44,21 +45,46 @@ export interface SafeCopyOptions {
 /** One buffer for hashing restored files: reused, so a thousand files cost no thousand fresh buffers (each a page fault per 4 KiB). */
 let hashBuffer: Buffer | undefined;
 
+/** The mode a file this process creates with 0644 gets (its umask applied), found once. */
+let newFileModeFound: number | undefined;
+
+/**
+ * 0644 less this process's umask, read from `/proc/self/status` where there is one: Node's
+ * `process.umask()` reads it by setting it to 0 for an instant, which a file another thread creates
+ * meanwhile would get (DEP0139), so it is only the fallback, once, and only the tool restores files.
+ */
+function newFileMode(): number {
+  if (newFileModeFound === undefined) {
+    let umask: number | undefined;
+    try {
+      const line = /^Umask:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+      umask = line ? parseInt(line[1]!, 8) : undefined;
+    } catch {
+      umask = undefined;
+    }
+    newFileModeFound = 0o644 & ~(umask ?? process.umask());
+  }
+  return newFileModeFound;
+}
+
 /**
  * The SHA-256 of a file just written, with its size and time, read through one descriptor: a
  * report-sized file (up to 4 MiB) in synchronous reads into one reused buffer (a memory copy from
  * the page cache, far under a millisecond), a larger one streamed so the event loop keeps turning.
- * The file gets the mode a new file of this process has: a copy keeps its source's, and the cache's
- * files are private (0600).
+ * The file gets the mode a new file of this process has, where the file system keeps modes: a copy
+ * keeps its source's, and the cache's files are private (0600).
  */
 async function hashCopy(file: string): Promise<{ sha256: string; size: number; mtimeMs: number }> {
   const hash = createHash('sha256');
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const stats = fstatSync(fd);
-    const mode = 0o644 & ~process.umask();
-    if (process.platform !== 'win32' && (stats.mode & 0o777) !== mode) {
-      fchmodSync(fd, mode);
+    if (process.platform !== 'win32' && (stats.mode & 0o777) !== newFileMode()) {
+      try {
+        fchmodSync(fd, newFileMode());
+      } catch {
+        // A file system without modes (FAT, some network shares): the copy is kept as it is.
+      }
     }
     if (stats.size <= READ_AT_ONCE_BYTES) {
       hashBuffer ??= Buffer.allocUnsafeSlow(READ_AT_ONCE_BYTES);
@@ -92,13 +118,18 @@ export async function copyFileSafely(options: SafeCopyOptions): Promise<SavedFil
     try {
       await fs.copyFile(options.from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     } catch (error) {
-      // Looked at only when the copy failed: a source that cannot be read (not there, a file where
-      // a folder of its path should be, no permission) is nothing to copy; else the folder's problem.
-      const readable = await fs.access(options.from, constants.R_OK).then(
-        () => true,
-        () => false,
-      );
+      // Looked at only when the copy failed: a source that is not a readable file (not there, a
+      // file where a folder of its path should be, a folder, no permission) is nothing to copy;
+      // else the problem is the folder's.
+      const source = await fs.stat(options.from).catch(() => undefined);
+      const readable =
+        source?.isFile() === true &&
+        (await fs.access(options.from, constants.R_OK).then(
+          () => true,
+          () => false,
+        ));
       if (!readable) {
+        await fs.rm(temp, { force: true }).catch(() => undefined);
         return undefined;
       }
       throw error;

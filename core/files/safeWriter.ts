@@ -371,13 +371,6 @@ export interface WriteTarget {
   readonly temp: string;
 }
 
-/**
- * The checks both {@link writeFileSafely} and `copyFileSafely` make first: a sanitised name that
- * cannot leave its folder, the folder prepared (inside `root`), and, to overwrite, nothing but a
- * file in the way. "fail" and "keepBoth" commit with a hard link, which refuses whatever stands at
- * the name (a symbolic link included); only "overwrite" replaces, so only it looks first (and again
- * at commit): a link or a folder in the way is never replaced.
- */
 /** This process's own part of temporary names (random), and a count for each name it makes. */
 const TEMPORARY_PREFIX = randomBytes(4).toString('hex');
 let temporaryCount = 0;
@@ -387,6 +380,13 @@ function temporarySuffix(): string {
   return `${TEMPORARY_PREFIX}${(temporaryCount++).toString(36)}`;
 }
 
+/**
+ * The checks both {@link writeFileSafely} and `copyFileSafely` make first: a sanitised name that
+ * cannot leave its folder, the folder prepared (inside `root`), and, to overwrite, nothing but a
+ * file in the way. "fail" and "keepBoth" commit with a hard link, which refuses whatever stands at
+ * the name (a symbolic link included); only "overwrite" replaces, so only it looks first (and again
+ * at commit): a link or a folder in the way is never replaced.
+ */
 export async function prepareTarget(options: {
   readonly folder: string | PreparedFolder;
   readonly fileName: string;
@@ -449,12 +449,6 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     // No fsync: the temporary file and the atomic rename mean no crash of VS Code or of this
     // extension ever leaves a partial file under the final name; the manifest's SHA-256 lets
     // "Verify Saved Reports" find a file a power cut damaged (docs/saving-and-provenance.md, "Durability").
-    // The time of the last write, read before closing (through the descriptor, no second look by
-    // path); neither closing nor the rename or link that follows changes it.
-    const mtimeMs =
-      options.recordTime === false
-        ? undefined
-        : (await handle.stat().catch(() => undefined))?.mtimeMs;
     await handle.close();
     handle = undefined;
     const sha256 = monitor.hash.digest('hex');
@@ -464,6 +458,11 @@ export async function writeFileSafely(options: SafeWriteOptions): Promise<SavedF
     }
     const finalName = await commit(temp, folder, fileName, policy);
     const finalPath = path.join(folder, finalName);
+    // Read after closing: on network shares closing can still move the time (the writes reach the server then).
+    const mtimeMs =
+      options.recordTime === false
+        ? undefined
+        : (await fs.stat(finalPath).catch(() => undefined))?.mtimeMs;
     return {
       path: finalPath,
       fileName: finalName,

@@ -60,10 +60,16 @@ describe('the content cache', () => {
     await fs.writeFile(file, bytes);
     const before = cache.lookup();
     assert.equal(await before(sha(bytes)), false, 'nothing there yet: no cache folder at all');
-    await cache.keep(file, sha(bytes), bytes.length);
+    // Kept by another process: a lookup keeps the listing it read.
+    await new ContentCache(path.join(work, 'cache')).keep(file, sha(bytes), bytes.length);
     assert.equal(await before(sha(bytes)), false, 'a lookup keeps the listing it read');
     const after = cache.lookup();
     assert.equal(await after(sha(bytes)), true);
+    // Kept by this object: counted in, even by a lookup taken before.
+    const mine = Buffer.from('%PDF-1.7 kept by this one');
+    await fs.writeFile(file, mine);
+    await cache.keep(file, sha(mine), mine.length);
+    assert.equal(await after(sha(mine)), true, 'its own keeps are counted in');
     assert.equal(await after(sha(Buffer.from('other'))), false);
     assert.equal(await after('../../etc/passwd'), false, 'only a SHA-256 is looked for');
   });
