@@ -111,15 +111,15 @@ function showError(text: string): void {
   body.classList.add('failed');
 }
 
-/** `page-width`, `page-fit`, or a percentage (100 is the page's real size). */
-/** The extension's request a search answers (its id goes back with the search's count). */
-let findRequest: unknown;
+/** The extension's searches waiting for a count: each gets the next final count (a later search supersedes an earlier one). */
+let findRequests: unknown[] = [];
 
 /** Tells the extension the viewer's state; with a request's id, as that request's answer. */
 function postState(requestId?: unknown): void {
   post('state', requestId === undefined ? state() : { ...state(), requestId });
 }
 
+/** `page-width`, `page-fit`, or a percentage (100 is the page's real size). */
 function setZoom(value: string, requestId?: unknown): void {
   zoom = value;
   if (value === 'page-width' || value === 'page-fit') {
@@ -210,9 +210,12 @@ function showCount(count: { current: number; total: number }, query = findInput.
       ? texts.noMatches
       : format(texts.matchOf, Math.max(1, count.current), count.total);
   searching = false;
-  const requestId = findRequest;
-  findRequest = undefined;
-  postState(requestId);
+  const answered = findRequests;
+  findRequests = [];
+  if (answered.length === 0) {
+    postState();
+  }
+  answered.forEach((requestId) => postState(requestId));
 }
 
 /** Builds the viewer once pdf.js is loaded: pages, text layers and search all come from pdf.js's components. */
@@ -390,16 +393,16 @@ window.addEventListener('message', (event: MessageEvent) => {
       break;
     }
     case 'find':
-      findRequest = data.requestId;
+      findRequests.push(data.requestId);
       findInput.value = String(data.query ?? '');
       find('find');
       break;
     case 'findNext':
-      findRequest = data.requestId;
+      findRequests.push(data.requestId);
       find('again');
       break;
     case 'findPrevious':
-      findRequest = data.requestId;
+      findRequests.push(data.requestId);
       find('again', true);
       break;
     case 'zoom':

@@ -10,6 +10,8 @@ import { WebviewPage, escapeHtml } from '../ui/webviewPage';
 export const PDF_PREVIEW_VIEW_TYPE = 'labData.pdfPreview';
 /** Reports previewed from a lab live in memory under this scheme, never in the workspace. */
 export const PREVIEW_SCHEME = 'labdata-pdf';
+/** How long a request to the viewer (tests, diagnostics) waits for its answer: a search of a long PDF takes seconds. */
+const ASK_TIMEOUT_MS = 60_000;
 
 /** What the viewer said last: its page, page count, zoom, search matches, or its failure. */
 export interface PreviewState {
@@ -50,6 +52,7 @@ class PreviewSession {
   private settle!: { resolve: (value: { pages: number }) => void; reject: (error: Error) => void };
   /** Requests waiting for the viewer's answer, by the id sent with each. */
   private readonly waiters = new Map<number, (state: PreviewState) => void>();
+  private readonly abandoned = new Map<number, (reason: Error) => void>();
   private nextRequestId = 1;
   private textWaiters: Array<(answer: { pages: string[]; error?: string }) => void> = [];
 
@@ -107,10 +110,40 @@ class PreviewSession {
     return this.document.report?.id ?? vscode.workspace.asRelativePath(this.document.uri);
   }
 
-  /** A new request id, and the state the viewer answers it with. */
-  request(): { readonly id: number; readonly answer: Promise<PreviewState> } {
+  /**
+   * A new request id, and the state the viewer answers it with; fails when no answer comes within
+   * `timeoutMs`, or when the panel closes first.
+   */
+  request(
+    what: string,
+    timeoutMs: number,
+  ): { readonly id: number; readonly answer: Promise<PreviewState> } {
     const id = this.nextRequestId++;
-    return { id, answer: new Promise((resolve) => this.waiters.set(id, resolve)) };
+    const answer = new Promise<PreviewState>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(id);
+        this.abandoned.delete(id);
+        reject(new Error(`The preview did not answer "${what}" within ${timeoutMs / 1000} s.`));
+      }, timeoutMs);
+      this.waiters.set(id, (state) => {
+        clearTimeout(timer);
+        this.abandoned.delete(id);
+        resolve(state);
+      });
+      this.abandoned.set(id, (reason) => {
+        clearTimeout(timer);
+        this.waiters.delete(id);
+        reject(reason);
+      });
+    });
+    return { id, answer };
+  }
+
+  /** Fails every request still waiting (the panel closed, or a message could not be sent). */
+  abandon(reason: Error): void {
+    const waiting = [...this.abandoned.values()];
+    this.abandoned.clear();
+    waiting.forEach((fail) => fail(reason));
   }
 }
 
@@ -190,8 +223,10 @@ export class PdfPreviewProvider
     request: { readonly type: string; readonly [key: string]: unknown },
   ): Promise<PreviewState> {
     const session = await this.session(uri);
-    const { id, answer } = session.request();
-    await session.panel.webview.postMessage({ ...request, requestId: id });
+    const { id, answer } = session.request(request.type, ASK_TIMEOUT_MS);
+    if (!(await session.panel.webview.postMessage({ ...request, requestId: id }))) {
+      session.abandon(new Error(`The preview could not be sent "${request.type}" (it is closed).`));
+    }
     return answer;
   }
 
@@ -279,7 +314,9 @@ export class PdfPreviewProvider
         if (this.sessions.get(key) === session) {
           this.sessions.delete(key);
         }
-        session.failed(new LabApiError('cancelled', vscode.l10n.t('The preview was closed.')));
+        const closed = new LabApiError('cancelled', vscode.l10n.t('The preview was closed.'));
+        session.failed(closed);
+        session.abandon(closed);
       }),
     ];
     this.opened.fire(session);
