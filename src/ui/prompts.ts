@@ -335,11 +335,19 @@ export class VsCodePrompts implements Prompts {
     pick.value = start === near.fsPath || start === '' ? '' : start;
     pick.items = rowsFor(pick.value);
     pick.onDidChangeValue((value) => (pick.items = rowsFor(value)));
+    // The text VS Code had filtered on when it last said which row is highlighted.
+    let activeFor: string | undefined;
+    pick.onDidChangeActive(() => (activeFor = pick.value));
     const chosen = await new Promise<Row | undefined>((resolve) => {
       pick.onDidAccept(() => {
         // The typed folder's row is made again from the text: the highlighted one may be for the
         // text before the last keys (VS Code says which row is highlighted after filtering).
-        const row = pick.activeItems[0]?.browse ? browseRow : rowsFor(pick.value)[0];
+        // Browse when it was highlighted for this very text (or nothing is typed): with text
+        // typed at once after the picker opened, the highlight can still be the empty text's.
+        const browsing =
+          pick.activeItems[0]?.browse === true &&
+          (activeFor === pick.value || pick.value.trim() === '');
+        const row = browsing ? browseRow : rowsFor(pick.value)[0];
         if (row && (row.browse || row.folder)) {
           resolve(row);
           pick.hide();
@@ -378,6 +386,9 @@ export class VsCodePrompts implements Prompts {
       detail: choice.detail,
     }));
     pick.items = offered;
+    // The text VS Code had filtered on when it last said which item is highlighted.
+    let activeFor: string | undefined;
+    pick.onDidChangeActive(() => (activeFor = pick.value));
     // Text that is part of no suggestion is offered as itself, first, so Enter never takes a loose (fuzzy) match instead.
     pick.onDidChangeValue((value) => {
       const typed = value.trim();
@@ -392,7 +403,12 @@ export class VsCodePrompts implements Prompts {
     return new Promise<string | undefined>((resolve) => {
       pick.onDidAccept(async () => {
         // The suggestion typed in full, else the highlighted one, else the text as typed.
-        const chosen = acceptedReportId(pick.value, pick.activeItems[0], suggestions);
+        const chosen = acceptedReportId(
+          pick.value,
+          pick.activeItems[0],
+          suggestions,
+          activeFor === pick.value,
+        );
         if (pick.busy) {
           return;
         }

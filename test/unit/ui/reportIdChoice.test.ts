@@ -19,14 +19,8 @@ describe('the report id Enter takes', () => {
     assert.equal(acceptedReportId('Harbor', shared, suggestions), shared.id);
     assert.equal(acceptedReportId('0001', meridianOnly, suggestions), meridianOnly.id);
     assert.equal(acceptedReportId('', meridianOnly, suggestions), meridianOnly.id, 'nothing typed');
-    assert.equal(
-      acceptedReportId(
-        'lead',
-        { id: 'RPT-9', label: 'RPT-9', detail: 'Lead in water' },
-        suggestions,
-      ),
-      'RPT-9',
-    );
+    const lead = { id: 'RPT-9', label: 'RPT-9', detail: 'Lead in water' };
+    assert.equal(acceptedReportId('lead', lead, [...suggestions, lead]), 'RPT-9');
   });
 
   it('a stale highlight gives way to the one suggestion holding the text, else the text itself', () => {
@@ -35,6 +29,18 @@ describe('the report id Enter takes', () => {
     // The "find this id" line of shorter text, still highlighted when more was typed.
     const findShorter = { id: 'RPT-7', label: 'RPT-7', description: 'find this id' };
     assert.equal(acceptedReportId('RPT-77', findShorter, suggestions), 'RPT-77');
+    // …and of longer text, still highlighted after a character was deleted (or the text is part of
+    // its own description): only the text it offers is taken.
+    const findLonger = { id: 'RPT-77', label: 'RPT-77', description: 'find this id' };
+    assert.equal(acceptedReportId('RPT-7', findLonger, suggestions), 'RPT-7');
+    assert.equal(acceptedReportId('this', findLonger, suggestions), 'this');
+    assert.equal(acceptedReportId('rpt-77', findLonger, suggestions), 'RPT-77');
+  });
+
+  it('a highlight VS Code reported for this very text is taken, however loosely it matched', () => {
+    // VS Code's own filter matches more loosely than "holds the text" (e.g. "RPT2024" for "RPT-2024-…").
+    assert.equal(acceptedReportId('RPT2024102', shared, suggestions, true), shared.id);
+    assert.equal(acceptedReportId('RPT2024102', shared, suggestions, false), 'RPT2024102');
   });
 
   it('text several suggestions hold, nothing highlighted: the text as typed; an error line is no choice', () => {
