@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
 import { uiContext, type UiContext } from './uiContext';
-import { whenAWaitTimesOut } from './workbench';
+import { pointAwayFromLists, whenAWaitTimesOut } from './workbench';
 
 /** Runs the UI checks in the runner's own process, against the browser page showing the workbench. */
 export function runUiSuite(
@@ -21,6 +21,12 @@ export function runUiSuite(
     reporter: SummaryReporter,
     ...(process.env.LABDATA_UI_GREP ? { grep: process.env.LABDATA_UI_GREP } : {}),
     rootHooks: {
+      // Each test starts with the pointer off the lists and no row's tooltip on screen: a tooltip
+      // left by the test before covered the next test's first click (CI: a report's tooltip over
+      // the Clients view).
+      async beforeEach() {
+        await pointAwayFromLists(context.page).catch(() => undefined);
+      },
       // The failure's screenshot, begun the moment it failed (before the suite's own hooks tidy up), is finished before the next test.
       async afterEach() {
         await shooting;

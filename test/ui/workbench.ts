@@ -113,7 +113,7 @@ export async function scrollTo(page: Page, title: string, target: Locator): Prom
  * the pointer over a row, and its tooltip may cover the row a test clicks next (seen in CI: "Load
  * more…" under a report's tooltip).
  */
-async function pointAwayFromLists(page: Page): Promise<void> {
+export async function pointAwayFromLists(page: Page): Promise<void> {
   const editor = await page.locator('.part.editor').boundingBox();
   await page.mouse.move(
     editor ? editor.x + editor.width / 2 : 700,
