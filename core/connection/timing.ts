@@ -236,3 +236,14 @@ export async function mapConcurrently<T, R>(
   );
   return results;
 }
+
+/** `make` called once per key; later calls with the key get the first result (a promise is shared, not repeated). */
+export function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    if (!made.has(key)) {
+      made.set(key, make(key));
+    }
+    return made.get(key)!;
+  };
+}

@@ -1,6 +1,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { oncePerKey } from '../connection/timing';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { copyFileSafely } from './safeCopy';
@@ -88,21 +89,15 @@ export class ContentCache {
    */
   lookup(): (sha256: string) => Promise<boolean> {
     const root = path.join(this.folder, 'sha256');
-    const listings = new Map<string, Promise<ReadonlySet<string> | undefined>>();
-    const listing = (folder: string): Promise<ReadonlySet<string> | undefined> => {
-      let names = listings.get(folder);
-      if (!names) {
-        names = fs.readdir(folder).then(
-          (found): ReadonlySet<string> => new Set(found),
-          (error: NodeJS.ErrnoException): ReadonlySet<string> | undefined =>
-            // Nothing there: nothing held. Any other failure (no permission, too many open
-            // files) is no answer: restore then looks for itself.
-            ['ENOENT', 'ENOTDIR'].includes(error.code ?? '') ? new Set<string>() : undefined,
-        );
-        listings.set(folder, names);
-      }
-      return names;
-    };
+    const listing = oncePerKey((folder: string): Promise<ReadonlySet<string> | undefined> =>
+      fs.readdir(folder).then(
+        (found): ReadonlySet<string> => new Set(found),
+        (error: NodeJS.ErrnoException): ReadonlySet<string> | undefined =>
+          // Nothing there: nothing held. Any other failure (no permission, too many open
+          // files) is no answer: restore then looks for itself.
+          ['ENOENT', 'ENOTDIR'].includes(error.code ?? '') ? new Set<string>() : undefined,
+      ),
+    );
     return async (sha256) => {
       if (!SHA256_SHAPE.test(sha256)) {
         return false;

@@ -79,9 +79,10 @@ async function hashCopy(file: string): Promise<{ sha256: string; size: number; m
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const stats = fstatSync(fd);
-    if (process.platform !== 'win32' && (stats.mode & 0o777) !== newFileMode()) {
+    const mode = newFileMode();
+    if (process.platform !== 'win32' && (stats.mode & 0o777) !== mode) {
       try {
-        fchmodSync(fd, newFileMode());
+        fchmodSync(fd, mode);
       } catch {
         // A file system without modes (FAT, some network shares): the copy is kept as it is.
       }

@@ -21,7 +21,7 @@ import {
   type PreparedFolder,
   type SavedFile,
 } from '../files/safeWriter';
-import { Throttle } from '../connection/timing';
+import { oncePerKey, Throttle } from '../connection/timing';
 
 /** What to do with a file that is already there. */
 export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
@@ -122,17 +122,6 @@ export interface SaveOptions {
 /** File names as the file system compares them: without case on Windows and macOS. */
 function foldCase(name: string): string {
   return process.platform === 'win32' || process.platform === 'darwin' ? name.toLowerCase() : name;
-}
-
-/** `make` called once per key; later calls with the key get the first result (a promise is shared, not repeated). */
-export function oncePerKey<T>(make: (key: string) => T): (key: string) => T {
-  const made = new Map<string, T>();
-  return (key) => {
-    if (!made.has(key)) {
-      made.set(key, make(key));
-    }
-    return made.get(key)!;
-  };
 }
 
 /** The safe writer's policy for each answer that writes. */

@@ -3,12 +3,11 @@ import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { LabApiError, isCancellation } from '../errors/errors';
-import { mapConcurrently } from '../connection/timing';
+import { mapConcurrently, oncePerKey } from '../connection/timing';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import type { ContentCache } from '../files/contentCache';
 import { recordFileTimes } from './localState';
-import { oncePerKey } from './bulkSave';
 import {
   currentSha256,
   manifestEntry,

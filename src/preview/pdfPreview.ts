@@ -51,8 +51,10 @@ class PreviewSession {
   readonly firstPage: Promise<{ pages: number }>;
   private settle!: { resolve: (value: { pages: number }) => void; reject: (error: Error) => void };
   /** Requests waiting for the viewer's answer, by the id sent with each. */
-  private readonly waiters = new Map<number, (state: PreviewState) => void>();
-  private readonly abandoned = new Map<number, (reason: Error) => void>();
+  private readonly pending = new Map<
+    number,
+    { readonly answer: (state: PreviewState) => void; readonly fail: (reason: Error) => void }
+  >();
   private nextRequestId = 1;
   private textWaiters: Array<(answer: { pages: string[]; error?: string }) => void> = [];
 
@@ -78,10 +80,8 @@ class PreviewSession {
    */
   update(next: PreviewState, requestId?: unknown): void {
     this.state = next;
-    const waiter = typeof requestId === 'number' ? this.waiters.get(requestId) : undefined;
-    if (waiter) {
-      this.waiters.delete(requestId as number);
-      waiter(next);
+    if (typeof requestId === 'number') {
+      this.pending.get(requestId)?.answer(next);
     }
   }
 
@@ -120,20 +120,24 @@ class PreviewSession {
   ): { readonly id: number; readonly answer: Promise<PreviewState> } {
     const id = this.nextRequestId++;
     const answer = new Promise<PreviewState>((resolve, reject) => {
+      // Settled once, whichever comes first: the answer, the time limit, or the panel closing.
+      const settle = (): void => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+      };
       const timer = setTimeout(() => {
-        this.waiters.delete(id);
-        this.abandoned.delete(id);
+        settle();
         reject(new Error(`The preview did not answer "${what}" within ${timeoutMs / 1000} s.`));
       }, timeoutMs);
-      this.waiters.set(id, (state) => {
-        clearTimeout(timer);
-        this.abandoned.delete(id);
-        resolve(state);
-      });
-      this.abandoned.set(id, (reason) => {
-        clearTimeout(timer);
-        this.waiters.delete(id);
-        reject(reason);
+      this.pending.set(id, {
+        answer: (state) => {
+          settle();
+          resolve(state);
+        },
+        fail: (reason) => {
+          settle();
+          reject(reason);
+        },
       });
     });
     return { id, answer };
@@ -141,9 +145,7 @@ class PreviewSession {
 
   /** Fails every request still waiting (the panel closed, or a message could not be sent). */
   abandon(reason: Error): void {
-    const waiting = [...this.abandoned.values()];
-    this.abandoned.clear();
-    waiting.forEach((fail) => fail(reason));
+    [...this.pending.values()].forEach((request) => request.fail(reason));
   }
 }
 
