@@ -178,7 +178,8 @@ export class Semaphore {
 /**
  * Passes calls on at most once per `intervalMs` (the first at once); `flush()` passes the latest
  * call held back. Progress goes through this, so a display is told at most ten times a second
- * however many chunks or files there are.
+ * however many chunks or files there are. The interval counts from when a call has returned, so a
+ * slow display (or a pause while it is told) never hears twice within one interval.
  */
 export class Throttle {
   private last = Number.NEGATIVE_INFINITY;
@@ -194,9 +195,8 @@ export class Throttle {
   poke(): void {
     const now = this.now();
     if (now - this.last >= this.intervalMs) {
-      this.last = now;
       this.pending = false;
-      this.call();
+      this.tell();
     } else {
       this.pending = true;
     }
@@ -206,8 +206,15 @@ export class Throttle {
   flush(): void {
     if (this.pending) {
       this.pending = false;
-      this.last = this.now();
+      this.tell();
+    }
+  }
+
+  private tell(): void {
+    try {
       this.call();
+    } finally {
+      this.last = this.now();
     }
   }
 }

@@ -31,6 +31,29 @@ describe('progress throttle', () => {
     throttle.flush();
     assert.equal(calls.length, 11, 'nothing held back, nothing told');
   });
+
+  it('counts the interval from when the display has been told, so a slow telling never brings the next one closer', () => {
+    let now = 0;
+    const calls: number[] = [];
+    const throttle = new Throttle(
+      100,
+      () => {
+        calls.push(now);
+        now += 30; // the display (or a pause of the process) takes 30 ms while being told
+      },
+      () => now,
+    );
+    for (; now < 600; now += 1) {
+      throttle.poke();
+    }
+    assert.deepEqual(calls, [0, 130, 260, 390, 520]);
+    for (let i = 1; i < calls.length; i++) {
+      assert.ok(
+        calls[i]! - (calls[i - 1]! + 30) >= 100,
+        `tellings ${i - 1} and ${i} are too close`,
+      );
+    }
+  });
 });
 
 describe('bulk save and folder sync (the core the commands run)', () => {
