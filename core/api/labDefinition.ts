@@ -5,6 +5,7 @@ import { labError } from '../errors/messages';
 import { MAX_PAGE_SIZE } from './query';
 import { proxyProblem } from '../connection/network';
 import { errorText } from '../errors/errorText';
+import { serverText } from '../errors/serverText';
 
 /** The filters of spec §4.9 a lab can confirm; the pickers offer only a lab's own. */
 export const FILTER_NAMES = [
@@ -83,6 +84,15 @@ export function labNameProblem(name: string): string | undefined {
   return NAME_SHAPE.test(name.trim())
     ? undefined
     : 'A lab name is 1 to 60 characters without control characters';
+}
+
+/**
+ * The name a lab gives itself in its records (a report's `lab_name`), cleaned as any server text
+ * is, when it is one that can name a lab; else undefined (the caller names the lab otherwise).
+ */
+export function ownLabName(value: unknown): string | undefined {
+  const name = typeof value === 'string' ? serverText(value, 60).trim() : '';
+  return name && labNameProblem(name) === undefined ? name : undefined;
 }
 
 function integerIn(value: unknown, min: number, max: number): boolean {

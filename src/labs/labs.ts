@@ -10,11 +10,11 @@ import {
 import {
   isInvalidLab,
   labNameProblem,
+  ownLabName,
   parseLabDefinition,
   type InvalidLab,
   type LabDefinition,
 } from '../../core/api/labDefinition';
-import { serverText } from '../../core/errors/serverText';
 import { labError } from '../../core/errors/messages';
 import type { TokenStore } from './tokenStore';
 import { ContextKeys, SETTINGS_SECTION, Settings } from '../constants';
@@ -312,12 +312,8 @@ export class Labs implements vscode.Disposable {
     });
     try {
       const page = await probe.listReports({ pageSize: 1 }, signal);
-      const own = page.items[0]?.raw.lab_name;
-      const ownName = typeof own === 'string' ? serverText(own, 60) : '';
-      return {
-        reportsForbidden: false,
-        ownName: ownName && labNameProblem(ownName) === undefined ? ownName : undefined,
-      };
+      const ownName = ownLabName(page.items[0]?.raw.lab_name);
+      return { reportsForbidden: false, ...(ownName ? { ownName } : {}) };
     } catch (error) {
       // 403 means the token is valid but its scope excludes the reports area; that is still a sign-in.
       if (!(error instanceof LabApiError && error.code === 'forbidden')) {

@@ -11,7 +11,7 @@ import { listAllReports, syncFolder } from '../../core/sync/folderSync';
 import { saveReports } from '../../core/sync/bulkSave';
 import { MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
-import { closedPort, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
+import { closedPort, FULL, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { MockLabServer } from '../mock/server';
 import { makeTestCertificates } from '../support/certificates';
 import { startForwardProxy } from '../support/forwardProxy';
@@ -282,9 +282,29 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const result = JSON.parse(synced1.stdout) as { saved: unknown[]; lab: string };
     assert.equal(
       result.lab,
-      new URL(lab.baseUrl).host,
-      'named as the extension names a lab given by its address',
+      lab.server.reportsFor(FULL)[0]!.lab_name,
+      'named as the extension names it: by the name the lab gives itself, not its address',
     );
+    const ownName = lab.server.reportsFor(FULL)[0]!.lab_name;
+    assert.deepEqual(Object.keys((await readManifest(folder)).labs), [ownName]);
+    // Another lab that calls itself the same, synced into the same folder, keeps its own section.
+    const twin = await startMockLab({ reports: 3 });
+    try {
+      // (Its ids are the first lab's, so its files go to a subfolder of their own.)
+      const synced = await tool.run(
+        ['sync', folder, '--lab', twin.baseUrl, '--template', 'twin/${report_id}.pdf', '--json'],
+        { env },
+      );
+      assert.equal(synced.code, 0, said(synced));
+      const twinName = `${ownName} (${new URL(twin.baseUrl).host})`;
+      assert.equal((JSON.parse(synced.stdout) as { lab: string }).lab, twinName);
+      const labs = (await readManifest(folder)).labs;
+      assert.deepEqual(Object.keys(labs).sort(), [ownName, twinName].sort());
+      assert.equal(labs[ownName]!.origin, new URL(lab.baseUrl).origin);
+      assert.equal(labs[twinName]!.origin, new URL(twin.baseUrl).origin);
+    } finally {
+      await twin.close();
+    }
     assert.deepEqual(await pdfsIn(folder), await pdfsIn(synced));
     // The extension's sync finds everything up to date: it read the tool's manifest.
     const byExtension = await extensionSync(lab, folder);

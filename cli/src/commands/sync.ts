@@ -14,11 +14,13 @@ import { folderArgument } from './folder';
 import { listFilters } from './list';
 import { errorText } from '../../../core/errors/errorText';
 import { serverText } from '../../../core/errors/serverText';
+import { labNameProblem, ownLabName } from '../../../core/api/labDefinition';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
  * The manifest section is the one of the lab's origin when the folder has one (whatever the
- * extension named it), so both work on one folder; a new one is named after the lab's host.
+ * extension named it), so both work on one folder; a new one is named as the extension names the
+ * lab: by the name the lab gives itself ({@link nameForNewSection}).
  */
 export async function sync(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
@@ -27,7 +29,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
   const manifest = await readManifest(folder);
   const name =
     Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0] ??
-    new URL(baseUrl).host;
+    (await nameForNewSection(context, baseUrl, Object.keys(manifest.labs)));
   const api = context.api(name, baseUrl);
   const { query, type } = listFilters(context, 'reports');
   const filtered =
@@ -212,4 +214,27 @@ async function printDryRun(
   context.progress.line(
     `Would sync ${where.name} into ${where.folder}: ${plan.listed.length} listed${plan.since ? ` since ${plan.since}` : ''}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}; would download ${plan.downloads} file${plan.downloads === 1 ? '' : 's'} (${formatBytes(plan.bytes)}, ${plan.bytes} bytes${unknown}); nothing was written.`,
   );
+}
+
+/**
+ * The name of a lab the folder's manifest does not know yet: the name it gives itself in its records
+ * (`lab_name`; one request for one report), else its host. A name another lab's section already
+ * has in this folder gets the host beside it, so neither section replaces the other.
+ */
+async function nameForNewSection(
+  context: CliContext,
+  baseUrl: string,
+  taken: readonly string[],
+): Promise<string> {
+  const host = new URL(baseUrl).host;
+  const page = await context.api(host, baseUrl).listReports({ pageSize: 1 }, context.signal);
+  const own = ownLabName(page.items[0]?.raw.lab_name);
+  if (own === undefined) {
+    return host;
+  }
+  if (!taken.includes(own)) {
+    return own;
+  }
+  const beside = `${own} (${host})`;
+  return labNameProblem(beside) === undefined && !taken.includes(beside) ? beside : host;
 }
