@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import type { LabApi } from '../../../../core/api/labApi';
 import { LabApiError } from '../../../../core/errors/errors';
@@ -263,18 +264,53 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
     }
   });
 
-  /** Runs `request` against `answer`, and checks it ended in time with one of `outcomes`. */
+  /**
+   * Runs `request` against `answer`, and checks it ended in time with one of `outcomes`. The
+   * timeouts under test are short (400 ms), and the process runs beside browsers and editors: when
+   * it stood still longer than a timeout while the case ran (its event loop's longest delay), a
+   * timeout it did not expect is what the client must do then, so the case runs again (twice at most)
+   * rather than count as a fault the client handled wrongly.
+   */
   async function run<T>(
+    makeApi: () => LabApi,
+    item: Case,
+    request: (api: LabApi) => Promise<T>,
+  ): Promise<{ outcome: Outcome | string; value?: T }> {
+    for (let attempt = 1; ; attempt++) {
+      const stalls = monitorEventLoopDelay({ resolution: 10 });
+      stalls.enable();
+      let result: { outcome: Outcome | string; value?: T; timedOut: boolean };
+      try {
+        result = await runOnce(makeApi(), item, request);
+      } finally {
+        stalls.disable();
+      }
+      const stoodStillMs = stalls.max / 1e6;
+      if (
+        !result.timedOut ||
+        (item.outcomes as readonly string[]).includes(result.outcome) ||
+        stoodStillMs < Math.min(FAST_TIMEOUTS.headersMs, FAST_TIMEOUTS.bodyIdleMs) ||
+        attempt === 3
+      ) {
+        return result;
+      }
+      console.log(
+        `      the process stood still ${stoodStillMs.toFixed(0)} ms (longer than the timeout under test) and the case timed out: run again`,
+      );
+    }
+  }
+
+  async function runOnce<T>(
     api: LabApi,
     item: Case,
-    request: () => Promise<T>,
-  ): Promise<{ outcome: Outcome | string; value?: T }> {
+    request: (api: LabApi) => Promise<T>,
+  ): Promise<{ outcome: Outcome | string; value?: T; timedOut: boolean }> {
     server.answerWith(item.answer);
     const started = Date.now();
     try {
       const { value, error } = await within(
         item.waitsMs + 5_000 + 200,
-        request(),
+        request(api),
         `${item.title} (seed ${SEED})`,
       );
       const since = Math.max(started, server.lastFaultAt);
@@ -286,9 +322,13 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
         assert.equal(server.requests, item.requests, `requests made (seed ${SEED})`);
       }
       return error === undefined
-        ? { outcome: 'whole', value }
-        : { outcome: outcomeOf(error, item.outcomes) };
+        ? { outcome: 'whole', value, timedOut: false }
+        : {
+            outcome: outcomeOf(error, item.outcomes),
+            timedOut: error instanceof LabApiError && error.code === 'timeout',
+          };
     } finally {
+      server.dropAll();
       await api.close();
     }
   }
@@ -300,18 +340,20 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
           const folder = await makeFolder();
           try {
             await fs.writeFile(path.join(folder, 'R-1.pdf'), earlier);
-            const api = faultClient(baseUrl, transport.make);
-            const { outcome } = await run(api, item, () =>
-              api.downloadReportFile('R-1', {
-                folder,
-                fileName: 'R-1.pdf',
-                ifExists: 'overwrite',
-                // As a restore knows it: the only check a close-delimited body cut short can fail.
-                checkSha256: (sha) =>
-                  sha === pdfSha
-                    ? undefined
-                    : labError('invalidResponse', 'fileChangedAtLab', { id: 'R-1' }),
-              }),
+            const { outcome } = await run(
+              () => faultClient(baseUrl, transport.make),
+              item,
+              (api) =>
+                api.downloadReportFile('R-1', {
+                  folder,
+                  fileName: 'R-1.pdf',
+                  ifExists: 'overwrite',
+                  // As a restore knows it: the only check a close-delimited body cut short can fail.
+                  checkSha256: (sha) =>
+                    sha === pdfSha
+                      ? undefined
+                      : labError('invalidResponse', 'fileChangedAtLab', { id: 'R-1' }),
+                }),
             );
             assert.ok(
               (item.outcomes as readonly string[]).includes(outcome),
@@ -333,8 +375,11 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
     describe(`a page of a list over ${transport.name}: a cut page is never a short list`, () => {
       for (const item of cases('json', transport.name, 'application/json', LIST)) {
         it(item.title, async () => {
-          const api = faultClient(baseUrl, transport.make);
-          const { outcome, value } = await run(api, item, () => api.listReports({ pageSize: 50 }));
+          const { outcome, value } = await run(
+            () => faultClient(baseUrl, transport.make),
+            item,
+            (api) => api.listReports({ pageSize: 50 }),
+          );
           assert.ok(
             (item.outcomes as readonly string[]).includes(outcome),
             `ended with ${outcome}, expected ${item.outcomes.join(' or ')} (seed ${SEED})`,
@@ -355,8 +400,11 @@ describe(`the fault matrix, on both transports (issue 38; seed ${SEED})`, functi
       );
       for (const item of burst) {
         it(item.title, async () => {
-          const api = faultClient(baseUrl, transport.make);
-          const { outcome, value } = await run(api, item, () => api.getReport('R-1000'));
+          const { outcome, value } = await run(
+            () => faultClient(baseUrl, transport.make),
+            item,
+            (api) => api.getReport('R-1000'),
+          );
           assert.ok(
             (item.outcomes as readonly string[]).includes(outcome),
             `ended with ${outcome}, expected ${item.outcomes.join(' or ')} (seed ${SEED})`,
