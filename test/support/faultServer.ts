@@ -71,6 +71,13 @@ export class FaultServer {
   requests = 0;
   /** When the last connection was cut, or the last byte sent (Date.now()). */
   lastFaultAt = 0;
+  /**
+   * The longest a cut answer took to deliver since {@link answerWith} (from the request to the cut,
+   * or to the client's leaving while it was still being sent; a pause's own wait not counted).
+   * Its bytes go out in a few milliseconds: when the process is starved of CPU this shows it, and
+   * a client's timeout is then what it should do.
+   */
+  slowestDeliveryMs = 0;
 
   constructor(private answer: (request: number, head: string) => FaultAnswer) {
     this.server = net.createServer((socket) => this.accept(socket));
@@ -80,6 +87,7 @@ export class FaultServer {
   answerWith(answer: (request: number, head: string) => FaultAnswer): void {
     this.answer = answer;
     this.requests = 0;
+    this.slowestDeliveryMs = 0;
   }
 
   /** Listens on a free loopback port; resolves with the base URL. */
@@ -166,6 +174,11 @@ export class FaultServer {
     { bytes, cut: how, delivery, pauseMs = 50 }: Extract<FaultAnswer, { kind: 'cut' }>,
     trickle: number,
   ): void {
+    const askedAt = Date.now();
+    const delivered = (): void => {
+      const took = Date.now() - askedAt - (delivery === 'pause' ? pauseMs : 0);
+      this.slowestDeliveryMs = Math.max(this.slowestDeliveryMs, took);
+    };
     if (delivery === 'trickle') {
       let at = Math.max(0, bytes.length - trickle);
       if (at > 0) {
@@ -173,9 +186,11 @@ export class FaultServer {
       }
       const next = (): void => {
         if (socket.destroyed) {
+          delivered();
           return;
         }
         if (at >= bytes.length) {
+          delivered();
           this.cut(socket, how);
           return;
         }
@@ -188,9 +203,13 @@ export class FaultServer {
     }
     socket.write(bytes);
     if (delivery === 'burst') {
+      delivered();
       this.cut(socket, how);
     } else {
-      this.later(pauseMs, () => this.cut(socket, how));
+      this.later(pauseMs, () => {
+        delivered();
+        this.cut(socket, how);
+      });
     }
   }
 
