@@ -261,11 +261,27 @@ export function packageExtension(vsix) {
       .map((line) => line.trim())
       .filter((line) => line.startsWith('!'))
       .map((line) => line.slice(1).replace(/\/\*\*$/, ''));
+    // Only files and whole folders are copied; a pattern or a missing file is said, not skipped.
+    const problem = shipped.find((name) => /[*?[\]{}]/.test(name) || !existsSync(join(root, name)));
+    if (problem !== undefined) {
+      return {
+        status: 1,
+        stdout: '',
+        stderr: `.vscodeignore lets "${problem}" through: packaging copies only files and folders (name/**) that exist\n`,
+      };
+    }
     for (const name of shipped) {
       cpSync(join(root, name), join(stage, name), { recursive: true });
     }
     copyFileSync(join(root, '.vscodeignore'), join(stage, '.vscodeignore'));
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    if (manifest.scripts['vscode:prepublish'] !== 'node esbuild.js --production') {
+      return {
+        status: 1,
+        stdout: '',
+        stderr: `vscode:prepublish is now "${manifest.scripts['vscode:prepublish']}": packageExtension (scripts/codeServer.mjs) builds as it did, so say there what it should run\n`,
+      };
+    }
     delete manifest.scripts['vscode:prepublish']; // built above, from the sources this folder lacks
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');

@@ -131,8 +131,9 @@ if (check) {
   mkdirSync(shots, { recursive: true });
   const browser = await launchChromium(dirs.browser, { width: 1400, height: 860 });
   let ok = false;
-  const page = browser.pages()[0] ?? (await browser.newPage());
+  let page;
   try {
+    page = browser.pages()[0] ?? (await browser.newPage());
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     await page
       .locator('.activitybar .action-item a[aria-label^="Lab Data"]')
@@ -183,15 +184,16 @@ if (check) {
     );
     // What the screen showed then, and any message VS Code had up, for whoever looks into it.
     await page
-      .screenshot({ path: join(shots, 'demo-failure.png') })
+      ?.screenshot({ path: join(shots, 'demo-failure.png') })
       .then(() =>
         process.stderr.write('The screen then: test-results/screenshots/demo-failure.png\n'),
       )
       .catch(() => undefined);
-    const messages = await page
-      .locator('.notifications-toasts .notification-list-item-message')
-      .allInnerTexts()
-      .catch(() => []);
+    const messages =
+      (await page
+        ?.locator('.notifications-toasts .notification-list-item-message')
+        .allInnerTexts()
+        .catch(() => [])) ?? [];
     messages.forEach((message) => process.stderr.write(`Message on screen: ${message}\n`));
   } finally {
     await browser.close().catch(() => undefined);

@@ -107,16 +107,20 @@ export class CliContext {
     }
   }
 
-  /** A client of the lab at `baseUrl` known as `name`, with its token (one per lab for the whole run); fails with the variable to set when there is none. */
-  api(name: string, baseUrl: string, several = false): LabApi {
-    const key = `${name}\n${baseUrl}`;
+  /**
+   * A client of the lab at `baseUrl` known as `name`, with its token (one per lab for the whole
+   * run); fails with the variable to set when there is none. The token is the one given for
+   * `tokenOf` (the name by default): a name the lab chose for itself never picks a token.
+   */
+  api(name: string, baseUrl: string, several = false, tokenOf = name): LabApi {
+    const key = `${name}\n${baseUrl}\n${tokenOf}`;
     const known = this.byLab.get(key);
     if (known) {
       return known;
     }
-    const token = this.tokens.tokenFor(name, baseUrl);
+    const token = this.tokens.tokenFor(tokenOf, baseUrl);
     if (token === undefined) {
-      throw this.tokens.missing(name, several);
+      throw this.tokens.missing(tokenOf, several);
     }
     const log = (level: LogLevel, message: string): void => {
       if (level !== 'debug' && level !== 'trace') {

@@ -317,6 +317,31 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     assert.deepEqual((JSON.parse(again.stdout) as { saved: unknown[] }).saved, []);
   });
 
+  it("the name a lab gives itself never picks a token: with another lab's LAB_DATA_TOKEN_<that name> set, a new section is named after the address and sent the address's token", async () => {
+    const ownName = lab.server.reportsFor(FULL)[0]!.lab_name;
+    const otherLabsVariable = `LAB_DATA_TOKEN_${ownName.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+    const folder = path.join(work, 'name-taken-by-a-token');
+    // The lab answers 401 to any token but its own: had the other lab's token gone out, this would exit 3.
+    const synced = await tool.run(['sync', folder, '--json'], {
+      env: { ...env, [otherLabsVariable]: 'another-labs-token' },
+    });
+    assert.equal(synced.code, 0, said(synced));
+    const host = new URL(lab.baseUrl).host;
+    assert.equal((JSON.parse(synced.stdout) as { lab: string }).lab, host);
+    assert.deepEqual(Object.keys((await readManifest(folder)).labs), [host]);
+    // The same variable confirmed for this address by LAB_DATA_URL_<that name>: the lab's own name is taken.
+    const confirmedFolder = path.join(work, 'name-confirmed');
+    const confirmed = await tool.run(['sync', confirmedFolder, '--json'], {
+      env: {
+        ...env,
+        [otherLabsVariable]: SECRET_TOKEN,
+        [otherLabsVariable.replace('_TOKEN_', '_URL_')]: lab.baseUrl,
+      },
+    });
+    assert.equal(confirmed.code, 0, said(confirmed));
+    assert.equal((JSON.parse(confirmed.stdout) as { lab: string }).lab, ownName);
+  });
+
   it('sync keeps to the section of a lab the extension named ("Riverside lab"), so one folder keeps one section', async () => {
     const folder = path.join(work, 'named');
     const api = new LabApi({

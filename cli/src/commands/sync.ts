@@ -15,6 +15,9 @@ import { listFilters } from './list';
 import { errorText } from '../../../core/errors/errorText';
 import { serverText } from '../../../core/errors/serverText';
 import { labNameProblem, ownLabName } from '../../../core/api/labDefinition';
+import { parseBaseUrl } from '../../../core/connection/baseUrl';
+import type { SyncManifest } from '../../../core/sync/manifestModel';
+import { variableFor } from '../tokens';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
@@ -26,12 +29,21 @@ export async function sync(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
   const baseUrl = context.labUrl();
   const origin = new URL(baseUrl).origin;
-  const manifest = await readManifest(folder);
-  const name =
-    Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0] ??
-    (await nameForNewSection(context, baseUrl, Object.keys(manifest.labs)));
-  const api = context.api(name, baseUrl);
   const { query, type } = listFilters(context, 'reports');
+  const manifest = await readManifest(folder);
+  const known = Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0];
+  // A new section's token is the one given for the address (LAB_DATA_TOKEN_<HOST>, LAB_DATA_TOKEN),
+  // never one the name the lab gives itself would pick.
+  const api =
+    known !== undefined
+      ? context.api(known, baseUrl)
+      : context.api(
+          await nameForNewSection(context, baseUrl, manifest),
+          baseUrl,
+          false,
+          new URL(baseUrl).host,
+        );
+  const name = api.lab.name;
   const filtered =
     query.clientId !== undefined ||
     query.projectId !== undefined ||
@@ -218,23 +230,45 @@ async function printDryRun(
 
 /**
  * The name of a lab the folder's manifest does not know yet: the name it gives itself in its records
- * (`lab_name`; one request for one report), else its host. A name another lab's section already
- * has in this folder gets the host beside it, so neither section replaces the other.
+ * (`lab_name`; one request for one report), else its host (its origin when a section of another
+ * origin has that name). A name another lab's section already has in this folder gets the host
+ * beside it, so neither section replaces the other. A name with a token variable of its own
+ * (`LAB_DATA_TOKEN_<NAME>`) is taken only when `LAB_DATA_URL_<NAME>` gives this very address: later
+ * runs pick a section's token by its name, and a lab must not name itself into another lab's token.
  */
 async function nameForNewSection(
   context: CliContext,
   baseUrl: string,
-  taken: readonly string[],
+  manifest: SyncManifest,
 ): Promise<string> {
-  const host = new URL(baseUrl).host;
+  const { host, origin } = new URL(baseUrl);
+  const taken = Object.keys(manifest.labs);
+  const byAddress = taken.includes(host) ? origin : host;
   const page = await context.api(host, baseUrl).listReports({ pageSize: 1 }, context.signal);
   const own = ownLabName(page.items[0]?.raw.lab_name);
   if (own === undefined) {
-    return host;
+    return byAddress;
   }
-  if (!taken.includes(own)) {
-    return own;
+  const name = taken.includes(own) ? `${own} (${host})` : own;
+  if (labNameProblem(name) !== undefined || taken.includes(name)) {
+    return byAddress;
   }
-  const beside = `${own} (${host})`;
-  return labNameProblem(beside) === undefined && !taken.includes(beside) ? beside : host;
+  if (context.env[variableFor('LAB_DATA_TOKEN', name)]?.trim()) {
+    const confirmed = context.env[variableFor('LAB_DATA_URL', name)]?.trim();
+    if (!confirmed || originOf(confirmed) !== origin) {
+      context.verbose(
+        `[sync] the lab calls itself "${name}", but ${variableFor('LAB_DATA_TOKEN', name)} is set and ${variableFor('LAB_DATA_URL', name)} does not give ${origin}: its section is named after its address`,
+      );
+      return byAddress;
+    }
+  }
+  return name;
+}
+
+function originOf(address: string): string | undefined {
+  try {
+    return parseBaseUrl(address).origin;
+  } catch {
+    return undefined;
+  }
 }
