@@ -21,21 +21,43 @@ export async function waitUntil<T>(
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {
+  const { value, lastError } = await poll(check, timeoutMs);
+  if (value !== undefined) {
+    return value;
+  }
+  await onTimeout?.(what).catch(() => undefined);
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/**
+ * Waits up to `timeoutMs` for something a test goes on without (a tooltip fading): whether it
+ * came. Unlike {@link waitUntil}, its timing out is no failure, so it keeps no screenshot.
+ */
+export async function waitBriefly(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+): Promise<boolean> {
+  return (await poll(async () => (await check()) || undefined, timeoutMs)).value !== undefined;
+}
+
+async function poll<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs: number,
+): Promise<{ value?: T; lastError?: unknown }> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) {
-        return value;
+        return { value };
       }
     } catch (error) {
       lastError = error;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await onTimeout?.(what).catch(() => undefined);
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+  return { lastError };
 }
 
 /** The pane of a view of the Lab Data container ("Reports", "Clients", "Samples"). */
@@ -120,11 +142,7 @@ export async function pointAwayFromLists(page: Page): Promise<void> {
     editor ? editor.y + editor.height - 40 : 700,
   );
   const hovers = page.locator('.context-view .monaco-hover, .workbench-hover');
-  await waitUntil(
-    async () => (await hovers.filter({ visible: true }).count()) === 0,
-    'no tooltip on screen',
-    3_000,
-  ).catch(() => undefined);
+  await waitBriefly(async () => (await hovers.filter({ visible: true }).count()) === 0, 3_000);
 }
 
 /** Scrolls a view's list until its "Load more…" row is on screen, and gives that row. */
