@@ -28,23 +28,14 @@ const only = process.argv.includes('--unit')
     ? 'integration'
     : 'all';
 
-function step(title, command, args, env = {}) {
-  process.stderr.write(`\n[test] ${title}\n`);
-  const result = spawnSync(command, args, {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
-  return result.status ?? 1;
-}
-
 /**
- * Like {@link step}, while the test hosts run: it waits without blocking this process, which
- * collects the hosts' output (a host whose output pipe filled while this process sat in a
- * synchronous wait would stand still). `background` lowers its priority, for checks no host waits
- * for (the lint), so on two cores they take what the hosts leave.
+ * Runs one step, its output shown as it comes; resolves with its exit status. It waits without
+ * blocking this process, which collects the test hosts' output while they run (a host whose output
+ * pipe filled while this process sat in a synchronous wait would stand still). `background` lowers
+ * its priority, for checks no host waits for (the lint), so on two cores they take what the hosts
+ * leave.
  */
-async function stepBeside(title, command, args, { env = {}, background = false } = {}) {
+async function step(title, command, args, { env = {}, background = false } = {}) {
   process.stderr.write(`\n[test] ${title}\n`);
   const child = spawn(command, args, {
     cwd: root,
@@ -165,10 +156,10 @@ try {
 // Unit tests alone still need the hosts' Node binaries: the command-line tool is tested under each.
 const bootstrapArgs = only === 'unit' ? ['--test-node'] : ['--test-host'];
 if (
-  step('installing what is missing', process.execPath, [
+  (await step('installing what is missing', process.execPath, [
     join(root, 'scripts', 'bootstrap.mjs'),
     ...bootstrapArgs,
-  ]) !== 0
+  ])) !== 0
 ) {
   process.exit(1);
 }
@@ -176,8 +167,12 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 // Compiled files of sources that were moved or deleted would otherwise still run as tests.
 rmSync(join(root, 'out'), { recursive: true, force: true });
 if (
-  step('compiling sources and tests', process.execPath, [tsc, '-p', 'tsconfig.test.json']) !== 0 ||
-  step('bundling the extension', process.execPath, ['esbuild.js']) !== 0
+  (await step('compiling sources and tests', process.execPath, [
+    tsc,
+    '-p',
+    'tsconfig.test.json',
+  ])) !== 0 ||
+  (await step('bundling the extension', process.execPath, ['esbuild.js'])) !== 0
 ) {
   console.log('0 passed, 1 failed');
   process.exit(1);
@@ -222,19 +217,19 @@ if (only !== 'unit') {
   // The rules the code is held to (the PDF viewer's browser code type-checks; imports run downward
   // only, the core never imports vscode, no floating promises) count as a check, and so does its
   // one format (Prettier, width 100: `npm run format` applies it).
-  const webview = await stepBeside(
+  const webview = await step(
     'type-checking the PDF viewer (browser code)',
     process.execPath,
     [tsc, '-p', 'tsconfig.webview.json'],
     { background: true },
   );
-  const eslint = await stepBeside(
+  const eslint = await step(
     'lint (ESLint)',
     process.execPath,
     [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.'],
     { background: true },
   );
-  const prettier = await stepBeside(
+  const prettier = await step(
     'format (Prettier --check)',
     process.execPath,
     [
@@ -252,7 +247,7 @@ if (only !== 'unit') {
 }
 if (only !== 'integration') {
   const file = join(scratch, 'unit.json');
-  const status = await stepBeside(
+  const status = await step(
     'unit tests (mocha, plain Node, mock lab on 127.0.0.1)',
     process.execPath,
     [join(root, 'node_modules', 'mocha', 'bin', 'mocha.js')],
