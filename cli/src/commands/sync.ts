@@ -253,11 +253,13 @@ async function nameForNewSection(
   if (labNameProblem(name) !== undefined || taken.includes(name)) {
     return byAddress;
   }
-  if (context.env[variableFor('LAB_DATA_TOKEN', name)]?.trim()) {
-    const confirmed = context.env[variableFor('LAB_DATA_URL', name)]?.trim();
+  const tokenVariable = variableFor('LAB_DATA_TOKEN', name);
+  const urlVariable = variableFor('LAB_DATA_URL', name);
+  if (context.env[tokenVariable]?.trim()) {
+    const confirmed = context.env[urlVariable]?.trim();
     if (!confirmed || originOf(confirmed) !== origin) {
       context.verbose(
-        `[sync] the lab calls itself "${name}", but ${variableFor('LAB_DATA_TOKEN', name)} is set and ${variableFor('LAB_DATA_URL', name)} does not give ${origin}: its section is named after its address`,
+        `[sync] the lab calls itself "${name}", but ${tokenVariable} is set and ${urlVariable} does not give ${origin}: its section is named after its address`,
       );
       return byAddress;
     }
