@@ -120,7 +120,7 @@ export class CliContext {
     }
     const token = this.tokens.tokenFor(tokenOf, baseUrl);
     if (token === undefined) {
-      throw this.tokens.missing(tokenOf, several);
+      throw this.tokens.missing(tokenOf, several, baseUrl);
     }
     const log = (level: LogLevel, message: string): void => {
       if (level !== 'debug' && level !== 'trace') {
@@ -150,7 +150,7 @@ export class CliContext {
    */
   manifestLabProblem(name: string, origin: string, several: boolean): CliError | undefined {
     if (this.tokens.tokenFor(name, origin) === undefined) {
-      return this.tokens.missing(name, several);
+      return this.tokens.missing(name, several, origin);
     }
     const own = variableFor('LAB_DATA_URL', name);
     // The variable named after the address, as before labs took their own names, still confirms it.

@@ -1,4 +1,6 @@
 import { promises as fs } from 'node:fs';
+import { parseBaseUrl } from '../../core/connection/baseUrl';
+import { serverText } from '../../core/errors/serverText';
 import { CliError, Exit } from './exitCodes';
 
 /** One lab's own environment variable: `LAB_DATA_TOKEN_<LAB>`, `LAB_DATA_URL_<LAB>` (the name in capitals, other characters as `_`). */
@@ -9,6 +11,18 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
     .replace(/^_+|_+$/g, '')
     .toUpperCase();
   return `${prefix}_${suffix || 'LAB'}`;
+}
+
+/** The origin an address gives (`https://lab.example.com:8443`), or undefined when it gives none. */
+function originOf(address: string | undefined): string | undefined {
+  if (!address) {
+    return undefined;
+  }
+  try {
+    return parseBaseUrl(address).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The host (and port) of an address, or undefined when it is none. */
@@ -75,15 +89,16 @@ export class Tokens {
   }
 
   /**
-   * The token for `lab` at `origin`, or undefined: `LAB_DATA_TOKEN_<LAB>`, else the variable named
-   * after the lab's address (`LAB_DATA_TOKEN_127_0_0_1_47101`, what a lab signed in without a name
-   * was called before labs took their own names), else `LAB_DATA_TOKEN`.
+   * The token for `lab` at `origin`, or undefined: `LAB_DATA_TOKEN_<LAB>` where it may go there
+   * ({@link ownTokenGoes}), else the variable named after the lab's address
+   * (`LAB_DATA_TOKEN_127_0_0_1_47101`, what a lab signed in without a name was called before labs
+   * took their own names), else `LAB_DATA_TOKEN`.
    */
-  tokenFor(lab: string, origin?: string): string | undefined {
+  tokenFor(lab: string, origin: string): string | undefined {
     if (this.fromFile !== undefined) {
       return this.fromFile;
     }
-    const own = this.env[variableFor('LAB_DATA_TOKEN', lab)]?.trim();
+    const own = this.ownTokenGoes(lab, origin) ? this.ownToken(lab) : undefined;
     const host = hostOf(origin);
     const byAddress =
       host !== undefined ? this.env[variableFor('LAB_DATA_TOKEN', host)]?.trim() : undefined;
@@ -91,8 +106,46 @@ export class Tokens {
     return own || byAddress || shared || undefined;
   }
 
-  /** The sentence for a missing token: which variable to set. */
-  missing(lab: string, several: boolean): CliError {
+  private ownToken(lab: string): string | undefined {
+    return this.env[variableFor('LAB_DATA_TOKEN', lab)]?.trim() || undefined;
+  }
+
+  /**
+   * Whether `LAB_DATA_TOKEN_<LAB>` may be sent to `origin`: only when the lab is named after that
+   * address, or `LAB_DATA_URL_<LAB>` gives that origin. A lab's name comes from a manifest anyone
+   * can commit (or from the lab itself), so a name alone never sends one lab's token to another's
+   * address: a section renamed after lab B at lab A's address does not get B's token.
+   */
+  private ownTokenGoes(lab: string, origin: string): boolean {
+    const host = hostOf(origin);
+    if (
+      host !== undefined &&
+      variableFor('LAB_DATA_TOKEN', lab) === variableFor('LAB_DATA_TOKEN', host)
+    ) {
+      return true;
+    }
+    const given = originOf(this.env[variableFor('LAB_DATA_URL', lab)]?.trim());
+    return given !== undefined && given === originOf(origin);
+  }
+
+  /**
+   * The sentence for a missing token: which variable to set; or, when `LAB_DATA_TOKEN_<LAB>` is set
+   * but may not go to `origin` ({@link ownTokenGoes}), the address variable that would send it.
+   */
+  missing(lab: string, several: boolean, origin: string): CliError {
+    if (this.ownToken(lab) !== undefined && !this.ownTokenGoes(lab, origin)) {
+      const tokenVariable = variableFor('LAB_DATA_TOKEN', lab);
+      const urlVariable = variableFor('LAB_DATA_URL', lab);
+      const shown = serverText(originOf(origin) ?? origin, 200);
+      const given = this.env[urlVariable]?.trim();
+      const gives = given
+        ? `gives ${serverText(originOf(given) ?? 'no address', 200)}`
+        : 'is not set';
+      return new CliError(
+        `${tokenVariable} is only sent to the address ${urlVariable} gives, and ${urlVariable} ${gives}; the lab "${serverText(lab, 80)}" is placed at ${shown}. If that is its address, set ${urlVariable}=${shown}; else give the token of the lab at ${shown} (LAB_DATA_TOKEN or --token-file). Nothing was sent.`,
+        Exit.auth,
+      );
+    }
     const variable = several
       ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)`
       : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;

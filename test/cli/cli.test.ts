@@ -342,6 +342,54 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     assert.equal((JSON.parse(confirmed.stdout) as { lab: string }).lab, ownName);
   });
 
+  it("a manifest section renamed after another lab never gets that lab's token: LAB_DATA_TOKEN_<name> goes only where LAB_DATA_URL_<name> says", async () => {
+    // A committed manifest whose section at this lab's address is renamed "Riverside lab", while
+    // the person running the tool holds Riverside lab's token and the generic LAB_DATA_URL.
+    const text = JSON.parse(await fs.readFile(path.join(synced, MANIFEST_FILE_NAME), 'utf8')) as {
+      labs: Record<string, { name: string }>;
+    };
+    const origin = new URL(lab.baseUrl).origin;
+    text.labs[origin]!.name = 'Riverside lab';
+    const { folder } = await withManifest('renamed-section', JSON.stringify(text));
+    const cache = path.join(work, 'renamed-section', 'empty-cache');
+    const riversideOnly = {
+      LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN,
+      LAB_DATA_URL: lab.baseUrl,
+      LAB_DATA_CACHE: cache,
+    };
+    lab.server.takeRequests();
+    for (const command of [
+      ['pull', folder],
+      ['status', folder, '--remote'],
+      ['sync', folder],
+    ]) {
+      const result = await tool.run(command, { env: riversideOnly });
+      // status says the files are missing first (exit 1); pull and sync stop on the token (exit 3).
+      assert.equal(result.code, command[0] === 'status' ? 1 : 3, `${command[0]}: ${said(result)}`);
+      assert.match(
+        result.stderr,
+        /LAB_DATA_TOKEN_RIVERSIDE_LAB is only sent to the address LAB_DATA_URL_RIVERSIDE_LAB gives, and LAB_DATA_URL_RIVERSIDE_LAB is not set; .*set LAB_DATA_URL_RIVERSIDE_LAB=http:\/\/127\.0\.0\.1:\d+;/,
+      );
+      assert.ok(!result.stderr.includes(SECRET_TOKEN) && !result.stdout.includes(SECRET_TOKEN));
+    }
+    assert.deepEqual(lab.server.takeRequests(), [], 'no request reached the lab');
+    // Another address given for it: still nothing sent, and the message says which address.
+    const elsewhere = await tool.run(['pull', folder], {
+      env: { ...riversideOnly, LAB_DATA_URL_RIVERSIDE_LAB: 'https://riverside.example.org' },
+    });
+    assert.equal(elsewhere.code, 3, said(elsewhere));
+    assert.match(
+      elsewhere.stderr,
+      /LAB_DATA_URL_RIVERSIDE_LAB gives https:\/\/riverside\.example\.org;/,
+    );
+    assert.deepEqual(lab.server.takeRequests(), []);
+    // Said where it may go, the same token is sent there.
+    const confirmed = await tool.run(['pull', folder], {
+      env: { ...riversideOnly, LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl },
+    });
+    assert.equal(confirmed.code, 0, said(confirmed));
+  });
+
   it('sync keeps to the section of a lab the extension named ("Riverside lab"), so one folder keeps one section', async () => {
     const folder = path.join(work, 'named');
     const api = new LabApi({
