@@ -14,7 +14,7 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
 }
 
 /** The origin an address gives (`https://lab.example.com:8443`), or undefined when it gives none. */
-function originOf(address: string | undefined): string | undefined {
+export function originOf(address: string | undefined): string | undefined {
   if (!address) {
     return undefined;
   }

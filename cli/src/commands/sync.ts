@@ -15,9 +15,8 @@ import { listFilters } from './list';
 import { errorText } from '../../../core/errors/errorText';
 import { serverText } from '../../../core/errors/serverText';
 import { labNameProblem, ownLabName } from '../../../core/api/labDefinition';
-import { parseBaseUrl } from '../../../core/connection/baseUrl';
 import type { SyncManifest } from '../../../core/sync/manifestModel';
-import { variableFor } from '../tokens';
+import { originOf, variableFor } from '../tokens';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
@@ -265,12 +264,4 @@ async function nameForNewSection(
     }
   }
   return name;
-}
-
-function originOf(address: string): string | undefined {
-  try {
-    return parseBaseUrl(address).origin;
-  } catch {
-    return undefined;
-  }
 }
