@@ -142,6 +142,11 @@ export class CliContext {
     return api;
   }
 
+  /** Whether `LAB_DATA_TOKEN_<NAME>` is set but may not go to `origin` (its `LAB_DATA_URL_<NAME>` does not give it). */
+  refusesOwnToken(name: string, origin: string): boolean {
+    return this.tokens.refusesOwnToken(name, origin);
+  }
+
   /**
    * Why the token may not be used for a lab a manifest names, or undefined when it may. A manifest
    * sits in a repository anyone can change, so it never decides alone where a token goes: the

@@ -14,7 +14,7 @@ export function variableFor(prefix: 'LAB_DATA_TOKEN' | 'LAB_DATA_URL', lab: stri
 }
 
 /** The origin an address gives (`https://lab.example.com:8443`), or undefined when it gives none. */
-export function originOf(address: string | undefined): string | undefined {
+function originOf(address: string | undefined): string | undefined {
   if (!address) {
     return undefined;
   }
@@ -128,12 +128,17 @@ export class Tokens {
     return given !== undefined && given === originOf(origin);
   }
 
+  /** Whether `LAB_DATA_TOKEN_<LAB>` is set but may not go to `origin` ({@link ownTokenGoes}). */
+  refusesOwnToken(lab: string, origin: string): boolean {
+    return this.ownToken(lab) !== undefined && !this.ownTokenGoes(lab, origin);
+  }
+
   /**
    * The sentence for a missing token: which variable to set; or, when `LAB_DATA_TOKEN_<LAB>` is set
-   * but may not go to `origin` ({@link ownTokenGoes}), the address variable that would send it.
+   * but may not go to `origin` ({@link refusesOwnToken}), the address variable that would send it.
    */
   missing(lab: string, several: boolean, origin: string): CliError {
-    if (this.ownToken(lab) !== undefined && !this.ownTokenGoes(lab, origin)) {
+    if (this.refusesOwnToken(lab, origin)) {
       const tokenVariable = variableFor('LAB_DATA_TOKEN', lab);
       const urlVariable = variableFor('LAB_DATA_URL', lab);
       const shown = serverText(originOf(origin) ?? origin, 200);

@@ -16,7 +16,7 @@ import { errorText } from '../../../core/errors/errorText';
 import { serverText } from '../../../core/errors/serverText';
 import { labNameProblem, ownLabName } from '../../../core/api/labDefinition';
 import type { SyncManifest } from '../../../core/sync/manifestModel';
-import { originOf, variableFor } from '../tokens';
+import { variableFor } from '../tokens';
 
 /**
  * `lab-data sync [FOLDER] --lab URL`: the extension's sync (core: syncFolder) from a terminal.
@@ -252,16 +252,11 @@ async function nameForNewSection(
   if (labNameProblem(name) !== undefined || taken.includes(name)) {
     return byAddress;
   }
-  const tokenVariable = variableFor('LAB_DATA_TOKEN', name);
-  const urlVariable = variableFor('LAB_DATA_URL', name);
-  if (context.env[tokenVariable]?.trim()) {
-    const confirmed = context.env[urlVariable]?.trim();
-    if (!confirmed || originOf(confirmed) !== origin) {
-      context.verbose(
-        `[sync] the lab calls itself "${name}", but ${tokenVariable} is set and ${urlVariable} does not give ${origin}: its section is named after its address`,
-      );
-      return byAddress;
-    }
+  if (context.refusesOwnToken(name, origin)) {
+    context.verbose(
+      `[sync] the lab calls itself "${name}", but ${variableFor('LAB_DATA_TOKEN', name)} is set and ${variableFor('LAB_DATA_URL', name)} does not give ${origin}: its section is named after its address`,
+    );
+    return byAddress;
   }
   return name;
 }
