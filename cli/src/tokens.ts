@@ -155,7 +155,7 @@ export class Tokens {
       ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)`
       : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;
     return new CliError(
-      `No token for the lab "${lab}": set ${variable} to its access token, or pass --token-file.`,
+      `No token for the lab "${serverText(lab, 80)}": set ${variable} to its access token, or pass --token-file.`,
       Exit.auth,
     );
   }
