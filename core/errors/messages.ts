@@ -35,6 +35,7 @@ export const MESSAGES = {
   // HTTP
   badRequest: 'The lab rejected the request as invalid; check the filter, date or page values.',
   unauthorized: 'The lab at {origin} did not accept the access token; sign in again.',
+  noToken: 'No access token may be sent to the lab at {origin}; nothing was requested from it.',
   unauthorizedElsewhere:
     'A server at {origin}, which is not the lab, refused the request (HTTP {status}); your sign-in to the lab is kept.',
   unauthorizedProxy:

@@ -11,7 +11,6 @@ import {
   readManifest,
   recordSaved,
   sectionFor,
-  updateManifest,
   type LabSection,
 } from './manifest';
 import type { ContentCache } from '../files/contentCache';
@@ -21,7 +20,8 @@ import {
   type PreparedFolder,
   type SavedFile,
 } from '../files/safeWriter';
-import { oncePerKey, Throttle } from '../connection/timing';
+import { oncePerKey } from '../connection/timing';
+import { FolderRun, type RunProgress } from './folderRun';
 
 /** What to do with a file that is already there. */
 export type ExistingFileChoice = 'overwrite' | 'keepBoth' | 'skip';
@@ -84,11 +84,7 @@ export interface SaveRun {
 }
 
 /** How far a run is: files finished, and bytes written including files still arriving. */
-export interface SaveProgress {
-  readonly done: number;
-  readonly total: number;
-  readonly bytes: number;
-}
+export type SaveProgress = RunProgress;
 
 /** Asks "overwrite, keep both or skip?" one dialog at a time, remembering "for all" answers. */
 export type ExistingFileQuestion = (
@@ -130,8 +126,7 @@ export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePol
   keepBoth: 'keepBoth',
 };
 
-/** How often a run tells its display how far it is. */
-export const PROGRESS_INTERVAL_MS = 100;
+export { PROGRESS_INTERVAL_MS } from './folderRun';
 
 /**
  * The default decision: files without a download are skipped; an existing file is asked about.
@@ -164,32 +159,29 @@ export async function decideByExistingFile(
     : { action: 'download', fileName, ifExists: POLICY[choice] };
 }
 
-/** Write failures that no other file in the same folder can escape; the run stops asking for files after one. */
-const FOLDER_WIDE_FAILURES: ReadonlySet<string> = new Set([
-  'ENOSPC',
-  'EDQUOT',
-  'EROFS',
-  'EACCES',
-  'EPERM',
-  'ENOTDIR',
-  'EEXIST',
-]);
-
 /**
  * Saves report files into the target folder and records them in its manifest: the one call every
  * command and the tool use to save (there is no separate "record" step to forget). At most
  * `concurrency` at a time (the HTTP layer shares one back-off for 429s). One failure never stops
- * the others; cancelling stops them all and leaves no partial file. Each saved file is also kept
- * in the content cache when one is given. Per chunk it only adds to a counter; the display hears
- * of it through a {@link Throttle}.
+ * the others, except one no other file could escape (the disk is full, the lab refused the token):
+ * then the rest fail with it at once. Cancelling stops them all and leaves no partial file. The
+ * workers, that check, the copies into the content cache, progress and the record in the manifest
+ * are the {@link FolderRun} that `pull` runs too.
  */
 export async function saveReports(
   reports: readonly Report[],
   options: SaveOptions,
 ): Promise<SaveRun> {
   const run: SaveRun = { saved: [], skipped: [], failed: [], bytes: 0, cancelled: false };
-  const cancel = new AbortController();
-  const signal = AbortSignal.any([options.signal, cancel.signal]);
+  const folderRun = new FolderRun({
+    folder: options.target.folder,
+    concurrency: options.concurrency,
+    signal: options.signal,
+    cache: options.cache,
+    onProgress: options.onProgress,
+  });
+  const signal = folderRun.signal;
+  const lab = { name: options.api.lab.name, origin: options.api.origin };
   let standing = options.ifExists;
   let dialog: Promise<unknown> = Promise.resolve();
   const ask: ExistingFileQuestion = (fileName, reason) => {
@@ -204,7 +196,7 @@ export async function saveReports(
         ? await options.ask(fileName, reason, reports.length > 1)
         : undefined;
       if (!answer) {
-        cancel.abort();
+        folderRun.cancel();
         throw cancelledError();
       }
       if (answer.forAll && reason === 'exists') {
@@ -231,10 +223,7 @@ export async function saveReports(
   // with its message before a file is written. It tells a file already saved by its SHA-256.
   const section: LabSection | undefined = options.decide
     ? undefined
-    : sectionFor(await readManifest(options.target.folder), {
-        name: options.api.lab.name,
-        origin: options.api.origin,
-      });
+    : sectionFor(await readManifest(options.target.folder), lab);
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
     const entry = section?.files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
@@ -249,21 +238,7 @@ export async function saveReports(
   const decide =
     options.decide ??
     ((report: Report, question: ExistingFileQuestion) =>
-      decideByExistingFile(
-        report,
-        options.target,
-        options.api.lab.name,
-        question,
-        exists,
-        identical,
-      ));
-  // Bytes of files still arriving, kept as one running sum.
-  let arriving = 0;
-  let done = 0;
-  const onProgress = options.onProgress;
-  const display = new Throttle(PROGRESS_INTERVAL_MS, () =>
-    onProgress?.({ done, total: reports.length, bytes: run.bytes + arriving }),
-  );
+      decideByExistingFile(report, options.target, lab.name, question, exists, identical));
 
   // Each folder is created, resolved and checked against its root once per run, not once per file.
   const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
@@ -276,6 +251,12 @@ export async function saveReports(
   );
 
   const saveOne = async (item: Report): Promise<void> => {
+    // The disk is full or read-only, or the lab failed as a whole: this file would fail alike.
+    const known = folderRun.folderFailed() ?? folderRun.labFailure(lab.name);
+    if (known) {
+      run.failed.push({ reportId: item.report_id, error: known });
+      return;
+    }
     let received = 0;
     try {
       const decision = await decide(item, ask);
@@ -298,75 +279,43 @@ export async function saveReports(
         fileName: path.basename(decision.fileName),
         ifExists: decision.ifExists,
         signal,
-        onProgress: onProgress
+        onProgress: options.onProgress
           ? (bytes) => {
-              arriving += bytes - received;
+              folderRun.arrived(bytes - received);
               received = bytes;
-              display.poke();
             }
           : undefined,
       });
       const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
       run.saved.push({ report: item, file });
       run.bytes += file.bytes;
-      await options.cache?.keep(saved.path, saved.sha256, saved.bytes);
+      folderRun.wrote(file.bytes);
+      folderRun.keep(saved);
     } catch (error) {
       if (isCancellation(error) || signal.aborted) {
         run.cancelled = true;
         return;
       }
+      // Remembered for the run when no other file could escape it (disk full, the lab refused).
+      folderRun.failed(lab.name, lab.origin, error);
       run.failed.push({ reportId: item.report_id, error });
-      if (
-        error instanceof LabApiError &&
-        error.code === 'fileSystem' &&
-        FOLDER_WIDE_FAILURES.has(error.detail ?? '')
-      ) {
-        // The disk is full, read-only or closed to us: every other file would fail the same way.
-        folderFailure ??= error;
-      }
       options.warn?.(
         `Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`,
       );
     } finally {
-      arriving -= received;
-      done++;
-      display.poke();
+      folderRun.arrived(-received);
     }
   };
 
-  let folderFailure: LabApiError | undefined;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < reports.length && !signal.aborted) {
-      const item = reports[next++]!;
-      if (folderFailure) {
-        run.failed.push({ reportId: item.report_id, error: folderFailure });
-        done++;
-        continue;
-      }
-      await saveOne(item);
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(options.concurrency, reports.length)) }, worker),
-  );
-  display.flush();
+  await folderRun.each(reports, saveOne);
   run.cancelled ||= signal.aborted;
-  await recordInFolder(options.target.folder, options.api, run);
-  return run;
-}
-
-/**
- * Records what a run saved in its folder's manifest (report, revision, SHA-256, source; this
- * machine's times in the local state), even when it was cancelled part-way, so the folder and its
- * manifest always agree: saving and recording are one call, {@link saveReports}.
- */
-async function recordInFolder(folder: string, api: LabApi, run: SaveRun): Promise<void> {
-  if (run.saved.length === 0) {
-    return;
+  // What the run saved is recorded even when it was cancelled part-way, so the folder and its manifest agree.
+  if (run.saved.length > 0) {
+    const savedAt = new Date().toISOString();
+    folderRun.record(lab, (current) =>
+      recordSaved(current, run.saved, savedAt, (id) => options.api.paths.reportFile(id)),
+    );
   }
-  const savedAt = new Date().toISOString();
-  await updateManifest(folder, { name: api.lab.name, origin: api.origin }, (section) =>
-    recordSaved(section, run.saved, savedAt, (id) => api.paths.reportFile(id)),
-  );
+  await folderRun.finish();
+  return run;
 }

@@ -2,17 +2,16 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
-import { LabApiError, isCancellation } from '../errors/errors';
-import { mapConcurrently, oncePerKey } from '../connection/timing';
+import { LabApiError } from '../errors/errors';
+import { oncePerKey } from '../connection/timing';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import type { ContentCache } from '../files/contentCache';
-import { recordFileTimes } from './localState';
+import { FolderRun } from './folderRun';
 import {
   currentSha256,
   manifestEntry,
   revisionOf,
-  updateManifest,
   type ManifestEntry,
   type SyncManifest,
 } from './manifest';
@@ -94,30 +93,6 @@ export interface PullResult {
   readonly manifestWritten: boolean;
 }
 
-/** Connection failures every other request to the same lab would meet too (not a file that broke off). */
-const UNREACHABLE: ReadonlySet<string> = new Set([
-  'unreachable',
-  'hostNotFound',
-  'proxyUnreachable',
-  'proxyRefused',
-  'proxyAuth',
-  'proxyAuthRejected',
-  'proxyUrlAuthRejected',
-]);
-
-/** Whether every other request to the same lab would fail alike, so its remaining files fail without asking. */
-function labWide(error: LabApiError): boolean {
-  const id = error.text?.id ?? '';
-  return (
-    error.code === 'unauthorized' ||
-    error.code === 'forbidden' ||
-    error.code === 'rateLimited' ||
-    // The lab's breaker tripped: it failed as a whole, and said so once.
-    id.startsWith('labOutage') ||
-    (error.code === 'network' && (UNREACHABLE.has(id) || id.startsWith('cert')))
-  );
-}
-
 /**
  * The metadata path of a report, from the path its file came from: `…/reports/{id}/file` →
  * `…/reports/{id}` (the spec's shape, whatever the prefix); undefined for any other shape.
@@ -162,10 +137,13 @@ export async function pullFolder(
   options: PullOptions,
 ): Promise<PullResult> {
   const work = labEntries(manifest);
-  const updates = new Map<
-    string,
-    Array<{ readonly report: Report; readonly entry: ManifestEntry; readonly file: SavedFile }>
-  >();
+  const run = new FolderRun({
+    folder,
+    concurrency: options.concurrency ?? 4,
+    signal: options.signal,
+    cache: options.cache,
+    onProgress: options.onProgress,
+  });
   // Each folder is made, resolved and checked against the root once per run, not once per file.
   const folderOf = oncePerKey((subfolder: string) => prepareFolder(subfolder, folder));
   // One listing per folder tells a missing file without a failing look per file (a fresh clone has them all missing).
@@ -178,127 +156,79 @@ export async function pullFolder(
   // No listing (the folder is not there, or not readable): the file itself is looked at.
   const listed = async (file: string): Promise<boolean> =>
     (await listing(path.dirname(file)))?.has(path.basename(file)) ?? true;
-  /** Records the files `update` took in their labs' sections; resolves to whether the manifest was written. */
-  const recordUpdates = async (): Promise<boolean> => {
-    let written = false;
-    for (const [lab, saved] of updates) {
-      const origin = manifest.labs[lab]!.origin;
-      const savedAt = new Date().toISOString();
-      written =
-        (await updateManifest(folder, { name: lab, origin }, (section) => {
-          const entries = { ...section.files };
-          for (const { report, entry, file } of saved) {
-            entries[entry.report_id] = manifestEntry(
-              report,
-              { ...file, fileName: entry.file },
-              savedAt,
-              entry.source,
-              entry,
-            );
-          }
-          return { ...section, files: entries };
-        })) || written;
-    }
-    return written;
-  };
   // The cache's folders listed once a run: a fresh cache (the usual CI case) costs one look, not one a file.
   const cacheHolds = options.cache?.lookup() ?? (() => Promise.resolve(false));
-  const labsDown = new Map<string, LabApiError>();
-  // Copies into the cache still under way (keep never fails its caller).
-  const kept: Array<Promise<void>> = [];
-  // Times of files restored now, for the local state: the next verify then needs no hashing.
-  const times: Array<{ origin: string; reportId: string; sha256: string; mtimeMs: number }> = [];
-  let done = 0;
-  let bytes = 0;
-  let files: PulledFile[];
+  let results: Array<PulledFile | undefined>;
   let written: boolean;
   try {
-    files = await mapConcurrently(
-      work,
-      options.concurrency ?? 4,
-      async (item) => {
-        const base = {
+    results = await run.each(work, async (item) => {
+      let result: PulledFile;
+      try {
+        result = await pullOne(item, options, {
+          folder,
+          run,
+          folderOf,
+          listed,
+          cacheHolds,
+          onUpdated: (report, saved) =>
+            // The file `update` took is recorded in its lab's section when the run ends.
+            run.record({ name: item.lab, origin: item.origin }, (section) => ({
+              ...section,
+              files: {
+                ...section.files,
+                [item.entry.report_id]: manifestEntry(
+                  report,
+                  { ...saved, fileName: item.entry.file },
+                  new Date().toISOString(),
+                  item.entry.source,
+                  item.entry,
+                ),
+              },
+            })),
+        });
+      } catch (error) {
+        result = {
           lab: item.lab,
           origin: item.origin,
           reportId: item.entry.report_id,
           file: item.entry.file,
+          state: 'failed',
+          error: run.failed(item.lab, item.origin, error),
         };
-        let result: PulledFile;
-        const down = labsDown.get(item.lab);
-        try {
-          if (down) {
-            // The lab cannot be reached, refused the token or asked to wait long: its other files fail alike, without a request each.
-            throw down;
-          }
-          result = await pullOne(
-            folder,
-            item,
-            options,
-            { folderOf, listed, cacheHolds, keep: (keeping) => void kept.push(keeping) },
-            (report, saved) => {
-              const list = updates.get(item.lab) ?? [];
-              list.push({ report, entry: item.entry, file: saved });
-              updates.set(item.lab, list);
-            },
-            (saved) =>
-              saved.mtimeMs !== undefined &&
-              times.push({
-                origin: item.origin,
-                reportId: item.entry.report_id,
-                sha256: saved.sha256,
-                mtimeMs: saved.mtimeMs,
-              }),
-          );
-        } catch (error) {
-          if (options.signal?.aborted || isCancellation(error)) {
-            throw error;
-          }
-          const failure =
-            error instanceof LabApiError
-              ? error
-              : labError('network', 'unreachable', { origin: item.origin, reason: String(error) });
-          if (labWide(failure)) {
-            labsDown.set(item.lab, failure);
-          }
-          result = { ...base, state: 'failed', error: failure };
-        }
-        bytes += result.bytes ?? 0;
-        options.onFile?.(result);
-        options.onProgress?.({ done: ++done, total: work.length, bytes });
-        return result;
-      },
-      options.signal,
-    );
+      }
+      run.wrote(result.bytes ?? 0);
+      options.onFile?.(result);
+      return result;
+    });
   } finally {
-    await Promise.all(kept);
     // What `update` took is recorded even when the run stops early (Ctrl+C), so the folder and its manifest agree.
-    written = options.dryRun ? false : await recordUpdates();
-    if (times.length > 0) {
-      await recordFileTimes(folder, times).catch(() => undefined);
-    }
+    written = await run.finish();
   }
-  return { files, bytes, manifestWritten: written };
+  options.signal?.throwIfAborted();
+  const files = results.filter((file): file is PulledFile => file !== undefined);
+  return {
+    files,
+    bytes: files.reduce((sum, file) => sum + (file.bytes ?? 0), 0),
+    manifestWritten: options.dryRun ? false : written,
+  };
+}
+
+/** What one entry's pull shares with the run. */
+interface PullContext {
+  readonly folder: string;
+  readonly run: FolderRun;
+  readonly folderOf: (subfolder: string) => Promise<PreparedFolder>;
+  readonly listed: (file: string) => Promise<boolean>;
+  /** Whether the cache's listing (taken once a run) shows a file of this SHA-256. */
+  readonly cacheHolds: (sha256: string) => Promise<boolean>;
+  /** The lab's newer file `update` took, to be recorded. */
+  readonly onUpdated: (report: Report, saved: SavedFile) => void;
 }
 
 async function pullOne(
-  folder: string,
   item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
   options: PullOptions,
-  {
-    folderOf,
-    listed,
-    cacheHolds,
-    keep,
-  }: {
-    readonly folderOf: (subfolder: string) => Promise<PreparedFolder>;
-    readonly listed: (file: string) => Promise<boolean>;
-    /** Whether the cache's listing (taken once a run) shows a file of this SHA-256. */
-    readonly cacheHolds: (sha256: string) => Promise<boolean>;
-    /** Takes a copy into the cache under way; the run waits for all before it ends. */
-    readonly keep: (keeping: Promise<void>) => void;
-  },
-  onUpdated: (report: Report, saved: SavedFile) => void,
-  onRestored: (saved: SavedFile) => void,
+  { folder, run, folderOf, listed, cacheHolds, onUpdated }: PullContext,
 ): Promise<PulledFile> {
   const { lab, origin, entry } = item;
   const base = { lab, origin, reportId: entry.report_id, file: entry.file };
@@ -306,11 +236,26 @@ async function pullOne(
   const present = await listed(target);
   const local = present ? await currentSha256(target, entry, options.rehash) : undefined;
   const cache = options.cache;
-  // Only what needs the lab asks for its client: an intact or cached folder needs no token.
+  const onRestored = (saved: SavedFile): void =>
+    run.noteTime({
+      origin,
+      reportId: entry.report_id,
+      sha256: saved.sha256,
+      mtimeMs: saved.mtimeMs,
+    });
+  /*
+   * Only what needs the lab asks for its client: an intact or cached folder needs no token. A
+   * failure of the lab as a whole (no token, refused, unreachable), heard on an earlier file, fails
+   * this file's lab part at once; what the cache holds has been restored before this is asked.
+   */
   const apiOf = (): LabApi => {
+    const down = run.labFailure(lab);
+    if (down) {
+      throw down;
+    }
     const api = options.apiFor(lab, origin);
     if (!api) {
-      throw labError('unauthorized', 'unauthorized', { origin });
+      throw labError('unauthorized', 'noToken', { origin });
     }
     return api;
   };
@@ -359,9 +304,7 @@ async function pullOne(
         : undefined,
     });
     // Kept while the next file downloads: the copy into the cache holds no download's place.
-    if (cache) {
-      keep(cache.keep(saved.path, saved.sha256, saved.bytes));
-    }
+    run.keep(saved);
     return saved;
   };
   /** The lab's view of a file that is (now) in the folder with the recorded bytes: `update` only. */

@@ -15,7 +15,8 @@ import {
 } from '../../../../core/sync/manifest';
 import { pullFolder, reportPathFromSource } from '../../../../core/sync/pull';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../../../core/sync/reportFiles';
-import { startMockLab } from '../../helpers';
+import { closedPort, startMockLab } from '../../helpers';
+import { LabApi } from '../../../../core/api/labApi';
 
 describe('restoring a folder from its manifest (core)', () => {
   it("finds a report's metadata path from the path its file came from, only in the spec's shape", () => {
@@ -236,5 +237,109 @@ describe('restoring a folder from its manifest (core)', () => {
       await lab.close();
       await fs.rm(work, { recursive: true, force: true });
     }
+  });
+
+  describe('every file a cache holds is restored, whatever the lab part does', () => {
+    let lab: Awaited<ReturnType<typeof startMockLab>>;
+    let work: string;
+    let manifestText: Buffer;
+    let shas: string[];
+    before(async () => {
+      lab = await startMockLab({ reports: 30 });
+      work = await fs.mkdtemp(path.join(tmpdir(), 'lab-pull-edges-'));
+      const api = lab.api();
+      const source = path.join(work, 'source');
+      const reports = (await listAllReports(api, {})).filter((report) => report.download_available);
+      const cache = new ContentCache(path.join(work, 'cache'));
+      await saveReports(reports.slice(0, 12), {
+        api,
+        target: { folder: source, template: DEFAULT_FILE_NAME_TEMPLATE },
+        signal: new AbortController().signal,
+        concurrency: 4,
+        cache,
+      });
+      manifestText = await fs.readFile(path.join(source, MANIFEST_FILE_NAME));
+      const manifest = (await readManifestStrictly(source)).manifest!;
+      shas = Object.values(manifest.labs).flatMap((section) =>
+        Object.values(section.files).map((entry) => entry.sha256),
+      );
+    });
+    after(async () => {
+      await lab.close();
+      await fs.rm(work, { recursive: true, force: true });
+    });
+
+    /** A fresh clone's folder, and a copy of the cache without the first recorded file (and, asked, one corrupt entry). */
+    const clone = async (
+      name: string,
+      corrupt = false,
+    ): Promise<{ folder: string; cache: ContentCache }> => {
+      const folder = path.join(work, name);
+      await fs.mkdir(folder);
+      await fs.writeFile(path.join(folder, MANIFEST_FILE_NAME), manifestText);
+      const cacheFolder = path.join(work, `${name}-cache`);
+      await fs.cp(path.join(work, 'cache'), cacheFolder, { recursive: true });
+      const cache = new ContentCache(cacheFolder);
+      // The cache's own layout (sha256/<first two>/<hash>), as a team's shared folder holds it.
+      const entryPath = (sha: string): string =>
+        path.join(cacheFolder, 'sha256', sha.slice(0, 2), sha);
+      await fs.rm(entryPath(shas[0]!));
+      if (corrupt) {
+        const { size } = await fs.stat(entryPath(shas[1]!));
+        await fs.writeFile(entryPath(shas[1]!), Buffer.alloc(size, 0x41));
+      }
+      return { folder, cache };
+    };
+
+    const states = (files: ReadonlyArray<{ state: string; from?: string }>): string[] =>
+      [...new Set(files.map((file) => `${file.state} ${file.from ?? ''}`.trim()))].sort();
+
+    it('with no token: all but the one file the cache lacks are restored; that one fails as "no token", not as a refused one', async () => {
+      const { folder, cache } = await clone('no-token');
+      const asked = lab.server.requests.length;
+      const pulled = await pullFolder(folder, (await readManifestStrictly(folder)).manifest!, {
+        apiFor: () => undefined,
+        cache,
+      });
+      assert.deepEqual(states(pulled.files), ['failed', 'restored cache']);
+      const failed = pulled.files.filter((file) => file.state === 'failed');
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]!.error?.text?.id, 'noToken');
+      assert.doesNotMatch(failed[0]!.error!.message, /did not accept/);
+      assert.equal(pulled.files.filter((file) => file.from === 'cache').length, 11);
+      assert.equal(lab.server.requests.length, asked, 'no request went to the lab');
+    });
+
+    it('with a corrupt cache entry too: the corrupt one and the missing one fail, every other is restored', async () => {
+      const { folder, cache } = await clone('corrupt', true);
+      const pulled = await pullFolder(folder, (await readManifestStrictly(folder)).manifest!, {
+        apiFor: () => undefined,
+        cache,
+        concurrency: 1,
+      });
+      assert.equal(pulled.files.filter((file) => file.from === 'cache').length, 10);
+      assert.equal(pulled.files.filter((file) => file.state === 'failed').length, 2);
+    });
+
+    it('with the lab refusing the token, or down: the cache restores run to the end, the lab part fails once per lab', async () => {
+      const down = LabApi.forBaseUrl(`http://127.0.0.1:${await closedPort()}`, {
+        token: 'x',
+        retry: { baseDelayMs: 5, maxDelayMs: 20 },
+      });
+      for (const [name, apiFor] of [
+        ['refused', () => lab.api('not-a-token')],
+        ['down', () => down],
+      ] as const) {
+        const { folder, cache } = await clone(name);
+        const pulled = await pullFolder(folder, (await readManifestStrictly(folder)).manifest!, {
+          apiFor,
+          cache,
+          concurrency: 1,
+        });
+        assert.equal(pulled.files.filter((file) => file.from === 'cache').length, 11, name);
+        assert.equal(pulled.files.filter((file) => file.state === 'failed').length, 1, name);
+      }
+      await down.close();
+    });
   });
 });
