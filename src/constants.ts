@@ -26,6 +26,7 @@ export const Commands = {
   listSamples: 'labData.listSamples',
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
+  restoreReports: 'labData.restoreReports',
   exportList: 'labData.exportList',
   /** A view's toolbar and lab rows: export that view's list (and its filter) without asking which. */
   exportReports: 'labData.exportReports',

@@ -9,10 +9,10 @@ import type { CommandHandler } from './commandRunner';
 import { copyLink } from '../ids/deepLinks';
 import {
   compareSavedReport,
-  redownloadSavedReport,
   verifySavedReports,
   type SavedReportFindings,
 } from '../provenance/savedReports';
+import { restoreOneReport, restoreReports } from '../provenance/restoreReports';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
@@ -136,8 +136,9 @@ export function commandTable({
     [Commands.copyLink]: (...args) => copyLink(labs, false, ...args),
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
+    [Commands.restoreReports]: (...args) => restoreReports(labs, findings, log, ...args),
     [Commands.redownloadSavedReport]: (args) =>
-      redownloadSavedReport(findings, args as Parameters<typeof redownloadSavedReport>[1]),
+      restoreOneReport(labs, findings, log, args as Parameters<typeof restoreOneReport>[3]),
     [Commands.compareSavedReport]: (args) =>
       compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),

@@ -334,18 +334,3 @@ export async function compareSavedReport(
     vscode.l10n.t('{0}: saved ↔ at {1} now', args.id, args.lab),
   );
 }
-
-/** Quick action: the recorded file downloaded again, replacing what is there. */
-export async function redownloadSavedReport(
-  findings: SavedReportFindings,
-  args: { folder: string; lab: string; id: string },
-): Promise<unknown> {
-  const saved = await vscode.commands.executeCommand<vscode.Uri | undefined>(
-    Commands.saveReportPdf,
-    { lab: args.lab, id: args.id, ifExists: 'overwrite' },
-  );
-  if (saved instanceof vscode.Uri && path.dirname(saved.fsPath) === args.folder) {
-    findings.resolve(args.folder, args.id);
-  }
-  return saved;
-}

@@ -1,0 +1,285 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { LabApi } from '../../core/api/labApi';
+import { formatBytes } from '../../core/files/sizes';
+import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manifest';
+import { manifestProblemText } from '../../core/sync/manifestProblems';
+import { pullFolder, type PulledFile } from '../../core/sync/pull';
+import { serverText } from '../../core/errors/serverText';
+import { toAbortSignal } from '../cancellation';
+import { SETTINGS_SECTION, Settings } from '../constants';
+import { contentCache } from '../downloads/saveWithProgress';
+import { downloadTargetIn } from '../downloads/targetFolder';
+import type { Labs } from '../labs/labs';
+import type { Logger } from '../log';
+import { commandTargets } from '../ui/commandTargets';
+import { withNotificationProgress } from '../ui/progress';
+import type { SavedReportFindings } from './savedReports';
+
+/** What `labData.restoreReports` returns: files by outcome, every folder together. */
+export interface RestoreSummary {
+  readonly folders: string[];
+  /** Files written now with their recorded bytes (from the cache or the lab). */
+  readonly restored: number;
+  /** Files left alone: already as recorded, or changed locally (never replaced by a restore). */
+  readonly kept: number;
+  /** Files that could not be restored (the lab unavailable, no cache has them, amended at the lab). */
+  readonly failed: number;
+  readonly fromCache: number;
+  readonly fromLab: number;
+  /** Files changed locally, kept as they are. */
+  readonly changedLocally: number;
+}
+
+/** One restore of a folder at a time: a second Restore of the same folder waits for the first. */
+const running = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
+  const key = path.resolve(folder);
+  const next = (running.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
+  running.set(key, next);
+  void next.finally(() => running.get(key) === next && running.delete(key)).catch(() => undefined);
+  return next;
+}
+
+/**
+ * The folders to restore: `{ folder }` (a Uri, an absolute path or one relative to each workspace
+ * folder), else every folder in the workspace holding a manifest, else each workspace folder's
+ * download folder.
+ */
+async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
+  const options = commandTargets(args).options;
+  const given = args.find((arg): arg is vscode.Uri => arg instanceof vscode.Uri) ?? options.folder;
+  if (given instanceof vscode.Uri) {
+    return [given.fsPath];
+  }
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter(
+    (root) => root.uri.scheme === 'file',
+  );
+  if (typeof given === 'string' && given.trim()) {
+    return path.isAbsolute(given)
+      ? [given]
+      : roots.map((root) => path.resolve(root.uri.fsPath, given));
+  }
+  const manifests = await vscode.workspace.findFiles(
+    `**/${MANIFEST_FILE_NAME}`,
+    '**/node_modules/**',
+    1000,
+  );
+  const found = [...new Set(manifests.map((uri) => path.dirname(uri.fsPath)))].sort();
+  return found.length > 0 ? found : roots.map((root) => downloadTargetIn(root.uri).folder);
+}
+
+/**
+ * The signed-in client of the lab at `origin` a manifest's section names: the lab the manifest
+ * places there, by its address (the name on this machine may differ from the manifest's); none
+ * when no lab of this machine is at that address, so no token goes where the user did not sign in.
+ */
+function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
+  const named = labs.get(name);
+  if (named?.lab.url.origin === origin && named.api) {
+    return named.api;
+  }
+  return labs.all.find((connection) => connection.lab.url.origin === origin && connection.api)?.api;
+}
+
+/** Failed files grouped by cause, each cause once with its count: "3 failed: the lab at … is down". */
+function failureCauses(files: readonly PulledFile[]): string[] {
+  const causes = new Map<string, number>();
+  for (const file of files) {
+    const cause =
+      file.state === 'changedAtLab'
+        ? vscode.l10n.t('amended at the lab, and no cache has the recorded revision')
+        : file.state === 'notAtLab'
+          ? vscode.l10n.t('no longer at the lab')
+          : (file.error?.message ?? vscode.l10n.t('unknown'));
+    causes.set(cause, (causes.get(cause) ?? 0) + 1);
+  }
+  return [...causes].map(([cause, count]) => `${count}: ${serverText(cause, 300)}`);
+}
+
+/**
+ * `labData.restoreReports` (`{ folder? }`): restores the files a folder's manifest lists, exactly
+ * as `lab-data pull` does (the same core run, {@link pullFolder}): from the content cache first,
+ * then the lab, under the recorded names, each checked against its SHA-256; a file changed
+ * locally is never replaced, and the manifest is not written. Resolves to the counts.
+ */
+export async function restoreReports(
+  labs: Labs,
+  findings: SavedReportFindings,
+  log: Logger,
+  ...args: unknown[]
+): Promise<RestoreSummary> {
+  const folders = await foldersToRestore(args);
+  const concurrency = vscode.workspace
+    .getConfiguration(SETTINGS_SECTION)
+    .get<number>(Settings.maxConcurrentRequests, 4);
+  const files: PulledFile[] = [];
+  const problems: string[] = [];
+  let bytes = 0;
+  await withNotificationProgress(
+    vscode.l10n.t('Restoring saved reports…'),
+    async (progress, token) => {
+      for (const folder of folders) {
+        if (token.isCancellationRequested) {
+          break;
+        }
+        await oneAtATime(folder, async () => {
+          const { manifest, problems: found } = await readManifestStrictly(folder);
+          if (!manifest) {
+            problems.push(...found.map(manifestProblemText));
+            return;
+          }
+          let reported = 0;
+          const result = await pullFolder(folder, manifest, {
+            apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+            cache: contentCache(log),
+            concurrency,
+            signal: toAbortSignal(token),
+            onProgress: ({ done, total, bytes: so }) => {
+              const percent = total > 0 ? (done / total) * 100 : 100;
+              progress.report({
+                message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
+                increment: (percent - reported) / folders.length,
+              });
+              reported = percent;
+            },
+          }).catch((error: unknown) => {
+            if (token.isCancellationRequested) {
+              return undefined;
+            }
+            throw error;
+          });
+          if (!result) {
+            return;
+          }
+          files.push(...result.files);
+          bytes += result.bytes;
+          for (const file of result.files) {
+            if (file.state === 'restored' || file.state === 'present') {
+              findings.resolve(folder, file.reportId);
+            }
+          }
+        });
+      }
+    },
+  );
+  const count = (...states: Array<PulledFile['state']>): number =>
+    files.filter((file) => states.includes(file.state)).length;
+  const summary: RestoreSummary = {
+    folders,
+    restored: count('restored'),
+    kept: count('present', 'changedLocally'),
+    failed: count('failed', 'changedAtLab', 'notAtLab'),
+    fromCache: files.filter((file) => file.state === 'restored' && file.from === 'cache').length,
+    fromLab: files.filter((file) => file.state === 'restored' && file.from === 'lab').length,
+    changedLocally: count('changedLocally'),
+  };
+  say(summary, bytes, files, problems, log);
+  return summary;
+}
+
+/** One summary, said once: a notification with the counts, and each cause of failure in the log. */
+function say(
+  summary: RestoreSummary,
+  bytes: number,
+  files: readonly PulledFile[],
+  problems: readonly string[],
+  log: Logger,
+): void {
+  const failed = files.filter(
+    (file) => file.state === 'failed' || file.state === 'changedAtLab' || file.state === 'notAtLab',
+  );
+  const text = vscode.l10n.t(
+    'Restored {0} file(s) ({1} from the cache, {2} from the lab, {3}); {4} already as recorded; {5} changed locally, kept; {6} could not be restored.',
+    summary.restored,
+    summary.fromCache,
+    summary.fromLab,
+    formatBytes(bytes),
+    summary.kept - summary.changedLocally,
+    summary.changedLocally,
+    summary.failed,
+  );
+  log.info('Restore', `${text} Folders: ${summary.folders.join(', ')}`);
+  for (const cause of failureCauses(failed)) {
+    log.warn('Restore', vscode.l10n.t('Not restored, {0}', cause));
+  }
+  for (const problem of problems) {
+    log.warn('Restore', problem);
+  }
+  if (problems.length > 0) {
+    void vscode.window.showErrorMessage(problems.join(' '));
+  }
+  if (failed.length > 0) {
+    const details = failureCauses(failed).join('; ');
+    void vscode.window.showWarningMessage(`${text} ${details}`);
+  } else if (problems.length === 0) {
+    void vscode.window.showInformationMessage(text);
+  }
+}
+
+/**
+ * Quick action "Download again" on one finding: the recorded file restored in place, exactly as
+ * {@link restoreReports} restores it (cache first, then the lab, at the recorded name and
+ * revision, checked by SHA-256), replacing a locally changed copy, the manifest untouched. When
+ * the lab has amended the report and no cache has the recorded revision, the lab's revision is
+ * taken only once the person confirms it, and then that entry alone is updated.
+ */
+export async function restoreOneReport(
+  labs: Labs,
+  findings: SavedReportFindings,
+  log: Logger,
+  args: { folder: string; lab: string; id: string },
+): Promise<vscode.Uri | undefined> {
+  const { manifest, problems } = await readManifestStrictly(args.folder);
+  const section = manifest?.labs[args.lab];
+  const entry = section?.files[args.id];
+  if (!manifest || !section || !entry) {
+    const why =
+      problems.map(manifestProblemText).join(' ') ||
+      vscode.l10n.t('{0} is no longer recorded in {1}.', args.id, MANIFEST_FILE_NAME);
+    void vscode.window.showErrorMessage(why);
+    return undefined;
+  }
+  const one = { ...manifest, labs: { [args.lab]: { ...section, files: { [args.id]: entry } } } };
+  const pull = (update: boolean): Promise<PulledFile | undefined> =>
+    withNotificationProgress(vscode.l10n.t('Restoring {0}…', args.id), (_progress, token) =>
+      oneAtATime(args.folder, () =>
+        pullFolder(args.folder, one, {
+          apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+          cache: contentCache(log),
+          force: true,
+          update,
+          signal: toAbortSignal(token),
+        }),
+      ),
+    ).then((result) => result.files[0]);
+  let file = await pull(false);
+  if (file?.state === 'changedAtLab') {
+    const take = vscode.l10n.t("Update to the Lab's Revision");
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        '{0} was amended at the lab ({1}; recorded: {2}, at the lab: {3}) and no cache has the recorded file. Take the lab’s revision and record it in {4}?',
+        args.id,
+        (file.changes ?? []).join(', '),
+        file.recorded ?? '?',
+        file.atLab ?? '?',
+        MANIFEST_FILE_NAME,
+      ),
+      take,
+    );
+    if (choice !== take) {
+      return undefined;
+    }
+    file = await pull(true);
+  }
+  const uri = vscode.Uri.file(path.join(args.folder, ...entry.file.split('/')));
+  if (file && ['restored', 'present', 'updated'].includes(file.state)) {
+    findings.resolve(args.folder, args.id);
+    log.info('Restore', `${args.id}: ${file.state} at ${entry.file}`);
+    return uri;
+  }
+  const cause = file ? failureCauses([file]).join('; ') : vscode.l10n.t('cancelled');
+  void vscode.window.showWarningMessage(vscode.l10n.t('{0} was not restored: {1}', args.id, cause));
+  return undefined;
+}
