@@ -73,7 +73,10 @@ with both revisions (exit 1); --update asks the lab about every report (one smal
 newer files and records them. A local file that differs from its record is left alone unless --force.
 The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
 LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes.
-Two pulls into one folder never interleave: the second stops with a message. ${FOLDER_NOTE}
+Two pulls into one folder never interleave: the second stops with a message. Every file the cache holds is
+restored whatever the lab does; each reason a file was not restored is said once, with the files it kept
+back. --json prints { folder, files: [{ lab, report_id, file, state, from, bytes, error, … }], from_cache,
+from_lab, bytes, manifest_written, exit_code }. ${FOLDER_NOTE}
   --update    ask the lab about amendments; take its newer files and update their manifest entries
   --force     replace local files that differ from their record
   --rehash    hash every file, even those whose size and time are as recorded
@@ -95,8 +98,11 @@ Two pulls into one folder never interleave: the second stops with a message. ${F
 modification time are unchanged since they were recorded is trusted without being read: a change that
 keeps both (a tool that restores the old time) is not noticed unless --rehash, which reads and hashes
 every file. --remote also asks each
-file's lab whether the report has a newer revision (needs a token and the lab's address, as pull). Prints a table, or --json; exits 1 on
-any missing or changed file, so it can be a CI step. ${FOLDER_NOTE}
+file's lab whether the report has a newer revision (needs a token and the lab's address, as pull). Prints one
+line when every file is as recorded, else each cause (missing, changed, changed at the lab) with its files;
+-v lists every file; --json prints { folder, remote, files: [{ lab, report_id, file, state, local, at_lab,
+unavailable }], ok, missing, changed, changed_at_lab, exit_code }. Exits 1 on any missing or changed file,
+so it can be a CI step. ${FOLDER_NOTE}
   --remote   also ask the lab about newer revisions
   --rehash   read and hash every file, trusting no size and time`,
     examples: ['lab-data verify', 'lab-data verify lab-reports --remote --json'],
@@ -142,7 +148,8 @@ recorded, and whether the content cache can restore it (then lab-data pull needs
 no lab is asked and no token is needed. --remote asks each lab with its list pages (one request a page,
 never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
 longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
-is out of step, else 1. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+is out of step, else 1; with --remote, 3 when a lab's token is missing, refused or not confirmed, and 4
+when a lab cannot be reached. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
 local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
 changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
 (see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
@@ -273,9 +280,13 @@ Environment:
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
   NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted
 
+Output: pull and verify end with one summary line; each cause of a failure is said once, with its
+count and its files (the first ten; -v lists them all, and the files that are fine too). On a terminal
+a progress line is redrawn meanwhile; elsewhere (CI) nothing else is printed.
+
 Exit status: 0 done; 1 a file is missing, changed, changed at the lab or could not be written;
 2 usage or an unusable manifest; 3 no token, a lab address not confirmed, or the lab refused the token;
-4 the lab or network unavailable.`;
+4 the lab or network unavailable. When a run meets several, the first of 2, 3, 4, 1 that applies.`;
 
 /** The tool's overview (`lab-data --help`). */
 export function generalHelp(version: string): string {

@@ -52,11 +52,25 @@ export function exitCodeOf(error: unknown): ExitCode {
   }
 }
 
-/** The worst of several exit codes: authentication and network beat a mismatch; a mismatch beats done. */
+/**
+ * Which outcome the exit status says when a run meets several, worst first: a command line or
+ * manifest that cannot be used (2) stops everything; a token that is missing, refused or not
+ * confirmed (3) needs the person; a lab or network that is down (4) passes by itself; a file that
+ * differs or is missing (1) is the run's own finding. `lab-data --help` and cli/README.md say it.
+ */
+export const PRECEDENCE: readonly ExitCode[] = [
+  Exit.usage,
+  Exit.auth,
+  Exit.network,
+  Exit.mismatch,
+  Exit.ok,
+];
+
+/** The worst of several exit codes, by {@link PRECEDENCE}. */
 export function worst(codes: readonly ExitCode[]): ExitCode {
-  const order: readonly ExitCode[] = [Exit.ok, Exit.mismatch, Exit.network, Exit.auth, Exit.usage];
   return codes.reduce<ExitCode>(
-    (worstSoFar, code) => (order.indexOf(code) > order.indexOf(worstSoFar) ? code : worstSoFar),
+    (worstSoFar, code) =>
+      PRECEDENCE.indexOf(code) < PRECEDENCE.indexOf(worstSoFar) ? code : worstSoFar,
     Exit.ok,
   );
 }

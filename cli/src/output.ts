@@ -4,7 +4,7 @@ import { isCancellation } from '../../core/errors/errors';
 import { serverText } from '../../core/errors/serverText';
 import { sanitizeFileName } from '../../core/files/fileNames';
 import { writeFileSafely } from '../../core/files/safeWriter';
-import { CliError, Exit } from './exitCodes';
+import { CliError, Exit, PRECEDENCE, worst, type ExitCode } from './exitCodes';
 
 /**
  * What the tool says while it works, on stderr so that stdout carries only results: on a
@@ -62,6 +62,108 @@ export class Progress {
       clearLine(this.stream, 0);
       this.shown = false;
     }
+  }
+}
+
+/** What happened to some files: said once, as a heading with their count, then the files. */
+export interface Outcome {
+  /** What became of the files, after their count: "restored from the cache", "not restored", "missing". */
+  readonly what: string;
+  /** Why, when it is not plain from `what`: the one sentence of the cause (a lab's refusal, a missing token). */
+  readonly why?: string;
+  /** The exit status it means; {@link Exit.ok} for files that need no word without `-v`. */
+  readonly exitCode: ExitCode;
+  /** What to do about it, said once after its files. */
+  readonly hint?: string;
+}
+
+/** One file as a report names it; everything in it is made safe to print. */
+export interface ReportedFile {
+  readonly reportId: string;
+  readonly file: string;
+  /** What is particular to this file (both revisions, the lab's changes). */
+  readonly detail?: string;
+}
+
+/** How many files of a cause are named without `-v`. */
+const NAMED_WITHOUT_VERBOSE = 10;
+
+/**
+ * What a run over a folder's files (pull, verify) came to, told once per cause, so a CI log holds
+ * the result and not one line a file: a green run is its summary line alone; each cause of a
+ * failure is a heading with its count, then its files (the first few, or all with `-v`), then what
+ * to do; `-v` also lists the files that needed no word. Other lines a run must say whatever its
+ * outcome (a selection in force, which variable gives the token) go in as notes, before the rest.
+ */
+export class RunReport {
+  private readonly causes = new Map<string, { outcome: Outcome; files: ReportedFile[] }>();
+  private readonly notes: string[] = [];
+
+  constructor(private readonly verbose: boolean) {}
+
+  /** One file under its outcome; files with the same `what` and `why` are one cause. */
+  add(outcome: Outcome, file: ReportedFile): void {
+    const key = `${outcome.what}\n${outcome.why ?? ''}`;
+    const cause = this.causes.get(key) ?? { outcome, files: [] };
+    cause.files.push(file);
+    this.causes.set(key, cause);
+  }
+
+  /** A line said before the causes, whatever the run came to. */
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** The worst exit status of the files reported ({@link worst}). */
+  get exitCode(): ExitCode {
+    return worst([...this.causes.values()].map((cause) => cause.outcome.exitCode));
+  }
+
+  /** The causes that are not green, worst first, and each cause's exit status: for --json. */
+  problems(): ReadonlyArray<{
+    readonly outcome: Outcome;
+    readonly files: readonly ReportedFile[];
+  }> {
+    return [...this.causes.values()]
+      .filter((cause) => cause.outcome.exitCode !== Exit.ok)
+      .sort(
+        (a, b) => PRECEDENCE.indexOf(a.outcome.exitCode) - PRECEDENCE.indexOf(b.outcome.exitCode),
+      );
+  }
+
+  /**
+   * The lines to print: the notes; with `-v`, every green cause with all its files; each cause
+   * that is not green, worst first; then `summary`, when given.
+   */
+  lines(summary?: string): string[] {
+    const green = this.verbose
+      ? [...this.causes.values()].filter((cause) => cause.outcome.exitCode === Exit.ok)
+      : [];
+    const lines = [...this.notes];
+    for (const { outcome, files } of [...green, ...this.problems()]) {
+      const count = `${files.length} ${files.length === 1 ? 'file' : 'files'}`;
+      lines.push(
+        serverText(`${count} ${outcome.what}${outcome.why ? `: ${outcome.why}` : ''}`, 2000),
+      );
+      const named = this.verbose ? files : files.slice(0, NAMED_WITHOUT_VERBOSE);
+      for (const file of named) {
+        // Each part made safe on its own: serverText folds runs of spaces, which align these lines.
+        const detail = file.detail ? `: ${serverText(file.detail, 500) ?? ''}` : '';
+        lines.push(
+          `  ${serverText(file.reportId, 200) ?? ''}  ${serverText(file.file, 300) ?? ''}${detail}`,
+        );
+      }
+      if (named.length < files.length) {
+        lines.push(`  … and ${files.length - named.length} more (-v lists them)`);
+      }
+      if (outcome.hint) {
+        lines.push(serverText(outcome.hint, 1000));
+      }
+    }
+    if (summary !== undefined) {
+      lines.push(summary);
+    }
+    return lines;
   }
 }
 

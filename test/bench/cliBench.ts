@@ -63,6 +63,28 @@ function timedRun(
   });
 }
 
+/** Runs a command to its end and resolves to all it printed, stdout and stderr, as a CI log holds it. */
+function printedBy(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let printed = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (printed += chunk));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(printed)
+        : reject(
+            new Error(`${command} ${args.join(' ')} exited with ${code}: ${printed.slice(-400)}`),
+          ),
+    );
+  });
+}
+
 /** The tool as `npm pack` builds it (production bundle); returns the tarball's size and the bundle's path. */
 function packCli(root: string): { bundle: string; tarballBytes: number; tarballName: string } {
   const scratch = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
@@ -200,6 +222,26 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       target: '≥ 0.5× cp',
       met: cacheRatio >= 0.5,
       details: { medianMs: fromCache, files: 500, processStartIncluded: true },
+    });
+
+    // What a CI log holds of a green `pull && verify` of the 500 files: lines, not one a file.
+    const logged = path.join(work, 'ci-log');
+    await fs.mkdir(logged);
+    await fs.writeFile(path.join(logged, MANIFEST_FILE_NAME), manifest);
+    const cacheEnv = { PATH: process.env.PATH, LAB_DATA_CACHE: cacheFolder };
+    const log = [
+      await printedBy(process.execPath, [bundle, 'pull', logged], cacheEnv),
+      await printedBy(process.execPath, [bundle, 'verify', logged], cacheEnv),
+    ].join('');
+    const lines = log.split('\n').filter((line) => line !== '').length;
+    results.push({
+      case: 'lines a green lab-data pull && verify of 500 files prints in CI',
+      ours: String(lines),
+      baseline: 'git-lfs: 1',
+      ratio: '—',
+      target: '≤ 2',
+      met: lines <= 2,
+      details: { lines, files: 500 },
     });
   } finally {
     await lab.stop();

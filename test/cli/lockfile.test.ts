@@ -125,9 +125,10 @@ describe('lab-data and a shared lockfile: a team, git, a content cache (packed t
     assert.equal(lonely.code, 1, said(lonely));
     const lines = lonely.stderr.split('\n').filter((line) => line.includes(amended));
     assert.equal(lines.length, 1, said(lonely));
+    assert.match(lines[0]!, /recorded revision 1, at the lab revision 2/);
     assert.match(
-      lines[0]!,
-      /amended at the lab .*recorded revision 1, at the lab revision 2; no cache has the recorded file\. To take the lab's current file and record it: lab-data pull --update/,
+      lonely.stderr,
+      /^1 file not restored: amended at the lab since recorded, and no cache has the recorded file\n.*\nTo take the lab's current files and record them: lab-data pull --update/m,
     );
     assert.doesNotMatch(lonely.stderr, /were kept|was kept/);
 

@@ -1,11 +1,10 @@
 import * as path from 'node:path';
-import { serverText } from '../../../core/errors/serverText';
-import { pullFolder, type PulledFile } from '../../../core/sync/pull';
+import { pullFolder, type PulledFile, type PullResult } from '../../../core/sync/pull';
 import type { CliContext } from '../context';
-import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
+import { CliError, Exit, exitCodeOf, type ExitCode } from '../exitCodes';
 import type { LabApi } from '../../../core/api/labApi';
 import { formatBytes } from '../../../core/files/sizes';
-import { out } from '../output';
+import { out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 
 const WORDS: Readonly<Record<PulledFile['state'], string>> = {
@@ -18,23 +17,79 @@ const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   failed: 'failed',
 };
 
-/** One line for one file; everything in it from the manifest or the lab is made safe to print. */
-function describe(file: PulledFile): string {
+/** Failures of the folder's own side: they happened whatever the lab's token and address. */
+const LOCAL_FAILURES: ReadonlySet<string> = new Set([
+  'fileSystem',
+  'fileExists',
+  'invalidInput',
+  'cancelled',
+]);
+
+/** Both versions of a report and what changed, when the lab's differs from the record. */
+function versionsOf(file: PulledFile): string | undefined {
   const versions =
     file.recorded || file.atLab
-      ? ` (recorded: ${file.recorded ?? 'unknown'}; at the lab: ${file.atLab ?? 'unknown'})`
-      : '';
-  const changes = file.changes && file.changes.length > 0 ? `: ${file.changes.join(', ')}` : '';
-  const error = file.error ? `: ${file.error.message}` : '';
-  return `${WORDS[file.state].padEnd(18)} ${serverText(`${file.reportId}  ${file.file}${versions}${changes}${error}`, 1000)}`;
+      ? `recorded ${file.recorded ?? 'unknown'}, at the lab ${file.atLab ?? 'unknown'}`
+      : undefined;
+  const changes = file.changes && file.changes.length > 0 ? file.changes.join(', ') : undefined;
+  return [versions, changes].filter((part) => part !== undefined).join('; ') || undefined;
 }
 
-/** One line for a report amended at the lab whose recorded bytes exist nowhere here. */
-function amendedLine(file: PulledFile, folder: string): string {
-  return serverText(
-    `amended at the lab  ${file.reportId}  ${file.file}: recorded ${file.recorded ?? 'unknown'}, at the lab ${file.atLab ?? 'unknown'}; no cache has the recorded file. To take the lab's current file and record it: lab-data pull --update ${JSON.stringify(folder)}`,
-    1000,
-  );
+/**
+ * What became of one file, as one cause among the run's. A file that failed for want of a lab
+ * client (no token, an address not confirmed: `problems`) is said under that reason, never under
+ * the error the core put in its place; any other failure under its own sentence.
+ */
+function outcomeOf(
+  file: PulledFile,
+  folder: string,
+  problems: ReadonlyMap<string, CliError>,
+  dryRun: boolean,
+): Outcome {
+  switch (file.state) {
+    case 'present':
+      return { what: 'present', exitCode: Exit.ok };
+    case 'restored':
+      return {
+        what: `${dryRun ? 'to restore' : 'restored'} from the ${file.from ?? 'cache'}`,
+        exitCode: Exit.ok,
+      };
+    case 'updated':
+      return { what: 'updated from the lab', exitCode: Exit.ok };
+    case 'changedAtLab':
+      return file.missing
+        ? {
+            what: 'not restored',
+            why: 'amended at the lab since recorded, and no cache has the recorded file',
+            exitCode: Exit.mismatch,
+            hint: `To take the lab's current files and record them: lab-data pull --update ${JSON.stringify(folder)}`,
+          }
+        : {
+            what: 'kept at their recorded revision',
+            why: 'amended at the lab since recorded',
+            exitCode: Exit.mismatch,
+            hint: "lab-data pull --update takes the lab's files and records them.",
+          };
+    case 'changedLocally':
+      return {
+        what: 'changed locally and left alone',
+        exitCode: Exit.mismatch,
+        hint: 'lab-data pull --force replaces them with the recorded files.',
+      };
+    case 'notAtLab':
+      return { what: 'not restored', why: 'no longer at the lab', exitCode: Exit.mismatch };
+    case 'failed': {
+      const problem = problems.get(file.lab);
+      if (problem && !(file.error && LOCAL_FAILURES.has(file.error.code))) {
+        return { what: 'not restored', why: problem.message, exitCode: problem.exitCode };
+      }
+      return {
+        what: 'not restored',
+        why: file.error?.message ?? 'an unknown failure',
+        exitCode: file.error ? exitCodeOf(file.error) : Exit.mismatch,
+      };
+    }
+  }
 }
 
 /** `lab-data pull [FOLDER]`: restores a folder from its manifest (core: pullFolder), from the cache first. */
@@ -68,112 +123,104 @@ export async function pull(context: CliContext): Promise<ExitCode> {
         context.progress.update(
           `pull ${path.basename(folder)}: ${done}/${total} files, ${formatBytes(bytes)}`,
         ),
-      onFile: (file) => {
-        if (dryRun) {
-          return;
-        }
-        if (file.state === 'changedAtLab' && file.missing) {
-          context.progress.problem(amendedLine(file, folder));
-          return;
-        }
-        if (
-          file.state !== 'present' &&
-          (file.state !== 'restored' || (!process.stderr.isTTY && !context.flag('quiet')))
-        ) {
-          (file.state === 'restored' || file.state === 'updated'
-            ? context.progress.line.bind(context.progress)
-            : context.progress.problem.bind(context.progress))(describe(file));
-        }
-      },
     });
   const result = dryRun ? await run() : await context.withFolderLock(folder, run);
   context.progress.clear();
-  const count = (state: PulledFile['state']): number =>
-    result.files.filter((file) => file.state === state).length;
-  const codes: ExitCode[] = result.files.map((file) =>
-    file.state === 'failed'
-      ? problems.has(file.lab)
-        ? problems.get(file.lab)!.exitCode
-        : exitCodeOf(file.error)
-      : file.state === 'changedAtLab' ||
-          file.state === 'changedLocally' ||
-          file.state === 'notAtLab'
-        ? Exit.mismatch
-        : Exit.ok,
-  );
-  for (const problem of problems.values()) {
-    context.progress.problem(problem.message);
+  const report = new RunReport(context.flag('verbose'));
+  for (const file of result.files) {
+    report.add(outcomeOf(file, folder, problems, dryRun), {
+      reportId: file.reportId,
+      file: file.file,
+      detail: file.state === 'failed' ? undefined : versionsOf(file),
+    });
   }
-  const exitCode = worst(codes);
-  const sum = (from: 'cache' | 'lab'): { files: number; bytes: number } => {
-    const restored = result.files.filter((file) => file.from === from);
-    return {
-      files: restored.length,
-      bytes: restored.reduce((total, file) => total + (file.bytes ?? 0), 0),
-    };
-  };
   if (context.flag('json')) {
+    // The causes are still said on stderr; stdout holds the JSON alone.
+    report.lines().forEach((line) => context.progress.problem(line));
     await out(
       `${JSON.stringify(
-        {
-          folder,
-          files: result.files.map((file) => ({
-            lab: file.lab,
-            report_id: file.reportId,
-            file: file.file,
-            state: file.state,
-            recorded: file.recorded,
-            at_lab: file.atLab,
-            changes: file.changes,
-            bytes: file.bytes,
-            from: file.from,
-            missing: file.missing,
-            error: problems.get(file.lab)?.message ?? file.error?.message,
-          })),
-          dry_run: dryRun || undefined,
-          from_cache: sum('cache'),
-          from_lab: sum('lab'),
-          bytes: result.bytes,
-          manifest_written: result.manifestWritten,
-          exit_code: exitCode,
-        },
+        jsonOf(folder, result, dryRun, report.exitCode, (file) =>
+          outcomeOf(file, folder, problems, dryRun),
+        ),
         null,
         2,
       )}\n`,
     );
-  } else {
-    const parts = (
-      [
-        'restored',
-        'updated',
-        'present',
-        'changedAtLab',
-        'changedLocally',
-        'notAtLab',
-        'failed',
-      ] as const
-    )
-      .filter((state) => count(state) > 0)
-      .map((state) => `${count(state)} ${WORDS[state]}`);
-    const sources = (['cache', 'lab'] as const)
-      .filter((from) => sum(from).files > 0)
-      .map((from) => `${sum(from).files} from the ${from} (${formatBytes(sum(from).bytes)})`);
-    context.progress.line(
-      dryRun
-        ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}; nothing was written.`
-        : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}; ${formatBytes(result.bytes)} in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
-    );
-    const kept = result.files.filter((file) => file.state === 'changedAtLab' && !file.missing);
-    if (kept.length > 0 && !context.flag('update')) {
-      context.progress.problem(
-        `The lab has amended ${kept.length} report${kept.length === 1 ? '' : 's'} since ${kept.length === 1 ? 'it was' : 'they were'} recorded; the recorded file${kept.length === 1 ? ' in the folder was' : 's in the folder were'} kept. Run lab-data pull --update to take the lab's files and record them.`,
-      );
-    }
-    if (count('changedLocally') > 0) {
-      context.progress.problem(
-        'Some files differ from their record and were left alone; lab-data pull --force replaces them with the recorded files.',
-      );
-    }
+    return report.exitCode;
   }
-  return exitCode;
+  const summary = summaryOf(folder, result, dryRun, Date.now() - started);
+  // A green run is its summary alone (nothing with --quiet); a cause of failure is said even then.
+  const say =
+    report.exitCode === Exit.ok
+      ? context.progress.line.bind(context.progress)
+      : context.progress.problem.bind(context.progress);
+  report.lines(summary).forEach((line) => say(line));
+  return report.exitCode;
+}
+
+/** The files from one source, and their bytes. */
+function fromSource(result: PullResult, from: 'cache' | 'lab'): { files: number; bytes: number } {
+  const restored = result.files.filter((file) => file.from === from);
+  return {
+    files: restored.length,
+    bytes: restored.reduce((total, file) => total + (file.bytes ?? 0), 0),
+  };
+}
+
+/** The one line a pull ends with: how many files came to what, from where, how many bytes in how long. */
+function summaryOf(folder: string, result: PullResult, dryRun: boolean, ms: number): string {
+  const count = (state: PulledFile['state']): number =>
+    result.files.filter((file) => file.state === state).length;
+  const parts = (
+    [
+      'restored',
+      'updated',
+      'present',
+      'changedAtLab',
+      'changedLocally',
+      'notAtLab',
+      'failed',
+    ] as const
+  )
+    .filter((state) => count(state) > 0)
+    .map((state) => `${count(state)} ${WORDS[state]}`);
+  const sources = (['cache', 'lab'] as const)
+    .map((from) => ({ from, ...fromSource(result, from) }))
+    .filter((source) => source.files > 0)
+    .map(({ from, files, bytes }) => `${files} from the ${from} (${formatBytes(bytes)})`);
+  return dryRun
+    ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}; nothing was written.`
+    : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}; ${formatBytes(result.bytes)} in ${(ms / 1000).toFixed(1)} s.`;
+}
+
+/** `pull --json`: every file, where the restored ones came from, and the exit status. */
+function jsonOf(
+  folder: string,
+  result: PullResult,
+  dryRun: boolean,
+  exitCode: ExitCode,
+  outcome: (file: PulledFile) => Outcome,
+): Record<string, unknown> {
+  return {
+    folder,
+    files: result.files.map((file) => ({
+      lab: file.lab,
+      report_id: file.reportId,
+      file: file.file,
+      state: file.state,
+      recorded: file.recorded,
+      at_lab: file.atLab,
+      changes: file.changes,
+      bytes: file.bytes,
+      from: file.from,
+      missing: file.missing,
+      error: file.state === 'failed' ? outcome(file).why : undefined,
+    })),
+    dry_run: dryRun || undefined,
+    from_cache: fromSource(result, 'cache'),
+    from_lab: fromSource(result, 'lab'),
+    bytes: result.bytes,
+    manifest_written: result.manifestWritten,
+    exit_code: exitCode,
+  };
 }

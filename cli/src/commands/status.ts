@@ -2,7 +2,7 @@ import { serverText } from '../../../core/errors/serverText';
 import { readLocalState } from '../../../core/sync/localState';
 import { folderStatus, type EntryStatus } from '../../../core/sync/status';
 import type { CliContext } from '../context';
-import { Exit, type ExitCode } from '../exitCodes';
+import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 
@@ -33,7 +33,8 @@ export async function status(context: CliContext): Promise<ExitCode> {
   const manifest = await readManifestOrFail(folder);
   const remote = context.flag('remote');
   const several = Object.keys(manifest.labs).length > 1;
-  const problems: string[] = [];
+  // Labs --remote could not ask for want of a token or a confirmed address: each said once, exit 3.
+  const problems = new Map<string, CliError>();
   const state = await readLocalState(folder);
   const result = await folderStatus(folder, manifest, {
     cache: context.cache(),
@@ -44,14 +45,20 @@ export async function status(context: CliContext): Promise<ExitCode> {
       ? (lab, origin) => {
           const problem = context.manifestLabProblem(lab, origin, several);
           if (problem) {
-            problems.push(problem.message);
+            problems.set(lab, problem);
             return undefined;
           }
           return context.manifestLabApi(lab, origin);
         }
       : undefined,
   });
-  const exitCode = result.inStep ? Exit.ok : Exit.mismatch;
+  const exitCode = worst([
+    result.inStep ? Exit.ok : Exit.mismatch,
+    ...[...problems.values()].map((problem) => problem.exitCode),
+    ...result.unavailable
+      .filter((lab) => !problems.has(lab.lab))
+      .map((lab) => (lab.error !== undefined ? exitCodeOf(lab.error) : Exit.network)),
+  ]);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -76,7 +83,10 @@ export async function status(context: CliContext): Promise<ExitCode> {
             report_id: report.reportId,
             published_at: report.publishedAt,
           })),
-          unavailable: result.unavailable,
+          unavailable: result.unavailable.map((lab) => ({
+            lab: lab.lab,
+            reason: problems.get(lab.lab)?.message ?? lab.reason,
+          })),
           exit_code: exitCode,
         },
         null,
@@ -95,12 +105,12 @@ export async function status(context: CliContext): Promise<ExitCode> {
   for (const report of result.newAtLab) {
     lines.push(serverText(`  ${report.reportId}: new at the lab ${report.lab}`, 500));
   }
-  for (const lab of result.unavailable) {
+  for (const lab of result.unavailable.filter((each) => !problems.has(each.lab))) {
     context.progress.problem(
       serverText(`The lab ${lab.lab} could not be asked: ${lab.reason}`, 1000),
     );
   }
-  problems.forEach((problem) => context.progress.problem(problem));
+  problems.forEach((problem) => context.progress.problem(problem.message));
   const ok = result.entries.filter((entry) => entry.local === 'ok').length;
   await out(
     `${folder}: ${result.entries.length} recorded, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${

@@ -1,7 +1,7 @@
 import { verifyFolder, type VerifiedFile } from '../../../core/sync/provenance';
 import type { CliContext } from '../context';
-import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
-import { out, table } from '../output';
+import { Exit, exitCodeOf, type ExitCode } from '../exitCodes';
+import { out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 
 function stateOf(file: VerifiedFile): string {
@@ -15,6 +15,38 @@ function stateOf(file: VerifiedFile): string {
     return 'unchecked at lab';
   }
   return file.atLab.length > 0 ? 'changed at lab' : 'ok';
+}
+
+/** What one file's check came to, as one cause among the run's. */
+function outcomeOf(file: VerifiedFile): Outcome {
+  switch (stateOf(file)) {
+    case 'ok':
+      return { what: 'as recorded', exitCode: Exit.ok };
+    case 'missing':
+      return {
+        what: 'missing',
+        exitCode: Exit.mismatch,
+        hint: 'lab-data pull restores them from the cache or the lab.',
+      };
+    case 'changed':
+      return {
+        what: 'changed: not the recorded SHA-256',
+        exitCode: Exit.mismatch,
+        hint: 'lab-data pull --force replaces them with the recorded files.',
+      };
+    case 'unchecked at lab':
+      return {
+        what: 'not checked at the lab',
+        why: file.unavailable,
+        exitCode: file.error ? exitCodeOf(file.error) : Exit.network,
+      };
+    default:
+      return {
+        what: 'changed at the lab',
+        exitCode: Exit.mismatch,
+        hint: "lab-data pull --update takes the lab's files and records them.",
+      };
+  }
 }
 
 /** `lab-data verify [FOLDER]`: every listed file present with its SHA-256; `--remote` asks the lab too (core: verifyFolder). */
@@ -39,17 +71,15 @@ export async function verify(context: CliContext): Promise<ExitCode> {
     onProgress: (done, total) => context.progress.update(`verify: ${done}/${total} files`),
   });
   context.progress.clear();
-  const codes: ExitCode[] = result.files.map((file) => {
-    const state = stateOf(file);
-    if (state === 'ok') {
-      return Exit.ok;
-    }
-    if (state === 'unchecked at lab') {
-      return file.error ? exitCodeOf(file.error) : Exit.network;
-    }
-    return Exit.mismatch;
-  });
-  const exitCode = worst(codes);
+  const report = new RunReport(context.flag('verbose'));
+  for (const file of result.files) {
+    report.add(outcomeOf(file), {
+      reportId: file.reportId,
+      file: file.file,
+      detail: file.atLab.length > 0 ? file.atLab.join('; ') : undefined,
+    });
+  }
+  const exitCode = report.exitCode;
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -75,20 +105,18 @@ export async function verify(context: CliContext): Promise<ExitCode> {
         2,
       )}\n`,
     );
-  } else {
-    const rows = result.files.map((file) => [
-      stateOf(file),
-      file.reportId,
-      file.file,
-      [...file.atLab, ...(file.unavailable ? [file.unavailable] : [])].join('; '),
-    ]);
-    await out(`${table(['STATE', 'REPORT', 'FILE', 'DETAIL'], rows)}\n`);
-    const bad = result.files.length - result.ok.length;
-    context.progress.line(
-      bad === 0
-        ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}.`
-        : `${bad} of ${result.files.length} files in ${folder} are not as recorded (exit ${exitCode}).`,
-    );
+    return exitCode;
   }
+  const bad = result.files.length - result.ok.length;
+  // The result on stdout, one line when every file is as recorded; each cause of a failure once.
+  await out(
+    `${report
+      .lines(
+        bad === 0
+          ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}.`
+          : `${bad} of ${result.files.length} files in ${folder} are not as recorded (exit ${exitCode}).`,
+      )
+      .join('\n')}\n`,
+  );
   return exitCode;
 }
