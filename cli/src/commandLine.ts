@@ -134,21 +134,36 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
     positionals: 1,
   },
   status: {
-    options: { ...LAB, ...CACHE, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data status [FOLDER] [--remote] [--cache DIR] [--json]',
+    options: {
+      ...LAB,
+      ...CACHE,
+      remote: { type: 'boolean' },
+      rehash: { type: 'boolean' },
+      'check-cache': { type: 'boolean' },
+    },
+    usage: 'lab-data status [FOLDER] [--remote] [--check-cache] [--cache DIR] [--json]',
     summary: 'what is missing, changed, restorable from the cache, amended or new at the lab',
     details: `Like git status, for a folder and its manifest: each recorded file missing, changed locally, or as
 recorded, and whether the content cache can restore it (then lab-data pull needs no lab). Without --remote
 no lab is asked and no token is needed. --remote asks each lab with its list pages (one request a page,
 never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
 longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
-is out of step, else 1. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+is out of step, else 1. --check-cache also names each recorded file the cache lacks (present here or not)
+and exits 1 when there is one, so CI can gate a merge on a team cache that restores everything.
+--json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
 local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
-changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
-(see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
-  --remote   also ask the labs (token and address as for pull)
-  --rehash   hash every file`,
-    examples: ['lab-data status', 'lab-data status lab-reports --remote --json'],
+changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], cache_lacks,
+exit_code } (cached: whether the cache holds the recorded file; cache_lacks: how many it does not;
+see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
+  --remote       also ask the labs (token and address as for pull)
+  --check-cache  exit 1 when the cache lacks any recorded file, naming them
+  --cache DIR    the content cache (default LAB_DATA_CACHE, else the user's cache folder)
+  --rehash       hash every file`,
+    examples: [
+      'lab-data status',
+      'lab-data status lab-reports --remote --json',
+      'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data status --check-cache',
+    ],
     positionals: 1,
   },
   'merge-manifest': {
