@@ -193,8 +193,9 @@ or let lab-data write both: lab-data merge-manifest --install [REPO].
       'older-than': { type: 'string' },
     },
     usage:
-      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d]] [--cache DIR]',
-    summary: 'what the content cache holds; prune what no manifest needs',
+      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d] | push [FOLDER…]] [--cache DIR]',
+    summary:
+      'what the content cache holds; fill it from folders (push); prune what no manifest needs',
     details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
 by its SHA-256, so any committed manifest can be restored without the lab, even a revision the lab no longer
 serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
@@ -202,13 +203,20 @@ serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache fol
 readable by the user alone). A cache that cannot be written (a read-only share) is still read.
 lab-data cache prints where it is, how many files and bytes it holds. lab-data cache prune removes what
 none of the given manifests (--keep-manifest FILE, repeatable, or folders) records, and/or what was not
-used for --older-than (h, d, w); with both, only what is unneeded and old.`,
+used for --older-than (h, d, w); with both, only what is unneeded and old.
+lab-data cache push [FOLDER…] (FOLDER defaults to lab-reports) publishes each folder's recorded files to
+the cache, so a teammate's or CI's pull restores them without the lab: only a file whose bytes are its
+recorded SHA-256 (hashed as it is copied); one that differs or is missing is named and not pushed. What
+the cache holds already is not copied again. It prints pushed N (bytes), already there M, not pushed K
+(why); --json the same per file. A cache that cannot be written (read-only, full) stops the push with a
+message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.`,
     examples: [
       'lab-data cache',
+      'lab-data sync && lab-data cache push --cache /mnt/team/lab-data-cache',
       'lab-data cache prune --keep-manifest analysis/lab-reports/lab-data-sync.json',
       'lab-data cache prune --older-than 30d',
     ],
-    positionals: 3,
+    positionals: Infinity,
   },
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },
