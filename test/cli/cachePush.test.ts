@@ -208,10 +208,26 @@ describe('lab-data cache push: a team cache anyone can fill and check (packed to
   });
 
   describe('bad input gets a clear message and nothing lost', () => {
+    /** A folder of its own with every recorded file, restored from A's cache (no lab). */
+    async function wholeCopy(name: string): Promise<string> {
+      const folder = path.join(work, name, 'lab-reports');
+      await fs.mkdir(folder, { recursive: true });
+      await fs.copyFile(path.join(a, MANIFEST_FILE_NAME), path.join(folder, MANIFEST_FILE_NAME));
+      const pull = await tool.run(['pull', folder], { env: { LAB_DATA_CACHE: privateCache } });
+      assert.equal(pull.code, 0, said(pull));
+      return folder;
+    }
+
     it('a cache that cannot be written (its folder would be under a file): exit 1, the reason, nothing created', async () => {
       const blocker = path.join(work, 'not-a-folder');
       await fs.writeFile(blocker, 'a file');
-      const result = await tool.run(['cache', 'push', a, '--cache', path.join(blocker, 'cache')]);
+      const result = await tool.run([
+        'cache',
+        'push',
+        await wholeCopy('blocked'),
+        '--cache',
+        path.join(blocker, 'cache'),
+      ]);
       assert.equal(result.code, 1, said(result));
       assert.match(
         result.stderr,
@@ -245,7 +261,7 @@ describe('lab-data cache push: a team cache anyone can fill and check (packed to
         HOME: process.env.HOME,
         XDG_CACHE_HOME: path.join(work, 'xdg'),
       };
-      const push = `"${tool.bin}" cache push "${a}" --cache "${cache}"`;
+      const push = `"${tool.bin}" cache push "${await wholeCopy('mounts')}" --cache "${cache}"`;
       const script = [
         // Full: 100,000 bytes of a 160 KiB disk taken, then a 96 KiB report does not fit.
         `mount -t tmpfs -o size=160k tmpfs "${cache}"`,
