@@ -140,8 +140,14 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
     positionals: 1,
   },
   status: {
-    options: { ...LAB, ...CACHE, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data status [FOLDER] [--remote] [--cache DIR] [--json]',
+    options: {
+      ...LAB,
+      ...CACHE,
+      remote: { type: 'boolean' },
+      rehash: { type: 'boolean' },
+      'check-cache': { type: 'boolean' },
+    },
+    usage: 'lab-data status [FOLDER] [--remote] [--check-cache] [--cache DIR] [--json]',
     summary: 'what is missing, changed, restorable from the cache, amended or new at the lab',
     details: `Like git status, for a folder and its manifest: each recorded file missing, changed locally, or as
 recorded, and whether the content cache can restore it (then lab-data pull needs no lab). Without --remote
@@ -149,13 +155,22 @@ no lab is asked and no token is needed. --remote asks each lab with its list pag
 never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
 longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
 is out of step, else 1; with --remote, 3 when a lab's token is missing, refused or not confirmed, and 4
-when a lab cannot be reached. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+when a lab cannot be reached. --check-cache also names each recorded file the cache lacks (present here or
+not) and exits 1 when there is one, so CI can gate a merge on a team cache that restores everything.
+--json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
 local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
-changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], exit_code }
-(see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
-  --remote   also ask the labs (token and address as for pull)
-  --rehash   hash every file`,
-    examples: ['lab-data status', 'lab-data status lab-reports --remote --json'],
+changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], cache_lacks,
+exit_code } (cached: whether the cache holds the recorded file; cache_lacks: how many it does not;
+see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
+  --remote       also ask the labs (token and address as for pull)
+  --check-cache  exit 1 when the cache lacks any recorded file, naming them
+  --cache DIR    the content cache (default LAB_DATA_CACHE, else the user's cache folder)
+  --rehash       hash every file`,
+    examples: [
+      'lab-data status',
+      'lab-data status lab-reports --remote --json',
+      'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data status --check-cache',
+    ],
     positionals: 1,
   },
   'merge-manifest': {
@@ -185,8 +200,9 @@ or let lab-data write both: lab-data merge-manifest --install [REPO].
       'older-than': { type: 'string' },
     },
     usage:
-      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d]] [--cache DIR]',
-    summary: 'what the content cache holds; prune what no manifest needs',
+      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d] | push [FOLDER…]] [--cache DIR]',
+    summary:
+      'what the content cache holds; fill it from folders (push); prune what no manifest needs',
     details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
 by its SHA-256, so any committed manifest can be restored without the lab, even a revision the lab no longer
 serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache folder ($XDG_CACHE_HOME or
@@ -194,13 +210,20 @@ serves. The cache is --cache DIR, else LAB_DATA_CACHE, else the user's cache fol
 readable by the user alone). A cache that cannot be written (a read-only share) is still read.
 lab-data cache prints where it is, how many files and bytes it holds. lab-data cache prune removes what
 none of the given manifests (--keep-manifest FILE, repeatable, or folders) records, and/or what was not
-used for --older-than (h, d, w); with both, only what is unneeded and old.`,
+used for --older-than (h, d, w); with both, only what is unneeded and old.
+lab-data cache push [FOLDER…] (FOLDER defaults to lab-reports) publishes each folder's recorded files to
+the cache, so a teammate's or CI's pull restores them without the lab: only a file whose bytes are its
+recorded SHA-256 (hashed as it is copied); one that differs or is missing is named and not pushed. What
+the cache holds already is not copied again. It prints pushed N (bytes), already there M, not pushed K
+(why); --json the same per file. A cache that cannot be written (read-only, full) stops the push with a
+message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.`,
     examples: [
       'lab-data cache',
+      'lab-data sync && lab-data cache push --cache /mnt/team/lab-data-cache',
       'lab-data cache prune --keep-manifest analysis/lab-reports/lab-data-sync.json',
       'lab-data cache prune --older-than 30d',
     ],
-    positionals: 3,
+    positionals: Infinity,
   },
   reports: {
     options: { ...LAB, ...FILTERS, ...FORMATS },

@@ -5,7 +5,7 @@ import { oncePerKey } from '../connection/timing';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { copyFileSafely } from './safeCopy';
-import type { PreparedFolder, SavedFile } from './safeWriter';
+import { fileSystemError, type PreparedFolder, type SavedFile } from './safeWriter';
 
 const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
@@ -28,6 +28,31 @@ export function defaultCacheFolder(
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.cache'), 'lab-data');
 }
 
+/**
+ * Why a folder could not be made: a recursive `mkdir` on a read-only disk says ENOENT (its first
+ * attempt's answer, the parent being missing), so the first missing folder is made alone to hear
+ * the real reason (EROFS, EACCES) for the message.
+ */
+async function whyNoFolder(folder: string, error: unknown): Promise<unknown> {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+    return error;
+  }
+  let missing = folder;
+  while (
+    path.dirname(missing) !== missing &&
+    !(await fs.stat(path.dirname(missing)).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    missing = path.dirname(missing);
+  }
+  return fs.mkdir(missing).then(
+    () => error,
+    (real: unknown) => real,
+  );
+}
+
 /** One file the cache holds. */
 export interface CachedFile {
   readonly sha256: string;
@@ -35,6 +60,13 @@ export interface CachedFile {
   /** When it was last kept or used (milliseconds since 1970). */
   readonly usedMs: number;
 }
+
+/**
+ * What publishing a file to the cache came to: `held` the cache had it already (not copied again),
+ * `kept` copied in, `differs` the file's bytes are not the hash's (nothing written), `missing` no
+ * such file.
+ */
+export type PublishOutcome = 'held' | 'kept' | 'differs' | 'missing';
 
 export interface ContentCacheOptions {
   /**
@@ -129,6 +161,18 @@ export class ContentCache {
     }
   }
 
+  /** Makes a folder of the cache (private unless the cache is shared), once per object unless `again`. */
+  private async makeFolder(folder: string, again = false): Promise<void> {
+    if (again || !this.madeFolders.has(folder)) {
+      await fs
+        .mkdir(folder, { recursive: true, mode: this.options.shared ? undefined : 0o700 })
+        .catch(async (error: unknown) => {
+          throw await whyNoFolder(folder, error);
+        });
+      this.madeFolders.add(folder);
+    }
+  }
+
   /** Keeps a copy of `file` (whose SHA-256 is known) unless the cache has it; never fails the caller. */
   async keep(file: string, sha256: string, bytes: number): Promise<void> {
     if (this.unwritable !== undefined || !SHA256_SHAPE.test(sha256)) {
@@ -145,13 +189,7 @@ export class ContentCache {
     const prefixFolder = path.dirname(target);
     const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     const copyIn = async (retry = false): Promise<void> => {
-      if (retry || !this.madeFolders.has(prefixFolder)) {
-        await fs.mkdir(prefixFolder, {
-          recursive: true,
-          mode: this.options.shared ? undefined : 0o700,
-        });
-        this.madeFolders.add(prefixFolder);
-      }
+      await this.makeFolder(prefixFolder, retry);
       await fs.copyFile(file, temporary, constants.COPYFILE_FICLONE);
       if (!this.options.shared) {
         await fs.chmod(temporary, 0o600);
@@ -172,6 +210,73 @@ export class ContentCache {
       await fs.rm(temporary, { force: true }).catch(() => undefined);
       this.cannotWrite(error);
     }
+  }
+
+  /**
+   * Publishes `file` as the cache's copy of `sha256` (`lab-data cache push`): unlike {@link keep},
+   * for a file whose hash was not just computed, and telling what happened. An entry of the right
+   * size is `held` and not copied again (its time refreshed, for prune --older-than); otherwise the
+   * file is copied to a temporary name in the cache, hashed there, and takes its name only when it
+   * is the hash's bytes (`differs` else, and nothing is left). Throws a file-system error when the
+   * cache cannot be written (read-only, full), leaving no partial entry.
+   */
+  async publish(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'differs';
+    }
+    const target = this.pathOf(sha256);
+    if (await this.has(sha256, bytes)) {
+      const now = new Date();
+      await fs.utimes(target, now, now).catch(() => undefined);
+      return 'held';
+    }
+    const source = await fs.stat(file).catch(() => undefined);
+    if (!source?.isFile()) {
+      return 'missing';
+    }
+    if (source.size !== bytes) {
+      return 'differs';
+    }
+    const folder = path.dirname(target);
+    try {
+      await this.makeFolder(folder);
+    } catch (error) {
+      throw fileSystemError(error, this.folder);
+    }
+    try {
+      const copied = await copyFileSafely({
+        from: file,
+        folder,
+        fileName: sha256,
+        ifExists: 'overwrite',
+        expectedBytes: bytes,
+        signal,
+        checkSha256: (actual) =>
+          actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
+      });
+      if (copied === undefined) {
+        return 'missing';
+      }
+    } catch (error) {
+      // The file changed between its look and its copy: its bytes are not the hash's.
+      if (
+        error instanceof LabApiError &&
+        (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
+      ) {
+        return 'differs';
+      }
+      throw error;
+    }
+    if (!this.options.shared) {
+      await fs.chmod(target, 0o600).catch(() => undefined);
+    }
+    this.keptNow.add(sha256);
+    return 'kept';
   }
 
   /**

@@ -18,7 +18,10 @@ export interface EntryStatus {
   readonly file: string;
   /** The file in the folder: as recorded, missing, or with other bytes. */
   readonly local: 'ok' | 'missing' | 'changed';
-  /** Whether the cache has the recorded bytes (so `pull` restores them without the lab). */
+  /**
+   * Whether the cache holds the recorded file (so `pull` restores it without the lab), present in
+   * the folder or not: told from the cache's listing (its bytes are checked when restored).
+   */
   readonly cached: boolean;
   /** Asked only with `remote`: the lab lists it unchanged, amended, or not at all. */
   readonly remote?: 'same' | 'amended' | 'notListed';
@@ -92,11 +95,13 @@ export async function folderStatus(
       }
     }
   }
+  // One listing of the cache for the run, not one look a file.
+  const held = options.cache?.lookup() ?? (async () => false);
   const entries = await mapConcurrently(
     work,
     8,
     async ({ lab, origin, entry }) =>
-      entryStatus(root, lab, origin, entry, listed.get(lab), options),
+      entryStatus(root, lab, origin, entry, listed.get(lab), held, options),
     options.signal,
   );
   const newAtLab: Array<{ lab: string; reportId: string; publishedAt?: string }> = [];
@@ -128,13 +133,13 @@ async function entryStatus(
   origin: string,
   entry: ManifestEntry,
   listed: ReadonlyMap<string, Report> | undefined,
+  held: (sha256: string) => Promise<boolean>,
   options: StatusOptions,
 ): Promise<EntryStatus> {
   const file = path.resolve(root, entry.file);
   const sha = isInside(file, root) ? await currentSha256(file, entry, options.rehash) : undefined;
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'ok' : 'changed';
-  const cached =
-    local === 'ok' ? false : ((await options.cache?.has(entry.sha256, entry.bytes)) ?? false);
+  const cached = await held(entry.sha256);
   const base = {
     lab,
     origin,

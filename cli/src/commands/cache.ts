@@ -5,6 +5,7 @@ import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../../core/sync/man
 import type { CliContext } from '../context';
 import { CliError, Exit, type ExitCode } from '../exitCodes';
 import { out } from '../output';
+import { cachePush } from './cachePush';
 
 /** `30d`, `12h`, `2w` → milliseconds; a usage error otherwise. */
 function age(text: string): number {
@@ -42,10 +43,14 @@ async function neededBy(given: string): Promise<string[]> {
 /**
  * `lab-data cache`: what the content cache holds (count, bytes, where); `lab-data cache prune`
  * removes what none of the manifests given needs (`--keep-manifest`, repeatable, or folders as
- * positionals), or what was not used for a given age (`--older-than 30d`), or both.
+ * positionals), or what was not used for a given age (`--older-than 30d`), or both;
+ * `lab-data cache push [FOLDER…]` fills it from folders ({@link cachePush}).
  */
 export async function cache(context: CliContext): Promise<ExitCode> {
   const [action, ...folders] = context.command.positionals;
+  if (action === 'push') {
+    return cachePush(context, folders);
+  }
   const contentCache = context.cache();
   const held = await contentCache.list();
   const total = held.reduce((sum, file) => sum + file.bytes, 0);
@@ -61,7 +66,7 @@ export async function cache(context: CliContext): Promise<ExitCode> {
   }
   if (action !== 'prune') {
     throw new CliError(
-      `"${action.slice(0, 20)}" is not a cache action: lab-data cache [prune].`,
+      `"${action.slice(0, 20)}" is not a cache action: lab-data cache [prune|push].`,
       Exit.usage,
     );
   }

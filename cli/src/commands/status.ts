@@ -24,6 +24,17 @@ function words(entry: EntryStatus): string | undefined {
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+/** What `--check-cache` says: each recorded file the cache lacks, or that it lacks none. */
+function cacheLines(cache: string, lacking: readonly EntryStatus[]): string {
+  if (lacking.length === 0) {
+    return `The cache ${cache} holds every recorded file.\n`;
+  }
+  const named = lacking.map((entry) =>
+    serverText(`  ${entry.file}  (${entry.reportId}): not in the cache`, 1000),
+  );
+  return `The cache ${cache} lacks ${lacking.length} recorded file${lacking.length === 1 ? '' : 's'}:\n${named.join('\n')}\nlab-data cache push fills it from a folder that has them.\n`;
+}
+
 /**
  * `lab-data status [FOLDER] [--remote]`: where a folder stands against its manifest, like
  * `git status`. Without --remote it needs no lab and no token.
@@ -52,8 +63,10 @@ export async function status(context: CliContext): Promise<ExitCode> {
         }
       : undefined,
   });
+  const lacking = result.entries.filter((entry) => !entry.cached);
+  const checkCache = context.flag('check-cache');
   const exitCode = worst([
-    result.inStep ? Exit.ok : Exit.mismatch,
+    result.inStep && !(checkCache && lacking.length > 0) ? Exit.ok : Exit.mismatch,
     ...[...problems.values()].map((problem) => problem.exitCode),
     ...result.unavailable
       .filter((lab) => !problems.has(lab.lab))
@@ -87,6 +100,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
             lab: lab.lab,
             reason: problems.get(lab.lab)?.message ?? lab.reason,
           })),
+          cache_lacks: lacking.length,
           exit_code: exitCode,
         },
         null,
@@ -119,7 +133,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)
           ? 'lab-data pull restores what the cache has without the lab.'
           : ''
-    }\n`,
+    }\n${checkCache ? cacheLines(context.cache().folder, lacking) : ''}`,
   );
   return exitCode;
 }

@@ -73,4 +73,44 @@ describe('folder status (lab-data status)', () => {
     const empty = await folderStatus(folder, { version: 3, labs: {} });
     assert.equal(empty.inStep, true);
   });
+
+  it("tells from the cache's listing whether it holds each recorded file, present in the folder or not", async () => {
+    const api = lab.api();
+    const folder = path.join(work, 'reports');
+    const reports = (await listAllReports(api, {})).filter((report) => report.download_available);
+    const privateCache = new ContentCache(path.join(work, 'cache'));
+    await saveReports(reports.slice(0, 4), {
+      api,
+      target: { folder, template: DEFAULT_FILE_NAME_TEMPLATE },
+      signal: new AbortController().signal,
+      concurrency: 4,
+      cache: privateCache,
+    });
+    const manifest = await readManifest(folder);
+    const [keptPresent, keptMissing, lackedPresent, lackedMissing] = Object.values(
+      Object.values(manifest.labs)[0]!.files,
+    );
+    // A team cache holding two of the four (one of them no longer in the folder).
+    const team = new ContentCache(path.join(work, 'team'));
+    for (const entry of [keptPresent!, keptMissing!]) {
+      await team.keep(path.join(folder, entry.file), entry.sha256, entry.bytes);
+    }
+    await fs.rm(path.join(folder, keptMissing!.file));
+    await fs.rm(path.join(folder, lackedMissing!.file));
+    const result = await folderStatus(folder, manifest, { cache: team });
+    const cached = Object.fromEntries(
+      result.entries.map((entry) => [entry.reportId, [entry.local, entry.cached]]),
+    );
+    assert.deepEqual(cached, {
+      [keptPresent!.report_id]: ['ok', true],
+      [keptMissing!.report_id]: ['missing', true],
+      [lackedPresent!.report_id]: ['ok', false],
+      [lackedMissing!.report_id]: ['missing', false],
+    });
+    const whole = await folderStatus(folder, manifest, { cache: privateCache });
+    assert.ok(
+      whole.entries.every((entry) => entry.cached),
+      'the cache the save kept them in holds every one',
+    );
+  });
 });

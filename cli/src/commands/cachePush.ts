@@ -1,0 +1,123 @@
+import * as path from 'node:path';
+import { serverText } from '../../../core/errors/serverText';
+import { formatBytes } from '../../../core/files/sizes';
+import type { SyncManifest } from '../../../core/sync/manifest';
+import { pushFolder, type PushedFile, type PushResult } from '../../../core/sync/push';
+import type { CliContext } from '../context';
+import { Exit, type ExitCode } from '../exitCodes';
+import { out } from '../output';
+import { readManifestOrFail } from './folder';
+
+/** Why a file was not pushed, in words. */
+const WHY: Readonly<Record<string, string>> = {
+  changed: 'changed since it was recorded (its bytes are not the recorded SHA-256)',
+  missing: 'not in the folder, and not in the cache',
+  cacheUnwritable: 'the cache cannot be written',
+};
+
+const NOT_PUSHED: ReadonlySet<PushedFile['state']> = new Set([
+  'changed',
+  'missing',
+  'cacheUnwritable',
+]);
+
+/** `12 changed, 1 missing`: the causes of the files not pushed. */
+function causes(files: readonly PushedFile[]): string {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    counts.set(file.state, (counts.get(file.state) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([state, count]) => `${count} ${state === 'cacheUnwritable' ? 'cache unwritable' : state}`)
+    .join(', ');
+}
+
+/**
+ * `lab-data cache push [FOLDER…]`: publishes each folder's recorded files, those whose bytes are
+ * the recorded SHA-256, to the cache (core: pushFolder), so a teammate's or CI's pull restores them
+ * without the lab. Every manifest is read before anything is copied: one that cannot be used stops
+ * the run with nothing written. Exit 0 when the cache now holds every recorded file, 1 when a file
+ * was not pushed (changed, missing) or the cache cannot be written (read-only, full).
+ */
+export async function cachePush(context: CliContext, given: readonly string[]): Promise<ExitCode> {
+  const folders = (given.length > 0 ? given : ['lab-reports']).map((folder) =>
+    path.resolve(folder),
+  );
+  const manifests: Array<{ folder: string; manifest: SyncManifest }> = [];
+  for (const folder of folders) {
+    manifests.push({ folder, manifest: await readManifestOrFail(folder) });
+  }
+  const cache = context.cache();
+  const results: Array<{ folder: string; result: PushResult }> = [];
+  for (const { folder, manifest } of manifests) {
+    const result = await pushFolder(folder, manifest, cache, {
+      signal: context.signal,
+      onProgress: ({ done, total, bytes }) =>
+        context.progress.update(
+          `push ${path.basename(folder)}: ${done}/${total} files, ${formatBytes(bytes)} copied`,
+        ),
+    });
+    results.push({ folder, result });
+    if (result.cacheProblem) {
+      break;
+    }
+  }
+  context.progress.clear();
+  const files = results.flatMap(({ result }) => result.files);
+  const problem = results.find(({ result }) => result.cacheProblem)?.result.cacheProblem;
+  const notPushed = files.filter((file) => NOT_PUSHED.has(file.state));
+  const pushed = files.filter((file) => file.state === 'pushed');
+  const bytes = results.reduce((sum, { result }) => sum + result.bytes, 0);
+  const untried = folders.length - results.length;
+  const exitCode = notPushed.length > 0 || problem || untried > 0 ? Exit.mismatch : Exit.ok;
+  if (context.flag('json')) {
+    await out(
+      `${JSON.stringify(
+        {
+          cache: cache.folder,
+          folders: results.map(({ folder, result }) => ({
+            folder,
+            files: result.files.map((file) => ({
+              lab: file.lab,
+              report_id: file.reportId,
+              file: file.file,
+              sha256: file.sha256,
+              bytes: file.bytes,
+              state: file.state,
+            })),
+          })),
+          not_tried: folders.slice(results.length),
+          pushed: pushed.length,
+          pushed_bytes: bytes,
+          already_there: files.filter((file) => file.state === 'alreadyThere').length,
+          not_pushed: notPushed.length,
+          cache_problem: problem?.message,
+          exit_code: exitCode,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return exitCode;
+  }
+  for (const file of files) {
+    if (NOT_PUSHED.has(file.state) && file.state !== 'cacheUnwritable') {
+      context.progress.problem(
+        serverText(`not pushed  ${file.reportId}  ${file.file}: ${WHY[file.state]}`, 1000),
+      );
+    } else if (file.state === 'pushed') {
+      context.verbose(serverText(`pushed  ${file.reportId}  ${file.file}`, 1000));
+    }
+  }
+  if (problem) {
+    const stopped = files.filter((file) => file.state === 'cacheUnwritable').length;
+    context.progress.problem(
+      `The cache ${cache.folder} cannot be written: ${problem.message} The push stopped: ${stopped} file${stopped === 1 ? ' was' : 's were'} not pushed${untried > 0 ? `, nor any of ${untried} more folder${untried === 1 ? '' : 's'}` : ''}; nothing half-written is left in the cache. Free space there, or push to a cache you can write (--cache DIR or LAB_DATA_CACHE).`,
+    );
+  }
+  const where = folders.length === 1 ? folders[0]! : `${folders.length} folders`;
+  context.progress.line(
+    `Pushed ${where} to ${cache.folder}: pushed ${pushed.length} (${formatBytes(bytes)}), already there ${files.length - pushed.length - notPushed.length}, not pushed ${notPushed.length}${notPushed.length > 0 ? ` (${causes(notPushed)})` : ''}.`,
+  );
+  return exitCode;
+}
