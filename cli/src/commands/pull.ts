@@ -7,6 +7,7 @@ import type { LabApi } from '../../../core/api/labApi';
 import { formatBytes } from '../../../core/files/sizes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
+import { selectionOf } from '../selection';
 
 const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   present: 'present',
@@ -40,7 +41,8 @@ function amendedLine(file: PulledFile, folder: string): string {
 /** `lab-data pull [FOLDER]`: restores a folder from its manifest (core: pullFolder), from the cache first. */
 export async function pull(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
-  const manifest = await readManifestOrFail(folder);
+  const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
+  const manifest = selected.manifest;
   const labs = Object.keys(manifest.labs);
   const several = labs.length > 1;
   // A lab is only needed for what is neither in the folder nor in the cache: its token and address are checked when it is.
@@ -135,6 +137,7 @@ export async function pull(context: CliContext): Promise<ExitCode> {
           from_lab: sum('lab'),
           bytes: result.bytes,
           manifest_written: result.manifestWritten,
+          selection: selected.json,
           exit_code: exitCode,
         },
         null,
@@ -160,8 +163,8 @@ export async function pull(context: CliContext): Promise<ExitCode> {
       .map((from) => `${sum(from).files} from the ${from} (${formatBytes(sum(from).bytes)})`);
     context.progress.line(
       dryRun
-        ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}; nothing was written.`
-        : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}; ${formatBytes(result.bytes)} in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+        ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}${selected.words}; nothing was written.`
+        : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}${selected.words}; ${formatBytes(result.bytes)} in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
     );
     const kept = result.files.filter((file) => file.state === 'changedAtLab' && !file.missing);
     if (kept.length > 0 && !context.flag('update')) {
