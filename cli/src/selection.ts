@@ -8,6 +8,7 @@ import {
   SelectionError,
   type SelectionCriteria,
 } from '../../core/derived/selection';
+import { serverText } from '../../core/errors/serverText';
 import { formatBytes } from '../../core/files/sizes';
 import type { SyncManifest } from '../../core/sync/manifestModel';
 import type { CliContext } from './context';
@@ -79,10 +80,14 @@ export async function selectionOf(
     }
     const notSelected = chosen.total - chosen.selected;
     const size = `${chosen.selected} of ${chosen.total} reports (${formatBytes(chosen.bytes)})`;
+    // Names and values from a committed file or the manifest: made safe to print.
     context.progress.line(
-      profile
-        ? `Profile "${profile.name}"${said ? ` with ${said}` : ''} selects ${size} (${PROFILES_FILE}); --all for every report.`
-        : `Selected ${size} by ${said}.`,
+      serverText(
+        profile
+          ? `Profile "${profile.name}"${said ? ` with ${said}` : ''} selects ${size} (${PROFILES_FILE}); --all for every report.`
+          : `Selected ${size} by ${said}.`,
+        1000,
+      ),
     );
     return {
       manifest: chosen.manifest,

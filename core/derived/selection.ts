@@ -462,8 +462,7 @@ export function chooseSelection(
     rules.push(ruleOf(request.flagsSaid, request.flags, manifest, now));
   }
   if (rules.length === 0) {
-    const all = selectEntries(manifest, { rules });
-    return all;
+    return selectEntries(manifest, { rules });
   }
   const selection: Selection = { rules };
   const selected = selectEntries(manifest, selection);
