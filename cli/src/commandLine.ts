@@ -23,6 +23,35 @@ const FILTERS = {
   status: { type: 'string' },
   type: { type: 'string' },
 } as const satisfies Options;
+/** Pull, status and verify work on a subset: the manifest's own fields (each list flag repeatable), or a profile. */
+const SELECT = {
+  lab: { type: 'string', multiple: true },
+  client: { type: 'string', multiple: true },
+  project: { type: 'string', multiple: true },
+  status: { type: 'string', multiple: true },
+  type: { type: 'string', multiple: true },
+  sample: { type: 'string', multiple: true },
+  report: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  profile: { type: 'string' },
+  all: { type: 'boolean' },
+} as const satisfies Options;
+const SELECT_USAGE = '[--profile NAME | --all] [--lab NAME|URL] [--client ID] [--since 30d] […]';
+/** What every command that takes a selection says of it. */
+const SELECT_NOTE = `
+Selecting reports (see "Selecting reports" in the README of lab-data-cli): each flag below keeps the reports whose
+recorded field is one of its values (repeat a flag for several: --client A --client B); several flags
+must all hold. The others are "not selected", never "missing": a selection in step exits 0.
+  --lab NAME|URL   a lab of the manifest by its name, or by its address (an address also confirms where
+                   the token may go, as LAB_DATA_URL does; a name confirms nothing)
+  --client ID, --project ID, --status S, --type T, --sample ID, --report ID
+  --since, --until published at or after / at or before: a date (2026-01-31; --until includes that day),
+                   or a time ago (today, 24h, 7d, 2w, 1m, 1y)
+  --profile NAME   a named selection of the folder's lab-data-profiles.json (committed beside the manifest);
+                   its "default" applies when no --profile is given, and flags narrow a profile further
+  --all            no profile, not even the default (flags still apply)
+A selection that matches no report is a usage error (exit 2). A line on stderr says what it selects.`;
 const FORMATS = {
   jsonl: { type: 'boolean' },
   csv: { type: 'boolean' },
@@ -54,15 +83,14 @@ const FOLDER_NOTE = 'FOLDER defaults to lab-reports.';
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   pull: {
     options: {
-      ...LAB,
+      ...SELECT,
       ...CACHE,
       update: { type: 'boolean' },
       force: { type: 'boolean' },
       rehash: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
     },
-    usage:
-      'lab-data pull [FOLDER] [--update] [--force] [--rehash] [--cache DIR] [--dry-run] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)',
+    usage: `lab-data pull [FOLDER] ${SELECT_USAGE} [--update] [--force] [--rehash] [--cache DIR] [--dry-run] [--json]     (LAB_DATA_TOKEN, LAB_DATA_URL)`,
     summary: "restore the files a folder's manifest (lab-data-sync.json) lists",
     details: `Restores exactly the files the manifest lists, under their recorded names, each checked against its
 SHA-256 before it takes its name: from the content cache first, then from the lab. A file already there and
@@ -81,9 +109,12 @@ from_lab, bytes, manifest_written, exit_code }. ${FOLDER_NOTE}
   --force     replace local files that differ from their record
   --rehash    hash every file, even those whose size and time are as recorded
   --cache DIR the content cache (default LAB_DATA_CACHE, else ~/.cache/lab-data or the platform's own)
-  --dry-run   print what would be restored, from where, and the bytes; write nothing`,
+  --dry-run   print what would be restored, from where, and the bytes (of the selection); write nothing
+${SELECT_NOTE}`,
     examples: [
       'LAB_DATA_TOKEN=… LAB_DATA_URL=https://lab.example.com lab-data pull',
+      'lab-data pull --client C-1001 --since 2026-01-01 --dry-run',
+      'lab-data pull --profile mine',
       'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data pull analysis/reports --json',
       'lab-data pull --dry-run',
       'lab-data pull --update',
@@ -91,8 +122,8 @@ from_lab, bytes, manifest_written, exit_code }. ${FOLDER_NOTE}
     positionals: 1,
   },
   verify: {
-    options: { ...LAB, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
-    usage: 'lab-data verify [FOLDER] [--remote] [--rehash] [--json]',
+    options: { ...SELECT, remote: { type: 'boolean' }, rehash: { type: 'boolean' } },
+    usage: `lab-data verify [FOLDER] ${SELECT_USAGE} [--remote] [--rehash] [--json]`,
     summary: 'check every listed file against its SHA-256 (and, with --remote, the lab)',
     details: `Checks that every file the manifest lists is there with its recorded SHA-256. A file whose size and
 modification time are unchanged since they were recorded is trusted without being read: a change that
@@ -104,8 +135,13 @@ line when every file is as recorded, else each cause (missing, changed, changed 
 unavailable }], ok, missing, changed, changed_at_lab, exit_code }. Exits 1 on any missing or changed file,
 so it can be a CI step. ${FOLDER_NOTE}
   --remote   also ask the lab about newer revisions
-  --rehash   read and hash every file, trusting no size and time`,
-    examples: ['lab-data verify', 'lab-data verify lab-reports --remote --json'],
+  --rehash   read and hash every file, trusting no size and time
+${SELECT_NOTE}`,
+    examples: [
+      'lab-data verify',
+      'lab-data verify lab-reports --remote --json',
+      'lab-data verify --profile mine',
+    ],
     positionals: 1,
   },
   sync: {
@@ -141,35 +177,38 @@ The lab's address comes from --lab or LAB_DATA_URL. ${FOLDER_NOTE}
   },
   status: {
     options: {
-      ...LAB,
+      ...SELECT,
       ...CACHE,
       remote: { type: 'boolean' },
       rehash: { type: 'boolean' },
       'check-cache': { type: 'boolean' },
     },
-    usage: 'lab-data status [FOLDER] [--remote] [--check-cache] [--cache DIR] [--json]',
+    usage: `lab-data status [FOLDER] ${SELECT_USAGE} [--remote] [--check-cache] [--cache DIR] [--json]`,
     summary: 'what is missing, changed, restorable from the cache, amended or new at the lab',
     details: `Like git status, for a folder and its manifest: each recorded file missing, changed locally, or as
 recorded, and whether the content cache can restore it (then lab-data pull needs no lab). Without --remote
 no lab is asked and no token is needed. --remote asks each lab with its list pages (one request a page,
 never one a report): reports amended at the lab since they were recorded (both revisions), reports it no
 longer lists, and, for a folder synced on this machine, reports new at the lab. Exits 0 only when nothing
-is out of step, else 1; with --remote, 3 when a lab's token is missing, refused or not confirmed, and 4
-when a lab cannot be reached. --check-cache also names each recorded file the cache lacks (present here or
-not) and exits 1 when there is one, so CI can gate a merge on a team cache that restores everything.
---json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
+(selected) is out of step, else 1; with --remote, 3 when a lab's token is missing, refused or not
+confirmed, and 4 when a lab cannot be reached. --check-cache also names each recorded file the cache lacks
+(present here or not) and exits 1 when there is one, so CI can gate a merge on a team cache that restores
+everything. --json prints { folder, in_step, remote, entries: [{ lab, origin, report_id, file,
 local: ok|missing|changed, cached, remote: same|amended|notListed, recorded_revision, lab_revision,
 changes }], new_at_lab: [{ lab, report_id, published_at }], unavailable: [{ lab, reason }], cache_lacks,
-exit_code } (cached: whether the cache holds the recorded file; cache_lacks: how many it does not;
-see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
+exit_code, selection: { said, profile, selected, not_selected, bytes } } (cached: whether the cache holds
+the recorded file; cache_lacks: how many it does not; with a selection, entries are the selected ones
+only; see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
   --remote       also ask the labs (token and address as for pull)
   --check-cache  exit 1 when the cache lacks any recorded file, naming them
   --cache DIR    the content cache (default LAB_DATA_CACHE, else the user's cache folder)
-  --rehash       hash every file`,
+  --rehash       hash every file
+${SELECT_NOTE}`,
     examples: [
       'lab-data status',
       'lab-data status lab-reports --remote --json',
       'LAB_DATA_CACHE=/mnt/team/lab-data-cache lab-data status --check-cache',
+      'lab-data status --client C-1001 --until 2026-03-31',
     ],
     positionals: 1,
   },

@@ -69,6 +69,30 @@ export class CliContext {
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   }
 
+  /** Every value of a repeatable option (`--client A --client B`), trimmed, empty ones left out. */
+  texts(name: string): string[] {
+    const value = this.command.values[name];
+    return (Array.isArray(value) ? value : [value])
+      .filter((each): each is string => typeof each === 'string' && each.trim() !== '')
+      .map((each) => each.trim());
+  }
+
+  /**
+   * The address `--lab` gives for `origin`: the value of that origin, else the first address
+   * (pull, status and verify take several, and a lab's name, which selects but confirms nothing).
+   */
+  private labGiven(origin: string): string | undefined {
+    const addresses = this.texts('lab').filter((value) => value.includes('://'));
+    const originOf = (value: string): string | undefined => {
+      try {
+        return parseBaseUrl(value).origin;
+      } catch {
+        return undefined;
+      }
+    };
+    return addresses.find((value) => originOf(value) === origin) ?? addresses[0];
+  }
+
   /** Says more on stderr with --verbose (never a token: the core redacts every one it holds). */
   verbose(text: string): void {
     if (this.flag('verbose')) {
@@ -163,7 +187,7 @@ export class CliContext {
     const given =
       this.env[own]?.trim() ||
       (host !== undefined ? this.env[variableFor('LAB_DATA_URL', host)]?.trim() : undefined) ||
-      this.text('lab') ||
+      this.labGiven(origin) ||
       this.env.LAB_DATA_URL?.trim();
     const shown = serverText(origin, 200);
     if (!given) {

@@ -58,6 +58,11 @@ export interface StatusOptions {
   readonly apiFor?: (lab: string, origin: string) => LabApi | undefined;
   /** Labs whose folder was synced here (a watermark): reports they list and it lacks are new. */
   readonly synced?: (lab: string) => boolean;
+  /**
+   * Which of the reports a synced lab lists and the manifest lacks count as new: a selection's own
+   * (given a manifest restricted to it, its other recorded reports are not new). Every one by default.
+   */
+  readonly countsAsNew?: (lab: string, report: Report) => boolean;
   readonly rehash?: boolean;
   readonly signal?: AbortSignal;
 }
@@ -111,7 +116,11 @@ export async function folderStatus(
     }
     const recorded = manifest.labs[lab]!.files;
     for (const report of reports.values()) {
-      if (!(report.report_id in recorded) && report.download_available !== false) {
+      if (
+        !(report.report_id in recorded) &&
+        report.download_available !== false &&
+        (options.countsAsNew?.(lab, report) ?? true)
+      ) {
         newAtLab.push({ lab, reportId: report.report_id, publishedAt: report.published_at });
       }
     }

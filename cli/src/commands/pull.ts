@@ -6,6 +6,7 @@ import type { LabApi } from '../../../core/api/labApi';
 import { formatBytes } from '../../../core/files/sizes';
 import { out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
+import { selectionOf } from '../selection';
 
 const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   present: 'present',
@@ -95,7 +96,8 @@ function outcomeOf(
 /** `lab-data pull [FOLDER]`: restores a folder from its manifest (core: pullFolder), from the cache first. */
 export async function pull(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
-  const manifest = await readManifestOrFail(folder);
+  const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
+  const manifest = selected.manifest;
   const labs = Object.keys(manifest.labs);
   const several = labs.length > 1;
   // A lab is only needed for what is neither in the folder nor in the cache: its token and address are checked when it is.
@@ -139,16 +141,19 @@ export async function pull(context: CliContext): Promise<ExitCode> {
     report.lines().forEach((line) => context.progress.problem(line));
     await out(
       `${JSON.stringify(
-        jsonOf(folder, result, dryRun, report.exitCode, (file) =>
-          outcomeOf(file, folder, problems, dryRun),
-        ),
+        {
+          ...jsonOf(folder, result, dryRun, report.exitCode, (file) =>
+            outcomeOf(file, folder, problems, dryRun),
+          ),
+          selection: selected.json,
+        },
         null,
         2,
       )}\n`,
     );
     return report.exitCode;
   }
-  const summary = summaryOf(folder, result, dryRun, Date.now() - started);
+  const summary = summaryOf(folder, result, dryRun, Date.now() - started, selected.words);
   // A green run is its summary alone (nothing with --quiet); a cause of failure is said even then.
   const say =
     report.exitCode === Exit.ok
@@ -168,7 +173,13 @@ function fromSource(result: PullResult, from: 'cache' | 'lab'): { files: number;
 }
 
 /** The one line a pull ends with: how many files came to what, from where, how many bytes in how long. */
-function summaryOf(folder: string, result: PullResult, dryRun: boolean, ms: number): string {
+function summaryOf(
+  folder: string,
+  result: PullResult,
+  dryRun: boolean,
+  ms: number,
+  notSelected: string,
+): string {
   const count = (state: PulledFile['state']): number =>
     result.files.filter((file) => file.state === state).length;
   const parts = (
@@ -189,8 +200,8 @@ function summaryOf(folder: string, result: PullResult, dryRun: boolean, ms: numb
     .filter((source) => source.files > 0)
     .map(({ from, files, bytes }) => `${files} from the ${from} (${formatBytes(bytes)})`);
   return dryRun
-    ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}; nothing was written.`
-    : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}; ${formatBytes(result.bytes)} in ${(ms / 1000).toFixed(1)} s.`;
+    ? `Would pull ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ').replace('restored', 'to restore')}` : ''}${sources.length > 0 ? `; ${sources.join(', ')}` : ''}${notSelected}; nothing was written.`
+    : `Pulled ${folder}: ${result.files.length} files${parts.length > 0 ? `: ${parts.join(', ')}` : ''}${sources.length > 0 ? ` (${sources.join(', ')})` : ''}${notSelected}; ${formatBytes(result.bytes)} in ${(ms / 1000).toFixed(1)} s.`;
 }
 
 /** `pull --json`: every file, where the restored ones came from, and the exit status. */

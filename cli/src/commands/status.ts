@@ -5,6 +5,7 @@ import type { CliContext } from '../context';
 import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
+import { selectionOf } from '../selection';
 
 /** The words of one entry that is out of step; undefined when it is not. */
 function words(entry: EntryStatus): string | undefined {
@@ -41,7 +42,8 @@ function cacheLines(cache: string, lacking: readonly EntryStatus[]): string {
  */
 export async function status(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
-  const manifest = await readManifestOrFail(folder);
+  const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
+  const manifest = selected.manifest;
   const remote = context.flag('remote');
   const several = Object.keys(manifest.labs).length > 1;
   // Labs --remote could not ask for want of a token or a confirmed address: each said once, exit 3.
@@ -52,6 +54,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
     rehash: context.flag('rehash'),
     signal: context.signal,
     synced: (lab) => typeof state.labs[manifest.labs[lab]!.origin]?.watermark === 'string',
+    countsAsNew: selected.countsAsNew,
     apiFor: remote
       ? (lab, origin) => {
           const problem = context.manifestLabProblem(lab, origin, several);
@@ -101,6 +104,8 @@ export async function status(context: CliContext): Promise<ExitCode> {
             reason: problems.get(lab.lab)?.message ?? lab.reason,
           })),
           cache_lacks: lacking.length,
+          not_selected: selected.json?.not_selected,
+          selection: selected.json,
           exit_code: exitCode,
         },
         null,
@@ -127,7 +132,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
   problems.forEach((problem) => context.progress.problem(problem.message));
   const ok = result.entries.filter((entry) => entry.local === 'ok').length;
   await out(
-    `${folder}: ${result.entries.length} recorded, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${
+    `${folder}: ${result.entries.length} recorded${selected.notSelected > 0 ? ` (${selected.notSelected} not selected)` : ''}, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${
       result.inStep
         ? 'Nothing is out of step.'
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)

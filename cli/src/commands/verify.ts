@@ -3,6 +3,7 @@ import type { CliContext } from '../context';
 import { Exit, exitCodeOf, type ExitCode } from '../exitCodes';
 import { out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
+import { selectionOf } from '../selection';
 
 function stateOf(file: VerifiedFile): string {
   if (file.local === 'missing') {
@@ -52,7 +53,8 @@ function outcomeOf(file: VerifiedFile): Outcome {
 /** `lab-data verify [FOLDER]`: every listed file present with its SHA-256; `--remote` asks the lab too (core: verifyFolder). */
 export async function verify(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
-  const manifest = await readManifestOrFail(folder);
+  const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
+  const manifest = selected.manifest;
   const remote = context.flag('remote');
   const labs = Object.keys(manifest.labs);
   if (remote) {
@@ -99,6 +101,8 @@ export async function verify(context: CliContext): Promise<ExitCode> {
           missing: result.missing.length,
           changed: result.changedLocally.length,
           changed_at_lab: result.changedAtLab.length,
+          not_selected: selected.json?.not_selected,
+          selection: selected.json,
           exit_code: exitCode,
         },
         null,
@@ -113,8 +117,8 @@ export async function verify(context: CliContext): Promise<ExitCode> {
     `${report
       .lines(
         bad === 0
-          ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}.`
-          : `${bad} of ${result.files.length} files in ${folder} are not as recorded (exit ${exitCode}).`,
+          ? `All ${result.files.length} files in ${folder} are as recorded${remote ? ', and their labs have nothing newer' : ''}${selected.words}.`
+          : `${bad} of ${result.files.length} files in ${folder} are not as recorded${selected.words} (exit ${exitCode}).`,
       )
       .join('\n')}\n`,
   );

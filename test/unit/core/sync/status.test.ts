@@ -67,6 +67,18 @@ describe('folder status (lab-data status)', () => {
     assert.equal(entry.remote, 'amended');
     assert.equal(entry.labRevision, String(Number(amended!.revision) + 1));
     assert.equal(remote.newAtLab.length, reports.length - 6, 'the rest is new at the lab');
+    // A selection (lab-data status --client …) counts only its own reports as new.
+    const one = reports[6]!.report_id;
+    const selected = await folderStatus(folder, manifest, {
+      apiFor: () => api,
+      synced: () => true,
+      countsAsNew: (_lab, report) => report.report_id === one,
+    });
+    assert.deepEqual(
+      selected.newAtLab.map((report) => report.reportId),
+      [one],
+      'only what the selection counts is new',
+    );
 
     await fs.rm(folder, { recursive: true });
     await fs.mkdir(folder);
