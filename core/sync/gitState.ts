@@ -256,7 +256,10 @@ export async function mergeDriverProblem(manifest: string): Promise<string | und
   }
   const attribute = await git(tree.root, ['check-attr', '-z', 'merge', '--', pathIn(tree, real)]);
   const driver = attribute?.split('\0')[2];
-  if (driver === undefined || ['unspecified', 'set', 'unset', 'text', 'binary'].includes(driver)) {
+  if (
+    driver === undefined ||
+    ['unspecified', 'set', 'unset', 'text', 'binary', 'union'].includes(driver)
+  ) {
     return undefined;
   }
   const command = (await git(tree.root, ['config', `merge.${driver}.driver`]))?.trim();
