@@ -214,23 +214,30 @@ ${SELECT_NOTE}`,
   },
   'merge-manifest': {
     options: { install: { type: 'boolean' }, resolve: { type: 'boolean' } },
-    usage: 'lab-data merge-manifest BASE OURS THEIRS | --install [REPO] | --resolve [FOLDER]',
+    usage:
+      'lab-data merge-manifest BASE OURS THEIRS [PATH] | --install [REPO] | --resolve [FOLDER]',
     summary: "git's merge driver for lab-data-sync.json (entry by entry)",
-    details: `Merges two manifests entry by entry, as git's merge driver (git gives %O %A %B; the result is written
-to OURS): reports only one side has are both kept, the same report at two revisions takes the newer, and
-two reports claiming one file name (or two files of one report at one revision) are conflicts it names
-(exit 1; git then marks the file conflicted). Set it up once per clone:
-  echo 'lab-data-sync.json merge=lab-data' >> .gitattributes
-  git config merge.lab-data.driver 'lab-data merge-manifest %O %A %B'
-or let lab-data write both: lab-data merge-manifest --install [REPO].
---resolve [FOLDER] merges both sides of a manifest git already left with conflict markers, in place.
+    details: `Merges two manifests entry by entry, as git's merge driver (git gives %O %A %B %P; the result is written
+to OURS): reports only one side has are both kept, the same report at two revisions takes the newer, two
+files of one report at one revision are a conflict it names (exit 1; git then marks the file conflicted),
+and when two reports claim one file name, the one whose id sorts later gets a second name,
+<stem>~<report id><ext>, said on stderr (its file is moved there when this clone holds it under the
+old name; else lab-data pull restores it). Set it up once per clone with
+lab-data merge-manifest --install [REPO]: it adds 'lab-data-sync.json merge=lab-data' to .gitattributes
+and sets git config merge.lab-data.driver to this Node and this lab-data by absolute path, so that any
+git finds it (a GUI's, an editor's, a hook's, npx's); run it again if Node or lab-data move.
+lab-data status warns when the configured driver cannot be run.
+--resolve [FOLDER] finishes a merge git left unmerged: from git's three versions of the file when the
+driver never ran (no markers), from the markers otherwise; it writes the file in place and leaves the
+staging to you: check it, then git add it and commit. Every other command refuses an unmerged manifest.
+On a merged manifest it gives a second name to a report claiming another's file name.
   --install  write the driver into the repository's git config and .gitattributes
-  --resolve  merge the sides of a manifest holding conflict markers`,
+  --resolve  finish an unmerged manifest, or separate file names claimed twice`,
     examples: [
       'lab-data merge-manifest --install',
       'lab-data merge-manifest --resolve lab-reports',
     ],
-    positionals: 3,
+    positionals: 4,
   },
   cache: {
     options: {

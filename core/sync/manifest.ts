@@ -5,6 +5,7 @@ import type { Report } from '../api/records';
 import { foldedFileName, relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { fileSha256 } from './reportFiles';
+import { isUnmerged } from './gitState';
 import { errorText } from '../errors/errorText';
 import { labError } from '../errors/messages';
 import {
@@ -228,11 +229,24 @@ async function manifestText(folder: string): Promise<string | undefined> {
 }
 
 /**
+ * Throws when git holds a folder's manifest as unmerged (with or without conflict markers): a file
+ * a merge driver never ran on holds one side only, and using or rewriting it would lose the other.
+ */
+async function refuseUnmerged(folder: string, text: string | undefined): Promise<void> {
+  const file = path.join(folder, MANIFEST_FILE_NAME);
+  if (text !== undefined && (await isUnmerged(file))) {
+    throw labError('invalidInput', 'manifestUnmerged', { file, folder });
+  }
+}
+
+/**
  * Reads the manifest of a folder with this machine's state (file times, watermarks) joined in.
  * Throws (see {@link parseManifest}) rather than start afresh over a manifest it cannot use.
  */
 export async function readManifest(folder: string): Promise<SyncManifest> {
-  const manifest = parseManifest(await manifestText(folder), folder);
+  const text = await manifestText(folder);
+  await refuseUnmerged(folder, text);
+  const manifest = parseManifest(text, folder);
   return withLocalState(manifest, await readLocalState(folder));
 }
 
@@ -342,6 +356,7 @@ export async function currentSha256(
 export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
   | { readonly kind: 'conflict'; readonly file: string }
+  | { readonly kind: 'unmerged'; readonly file: string }
   | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
   | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
   | {
@@ -358,7 +373,7 @@ const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 /**
  * Reads a folder's manifest for a tool that must not guess (the command-line tool's pull and
  * verify): unlike {@link readManifest}, which starts afresh from anything unreadable, it says
- * what is wrong: no manifest, JSON that does not parse, a version it does not know, an entry whose
+ * what is wrong: no manifest, a file git holds as unmerged, JSON that does not parse, a version it does not know, an entry whose
  * file name would leave the folder or that another entry already uses, or an entry without a
  * usable SHA-256. Returns the manifest only when there is no problem.
  */
@@ -371,6 +386,9 @@ export async function readManifestStrictly(
     text = await fs.readFile(file, 'utf8');
   } catch {
     return { problems: [{ kind: 'missing', file }] };
+  }
+  if (await isUnmerged(file)) {
+    return { problems: [{ kind: 'unmerged', file }] };
   }
   if (hasConflictMarkers(text)) {
     return { problems: [{ kind: 'conflict', file }] };
@@ -441,7 +459,9 @@ export async function readManifestStrictly(
       const folded = foldedFileName(name);
       const other = names.get(folded);
       if (other !== undefined) {
-        bad(`another entry (${other}) has the same file name`);
+        bad(
+          `another entry (${other}) has the same file name; lab-data merge-manifest --resolve ${folder} gives one of them a second name`,
+        );
         continue;
       }
       names.set(folded, reportId);

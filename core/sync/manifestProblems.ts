@@ -18,6 +18,11 @@ export function manifestProblemText(problem: ManifestProblem): string {
         file: problem.file,
         folder: path.dirname(problem.file),
       }).replace(/ nothing was written\.$/, '');
+    case 'unmerged':
+      return formatMessage('manifestUnmerged', {
+        file: problem.file,
+        folder: path.dirname(problem.file),
+      }).replace(/; nothing was written\.$/, '.');
     case 'version':
       return typeof problem.version === 'number' && problem.version > 3
         ? formatMessage('manifestNewer', { file: problem.file, version: problem.version }).replace(

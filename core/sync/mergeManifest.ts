@@ -1,13 +1,84 @@
 import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
 import { byCodeUnit } from './lockfile';
 import { LOCKFILE_VERSION } from './lockfile';
-import { foldedFileName } from '../files/fileNames';
+import { foldedFileName, sanitizeFileName } from '../files/fileNames';
+
+/** A report given a second file name because another report claims its first. */
+export interface SecondName {
+  readonly lab: string;
+  readonly reportId: string;
+  /** The report that keeps the name (the one whose id sorts first). */
+  readonly keptBy: string;
+  readonly from: string;
+  readonly to: string;
+}
 
 /** What a three-way merge of two manifests came to. */
 export interface ManifestMerge {
   readonly manifest: SyncManifest;
   /** One sentence per conflict the merge could not decide; empty when it merged cleanly. */
   readonly conflicts: readonly string[];
+  /** Reports that claimed a file name another report kept, with the name each has now. */
+  readonly renamed: readonly SecondName[];
+}
+
+/** `x.pdf` → `x~RPT-3.pdf` (in the same subfolder), made a safe name; `~2`, `~3` … while taken. */
+function secondName(file: string, reportId: string, taken: (name: string) => boolean): string {
+  const slash = file.lastIndexOf('/');
+  const [folder, name] = [file.slice(0, slash + 1), file.slice(slash + 1)];
+  const dot = name.lastIndexOf('.');
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 1; ; n += 1) {
+    const suffix = n === 1 ? '' : `~${n}`;
+    const candidate = `${folder}${sanitizeFileName(`${stem}~${reportId}${suffix}${extension}`)}`;
+    if (!taken(candidate)) {
+      return candidate;
+    }
+  }
+}
+
+/**
+ * Gives each report that claims a file name another report already claims (case folded, as
+ * Windows and macOS compare names) a second name of its own, `<stem>~<report id><ext>`: the
+ * report whose id sorts first (then its lab's name) keeps the name, so both sides of a merge, and
+ * every clone, come to the same names. The renamed report's file is then restored under its new
+ * name by a pull (from the cache, else the lab).
+ */
+export function separateFileNames(manifest: SyncManifest): {
+  readonly manifest: SyncManifest;
+  readonly renamed: readonly SecondName[];
+} {
+  const all = Object.entries(manifest.labs)
+    .flatMap(([lab, section]) => Object.values(section.files).map((entry) => ({ lab, entry })))
+    .sort((a, b) => byCodeUnit(a.entry.report_id, b.entry.report_id) || byCodeUnit(a.lab, b.lab));
+  // Every name any entry claims: a second name must be none of them.
+  const taken = new Set(all.map(({ entry }) => foldedFileName(entry.file)));
+  const owner = new Map<string, string>();
+  const renamed: SecondName[] = [];
+  for (const { lab, entry } of all) {
+    const folded = foldedFileName(entry.file);
+    const keptBy = owner.get(folded);
+    if (keptBy === undefined) {
+      owner.set(folded, entry.report_id);
+      continue;
+    }
+    const to = secondName(entry.file, entry.report_id, (name) => taken.has(foldedFileName(name)));
+    taken.add(foldedFileName(to));
+    owner.set(foldedFileName(to), entry.report_id);
+    renamed.push({ lab, reportId: entry.report_id, keptBy, from: entry.file, to });
+  }
+  if (renamed.length === 0) {
+    return { manifest, renamed };
+  }
+  const labs: Record<string, LabSection> = {};
+  for (const [lab, section] of Object.entries(manifest.labs)) {
+    const files = { ...section.files };
+    for (const change of renamed.filter((each) => each.lab === lab)) {
+      files[change.reportId] = { ...files[change.reportId]!, file: change.to };
+    }
+    labs[lab] = { ...section, files };
+  }
+  return { manifest: { ...manifest, labs }, renamed };
 }
 
 /** Compares two revisions: numbers as numbers, anything else as text; undefined when either is missing. */
@@ -46,8 +117,9 @@ function bySection(manifest: SyncManifest): Map<string, { name: string; section:
 /**
  * Merges two manifests that grew from `base`, entry by entry, per lab (by origin): reports only
  * one side has are kept (unless the other side removed them since `base`); the same report at two
- * revisions takes the newer; two different files of one report at the same revision, or two
- * reports claiming one file name, are conflicts it names. Nothing of either side's machine state
+ * revisions takes the newer; two different files of one report at the same revision are a
+ * conflict it names, and two reports claiming one file name are separated
+ * ({@link separateFileNames}). Nothing of either side's machine state
  * is involved: only the committed fields.
  */
 export function mergeManifests(
@@ -100,18 +172,7 @@ export function mergeManifests(
     }
     labs[name] = { origin, files };
   }
-  // Two reports may never claim one file name (case folded: Windows and macOS would make them one file).
-  const claimed = new Map<string, string>();
-  for (const [name, section] of Object.entries(labs)) {
-    for (const entry of Object.values(section.files)) {
-      const folded = foldedFileName(entry.file);
-      const other = claimed.get(folded);
-      if (other !== undefined) {
-        conflicts.push(`${entry.file}: claimed by ${other} and by ${name} ${entry.report_id}`);
-      } else {
-        claimed.set(folded, `${name} ${entry.report_id}`);
-      }
-    }
-  }
-  return { manifest: { version: LOCKFILE_VERSION, labs }, conflicts };
+  // Two reports may never claim one file name: the later one gets a second name.
+  const separated = separateFileNames({ version: LOCKFILE_VERSION, labs });
+  return { manifest: separated.manifest, conflicts, renamed: separated.renamed };
 }

@@ -67,9 +67,10 @@ describe('lab-data and a shared lockfile: a team, git, a content cache (packed t
       await fs.readFile(path.join(a, '.gitattributes'), 'utf8'),
       'lab-data-sync.json merge=lab-data\n',
     );
-    assert.equal(
+    // This Node and this lab-data by absolute path, so a git whose PATH lacks lab-data finds them.
+    assert.match(
       git(a, 'config', 'merge.lab-data.driver').trim(),
-      'lab-data merge-manifest %O %A %B',
+      /^'?\/\S*node'? '?\/\S*lab-data\.js'? merge-manifest %O %A %B %P$/,
     );
     await fs.writeFile(path.join(a, '.gitignore'), 'reports/*.pdf\n');
     git(a, 'add', '.');

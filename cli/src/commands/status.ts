@@ -1,4 +1,7 @@
+import * as path from 'node:path';
 import { serverText } from '../../../core/errors/serverText';
+import { mergeDriverProblem } from '../../../core/sync/gitState';
+import { MANIFEST_FILE_NAME } from '../../../core/sync/manifest';
 import { readLocalState } from '../../../core/sync/localState';
 import { folderStatus, type EntryStatus } from '../../../core/sync/status';
 import type { CliContext } from '../context';
@@ -42,6 +45,10 @@ function cacheLines(cache: string, lacking: readonly EntryStatus[]): string {
  */
 export async function status(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
+  const driver = await mergeDriverProblem(path.join(folder, MANIFEST_FILE_NAME));
+  if (driver !== undefined) {
+    context.progress.problem(`warning: ${driver} lab-data merge-manifest --install sets it up.`);
+  }
   const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
   const manifest = selected.manifest;
   const remote = context.flag('remote');

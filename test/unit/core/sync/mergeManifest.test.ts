@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ManifestEntry, SyncManifest } from '../../../../core/sync/manifest';
-import { mergeManifests } from '../../../../core/sync/mergeManifest';
+import { mergeManifests, separateFileNames } from '../../../../core/sync/mergeManifest';
 
 const ORIGIN = 'https://lab.example.com';
 
@@ -63,21 +63,56 @@ describe('merging two manifests (the git merge driver)', () => {
     assert.deepEqual(ids(merged.manifest), ['R-1']);
   });
 
-  it('names a conflict: two reports claiming one file name, or two files at one revision', () => {
-    const base = manifest();
-    const names = mergeManifests(
-      base,
-      manifest(entry('R-1', '1', 'a', 'shared.pdf')),
-      manifest(entry('R-2', '1', 'b', 'SHARED.pdf')),
-    );
-    assert.equal(names.conflicts.length, 1);
-    assert.match(names.conflicts[0]!, /SHARED\.pdf: claimed by Meridian R-1 and by Meridian R-2/);
+  it('names a conflict: two files of one report at one revision', () => {
     const same = mergeManifests(
-      base,
+      manifest(),
       manifest(entry('R-1', '1', 'a')),
       manifest(entry('R-1', '1', 'b')),
     );
     assert.match(same.conflicts[0]!, /R-1: both sides record a different file at revision 1/);
+  });
+
+  it('gives the report whose id sorts later a second name when two claim one file name, whichever side has it', () => {
+    for (const [ours, theirs] of [
+      [entry('R-1', '1', 'a', 'sub/shared.pdf'), entry('R-2', '1', 'b', 'sub/SHARED.pdf')],
+      [entry('R-2', '1', 'b', 'sub/SHARED.pdf'), entry('R-1', '1', 'a', 'sub/shared.pdf')],
+    ] as const) {
+      const merged = mergeManifests(manifest(), manifest(ours), manifest(theirs));
+      assert.deepEqual(merged.conflicts, []);
+      const files = merged.manifest.labs.Meridian!.files;
+      assert.equal(files['R-1']!.file, 'sub/shared.pdf');
+      assert.equal(files['R-2']!.file, 'sub/SHARED~R-2.pdf');
+      assert.equal(files['R-2']!.sha256, 'b'.repeat(64), 'only the name changes');
+      assert.deepEqual(merged.renamed, [
+        {
+          lab: 'Meridian',
+          reportId: 'R-2',
+          keptBy: 'R-1',
+          from: 'sub/SHARED.pdf',
+          to: 'sub/SHARED~R-2.pdf',
+        },
+      ]);
+    }
+  });
+
+  it('makes a second name safe and free: an id with a slash, a name already taken', () => {
+    const separated = separateFileNames(
+      manifest(
+        entry('A', '1', 'a', 'x.pdf'),
+        entry('B/1', '1', 'b', 'x.pdf'),
+        entry('C', '1', 'c', 'x~B_1.pdf'),
+      ),
+    );
+    const files = separated.manifest.labs.Meridian!.files;
+    assert.equal(files['B/1']!.file, 'x~B_1~2.pdf');
+    assert.equal(files.C!.file, 'x~B_1.pdf');
+    assert.equal(separated.renamed.length, 1);
+    const clean = manifest(entry('A', '1', 'a'));
+    assert.equal(
+      separateFileNames(clean).manifest,
+      clean,
+      'nothing to separate: the same manifest',
+    );
   });
 
   it('keeps labs only one side knows, by origin, whatever each side calls them', () => {
