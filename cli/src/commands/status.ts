@@ -52,6 +52,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
       : undefined,
   });
   const exitCode = result.inStep ? Exit.ok : Exit.mismatch;
+  const tokens = context.whoami(manifest.labs, several, remote);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -77,6 +78,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
             published_at: report.publishedAt,
           })),
           unavailable: result.unavailable,
+          tokens: tokens.map((token) => ({
+            lab: token.lab,
+            origin: token.origin,
+            variable: token.variable,
+            confirmed_by: token.confirmed_by,
+            problem: token.problem,
+          })),
           exit_code: exitCode,
         },
         null,
@@ -101,6 +109,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
     );
   }
   problems.forEach((problem) => context.progress.problem(problem));
+  tokens.forEach((token) => context.progress.line(token.line));
   const ok = result.entries.filter((entry) => entry.local === 'ok').length;
   await out(
     `${folder}: ${result.entries.length} recorded, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${
