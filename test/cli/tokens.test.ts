@@ -98,13 +98,14 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
     return { folder, cache: path.join(work, `cache-${count}`) };
   }
 
-  /** Runs pull, status --remote and sync (its lab: LAB_DATA_URL's) on a clone with `env`; each must stop (status says the files are missing, exit 1 or 3). */
+  /** Runs pull, status --remote, verify --remote and sync (its lab: LAB_DATA_URL's) on a clone with `env`; each must stop (status says the files are missing, exit 1 or 3). */
   async function manifestCommandsStop(env: Record<string, string>, message: RegExp): Promise<void> {
     const { folder, cache } = await clone();
     const withCache = { ...env, LAB_DATA_CACHE: cache };
     for (const command of [
       ['pull', folder],
       ['status', folder, '--remote'],
+      ['verify', folder, '--remote'],
       ['sync', folder],
     ]) {
       const result = await tool.run(command, { env: withCache });
@@ -113,7 +114,12 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
       } else {
         assert.equal(result.code, 3, `${command[0]}: ${said(result)}`);
       }
-      assert.match(result.stderr, message, command[0]);
+      // verify stops on the first lab it finds unpaired, in the manifest's order (lab A may come first).
+      assert.match(
+        result.stderr,
+        command[0] === 'verify' ? /Nothing was sent\./ : message,
+        command[0],
+      );
     }
   }
 
@@ -337,7 +343,8 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
       env: { LAB_DATA_TOKEN: TOKEN_A, LAB_DATA_URL: labA.baseUrl, LAB_DATA_CACHE: cache },
     });
     assert.equal(json.code, 0, said(json));
-    const [first, second] = (
+    // The manifest keeps its labs in its own order: each is found by name.
+    const tokens = (
       JSON.parse(json.stdout) as {
         tokens: Array<{
           lab: string;
@@ -348,6 +355,9 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
         }>;
       }
     ).tokens;
+    const first = tokens.find((token) => token.lab === 'Lab A');
+    const second = tokens.find((token) => token.lab === 'Lab B');
+    assert.equal(tokens.length, 2);
     assert.deepEqual(first, {
       lab: 'Lab A',
       origin: originA,
