@@ -263,7 +263,10 @@ export class Tokens {
     const shown = serverText(origin, 200);
     const host = hostOf(origin);
     const own = host !== undefined ? variableFor('LAB_DATA_TOKEN', host) : undefined;
-    const ownToken = own !== undefined ? ` Or give that lab its own token: ${own}.` : '';
+    const ownToken =
+      variable === 'LAB_DATA_TOKEN'
+        ? ` Or give that lab its own token: ${own !== undefined ? `set ${own}, or ` : ''}pass --token-file.`
+        : '';
     if (giver === undefined) {
       return new CliError(
         `The lab "${serverText(lab, 80)}" is placed at ${shown}. Confirm it before ${variable} goes there: set LAB_DATA_URL=${shown} (or --lab ${shown}).${ownToken} A manifest alone never decides where a token is sent.`,
