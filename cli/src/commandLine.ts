@@ -99,8 +99,9 @@ Every file taken from the lab is also kept in the cache, so a report amended at 
 restored at its recorded revision. A recorded revision neither the cache nor the lab has any more is named
 with both revisions (exit 1); --update asks the lab about every report (one small request each), takes its
 newer files and records them. A local file that differs from its record is left alone unless --force.
-The files' paths come from the manifest; its lab's address must also be given (LAB_DATA_URL,
-LAB_DATA_URL_<LAB> or --lab), since a manifest in a repository never decides alone where a token goes.
+The files' paths come from the manifest; the token's own variable must pair it with that address
+(LAB_DATA_URL or --lab for LAB_DATA_TOKEN, LAB_DATA_URL_<LAB> for LAB_DATA_TOKEN_<LAB>; see Environment),
+since a manifest in a repository never decides alone where a token goes.
 Two pulls into one folder never interleave: the second stops with a message. Every file the cache holds is
 restored whatever the lab does; each reason a file was not restored is said once, with the files it kept
 back. --json prints { folder, files: [{ lab, report_id, file, state, from, bytes, error, … }], from_cache,
@@ -338,13 +339,21 @@ const COMMON_HELP = `Options of every command:
   -h, --help         this help
 
 Environment:
-  LAB_DATA_TOKEN          the access token (never given on the command line)
-  LAB_DATA_TOKEN_<LAB>    the token of one lab, when a manifest holds several (the lab's name in capitals,
-                          other characters as _: lab "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB;
-                          the variable named after its address, LAB_DATA_TOKEN_127_0_0_1_47101, still works)
+  LAB_DATA_TOKEN          the access token (never given on the command line); sent only to the origin
+                          LAB_DATA_URL gives (without LAB_DATA_URL: the one --lab gives)
+  LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and what pairs LAB_DATA_TOKEN
+  LAB_DATA_TOKEN_<NAME>   one lab's token (NAME: the lab's name in capitals, other characters as _, lab
+                          "Riverside lab" → LAB_DATA_TOKEN_RIVERSIDE_LAB; or its address's, 127.0.0.1:47101 →
+                          LAB_DATA_TOKEN_127_0_0_1_47101); sent only to the origin LAB_DATA_URL_<NAME> gives,
+                          or, when that is not set, to the lab whose address gives exactly that NAME
+  LAB_DATA_URL_<NAME>     the address LAB_DATA_TOKEN_<NAME> goes to (it decides: lab.b.com and lab-b.com
+                          both give LAB_DATA_TOKEN_LAB_B_COM)
+                          A LAB_DATA_TOKEN_<NAME> set but not paired with the lab's address stops the run:
+                          LAB_DATA_TOKEN is never sent there instead. Anything else stops too (exit 3),
+                          naming the variable to set; nothing is sent. --token-file: the token of this run's
+                          lab (--lab, LAB_DATA_URL or LAB_DATA_URL_<NAME>). -v and lab-data status say which
+                          variable supplies the token for which address (never the token).
   LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
-  LAB_DATA_URL            the lab's address (or --lab): for sync and listings, and for pull and verify --remote
-                          the confirmation of the address a manifest gives (LAB_DATA_URL_<LAB> per lab)
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to start answering a request (default 30)
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
   NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted

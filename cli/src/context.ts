@@ -1,11 +1,11 @@
 import type { LabApi } from '../../core/api/labApi';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
-import { serverText } from '../../core/errors/serverText';
 import type { LogLevel } from '../../core/connection/httpClient';
 import { CliError, Exit } from './exitCodes';
 import type { CliNetwork } from './network';
 import { Progress } from './output';
-import { hostOf, Tokens, variableFor } from './tokens';
+import { tokenLine, Tokens } from './tokens';
+import { serverText } from '../../core/errors/serverText';
 import type { ParsedCommand } from './commandLine';
 import { errorText } from '../../core/errors/errorText';
 import * as path from 'node:path';
@@ -31,6 +31,7 @@ export class CliContext {
   private network?: CliNetwork;
   private readonly byLab = new Map<string, LabApi>();
   private readonly manifestLabs = new Map<string, LabApi | undefined>();
+  private readonly tokenLinesSaid = new Set<string>();
   private contentCache?: ContentCache;
 
   private constructor(
@@ -51,10 +52,17 @@ export class CliContext {
     version: string,
   ): Promise<CliContext> {
     const tokenFile = command.values['token-file'];
+    // pull, status and verify take --lab more than once (a selection): the generic token is paired
+    // with an address only when exactly one is given.
+    const given = [command.values.lab]
+      .flat()
+      .filter((value): value is string => typeof value === 'string');
+    const addresses = given.filter((value) => value.includes('://'));
+    const lab = given.length === 1 ? given[0] : addresses.length === 1 ? addresses[0] : undefined;
     return new CliContext(
       command,
       env,
-      await Tokens.load(env, typeof tokenFile === 'string' ? tokenFile : undefined),
+      await Tokens.load(env, typeof tokenFile === 'string' ? tokenFile : undefined, lab),
       signal,
       version,
     );
@@ -75,22 +83,6 @@ export class CliContext {
     return (Array.isArray(value) ? value : [value])
       .filter((each): each is string => typeof each === 'string' && each.trim() !== '')
       .map((each) => each.trim());
-  }
-
-  /**
-   * The address `--lab` gives for `origin`: the value of that origin, else the first address
-   * (pull, status and verify take several, and a lab's name, which selects but confirms nothing).
-   */
-  private labGiven(origin: string): string | undefined {
-    const addresses = this.texts('lab').filter((value) => value.includes('://'));
-    const originOf = (value: string): string | undefined => {
-      try {
-        return parseBaseUrl(value).origin;
-      } catch {
-        return undefined;
-      }
-    };
-    return addresses.find((value) => originOf(value) === origin) ?? addresses[0];
   }
 
   /** Says more on stderr with --verbose (never a token: the core redacts every one it holds). */
@@ -133,8 +125,9 @@ export class CliContext {
 
   /**
    * A client of the lab at `baseUrl` known as `name`, with its token (one per lab for the whole
-   * run); fails with the variable to set when there is none. The token is the one given for
-   * `tokenOf` (the name by default): a name the lab chose for itself never picks a token.
+   * run); fails with the variable to set when no token may go there ({@link Tokens.choose}). The
+   * token is the one given for `tokenOf` (the name by default): a name the lab chose for itself
+   * never picks a token. `-v` says which variable supplies it.
    */
   api(name: string, baseUrl: string, several = false, tokenOf = name): LabApi {
     const key = `${name}\n${baseUrl}\n${tokenOf}`;
@@ -142,9 +135,15 @@ export class CliContext {
     if (known) {
       return known;
     }
-    const token = this.tokens.tokenFor(tokenOf, baseUrl);
-    if (token === undefined) {
-      throw this.tokens.missing(tokenOf, several, baseUrl);
+    const choice = this.tokens.choose(tokenOf, baseUrl, several);
+    if ('problem' in choice) {
+      throw choice.problem;
+    }
+    const { token } = choice;
+    const line = tokenLine(choice.source);
+    if (!this.tokenLinesSaid.has(line)) {
+      this.tokenLinesSaid.add(line);
+      this.verbose(line);
     }
     const log = (level: LogLevel, message: string): void => {
       if (level !== 'debug' && level !== 'trace') {
@@ -172,42 +171,54 @@ export class CliContext {
   }
 
   /**
-   * Why the token may not be used for a lab a manifest names, or undefined when it may. A manifest
-   * sits in a repository anyone can change, so it never decides alone where a token goes: the
-   * lab's address must also be given by the person or CI running the tool (`LAB_DATA_URL_<LAB>`,
-   * `--lab` or `LAB_DATA_URL`), and be the same origin.
+   * Why no token may go to a lab a manifest names, or undefined when one may. A manifest sits in a
+   * repository anyone can change, so it never decides alone where a token goes: the token's own
+   * variable pairs it with the lab's address ({@link Tokens.choose}).
    */
   manifestLabProblem(name: string, origin: string, several: boolean): CliError | undefined {
-    if (this.tokens.tokenFor(name, origin) === undefined) {
-      return this.tokens.missing(name, several, origin);
-    }
-    const own = variableFor('LAB_DATA_URL', name);
-    // The variable named after the address, as before labs took their own names, still confirms it.
-    const host = hostOf(origin);
-    const given =
-      this.env[own]?.trim() ||
-      (host !== undefined ? this.env[variableFor('LAB_DATA_URL', host)]?.trim() : undefined) ||
-      this.labGiven(origin) ||
-      this.env.LAB_DATA_URL?.trim();
-    const shown = serverText(origin, 200);
-    if (!given) {
-      return new CliError(
-        `The manifest places the lab "${serverText(name, 80)}" at ${shown}. Confirm it before the token goes there: set LAB_DATA_URL=${shown} (or ${own}, or --lab). A manifest alone never decides where a token is sent.`,
-        Exit.auth,
-      );
-    }
-    let confirmed: string;
-    try {
-      confirmed = parseBaseUrl(given).origin;
-    } catch (error) {
-      return new CliError(errorText(error), Exit.usage);
-    }
-    return confirmed === origin
-      ? undefined
-      : new CliError(
-          `The manifest places the lab "${serverText(name, 80)}" at ${shown}, but you gave ${confirmed}: the token is not sent to an address you did not give.`,
-          Exit.auth,
-        );
+    const choice = this.tokens.choose(name, origin, several);
+    return 'problem' in choice ? choice.problem : undefined;
+  }
+
+  /**
+   * For each lab of a manifest, which variable supplies its token for which address, or why none
+   * may go there: `lab-data status`'s whoami (`line` for the terminal; never the token). With
+   * `remote` the reason is left out of the line: the run says it among its problems.
+   */
+  whoami(
+    labs: Readonly<Record<string, { readonly origin: string }>>,
+    several: boolean,
+    remote: boolean,
+  ): Array<{
+    readonly lab: string;
+    readonly origin: string;
+    readonly variable: string | null;
+    readonly confirmed_by: string | null;
+    readonly problem?: string;
+    readonly line: string;
+  }> {
+    return Object.entries(labs).map(([lab, { origin }]) => {
+      const choice = this.tokens.choose(lab, origin, several);
+      if ('problem' in choice) {
+        const reason = remote ? '' : `: ${choice.problem.message}`;
+        return {
+          lab,
+          origin,
+          variable: null,
+          confirmed_by: null,
+          problem: choice.problem.message,
+          line: `[token] none for ${serverText(origin, 200)}${reason}`,
+        };
+      }
+      const { variable, confirmedBy } = choice.source;
+      return {
+        lab,
+        origin,
+        variable,
+        confirmed_by: confirmedBy,
+        line: tokenLine(choice.source),
+      };
+    });
   }
 
   /**

@@ -39,20 +39,58 @@ export function hostOf(origin: string | undefined): string | undefined {
 
 const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
+/** Which variable supplies the token for one lab's address, and what pairs it with that address (never the token). */
+export interface TokenSource {
+  readonly lab: string;
+  readonly origin: string;
+  /** `LAB_DATA_TOKEN_RIVERSIDE`, `LAB_DATA_TOKEN`, or `--token-file`. */
+  readonly variable: string;
+  /** `LAB_DATA_URL_RIVERSIDE`, `LAB_DATA_URL`, `--lab`, or `its name` (a variable named after the address itself). */
+  readonly confirmedBy: string;
+}
+
+/** The token a lab's address may be sent, with where it came from; or why none may be sent there. */
+export type TokenChoice =
+  { readonly token: string; readonly source: TokenSource } | { readonly problem: CliError };
+
+/** The whoami line of `-v` and `lab-data status`: which variable supplies the token for which address (never the token). */
+export function tokenLine(source: TokenSource): string {
+  const confirmed =
+    source.confirmedBy === 'its name'
+      ? 'named after its address'
+      : `confirmed by ${source.confirmedBy}`;
+  return serverText(`[token] ${source.variable} for ${source.origin} (${confirmed})`, 400);
+}
+
 /**
- * Where tokens come from: `--token-file` (one token, refused when other users may read it), else
- * `LAB_DATA_TOKEN_<LAB>` for that lab, else `LAB_DATA_TOKEN`. Never a command-line value, and the
- * token itself is never printed: messages name the variable or the file.
+ * Where tokens come from, and the one rule for where each may go. A token goes only to an address
+ * a variable (or the command line) pairs it with:
+ * - `--token-file`: to the lab of this run, the address `--lab`, `LAB_DATA_URL` or
+ *   `LAB_DATA_URL_<LAB>` gives;
+ * - `LAB_DATA_TOKEN_<NAME>` (NAME: a lab's name, or its host and port): to the origin
+ *   `LAB_DATA_URL_<NAME>` gives; when that is not set, to the lab whose address gives exactly
+ *   that variable name (`127.0.0.1:47101` → `LAB_DATA_TOKEN_127_0_0_1_47101`);
+ * - `LAB_DATA_TOKEN`: to the origin `LAB_DATA_URL` gives; when that is not set, to the one `--lab`
+ *   gives.
+ * A per-lab variable that is set but not paired with the lab's address stops the run: the generic
+ * token is never sent there instead (it is, most likely, another lab's). Anything else stops too,
+ * naming the variable to set. The token itself is never printed: messages name the variable.
  */
 export class Tokens {
   private constructor(
     private readonly env: NodeJS.ProcessEnv,
+    private readonly labOption: string | undefined,
     private readonly fromFile?: string,
   ) {}
 
-  static async load(env: NodeJS.ProcessEnv, tokenFile?: string): Promise<Tokens> {
+  /** `labOption`: the address given with `--lab`, which pairs `LAB_DATA_TOKEN` when `LAB_DATA_URL` is not set. */
+  static async load(
+    env: NodeJS.ProcessEnv,
+    tokenFile: string | undefined,
+    labOption: string | undefined,
+  ): Promise<Tokens> {
     if (tokenFile === undefined) {
-      return new Tokens(env);
+      return new Tokens(env, labOption);
     }
     // The file's name is never repeated: `--token-file "$TOKEN"` by mistake must not print the token.
     let stats;
@@ -85,75 +123,179 @@ export class Tokens {
         Exit.usage,
       );
     }
-    return new Tokens(env, token);
+    return new Tokens(env, labOption, token);
   }
 
   /**
-   * The token for `lab` at `origin`, or undefined: `LAB_DATA_TOKEN_<LAB>` where it may go there
-   * ({@link ownTokenGoes}), else the variable named after the lab's address
-   * (`LAB_DATA_TOKEN_127_0_0_1_47101`, what a lab signed in without a name was called before labs
-   * took their own names), else `LAB_DATA_TOKEN`.
+   * The token for the lab known as `lab` at `origin`, by the rule above: `--token-file`, else
+   * `LAB_DATA_TOKEN_<LAB>`, else the variable named after the address, each where it is paired
+   * with `origin`; else `LAB_DATA_TOKEN` where it is. `several`: the manifest holds more than one
+   * lab (the message then puts the lab's own variable first).
    */
-  tokenFor(lab: string, origin: string): string | undefined {
+  choose(lab: string, originOrUrl: string, several = false): TokenChoice {
+    const origin = originOf(originOrUrl) ?? originOrUrl;
     if (this.fromFile !== undefined) {
-      return this.fromFile;
+      return this.fromFileFor(lab, origin);
     }
-    const own = this.ownTokenGoes(lab, origin) ? this.ownToken(lab) : undefined;
     const host = hostOf(origin);
-    const byAddress =
-      host !== undefined ? this.env[variableFor('LAB_DATA_TOKEN', host)]?.trim() : undefined;
-    const shared = this.env.LAB_DATA_TOKEN?.trim();
-    return own || byAddress || shared || undefined;
-  }
-
-  private ownToken(lab: string): string | undefined {
-    return this.env[variableFor('LAB_DATA_TOKEN', lab)]?.trim() || undefined;
-  }
-
-  /**
-   * Whether `LAB_DATA_TOKEN_<LAB>` may be sent to `origin`: only when the lab is named after that
-   * address, or `LAB_DATA_URL_<LAB>` gives that origin. A lab's name comes from a manifest anyone
-   * can commit (or from the lab itself), so a name alone never sends one lab's token to another's
-   * address: a section renamed after lab B at lab A's address does not get B's token.
-   */
-  private ownTokenGoes(lab: string, origin: string): boolean {
-    const host = hostOf(origin);
-    if (
-      host !== undefined &&
-      variableFor('LAB_DATA_TOKEN', lab) === variableFor('LAB_DATA_TOKEN', host)
-    ) {
-      return true;
+    const own = [
+      ...new Set([
+        variableFor('LAB_DATA_TOKEN', lab),
+        ...(host !== undefined ? [variableFor('LAB_DATA_TOKEN', host)] : []),
+      ]),
+    ].filter((variable) => this.value(variable) !== undefined);
+    for (const variable of own) {
+      const confirmedBy = this.pairing(variable, origin);
+      if (confirmedBy !== undefined) {
+        return { token: this.value(variable)!, source: { lab, origin, variable, confirmedBy } };
+      }
     }
-    const given = originOf(this.env[variableFor('LAB_DATA_URL', lab)]?.trim());
-    return given !== undefined && given === originOf(origin);
+    if (own.length > 0) {
+      return { problem: this.unpaired(own[0]!, lab, origin) };
+    }
+    const shared = this.value('LAB_DATA_TOKEN');
+    if (shared === undefined) {
+      return { problem: this.none(lab, origin, several) };
+    }
+    const [giver, given] = this.sharedAddress();
+    if (giver !== undefined && originOf(given) === origin) {
+      return {
+        token: shared,
+        source: { lab, origin, variable: 'LAB_DATA_TOKEN', confirmedBy: giver },
+      };
+    }
+    return { problem: this.elsewhere(lab, origin, giver, given) };
   }
 
-  /** Whether `LAB_DATA_TOKEN_<LAB>` is set but may not go to `origin` ({@link ownTokenGoes}). */
+  /** Whether `LAB_DATA_TOKEN_<LAB>` is set but may not go to `origin` (not paired with it). */
   refusesOwnToken(lab: string, origin: string): boolean {
-    return this.ownToken(lab) !== undefined && !this.ownTokenGoes(lab, origin);
+    const variable = variableFor('LAB_DATA_TOKEN', lab);
+    return this.value(variable) !== undefined && this.pairing(variable, origin) === undefined;
+  }
+
+  private value(variable: string): string | undefined {
+    return this.env[variable]?.trim() || undefined;
   }
 
   /**
-   * The sentence for a missing token: which variable to set; or, when `LAB_DATA_TOKEN_<LAB>` is set
-   * but may not go to `origin` ({@link refusesOwnToken}), the address variable that would send it.
+   * What pairs `LAB_DATA_TOKEN_<NAME>` with `origin`, or undefined: `LAB_DATA_URL_<NAME>` when it
+   * gives that origin; when it is not set, the address itself when its name is exactly `<NAME>`.
+   * A set `LAB_DATA_URL_<NAME>` decides, so two hosts spelt alike (`lab.b.com`, `lab-b.com`, both
+   * `LAB_DATA_TOKEN_LAB_B_COM`) never share the token it pairs with one of them.
    */
-  missing(lab: string, several: boolean, origin: string): CliError {
-    if (this.refusesOwnToken(lab, origin)) {
-      const tokenVariable = variableFor('LAB_DATA_TOKEN', lab);
-      const urlVariable = variableFor('LAB_DATA_URL', lab);
-      const shown = serverText(originOf(origin) ?? origin, 200);
-      const given = this.env[urlVariable]?.trim();
-      const gives = given
+  private pairing(tokenVariable: string, origin: string): string | undefined {
+    const urlVariable = tokenVariable.replace(/^LAB_DATA_TOKEN_/, 'LAB_DATA_URL_');
+    const given = this.value(urlVariable);
+    if (given !== undefined) {
+      return originOf(given) === origin ? urlVariable : undefined;
+    }
+    const host = hostOf(origin);
+    return host !== undefined && variableFor('LAB_DATA_TOKEN', host) === tokenVariable
+      ? 'its name'
+      : undefined;
+  }
+
+  /**
+   * The address `LAB_DATA_TOKEN` is paired with: `LAB_DATA_URL`, else `--lab` where it gives an
+   * address (not a lab's name); [who gave it, what].
+   */
+  private sharedAddress(): [string | undefined, string | undefined] {
+    const url = this.value('LAB_DATA_URL');
+    if (url !== undefined) {
+      return ['LAB_DATA_URL', url];
+    }
+    const lab = this.labOption?.trim();
+    return originOf(lab) !== undefined ? ['--lab', lab] : [undefined, undefined];
+  }
+
+  /** The token of `--token-file`, for the lab whose address this run gives (`--lab`, `LAB_DATA_URL`, `LAB_DATA_URL_<LAB>`). */
+  private fromFileFor(lab: string, origin: string): TokenChoice {
+    const host = hostOf(origin);
+    const variables = [
+      'LAB_DATA_URL',
+      variableFor('LAB_DATA_URL', lab),
+      ...(host !== undefined ? [variableFor('LAB_DATA_URL', host)] : []),
+    ];
+    const givers: ReadonlyArray<readonly [string, string | undefined]> = [
+      ['--lab', this.labOption?.trim() || undefined],
+      ...variables.map((variable) => [variable, this.value(variable)] as const),
+    ];
+    const confirmedBy = givers.find(([, given]) => originOf(given) === origin)?.[0];
+    if (confirmedBy !== undefined) {
+      return {
+        token: this.fromFile!,
+        source: { lab, origin, variable: '--token-file', confirmedBy },
+      };
+    }
+    const given = givers.find(([, address]) => originOf(address) !== undefined);
+    return {
+      problem: this.elsewhere(lab, origin, given?.[0], given?.[1], 'the token of --token-file'),
+    };
+  }
+
+  /** `LAB_DATA_TOKEN_<NAME>` is set but not paired with `origin`: the variable that would pair it, and nothing sent. */
+  private unpaired(tokenVariable: string, lab: string, origin: string): CliError {
+    const urlVariable = tokenVariable.replace(/^LAB_DATA_TOKEN_/, 'LAB_DATA_URL_');
+    const shown = serverText(origin, 200);
+    const given = this.value(urlVariable);
+    const gives =
+      given !== undefined
         ? `gives ${serverText(originOf(given) ?? 'no address', 200)}`
         : 'is not set';
+    const host = hostOf(origin);
+    const byAddress = host !== undefined ? variableFor('LAB_DATA_TOKEN', host) : undefined;
+    const other =
+      byAddress !== undefined && byAddress !== tokenVariable ? `set ${byAddress}, or ` : '';
+    return new CliError(
+      `${tokenVariable} is only sent to the address ${urlVariable} gives, and ${urlVariable} ${gives}; the lab "${serverText(lab, 80)}" is placed at ${shown}. If ${tokenVariable} is that lab's token, set ${urlVariable}=${shown}; else give the lab at ${shown} its own token: ${other}pass --token-file. LAB_DATA_TOKEN is not sent there instead. Nothing was sent.`,
+      Exit.auth,
+    );
+  }
+
+  /** The generic token (or the file's) is paired with another address, or with none. */
+  private elsewhere(
+    lab: string,
+    origin: string,
+    giver: string | undefined,
+    given: string | undefined,
+    variable = 'LAB_DATA_TOKEN',
+  ): CliError {
+    const shown = serverText(origin, 200);
+    const host = hostOf(origin);
+    const own = host !== undefined ? variableFor('LAB_DATA_TOKEN', host) : undefined;
+    const ownToken =
+      variable === 'LAB_DATA_TOKEN'
+        ? ` Or give that lab its own token: ${own !== undefined ? `set ${own}, or ` : ''}pass --token-file.`
+        : '';
+    if (giver === undefined) {
       return new CliError(
-        `${tokenVariable} is only sent to the address ${urlVariable} gives, and ${urlVariable} ${gives}; the lab "${serverText(lab, 80)}" is placed at ${shown}. If that is its address, set ${urlVariable}=${shown}; else give the token of the lab at ${shown} (LAB_DATA_TOKEN or --token-file). Nothing was sent.`,
+        `The lab "${serverText(lab, 80)}" is placed at ${shown}. Confirm it before ${variable} goes there: set LAB_DATA_URL=${shown} (or --lab ${shown}).${ownToken} A manifest alone never decides where a token is sent.`,
         Exit.auth,
       );
     }
+    const confirmed = originOf(given);
+    if (confirmed === undefined) {
+      return new CliError(
+        `${giver} does not give a lab's address (https://lab.example.com), so ${variable} goes nowhere. Nothing was sent.`,
+        Exit.usage,
+      );
+    }
+    return new CliError(
+      `The lab "${serverText(lab, 80)}" is placed at ${shown}, but ${giver} gives ${serverText(confirmed, 200)}: ${variable} is only sent to that address, and the token is not sent to an address you did not give.${ownToken} Nothing was sent.`,
+      Exit.auth,
+    );
+  }
+
+  /** No token at all: the variable to set (with its address variable where its name is not the address's). */
+  private none(lab: string, origin: string, several: boolean): CliError {
+    const own = variableFor('LAB_DATA_TOKEN', lab);
+    const ownPaired =
+      this.pairing(own, origin) !== undefined
+        ? own
+        : `${own} with ${variableFor('LAB_DATA_URL', lab)}=${serverText(origin, 200)}`;
     const variable = several
-      ? `${variableFor('LAB_DATA_TOKEN', lab)} (or LAB_DATA_TOKEN)`
-      : `LAB_DATA_TOKEN (or ${variableFor('LAB_DATA_TOKEN', lab)})`;
+      ? `${ownPaired} (or LAB_DATA_TOKEN)`
+      : `LAB_DATA_TOKEN (or ${ownPaired})`;
     return new CliError(
       `No token for the lab "${serverText(lab, 80)}": set ${variable} to its access token, or pass --token-file.`,
       Exit.auth,

@@ -294,7 +294,8 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       // (Its ids are the first lab's, so its files go to a subfolder of their own.)
       const synced = await tool.run(
         ['sync', folder, '--lab', twin.baseUrl, '--template', 'twin/${report_id}.pdf', '--json'],
-        { env },
+        // LAB_DATA_URL gives the first lab, so LAB_DATA_TOKEN would not go to the twin: --lab gives its address.
+        { env: { LAB_DATA_TOKEN: SECRET_TOKEN } },
       );
       assert.equal(synced.code, 0, said(synced));
       const twinName = `${ownName} (${new URL(twin.baseUrl).host})`;
@@ -415,7 +416,11 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       await api.close();
     }
     const synced2 = await tool.run(['sync', folder, '--json'], {
-      env: { ...env, LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN },
+      env: {
+        ...env,
+        LAB_DATA_TOKEN_RIVERSIDE_LAB: SECRET_TOKEN,
+        LAB_DATA_URL_RIVERSIDE_LAB: lab.baseUrl,
+      },
     });
     assert.equal(synced2.code, 0, said(synced2));
     const result = JSON.parse(synced2.stdout) as { saved: unknown[]; lab: string };
@@ -645,7 +650,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
         assert.match(
           unconfirmed.stderr,
           new RegExp(
-            `set LAB_DATA_URL=${lab.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(or LAB_DATA_URL_127_0_0_1_\\d+, or --lab\\)`,
+            `set LAB_DATA_URL=${lab.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(or --lab `,
           ),
         );
         // A change to the committed manifest points the lab elsewhere: the token does not follow it.
@@ -731,7 +736,8 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       await server.start();
       // lab.test resolves only at the proxy: a request that went direct could not find it.
       const url = `https://lab.test:${new URL(server.baseUrl).port}`;
-      const through = { ...env, HTTPS_PROXY: proxy.url };
+      // LAB_DATA_TOKEN goes only to the address LAB_DATA_URL gives: here, this lab's.
+      const through = { ...env, LAB_DATA_URL: url, HTTPS_PROXY: proxy.url };
       const untrusted = await tool.run(['reports', '--lab', url, '--jsonl'], { env: through });
       assert.equal(untrusted.code, 4, said(untrusted));
       assert.match(untrusted.stderr, /--ca-file FILE \(PEM\) or NODE_EXTRA_CA_CERTS/);
@@ -781,6 +787,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const url = `https://lab.test:${new URL(server.baseUrl).port}`;
       const withPassword = (password: string): Record<string, string> => ({
         ...env,
+        LAB_DATA_URL: url,
         HTTPS_PROXY: proxy.url.replace('http://', `http://alice:${password}@`),
       });
       const right = await tool.run(
@@ -804,7 +811,7 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
         ),
       );
       const none = await tool.run(['clients', '--lab', url, '--json', '--ca-file', certs.caFile], {
-        env: { ...env, HTTPS_PROXY: proxy.url },
+        env: { ...env, LAB_DATA_URL: url, HTTPS_PROXY: proxy.url },
       });
       assert.equal(none.code, 4, said(none));
       assert.match(

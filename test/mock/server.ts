@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as zlib from 'node:zlib';
@@ -168,9 +168,16 @@ export interface RecordedRequest {
   /** Label of the token's scope, or undefined when no known token was sent. */
   readonly scope?: string;
   readonly hadAuthorization: boolean;
+  /** Which token arrived ({@link tokenFingerprint} of it, never the token), so a test can tell two labs' tokens apart. */
+  readonly tokenFingerprint?: string;
   readonly accept?: string;
   readonly status: number;
   readonly requestId: string;
+}
+
+/** A short fingerprint of a token (SHA-256, 12 hex digits) for the request log: which token arrived, never the token. */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 12);
 }
 
 /** Pages of the mock's one long report (see `multiPageReportId`). */
@@ -478,6 +485,7 @@ export class MockLabServer {
         query,
         scope: scope?.label,
         hadAuthorization: auth !== undefined,
+        tokenFingerprint: token !== undefined ? tokenFingerprint(token) : undefined,
         accept: request.headers.accept,
         status,
         requestId,

@@ -20,10 +20,10 @@ function openssl(dir: string, args: readonly string[]): void {
 }
 
 /**
- * Generates a CA and a server certificate for `lab.test`, `localhost` and 127.0.0.1 (subjectAltName,
- * as TLS clients require), valid for a day.
+ * Generates a CA and a server certificate for `lab.test`, `localhost`, 127.0.0.1 and any `moreNames`
+ * (subjectAltName, as TLS clients require), valid for a day.
  */
-export function makeTestCertificates(): TestCertificates {
+export function makeTestCertificates(moreNames: readonly string[] = []): TestCertificates {
   const dir = mkdtempSync(path.join(tmpdir(), 'lab-data-certs-'));
   openssl(dir, [
     'req',
@@ -58,7 +58,7 @@ export function makeTestCertificates(): TestCertificates {
   ]);
   writeFileSync(
     path.join(dir, 'server.ext'),
-    'subjectAltName=DNS:lab.test,DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+    `subjectAltName=${['lab.test', 'localhost', ...moreNames].map((name) => `DNS:${name}`).join(',')},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
   );
   openssl(dir, [
     'x509',

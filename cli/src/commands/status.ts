@@ -82,6 +82,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
       .filter((lab) => !problems.has(lab.lab))
       .map((lab) => (lab.error !== undefined ? exitCodeOf(lab.error) : Exit.network)),
   ]);
+  const tokens = context.whoami(manifest.labs, several, remote);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -113,6 +114,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
           cache_lacks: lacking.length,
           not_selected: selected.json?.not_selected,
           selection: selected.json,
+          tokens: tokens.map((token) => ({
+            lab: token.lab,
+            origin: token.origin,
+            variable: token.variable,
+            confirmed_by: token.confirmed_by,
+            problem: token.problem,
+          })),
           exit_code: exitCode,
         },
         null,
@@ -137,6 +145,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
     );
   }
   problems.forEach((problem) => context.progress.problem(problem.message));
+  tokens.forEach((token) => context.progress.line(token.line));
   const ok = result.entries.filter((entry) => entry.local === 'ok').length;
   await out(
     `${folder}: ${result.entries.length} recorded${selected.notSelected > 0 ? ` (${selected.notSelected} not selected)` : ''}, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${
