@@ -36,8 +36,12 @@ export interface FolderStatus {
     readonly reportId: string;
     readonly publishedAt?: string;
   }>;
-  /** Labs that could not be asked, and why (`remote`). */
-  readonly unavailable: ReadonlyArray<{ readonly lab: string; readonly reason: string }>;
+  /** Labs that could not be asked, and why (`remote`); `error` is what the lab's client failed with. */
+  readonly unavailable: ReadonlyArray<{
+    readonly lab: string;
+    readonly reason: string;
+    readonly error?: unknown;
+  }>;
   /** True when nothing is out of step: every file as recorded, nothing amended or new. */
   readonly inStep: boolean;
 }
@@ -69,7 +73,7 @@ export async function folderStatus(
   const root = path.resolve(folder);
   const work = labEntries(manifest);
   const listed = new Map<string, Map<string, Report> | undefined>();
-  const unavailable: Array<{ lab: string; reason: string }> = [];
+  const unavailable: Array<{ lab: string; reason: string; error?: unknown }> = [];
   if (options.apiFor) {
     for (const [lab, section] of Object.entries(manifest.labs)) {
       const api = options.apiFor(lab, section.origin);
@@ -84,7 +88,7 @@ export async function folderStatus(
         if (options.signal?.aborted) {
           throw error;
         }
-        unavailable.push({ lab, reason: errorText(error) });
+        unavailable.push({ lab, reason: errorText(error), error });
       }
     }
   }

@@ -2,7 +2,7 @@ import { serverText } from '../../../core/errors/serverText';
 import { readLocalState } from '../../../core/sync/localState';
 import { folderStatus, type EntryStatus } from '../../../core/sync/status';
 import type { CliContext } from '../context';
-import { Exit, type ExitCode } from '../exitCodes';
+import { Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 
@@ -51,7 +51,11 @@ export async function status(context: CliContext): Promise<ExitCode> {
         }
       : undefined,
   });
-  const exitCode = result.inStep ? Exit.ok : Exit.mismatch;
+  // A lab that could not be asked exits as its failure does (4 for a lab down or not answering).
+  const exitCode = worst([
+    result.inStep ? Exit.ok : Exit.mismatch,
+    ...result.unavailable.flatMap((lab) => (lab.error ? [exitCodeOf(lab.error)] : [])),
+  ]);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
