@@ -175,6 +175,20 @@ describe('lab-data: a lab failing as a whole costs a run at most one answer time
     });
   }
 
+  it('status --remote --json names the lab that could not be asked and why, and exits 4', async () => {
+    faults.answerWith(() => waitAnswer('429 Too Many Requests', '60'));
+    const { result, seconds } = await run(['status', folder, '--remote', '--json']);
+    assert.equal(result.code, 4, said(result, seconds));
+    const json = JSON.parse(result.stdout) as {
+      unavailable: Array<Record<string, unknown>>;
+      exit_code: number;
+    };
+    assert.equal(json.exit_code, 4);
+    assert.equal(json.unavailable.length, 1);
+    assert.deepEqual(Object.keys(json.unavailable[0]!), ['lab', 'reason']);
+    assert.match(String(json.unavailable[0]!.reason), FAILING_LABS[0]!.cause);
+  });
+
   it('the budget is one answer timeout, 30 s by default: a silent lab stops a pull after 30 s, not before, and within 40 s', async function () {
     this.timeout(120_000);
     faults.answerWith(() => ({ kind: 'silent' }));

@@ -80,7 +80,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
             report_id: report.reportId,
             published_at: report.publishedAt,
           })),
-          unavailable: result.unavailable,
+          unavailable: result.unavailable.map(({ lab, reason }) => ({ lab, reason })),
           exit_code: exitCode,
         },
         null,
