@@ -41,8 +41,8 @@ export interface LabOutageOptions {
   readonly log?: (level: 'info' | 'warn', message: string) => void;
   /**
    * The most a run spends on this lab while it does not answer (it fails as a whole, or asks to
-   * wait), retries and `Retry-After` waits included, counted from the first attempt that failed so
-   * since the lab last answered. Once spent, the lab is down for the rest of the run: every further
+   * wait), retries and `Retry-After` waits included, counted from when the first attempt that
+   * failed so since the lab last answered was sent. Once spent, the lab is down for the rest of the run: every further
    * request fails at once, saying what the lab did. None by default: the extension's clients
    * outlive any one run (the tool gives each run's client one answer timeout).
    */
@@ -144,7 +144,7 @@ export class LabOutage {
 
   /**
    * Starts the budget's clock at `sentAt` (when the attempt that failed was sent) if `error` spends
-   * the budget and the clock is not running yet. Call before {@link budgetLeftMs} decides on a retry.
+   * the budget and the clock is not running from earlier. Call before {@link budgetLeftMs} decides on a retry.
    */
   clock(error: LabApiError, sentAt: number): void {
     if (this.budgetMs !== undefined && spendsBudget(error)) {

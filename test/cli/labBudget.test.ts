@@ -175,6 +175,19 @@ describe('lab-data: a lab failing as a whole costs a run at most one answer time
     });
   }
 
+  it('a Retry-After that fits is waited, and the next one that does not is said: Retry-After 20 costs a pull 20 s, not 60', async function () {
+    this.timeout(120_000);
+    faults.answerWith(() => waitAnswer('429 Too Many Requests', '20'));
+    const { result, seconds } = await run(['pull', folder]);
+    assert.equal(result.code, 4, said(result, seconds));
+    assert.ok(seconds >= 19.5 && seconds < 30, said(result, seconds));
+    assert.match(
+      result.stderr,
+      /asked to wait 20 s \(Retry-After\), longer than the \d+ s left of the 30 s budget; not waited/,
+    );
+    assert.ok(faults.requests <= 8, `${faults.requests} requests: four, then four after the wait`);
+  });
+
   it('status --remote --json names the lab that could not be asked and why, and exits 4', async () => {
     faults.answerWith(() => waitAnswer('429 Too Many Requests', '60'));
     const { result, seconds } = await run(['status', folder, '--remote', '--json']);
