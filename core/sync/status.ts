@@ -39,7 +39,7 @@ export interface FolderStatus {
     readonly reportId: string;
     readonly publishedAt?: string;
   }>;
-  /** Labs that could not be asked, and why (`remote`); `error` when the lab answered with a failure, or none. */
+  /** Labs that could not be asked, and why (`remote`); `error` is what the lab's client failed with. */
   readonly unavailable: ReadonlyArray<{
     readonly lab: string;
     readonly reason: string;
