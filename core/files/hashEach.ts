@@ -4,7 +4,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 /** How long the files may keep the event loop waiting: it turns at least this often. */
 const SLICE_MS = 8;
 
-/** Bytes read at once: a report-sized file is one read, and one more to see its end. */
+/** Bytes read at once: a report-sized file is one read. */
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
