@@ -212,7 +212,6 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
       const hashes = await currentSha256s(
         folder,
         work.map((item) => item.entry),
-        { concurrency: 4 },
       );
       files = work.flatMap(({ section, origin, entry }, index) => {
         const sha256 = hashes[index];
