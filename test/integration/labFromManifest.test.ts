@@ -15,6 +15,7 @@ import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
   eventually,
+  signIn,
   signedInLab,
   startLab,
   workspaceFolder,
@@ -112,6 +113,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
       .executeCommand('labData.signOut', { name: LAB })
       .then(undefined, () => false);
     await config().update('cacheFolder', cacheBefore, vscode.ConfigurationTarget.Global);
+    await config().update('manifestLabs', undefined, vscode.ConfigurationTarget.Global);
     await coastal?.stop();
     await signedIn?.close();
     await fs.rm(path.dirname(folder), { recursive: true, force: true });
@@ -201,6 +203,43 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     assert.equal(question.current, LAB, 'and Enter takes it');
     assert.match(question.choices[0]!.description ?? '', /this folder's lab/);
     assert.equal(question.choices[1]!.id, signedIn.name);
+  });
+
+  it('a lab of this machine at another address (an alias) serves the repository’s lab: remembered in the user’s labData.manifestLabs, no address confirmed, and Restore uses it', async () => {
+    // This machine reaches the colleague's lab as http://localhost:<port>, not 127.0.0.1.
+    await vscode.commands.executeCommand('labData.signOut', { name: LAB });
+    const labs = config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? [];
+    await config().update(
+      'labs',
+      labs.filter((lab) => lab.name !== LAB),
+      vscode.ConfigurationTarget.Global,
+    );
+    const alias = 'Coastal (alias)';
+    await signIn(coastal.baseUrlAt('localhost'), LEAK_CHECK_TOKEN, alias);
+    await eventually(async () =>
+      assert.deepEqual(
+        (await signedIn.api.getState()).labs.filter((lab) => lab.signedIn).map((lab) => lab.name),
+        [signedIn.name, alias],
+      ),
+    );
+    const confirmations = prompts.confirmAsked.length;
+    prompts.pickOneAnswers = [alias];
+    const result = await vscode.commands.executeCommand('labData.addLabFromManifest', { folder });
+    const origin = new URL(coastal.baseUrl).origin;
+    assert.deepEqual(result, { manifestLab: LAB, origin, lab: alias, added: false });
+    assert.equal(prompts.confirmAsked.length, confirmations, 'no address from the repository used');
+    assert.deepEqual(config().inspect('manifestLabs')?.globalValue, { [origin]: alias });
+    for (const name of names) {
+      await fs.rm(path.join(folder, name));
+    }
+    await fs.rm(machineCache, { recursive: true, force: true });
+    await fs.mkdir(machineCache);
+    const summary = await vscode.commands.executeCommand<RestoreSummary>('labData.restoreReports', {
+      folder,
+    });
+    assert.equal(summary.fromLab, 5, 'restored through the alias');
+    assert.deepEqual(summary.missingLabs, []);
+    await vscode.commands.executeCommand('labData.signOut', { name: alias });
   });
 });
 
