@@ -4,6 +4,7 @@ import { labNameProblem } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { serverText } from '../../core/errors/serverText';
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manifest';
+import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { labOffer, type LabOffer } from '../../core/sync/manifestLabs';
 import { Commands } from '../constants';
 import type { Labs } from '../labs/labs';
@@ -39,15 +40,22 @@ interface Wanted {
 }
 
 /** The labs the manifests of `folders` name that no lab of this machine serves, each origin once. */
-async function labsWanted(labs: Labs, folders: readonly string[]): Promise<Wanted[]> {
+async function labsWanted(
+  labs: Labs,
+  folders: readonly string[],
+): Promise<{ wanted: Wanted[]; problems: string[] }> {
   const context = {
     labs: machineLabs(labs),
     remembered: rememberedManifestLabs(),
     trusted: vscode.workspace.isTrusted,
   };
   const wanted = new Map<string, Wanted>();
+  const problems: string[] = [];
   for (const folder of folders) {
-    const { manifest } = await readManifestStrictly(folder);
+    const { manifest, problems: found } = await readManifestStrictly(folder);
+    if (!manifest) {
+      problems.push(...found.map(manifestProblemText));
+    }
     for (const [name, section] of Object.entries(manifest?.labs ?? {})) {
       const offer = labOffer(name, section, context);
       if (offer.kind !== 'served' && !wanted.has(offer.origin)) {
@@ -55,7 +63,7 @@ async function labsWanted(labs: Labs, folders: readonly string[]): Promise<Wante
       }
     }
   }
-  return [...wanted.values()];
+  return { wanted: [...wanted.values()], problems };
 }
 
 /** The words for a lab a manifest names: its name, cleaned as any repository text is, and its address. */
@@ -81,13 +89,15 @@ export async function addLabFromManifest(
   const folders = await foldersToRestore(args);
   const asked = typeof options.lab === 'string' ? options.lab : undefined;
   const all = await labsWanted(labs, folders);
-  const wanted = all.filter(
+  const wanted = all.wanted.filter(
     ({ offer }) => asked === undefined || offer.name === asked || offer.origin === asked,
   );
   if (wanted.length === 0) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('A lab of this machine serves every lab the manifest names.'),
-    );
+    void (all.problems.length > 0
+      ? vscode.window.showErrorMessage(all.problems.join(' '))
+      : vscode.window.showInformationMessage(
+          vscode.l10n.t('A lab of this machine serves every lab the manifest names.'),
+        ));
     return undefined;
   }
   const untrusted = wanted.find(({ offer }) => offer.kind === 'untrusted');
@@ -133,7 +143,7 @@ async function whichLab(prompts: Prompts, wanted: readonly Wanted[]): Promise<Wa
   }
   const picked = await prompts.pickOne(
     vscode.l10n.t('Lab Data: Add the Lab This Folder Uses'),
-    vscode.l10n.t('Which lab the manifest names?'),
+    vscode.l10n.t('Which of the labs the manifests name?'),
     wanted.map(({ offer }) => ({
       id: offer.origin,
       label: serverText(offer.name, 60),
