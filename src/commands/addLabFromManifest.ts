@@ -68,7 +68,7 @@ async function labsWanted(
 
 /** The words for a lab a manifest names: its name, cleaned as any repository text is, and its address. */
 function named(offer: { readonly name: string; readonly origin: string }): string {
-  return `${serverText(offer.name, 60)} (${offer.origin})`;
+  return `${serverText(offer.name, 60)} (${serverText(offer.origin, 200)})`;
 }
 
 /**

@@ -264,7 +264,7 @@ function say(
 
 /** A lab a manifest names that this machine lacks, in a sentence: offered, or why not. */
 function missingLabText(lab: MissingLab): string {
-  const named = `${serverText(lab.name, 60)} (${lab.origin})`;
+  const named = `${serverText(lab.name, 60)} (${serverText(lab.origin, 200)})`;
   return lab.offered
     ? vscode.l10n.t('The manifest names the lab {0}, which this machine does not have.', named)
     : vscode.workspace.isTrusted
@@ -285,7 +285,11 @@ function missingLabText(lab: MissingLab): string {
 async function offerMissingLabs(text: string, offered: readonly MissingLab[]): Promise<void> {
   const buttons = offered.slice(0, 2).map((lab) => ({
     lab,
-    title: vscode.l10n.t('Add Lab {0} ({1})…', serverText(lab.name, 60), lab.origin),
+    title: vscode.l10n.t(
+      'Add Lab {0} ({1})…',
+      serverText(lab.name, 60),
+      serverText(lab.origin, 200),
+    ),
   }));
   const choice = await vscode.window.showWarningMessage(
     text,
