@@ -27,6 +27,8 @@ export const Commands = {
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
   restoreReports: 'labData.restoreReports',
+  /** Adds the lab a folder's manifest names (its address shown and confirmed first). */
+  addLabFromManifest: 'labData.addLabFromManifest',
   exportList: 'labData.exportList',
   /** A view's toolbar and lab rows: export that view's list (and its filter) without asking which. */
   exportReports: 'labData.exportReports',
@@ -106,6 +108,8 @@ export const Settings = {
   savedSearches: 'savedSearches',
   checkForNewReportsMinutes: 'checkForNewReportsMinutes',
   overviewMaxReports: 'overviewMaxReports',
+  /** A repository's lab (a manifest's origin) → the lab of this machine that serves it. */
+  manifestLabs: 'manifestLabs',
 } as const;
 
 /** VS Code's own network settings the extension honours for its bundled HTTP client. */

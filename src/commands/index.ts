@@ -35,6 +35,7 @@ import { saveReportPdf } from './saveReportPdf';
 import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
 import { addLab } from './addLab';
+import { addLabFromManifest } from './addLabFromManifest';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
@@ -137,6 +138,7 @@ export function commandTable({
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
     [Commands.restoreReports]: (...args) => restoreReports(labs, findings, log, ...args),
+    [Commands.addLabFromManifest]: (...args) => addLabFromManifest(labs, prompts.current, ...args),
     [Commands.redownloadSavedReport]: (args) =>
       restoreOneReport(labs, findings, log, args as Parameters<typeof restoreOneReport>[3]),
     [Commands.compareSavedReport]: (args) =>
