@@ -22,7 +22,10 @@ describe("the tool's README (cli/README.md, shipped in the package)", () => {
     const environment = help.slice(help.indexOf('Environment:'), help.indexOf('Output:'));
     const variables = [...environment.matchAll(/\b(?:[A-Z][A-Z0-9]*_)+[A-Z0-9<>]+\b|<LAB>|<NAME>/g)]
       .map((match) => match[0])
-      .filter((name) => name !== '<LAB>' && name !== '<NAME>' && !/_\d/.test(name) && !name.endsWith('_LAB'));
+      .filter(
+        (name) =>
+          name !== '<LAB>' && name !== '<NAME>' && !/_\d/.test(name) && !name.endsWith('_LAB'),
+      );
     for (const variable of [
       'LAB_DATA_TOKEN',
       'LAB_DATA_TOKEN_<NAME>',
