@@ -5,7 +5,7 @@ import { SKIP_REASONS, syncFolder } from '../../core/sync/folderSync';
 import type { Report } from '../../core/api/records';
 import { formatBytes } from '../../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
-import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
+import { resolveDownloadTarget, shownFolder, withFolderLayout } from '../downloads/targetFolder';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
 import {
   describeReportFilter,
@@ -113,11 +113,13 @@ export async function syncReports(
     return undefined;
   }
   const title = vscode.l10n.t('Lab Data: Sync Reports of {0} to Folder…', api.lab.name);
-  const target = targets.automated
+  const chosen = targets.automated
     ? typeof given.folder === 'string' && given.folder.trim() !== ''
       ? targetFor(path.resolve(standard.root, given.folder.trim()), standard)
       : standard
     : await folders.choose(prompts.current, standard, title);
+  // The folder chosen keeps its own layout (flat, or a folder per lab), as the download folder does.
+  const target = chosen && (await withFolderLayout(chosen));
   if (!target) {
     return undefined;
   }
