@@ -22,7 +22,10 @@ import {
   type SyncManifest,
 } from '../../../../core/sync/manifest';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../../../core/sync/reportFiles';
-import { startMockLab } from '../../helpers';
+import { FULL, startMockLab } from '../../helpers';
+import { LabApi } from '../../../../core/api/labApi';
+import { defaultLabDefinition } from '../../../../core/api/labDefinition';
+import { parseBaseUrl } from '../../../../core/connection/baseUrl';
 
 const entry = (id: string, file: string, sha = 'a'.repeat(64)): ManifestEntry => ({
   report_id: id,
@@ -139,8 +142,19 @@ describe('a folder’s layout and recorded names (core/sync/folderLayout)', () =
       const text = await fs.readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8');
       const recordedFile = `flat ${first!.report_id}.pdf`;
       await fs.rm(path.join(folder, recordedFile));
-      // Saved again with another template (as a second lab signed in used to bring): same name, same manifest.
-      const again = await save([first!], PER_LAB_TEMPLATE);
+      // Saved again with another template (as a second lab signed in used to bring), by a machine
+      // that calls the lab otherwise: same name, same manifest, its section's name kept.
+      const otherName = new LabApi({
+        token: FULL,
+        lab: defaultLabDefinition(parseBaseUrl(lab.baseUrl), 'Meridian here'),
+      });
+      const again = await saveReports([first!], {
+        api: otherName,
+        target: { folder, template: PER_LAB_TEMPLATE },
+        signal: new AbortController().signal,
+        concurrency: 2,
+      });
+      await otherName.close();
       assert.deepEqual(
         again.saved.map((saved) => saved.file.fileName),
         [recordedFile],
