@@ -23,7 +23,6 @@ import {
 import { oncePerKey } from '../connection/timing';
 import { foldedFileName } from '../files/fileNames';
 import { nameBesideOtherLab, recordedNames, type RecordedNames } from './folderLayout';
-import { plannedFileName } from './syncPlan';
 import { FolderRun, type RunProgress } from './folderRun';
 
 /** What to do with a file that is already there. */
@@ -133,7 +132,7 @@ export { PROGRESS_INTERVAL_MS } from './folderRun';
 
 /**
  * The file a save writes a report to: the one the folder's manifest records for it (as a sync
- * plans it, {@link plannedFileName}), else the template's, unless another lab's report holds that name.
+ * plans it, `plannedFileName`), else the template's, unless another lab's report holds that name.
  */
 export function savedFileName(
   report: Report,
@@ -144,11 +143,9 @@ export function savedFileName(
   if (!recorded) {
     return reportFileName(report, template, lab);
   }
-  const fileName = plannedFileName(report, recorded.section, (candidate) =>
-    reportFileName(candidate, template, lab),
-  );
-  return recorded.section.files[report.report_id] === undefined &&
-    recorded.othersFiles.has(foldedFileName(fileName))
+  const recordedFile = recorded.own[report.report_id]?.file;
+  const fileName = recordedFile ?? reportFileName(report, template, lab);
+  return recordedFile === undefined && recorded.othersFiles.has(foldedFileName(fileName))
     ? nameBesideOtherLab(fileName, lab)
     : fileName;
 }
@@ -252,7 +249,10 @@ export async function saveReports(
   // with its message before a file is written. It tells a file already saved by its SHA-256.
   const manifest = options.decide ? undefined : await readManifest(options.target.folder);
   const section: LabSection | undefined = manifest && sectionFor(manifest, lab);
-  const recorded = manifest && section && recordedNames(manifest, section);
+  const recorded =
+    manifest &&
+    section &&
+    recordedNames(manifest, section, (id) => options.api.paths.reportFile(id));
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
     const entry = section?.files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {

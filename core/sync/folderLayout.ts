@@ -1,7 +1,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { foldedFileName, renderFileName } from '../files/fileNames';
-import { labEntries, type LabEntry, type LabSection, type SyncManifest } from './manifestModel';
+import {
+  labEntries,
+  type LabEntry,
+  type LabSection,
+  type ManifestEntry,
+  type SyncManifest,
+} from './manifestModel';
 import { DEFAULT_FILE_NAME_TEMPLATE } from './reportFiles';
 
 /** The file name with a folder per lab: two labs' one report id never share a file. */
@@ -55,25 +61,38 @@ export function folderTemplate(manifest: SyncManifest | undefined, severalLabs: 
 }
 
 /**
- * The names a folder's manifest gives files, for one save: this lab's section (each recorded
- * report keeps its file) and, case-folded, the files other labs' reports hold.
+ * The names a folder's manifest gives files, for one save: this lab's recorded reports (each keeps
+ * its file) and, case-folded, the files other labs' reports hold.
  */
 export interface RecordedNames {
-  readonly section: LabSection;
+  /** This lab's entries, by report id: only those saved from this lab's own file endpoint. */
+  readonly own: Readonly<Record<string, ManifestEntry>>;
   readonly othersFiles: ReadonlySet<string>;
 }
 
-/** The {@link RecordedNames} of `section` in `manifest` (the section as `sectionFor` finds it). */
-export function recordedNames(manifest: SyncManifest, section: LabSection): RecordedNames {
+/**
+ * The {@link RecordedNames} of `section` in `manifest` (the section as `sectionFor` finds it).
+ * With `sourceOf` (the lab's file endpoint for an id), an entry saved from another endpoint is
+ * another lab's (two labs at one origin share a section): its file is not this lab's to take.
+ */
+export function recordedNames(
+  manifest: SyncManifest,
+  section: LabSection,
+  sourceOf?: (reportId: string) => string,
+): RecordedNames {
+  const own: Record<string, ManifestEntry> = {};
   const othersFiles = new Set<string>();
   for (const other of Object.values(manifest.labs)) {
-    if (other !== section) {
-      for (const id in other.files) {
-        othersFiles.add(foldedFileName(other.files[id]!.file));
+    for (const id in other.files) {
+      const entry = other.files[id]!;
+      if (other === section && (!sourceOf || entry.source === sourceOf(id))) {
+        own[id] = entry;
+      } else {
+        othersFiles.add(foldedFileName(entry.file));
       }
     }
   }
-  return { section, othersFiles };
+  return { own, othersFiles };
 }
 
 /**

@@ -120,6 +120,13 @@ describe('a folder’s layout and recorded names (core/sync/folderLayout)', () =
       { action: 'download', fileName: `R-2 (${MERIDIAN}).pdf`, ifExists: 'fail' },
     );
     assert.equal(((await decide('R-3')) as { fileName: string }).fileName, `${MERIDIAN}/R-3.pdf`);
+    // Two labs at one origin share its section: an entry saved from the other lab's endpoint is not this lab's file.
+    const shared = recordedNames(manifest, manifest.labs[MERIDIAN]!, (id) => `/tenant-b/${id}`);
+    assert.deepEqual(
+      await decideByExistingFile(report('R-1'), flat, 'Beta', never, absent, undefined, shared),
+      { action: 'download', fileName: 'R-1.pdf', ifExists: 'fail' },
+    );
+    assert.ok(shared.othersFiles.has('certificates/r-1 old name.pdf'));
   });
 
   it('saveReports keeps a recorded report’s file and rewrites no other entry: the manifest’s bytes stay as they were', async function () {
