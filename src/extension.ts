@@ -28,6 +28,8 @@ import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { SavedReportStates } from './provenance/savedStates';
+import { SavedFileDecorations } from './provenance/savedDecorations';
+import { MissingFilesNotice } from './provenance/missingFilesNotice';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
@@ -56,6 +58,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const searches = new SavedSearchSettings(log);
   const findings = new SavedReportFindings();
   const savedStates = new SavedReportStates(labs, findings, log);
+  const decorations = new SavedFileDecorations(labs, savedStates, findings);
+  const missingFiles = new MissingFilesNotice(context.workspaceState, log);
   const views = registerViews(labs, news, searches, savedStates);
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
@@ -121,7 +125,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerUriHandler(deepLinks),
     findings,
     savedStates,
-    vscode.window.registerFileDecorationProvider(findings),
+    decorations,
+    vscode.window.registerFileDecorationProvider(decorations),
     vscode.languages.registerCodeActionsProvider(
       { scheme: 'file', pattern: '**/lab-data-sync.json' },
       findings,
@@ -152,6 +157,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       () => labs.ready,
     ),
   );
+  // Said once on opening when a manifest lists files that are not there (one listing per folder, no lab asked).
+  void missingFiles.check();
   const activationMs = performance.now() - started;
   log.info(
     'Extension',
@@ -167,6 +174,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     previews,
     overviews,
     authProvider,
+    { decorations, missingFiles },
     activationMs,
     log,
   );

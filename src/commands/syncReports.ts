@@ -6,7 +6,12 @@ import type { Report } from '../../core/api/records';
 import { formatBytes } from '../../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
 import { MANIFEST_FILE_NAME, readManifest, sectionFor } from '../../core/sync/manifest';
-import { downloadTargetIn, resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
+import {
+  downloadTargetIn,
+  resolveDownloadTarget,
+  shownFolder,
+  withFolderLayout,
+} from '../downloads/targetFolder';
 import { labsOfFolders } from '../labs/manifestLabs';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
 import {
@@ -122,11 +127,13 @@ export async function syncReports(
     return undefined;
   }
   const title = vscode.l10n.t('Lab Data: Sync Reports of {0} to Folder…', api.lab.name);
-  const target = targets.automated
+  const chosen = targets.automated
     ? typeof given.folder === 'string' && given.folder.trim() !== ''
       ? targetFor(path.resolve(standard.root, given.folder.trim()), standard)
       : standard
     : await folders.choose(prompts.current, standard, title);
+  // The folder chosen keeps its own layout (flat, or a folder per lab), as the download folder does.
+  const target = chosen && (await withFolderLayout(chosen));
   if (!target) {
     return undefined;
   }
