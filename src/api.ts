@@ -41,6 +41,14 @@ export interface LabDataExtensionApi {
   readonly views: Readonly<
     Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>
   >;
+  /**
+   * The Saved Reports view: its provider (the rows as the tree shows them), and how many times a
+   * folder's state was read (from the disk and the cache, never the lab) since activation.
+   */
+  readonly savedReports: {
+    readonly provider: vscode.TreeDataProvider<LabNode>;
+    reads(): number;
+  };
   /** The status bar text now. */
   statusText(): string;
   /** The status bar tooltip now. */
@@ -125,8 +133,10 @@ export function createExtensionApi(
   accounts: LabDataExtensionApi['accounts'],
   activationMs: number,
   log: Logger,
+  saved: { provider: vscode.TreeDataProvider<LabNode>; states: { readonly reads: number } },
 ): LabDataExtensionApi {
   return {
+    savedReports: { provider: saved.provider, reads: () => saved.states.reads },
     activationMs,
     accounts,
     overview: (lab) => overviews.panelOf(lab),

@@ -28,6 +28,9 @@ import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { SavedReportStates } from './provenance/savedStates';
+import { SavedFolderStates } from './provenance/savedFolders';
+import { mergeDriverOffer } from './provenance/savedReportsActions';
+import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
@@ -57,6 +60,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const findings = new SavedReportFindings();
   const savedStates = new SavedReportStates(labs, findings, log);
   const views = registerViews(labs, news, searches, savedStates);
+  const savedFolders = new SavedFolderStates(
+    labs,
+    log,
+    mergeDriverOffer(context.workspaceState, log),
+  );
+  const savedView = registerSavedReportsView(savedFolders);
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
@@ -88,6 +97,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     news,
     searches,
     ...views.disposables,
+    savedFolders,
+    ...savedView.disposables,
     newsView,
     checker,
     ...tools.register(),
@@ -138,6 +149,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
         prompts,
         log,
         findings,
+        savedFolders,
         news,
         searches,
         previews,
@@ -169,6 +181,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     authProvider,
     activationMs,
     log,
+    { provider: savedView.provider, states: savedFolders },
   );
 }
 

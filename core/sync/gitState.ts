@@ -315,3 +315,12 @@ export async function foundOnPath(program: string): Promise<string | undefined> 
   }
   return undefined;
 }
+
+/** Stages a file (`git add`), as a person does once a conflict is resolved; false when git could not. */
+export async function stageFile(file: string): Promise<boolean> {
+  const real = await realFile(file);
+  const tree = await workTreeOf(path.dirname(real));
+  return (
+    tree !== undefined && (await git(tree.root, ['add', '--', pathIn(tree, real)])) !== undefined
+  );
+}

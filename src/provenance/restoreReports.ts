@@ -34,7 +34,7 @@ export interface RestoreSummary {
 /** One restore of a folder at a time: a second Restore of the same folder waits for the first. */
 const running = new Map<string, Promise<unknown>>();
 
-function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
   const key = path.resolve(folder);
   const next = (running.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
   running.set(key, next);
@@ -75,7 +75,7 @@ async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
  * places there, by its address (the name on this machine may differ from the manifest's); none
  * when no lab of this machine is at that address, so no token goes where the user did not sign in.
  */
-function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
+export function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
   const named = labs.get(name);
   if (named?.lab.url.origin === origin && named.api) {
     return named.api;
