@@ -161,7 +161,7 @@ export function commandTable({
     [Commands.verifySavedFolder]: (node?: unknown) => verifySavedFolder(node),
     [Commands.checkForAmendments]: (node?: unknown) => checkForAmendments(savedFolders, log, node),
     [Commands.updateToLabRevision]: (node?: unknown) =>
-      updateToLabRevision(labs, savedFolders, findings, log, node),
+      updateToLabRevision(labs, prompts, savedFolders, findings, log, node),
     [Commands.revealSavedReport]: (node?: unknown) => revealSavedReport(node),
     [Commands.previewSavedReport]: (node?: unknown) => previewSavedReport(labs, node),
     [Commands.compareWithLab]: (node?: unknown) => compareWithLab(labs, node),

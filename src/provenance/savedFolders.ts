@@ -59,10 +59,12 @@ async function selected(
   manifest: SyncManifest,
 ): Promise<{ manifest: SyncManifest; notSelected: SavedEntryRow[] }> {
   try {
-    const chosen = chooseSelection(manifest, await readProfiles(folder), {
-      flags: {},
-      flagsSaid: '',
-    });
+    const profiles = await readProfiles(folder);
+    if (profiles?.default === undefined) {
+      // No default profile: every report is selected, and ten thousand entries are not copied.
+      return { manifest, notSelected: [] };
+    }
+    const chosen = chooseSelection(manifest, profiles, { flags: {}, flagsSaid: '' });
     if (!chosen.selection) {
       return { manifest, notSelected: [] };
     }
@@ -102,6 +104,7 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
   private readonly states = new Map<string, Promise<SavedFolderRows>>();
   private readonly checks = new Map<string, LabCheck>();
   private readonly stale = new Set<string>();
+  private readonly driverAsked = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Folders whose state was computed (for tests: a change is followed, not recomputed blindly). */
   reads = 0;
@@ -252,6 +255,11 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
   }
 
   private async offerMergeDriver(folder: string): Promise<void> {
+    // Once a session per folder: git is not run again at every change of its files.
+    if (this.driverAsked.has(folder)) {
+      return;
+    }
+    this.driverAsked.add(folder);
     if ((await namesMergeDriver(path.join(folder, MANIFEST_FILE_NAME))) === false) {
       this.onNoMergeDriver(folder);
     }

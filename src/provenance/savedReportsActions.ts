@@ -20,6 +20,7 @@ import { contentCache } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { withNotificationProgress } from '../ui/progress';
+import type { PromptsHolder } from '../ui/prompts';
 import type { SavedEntryRow } from '../views/savedReportsView';
 import { apiForOrigin, oneAtATime } from './restoreReports';
 import type { SavedFolderStates } from './savedFolders';
@@ -127,6 +128,7 @@ export async function checkForAmendments(
  */
 export async function updateToLabRevision(
   labs: Labs,
+  prompts: PromptsHolder,
   states: SavedFolderStates,
   findings: SavedReportFindings,
   log: Logger,
@@ -147,21 +149,23 @@ export async function updateToLabRevision(
     );
     return false;
   }
-  const take = vscode.l10n.t("Update to the Lab's Revision");
-  const choice = await vscode.window.showWarningMessage(
+  // What changes is said before anything is written: the file's bytes and its entry.
+  const confirmed = await prompts.current.confirm(
     vscode.l10n.t(
-      'Replace {0} with the lab’s revision of {1} ({2}; recorded revision {3}, at the lab {4}) and record it in {5}?',
+      'Update {0} to the lab’s revision of {1}?',
       serverText(recorded.file, 200),
       serverText(entry.reportId, 80),
+    ),
+    vscode.l10n.t(
+      'The lab amended it ({0}): recorded revision {1}, at the lab {2}. The file is replaced by the lab’s and its entry in {3} records the new revision and SHA-256; no other entry changes.',
       serverText((entry.changes ?? []).join(', ') || vscode.l10n.t('amended'), 300),
       recorded.revision ?? '?',
       entry.labRevision ?? '?',
       MANIFEST_FILE_NAME,
     ),
-    { modal: true },
-    take,
+    vscode.l10n.t("Update to the Lab's Revision"),
   );
-  if (choice !== take) {
+  if (!confirmed) {
     return false;
   }
   const one = {

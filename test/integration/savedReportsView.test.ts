@@ -11,6 +11,7 @@ import { listAllReports, syncFolder } from '../../core/sync/folderSync';
 import { readManifestStrictly } from '../../core/sync/manifest';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
 import {
+  FakePrompts,
   LEAK_CHECK_TOKEN,
   eventually,
   signedInLab,
@@ -211,6 +212,50 @@ describe('the Saved Reports view (labData.savedReports)', function () {
     const [lab] = await rowsOf((await folderRow(folder)).node);
     const row = (await rowsOf(lab!.node)).find((each) => each.label === names[4]);
     assert.match(row!.description, /amended at the lab: revision 1 → 2/);
+
+    // Update to the Lab's Revision: asked first (declined: nothing changes), then that entry alone.
+    const before = await readManifestStrictly(folder);
+    const fake = new FakePrompts();
+    const restorePrompts = signedIn.api.setPrompts(fake);
+    try {
+      fake.confirmAnswer = false;
+      assert.equal(
+        await vscode.commands.executeCommand('labData.updateToLabRevision', row!.node),
+        false,
+      );
+      assert.match(fake.confirmAsked[0]!.detail, /recorded revision 1, at the lab 2/);
+      fake.confirmAnswer = true;
+      assert.equal(
+        await vscode.commands.executeCommand('labData.updateToLabRevision', row!.node),
+        true,
+      );
+    } finally {
+      restorePrompts();
+    }
+    const after = await readManifestStrictly(folder);
+    const [beforeFiles, afterFiles] = [before, after].map(
+      (read) => Object.values(read.manifest!.labs)[0]!.files,
+    );
+    assert.equal(afterFiles![amendedEntry.report_id]!.revision, '2');
+    assert.notEqual(afterFiles![amendedEntry.report_id]!.sha256, amendedEntry.sha256);
+    for (const [id, entry] of Object.entries(beforeFiles!)) {
+      if (id !== amendedEntry.report_id) {
+        assert.deepEqual(afterFiles![id], entry, `${id} is unchanged`);
+      }
+    }
+    await eventually(async () => assert.equal((await statesOf(folder)).get(names[4]!), 'inStep'));
+  });
+
+  it('installs the merge driver for a repository whose .gitattributes names none', async () => {
+    await vscode.commands.executeCommand('labData.installMergeDriver', { folder });
+    assert.match(
+      await fs.readFile(path.join(repo, '.gitattributes'), 'utf8'),
+      /^lab-data-sync\.json merge=lab-data$/m,
+    );
+    assert.equal(
+      git(repo, 'check-attr', 'merge', '--', 'lab-reports/lab-data-sync.json').trim(),
+      'lab-reports/lab-data-sync.json: merge: lab-data',
+    );
   });
 
   it('Push to Team Cache fills a cache folder with every file as recorded', async () => {

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { isUnmerged, namesMergeDriver } from '../../../../core/sync/gitState';
+import { isUnmerged, namesMergeDriver, stageFile } from '../../../../core/sync/gitState';
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../../../core/sync/manifest';
 import {
   GITATTRIBUTES_LINE,
@@ -73,7 +73,7 @@ describe('resolving a manifest and installing the merge driver (core of merge-ma
     assert.equal(resolved.outcome, 'merged');
     assert.equal(resolved.fromGit, true);
     assert.deepEqual(resolved.conflicts, []);
-    git(repo, 'add', path.join('reports', MANIFEST_FILE_NAME));
+    assert.equal(await stageFile(path.join(folder, MANIFEST_FILE_NAME)), true);
     assert.equal(await isUnmerged(path.join(folder, MANIFEST_FILE_NAME)), false);
     const { manifest, problems } = await readManifestStrictly(folder);
     assert.deepEqual(problems, []);
@@ -92,6 +92,7 @@ describe('resolving a manifest and installing the merge driver (core of merge-ma
     const resolved = await resolveManifest(file);
     assert.equal(resolved.outcome, 'merged');
     assert.equal(resolved.fromGit, false);
+    assert.equal(await stageFile(file), false, 'outside git nothing is staged');
     const { manifest } = await readManifestStrictly(folder);
     assert.deepEqual(Object.keys(Object.values(manifest!.labs)[0]!.files).sort(), [
       'R-1',
