@@ -356,4 +356,32 @@ describe('the Saved Reports view (labData.savedReports)', function () {
       await fs.rm(big, { recursive: true, force: true });
     }
   });
+
+  it('shows the reports outside the folder’s default profile as not selected', async () => {
+    const { manifest } = await readManifestStrictly(folder);
+    const entries = Object.values(Object.values(manifest!.labs)[0]!.files);
+    const chosen = entries.filter((entry) => entry.file === names[0] || entry.file === names[1]);
+    const profiles = path.join(folder, 'lab-data-profiles.json');
+    await fs.writeFile(
+      profiles,
+      JSON.stringify({
+        version: 1,
+        default: 'mine',
+        profiles: { mine: { report: chosen.map((entry) => entry.report_id) } },
+      }),
+    );
+    try {
+      await eventually(async () => {
+        const states = await statesOf(folder);
+        assert.notEqual(states.get(names[0]!), 'notSelected');
+        assert.notEqual(states.get(names[1]!), 'notSelected');
+        for (const name of names.slice(2)) {
+          assert.equal(states.get(name), 'notSelected', name);
+        }
+        assert.match((await folderRow(folder)).description, /· 6 not selected$/);
+      });
+    } finally {
+      await fs.rm(profiles, { force: true });
+    }
+  });
 });
