@@ -73,8 +73,19 @@ async function foldersOf(states: SavedFolderStates, arg: unknown): Promise<strin
   return (await states.folders()).map((folder) => folder.folder);
 }
 
-/** Restore on a folder's row: `labData.restoreReports` with `{ folder }`. */
+/**
+ * Restore on a folder's row: `labData.restoreReports` with `{ folder }`; on a missing report's row,
+ * that file alone, as the per-file fix restores it (cache first, then the lab, its recorded name).
+ */
 export function restoreSavedFolder(arg?: unknown): Thenable<unknown> {
+  const report = reportOf(arg);
+  if (report?.entry.file) {
+    return vscode.commands.executeCommand(Commands.redownloadSavedReport, {
+      folder: report.folder,
+      lab: report.entry.lab,
+      id: report.entry.reportId,
+    });
+  }
   const folder = folderOf(arg);
   return vscode.commands.executeCommand(
     Commands.restoreReports,

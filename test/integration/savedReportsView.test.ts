@@ -193,6 +193,15 @@ describe('the Saved Reports view (labData.savedReports)', function () {
       assert.equal((await statesOf(folder)).get(names[3]!), 'missingCached'),
     );
     assert.deepEqual(signedIn.lab.takeRequests(), [], 'no lab request');
+
+    // Restore on that row: the one file, from the cache, at its recorded name.
+    const [lab] = await rowsOf((await folderRow(folder)).node);
+    const row = (await rowsOf(lab!.node)).find((each) => each.label === names[3]);
+    assert.equal(row?.contextValue, 'labData.savedReport.missingCached');
+    await vscode.commands.executeCommand('labData.restoreSavedFolder', row!.node);
+    assert.ok(existsSync(path.join(folder, names[3]!)));
+    assert.deepEqual(signedIn.lab.takeRequests(), [], 'restored from the cache');
+    await eventually(async () => assert.equal((await statesOf(folder)).get(names[3]!), 'inStep'));
   });
 
   it('Check the Lab for Amendments finds a report the lab amended; nothing before it is asked', async () => {
@@ -269,9 +278,9 @@ describe('the Saved Reports view (labData.savedReports)', function () {
         cache: string;
       }>('labData.pushToTeamCache', { folder });
       assert.equal(summary.cache, team);
-      // 8 recorded: one deleted since, one changed locally; the other six go in.
-      assert.equal(summary.pushed, 6);
-      assert.equal(summary.notPushed, 2);
+      // 8 recorded, one changed locally (never pushed): the other seven go in.
+      assert.equal(summary.pushed, 7);
+      assert.equal(summary.notPushed, 1);
       const { manifest } = await readManifestStrictly(folder);
       const entry = Object.values(Object.values(manifest!.labs)[0]!.files).find(
         (each) => each.file === names[0],
