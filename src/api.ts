@@ -41,14 +41,8 @@ export interface LabDataExtensionApi {
   readonly views: Readonly<
     Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>
   >;
-  /**
-   * The Saved Reports view: its provider (the rows as the tree shows them), and how many times a
-   * folder's state was read (from the disk and the cache, never the lab) since activation.
-   */
-  readonly savedReports: {
-    readonly provider: vscode.TreeDataProvider<LabNode>;
-    reads(): number;
-  };
+  /** The Saved Reports view: its provider, to read the rows as the tree shows them. */
+  readonly savedReports: { readonly provider: vscode.TreeDataProvider<LabNode> };
   /** The status bar text now. */
   statusText(): string;
   /** The status bar tooltip now. */
@@ -133,10 +127,10 @@ export function createExtensionApi(
   accounts: LabDataExtensionApi['accounts'],
   activationMs: number,
   log: Logger,
-  saved: { provider: vscode.TreeDataProvider<LabNode>; states: { readonly reads: number } },
+  savedReports: LabDataExtensionApi['savedReports'],
 ): LabDataExtensionApi {
   return {
-    savedReports: { provider: saved.provider, reads: () => saved.states.reads },
+    savedReports,
     activationMs,
     accounts,
     overview: (lab) => overviews.panelOf(lab),

@@ -181,7 +181,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     authProvider,
     activationMs,
     log,
-    { provider: savedView.provider, states: savedFolders },
+    { provider: savedView.provider },
   );
 }
 

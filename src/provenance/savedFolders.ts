@@ -106,8 +106,6 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
   private readonly stale = new Set<string>();
   private readonly driverAsked = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** Folders whose state was computed (for tests: a change is followed, not recomputed blindly). */
-  reads = 0;
 
   constructor(
     private readonly labs: Labs,
@@ -201,7 +199,6 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
   }
 
   private async read(folder: string): Promise<SavedFolderRows> {
-    this.reads++;
     const label = this.labelOf(folder);
     const { manifest, problems } = await readManifestStrictly(folder);
     if (!manifest) {
