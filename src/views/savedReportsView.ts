@@ -116,6 +116,9 @@ export class SavedFolderNode extends LabNode {
             : vscode.l10n.t('cannot be read');
       item.tooltip = saved.problem.text;
       item.iconPath = new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('errorForeground'));
+      item.accessibilityInformation = {
+        label: vscode.l10n.t('Saved reports in {0}: {1}', saved.label, item.description),
+      };
       item.contextValue =
         saved.problem.kind === 'other'
           ? 'labData.savedFolder.broken'
@@ -140,6 +143,9 @@ export class SavedFolderNode extends LabNode {
       ].join('\n\n'),
     );
     item.contextValue = 'labData.savedFolder';
+    item.accessibilityInformation = {
+      label: vscode.l10n.t('Saved reports in {0}: {1}', saved.label, item.description),
+    };
     return item;
   }
 
@@ -178,6 +184,7 @@ export class SavedLabNode extends LabNode {
     item.tooltip = serverText(this.section.origin, 200);
     item.iconPath = new vscode.ThemeIcon('beaker');
     item.contextValue = 'labData.savedLab';
+    item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
     return item;
   }
 
@@ -248,6 +255,7 @@ export class SavedReportNode extends LabNode {
     );
     item.resourceUri = this.uri;
     item.contextValue = `labData.savedReport.${entry.state}`;
+    item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
     if (
       entry.state !== 'missingCached' &&
       entry.state !== 'missingLab' &&
