@@ -47,6 +47,8 @@ export interface LabDataExtensionApi {
   readonly views: Readonly<
     Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>
   >;
+  /** The Saved Reports view: its provider, to read the rows as the tree shows them. */
+  readonly savedReports: { readonly provider: vscode.TreeDataProvider<LabNode> };
   /** The status bar text now. */
   statusText(): string;
   /** The status bar tooltip now. */
@@ -144,8 +146,10 @@ export function createExtensionApi(
   saved: { decorations: SavedFileDecorations; missingFiles: MissingFilesNotice },
   activationMs: number,
   log: Logger,
+  savedReports: LabDataExtensionApi['savedReports'],
 ): LabDataExtensionApi {
   return {
+    savedReports,
     activationMs,
     accounts,
     savedFiles: {

@@ -45,6 +45,18 @@ export const Commands = {
   /** Problems quick actions of a verified folder. */
   redownloadSavedReport: 'labData.redownloadSavedReport',
   compareSavedReport: 'labData.compareSavedReport',
+  /** The Saved Reports view's actions (a folder, lab or report row; the view's title for every folder). */
+  restoreSavedFolder: 'labData.restoreSavedFolder',
+  verifySavedFolder: 'labData.verifySavedFolder',
+  checkForAmendments: 'labData.checkForAmendments',
+  updateToLabRevision: 'labData.updateToLabRevision',
+  revealSavedReport: 'labData.revealSavedReport',
+  previewSavedReport: 'labData.previewSavedReport',
+  compareWithLab: 'labData.compareWithLab',
+  resolveManifest: 'labData.resolveManifest',
+  installMergeDriver: 'labData.installMergeDriver',
+  pushToTeamCache: 'labData.pushToTeamCache',
+  refreshSavedReports: 'labData.refreshSavedReports',
   /** Tree-only: copy the id of a row. */
   copyId: 'labData.copyId',
   /** Tree-only: fetch the next page of a list. */
@@ -70,6 +82,8 @@ export const Views = {
   reports: 'labData.reports',
   clients: 'labData.clients',
   samples: 'labData.samples',
+  /** Each manifest of the workspace, by lab, with each report's state. */
+  savedReports: 'labData.savedReports',
 } as const;
 
 export const ContextKeys = {

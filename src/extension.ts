@@ -30,6 +30,9 @@ import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedRe
 import { SavedReportStates } from './provenance/savedStates';
 import { SavedFileDecorations } from './provenance/savedDecorations';
 import { MissingFilesNotice } from './provenance/missingFilesNotice';
+import { SavedFolderStates } from './provenance/savedFolders';
+import { mergeDriverOffer } from './provenance/savedReportsActions';
+import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
@@ -61,6 +64,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const decorations = new SavedFileDecorations(labs, savedStates, findings);
   const missingFiles = new MissingFilesNotice(context.workspaceState, log);
   const views = registerViews(labs, news, searches, savedStates);
+  const savedFolders = new SavedFolderStates(
+    labs,
+    log,
+    mergeDriverOffer(context.workspaceState, log),
+  );
+  const savedView = registerSavedReportsView(savedFolders);
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
@@ -92,6 +101,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     news,
     searches,
     ...views.disposables,
+    savedFolders,
+    ...savedView.disposables,
     newsView,
     checker,
     ...tools.register(),
@@ -143,6 +154,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
         prompts,
         log,
         findings,
+        savedFolders,
         news,
         searches,
         previews,
@@ -177,6 +189,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     { decorations, missingFiles },
     activationMs,
     log,
+    { provider: savedView.provider },
   );
 }
 

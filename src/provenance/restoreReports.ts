@@ -73,7 +73,7 @@ function missingLabsOf(
 /** One restore of a folder at a time: a second Restore of the same folder waits for the first. */
 const running = new Map<string, Promise<unknown>>();
 
-function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
   const key = path.resolve(folder);
   const next = (running.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
   running.set(key, next);
@@ -115,7 +115,7 @@ export async function foldersToRestore(args: readonly unknown[]): Promise<string
  * manifest's); none when no lab of this machine serves it, so no token goes where the user did
  * not sign in.
  */
-function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
+export function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
   return apiServing(labs, { name, origin });
 }
 
