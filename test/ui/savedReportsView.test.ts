@@ -11,6 +11,9 @@ import { uiContext } from './uiContext';
 import {
   clearToasts,
   clickRowAction,
+  clickToastButton,
+  toast,
+  waitUntil,
   expandPane,
   row,
   rowSays,
@@ -93,6 +96,39 @@ describe('the Saved Reports view, as a person sees it', function () {
     await rowSays(folderRow, /6 recorded · 1 changed$/);
     await page.screenshot({
       path: path.join(uiContext.screenshotsDir, 'saved-reports-view-restored.png'),
+    });
+  });
+
+  it('on opening the workspace again with files missing, one notice says how many, and its Restore brings them back', async () => {
+    const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf')).sort();
+    for (const file of files.slice(1, 3)) {
+      await fs.rm(path.join(folder, file));
+    }
+    await clearToasts(page);
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    const said = await toast(
+      page,
+      /2 report file\(s\) recorded in .* are missing from the folder/,
+      60_000,
+    );
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'missing-files-notice.png'),
+    });
+    await clickToastButton(
+      page,
+      new RegExp(said.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+      'Restore',
+    );
+    await waitUntil(
+      async () => {
+        const now = await fs.readdir(folder);
+        return files.slice(1, 3).every((file) => now.includes(file)) || undefined;
+      },
+      'the two files restored from the notice',
+      60_000,
+    );
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'missing-files-restored.png'),
     });
   });
 });
