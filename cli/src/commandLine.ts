@@ -351,7 +351,8 @@ Environment:
                           A LAB_DATA_TOKEN_<NAME> set but not paired with the lab's address stops the run:
                           LAB_DATA_TOKEN is never sent there instead. Anything else stops too (exit 3),
                           naming the variable to set; nothing is sent. --token-file: the token of this run's
-                          lab (--lab, LAB_DATA_URL or LAB_DATA_URL_<NAME>). -v and lab-data status say which
+                          lab, as LAB_DATA_TOKEN (LAB_DATA_URL, else --lab); a lab's own paired
+                          LAB_DATA_TOKEN_<NAME> comes first. -v and lab-data status say which
                           variable supplies the token for which address (never the token).
   LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to answer (default 30): to start, and between two parts of

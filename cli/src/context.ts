@@ -121,7 +121,12 @@ export class CliContext {
     try {
       return parseBaseUrl(given).baseUrl;
     } catch (error) {
-      throw new CliError(errorText(error), Exit.usage);
+      // Not repeated: a token pasted into LAB_DATA_URL by mistake must not be printed.
+      const where = this.text('lab') !== undefined ? '--lab' : 'LAB_DATA_URL';
+      throw new CliError(
+        `What ${where} gives is not a lab address such as https://lab.example.com: ${errorText(error).split(given).join('(the value given)')}`,
+        Exit.usage,
+      );
     }
   }
 

@@ -134,10 +134,9 @@ export class Tokens {
    */
   choose(lab: string, originOrUrl: string, several = false): TokenChoice {
     const origin = originOf(originOrUrl) ?? originOrUrl;
-    if (this.fromFile !== undefined) {
-      return this.fromFileFor(lab, origin);
-    }
     const host = hostOf(origin);
+    // A lab's own token, where its variable pairs it with this address, comes first: --token-file
+    // and LAB_DATA_TOKEN are the run's one lab's, never a token meant for another lab's address.
     const own = [
       ...new Set([
         variableFor('LAB_DATA_TOKEN', lab),
@@ -153,18 +152,33 @@ export class Tokens {
     if (own.length > 0) {
       return { problem: this.unpaired(own[0]!, lab, origin) };
     }
-    const shared = this.value('LAB_DATA_TOKEN');
+    const fromFile = this.fromFile !== undefined;
+    const shared = this.fromFile ?? this.value('LAB_DATA_TOKEN');
     if (shared === undefined) {
       return { problem: this.none(lab, origin, several) };
     }
+    // The run's one token goes only to the address LAB_DATA_URL (else --lab) gives.
     const [giver, given] = this.sharedAddress();
     if (giver !== undefined && originOf(given) === origin) {
       return {
         token: shared,
-        source: { lab, origin, variable: 'LAB_DATA_TOKEN', confirmedBy: giver },
+        source: {
+          lab,
+          origin,
+          variable: fromFile ? '--token-file' : 'LAB_DATA_TOKEN',
+          confirmedBy: giver,
+        },
       };
     }
-    return { problem: this.elsewhere(lab, origin, giver, given) };
+    return {
+      problem: this.elsewhere(
+        lab,
+        origin,
+        giver,
+        given,
+        ...(fromFile ? ['the token of --token-file'] : []),
+      ),
+    };
   }
 
   /** Whether `LAB_DATA_TOKEN_<LAB>` is set but may not go to `origin` (not paired with it). */
@@ -206,31 +220,6 @@ export class Tokens {
     }
     const lab = this.labOption?.trim();
     return originOf(lab) !== undefined ? ['--lab', lab] : [undefined, undefined];
-  }
-
-  /** The token of `--token-file`, for the lab whose address this run gives (`--lab`, `LAB_DATA_URL`, `LAB_DATA_URL_<LAB>`). */
-  private fromFileFor(lab: string, origin: string): TokenChoice {
-    const host = hostOf(origin);
-    const variables = [
-      'LAB_DATA_URL',
-      variableFor('LAB_DATA_URL', lab),
-      ...(host !== undefined ? [variableFor('LAB_DATA_URL', host)] : []),
-    ];
-    const givers: ReadonlyArray<readonly [string, string | undefined]> = [
-      ['--lab', this.labOption?.trim() || undefined],
-      ...variables.map((variable) => [variable, this.value(variable)] as const),
-    ];
-    const confirmedBy = givers.find(([, given]) => originOf(given) === origin)?.[0];
-    if (confirmedBy !== undefined) {
-      return {
-        token: this.fromFile!,
-        source: { lab, origin, variable: '--token-file', confirmedBy },
-      };
-    }
-    const given = givers.find(([, address]) => originOf(address) !== undefined);
-    return {
-      problem: this.elsewhere(lab, origin, given?.[0], given?.[1], 'the token of --token-file'),
-    };
   }
 
   /** `LAB_DATA_TOKEN_<NAME>` is set but not paired with `origin`: the variable that would pair it, and nothing sent. */

@@ -83,6 +83,8 @@ export class LabOutage {
   readonly budgetMs?: number;
   /** When the first attempt that spends the budget was sent, since the lab last answered. */
   private failingSince?: number;
+  /** When the lab last answered: a request stuck since before then does not make the lab failing from its start. */
+  private lastAnswered?: number;
   /** Why the budget ended the run's requests to this lab; from then on the lab stays down. */
   private spent?: LabApiError;
   private phase: Phase = { kind: 'closed' };
@@ -139,16 +141,20 @@ export class LabOutage {
   /** The lab answered (any status that is not a lab-wide failure): everything goes again, unless the budget is spent. */
   answered(): void {
     this.failingSince = undefined;
+    this.lastAnswered = this.now();
     this.reopen();
   }
 
   /**
-   * Starts the budget's clock at `sentAt` (when the attempt that failed was sent) if `error` spends
-   * the budget and the clock is not running from earlier. Call before {@link budgetLeftMs} decides on a retry.
+   * Starts the budget's clock at `sentAt` (when the attempt that failed was sent), or at the lab's
+   * last answer when that came later (one stuck request while the lab answers others does not spend
+   * the run's budget), if `error` spends the budget and the clock is not running from earlier. Call before {@link budgetLeftMs} decides on a retry.
    */
   clock(error: LabApiError, sentAt: number): void {
     if (this.budgetMs !== undefined && spendsBudget(error)) {
-      this.failingSince = Math.min(this.failingSince ?? sentAt, sentAt);
+      // The lab answered others after this attempt was sent: it has been failing since then only.
+      const since = Math.max(sentAt, this.lastAnswered ?? Number.NEGATIVE_INFINITY);
+      this.failingSince = Math.min(this.failingSince ?? since, since);
     }
   }
 

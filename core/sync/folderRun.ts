@@ -30,8 +30,8 @@ const UNREACHABLE: ReadonlySet<string> = new Set([
 export function labWide(error: LabApiError): boolean {
   const id = error.text?.id ?? '';
   return (
+    // Not a 403: the spec's scope error is about one record, not the lab as a whole.
     error.code === 'unauthorized' ||
-    error.code === 'forbidden' ||
     error.code === 'rateLimited' ||
     // The lab's breaker tripped: it failed as a whole, and said so once.
     id.startsWith('labOutage') ||
@@ -194,7 +194,13 @@ export class FolderRun {
       error instanceof LabApiError
         ? error
         : labError('network', 'unreachable', { origin, reason: String(error) });
-    if (labWide(failure) && !this.labsDown.has(lab)) {
+    if (labWide(failure)) {
+      // One cause, said once: every later failure of the lab as a whole is the first one heard
+      // (files that failed at once would otherwise carry the raw error and the breaker's words).
+      const first = this.labsDown.get(lab);
+      if (first) {
+        return first;
+      }
       this.labsDown.set(lab, failure);
     }
     if (folderWide(failure)) {

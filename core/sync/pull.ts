@@ -310,7 +310,19 @@ async function pullOne(
   /** The lab's view of a file that is (now) in the folder with the recorded bytes: `update` only. */
   const askTheLab = async (restored?: SavedFile): Promise<PulledFile> => {
     const restoredFacts = restored ? { bytes: restored.bytes, from: 'cache' as const } : {};
-    const lab = await atLab();
+    let atTheLab: Awaited<ReturnType<typeof atLab>>;
+    try {
+      atTheLab = await atLab();
+    } catch (error) {
+      // The file is here with its recorded bytes; only the lab's view of it could not be had.
+      return {
+        ...base,
+        state: restored ? 'restored' : 'present',
+        ...restoredFacts,
+        error: run.failed(item.lab, origin, error),
+      };
+    }
+    const lab = atTheLab;
     if (lab.gone) {
       return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
     }
@@ -337,7 +349,12 @@ async function pullOne(
   if (local !== undefined && !options.force) {
     return { ...base, state: 'changedLocally' };
   }
-  if (cache && options.dryRun && (await cache.has(entry.sha256))) {
+  // The disk is full or closed to us (heard on an earlier file): nothing more can be written.
+  const folderDown = options.dryRun ? undefined : run.folderFailed();
+  if (folderDown) {
+    throw folderDown;
+  }
+  if (cache && options.dryRun && (await cache.has(entry.sha256, entry.bytes))) {
     return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
   }
   if (cache && !options.dryRun && (await cacheHolds(entry.sha256))) {
@@ -356,6 +373,8 @@ async function pullOne(
     }
   }
   if (options.dryRun) {
+    // What the real run would meet before any request: no token, an address not confirmed.
+    apiOf();
     return { ...base, state: 'restored', bytes: entry.bytes, from: 'lab' };
   }
   try {

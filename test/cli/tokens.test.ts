@@ -123,6 +123,35 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
     }
   }
 
+  it("--token-file is the run's one token, paired as LAB_DATA_TOKEN is: a lab with its own paired token gets that one, never the file's", async () => {
+    const { folder, cache } = await clone();
+    const file = path.join(work, 'a.tok');
+    await fs.writeFile(file, `${TOKEN_A}\n`, { mode: 0o600 });
+    await fs.chmod(file, 0o600);
+    const pulled = await tool.run(['pull', folder, '--token-file', file], {
+      env: {
+        LAB_DATA_CACHE: cache,
+        LAB_DATA_URL: labA.baseUrl,
+        LAB_DATA_URL_LAB_B: labB.baseUrl,
+        LAB_DATA_TOKEN_LAB_B: TOKEN_B,
+      },
+    });
+    assert.equal(pulled.code, 0, said(pulled));
+    assert.deepEqual(tokensSeen(labA.server), ['A']);
+    assert.deepEqual(tokensSeen(labB.server), ['B'], "lab B got its own token, not the file's");
+    // With only LAB_DATA_URL_LAB_B (which pairs LAB_DATA_TOKEN_LAB_B, not the file), lab B is refused.
+    const again = await clone();
+    const refused = await tool.run(['pull', again.folder, '--token-file', file], {
+      env: {
+        LAB_DATA_CACHE: again.cache,
+        LAB_DATA_URL: labA.baseUrl,
+        LAB_DATA_URL_LAB_B: labB.baseUrl,
+      },
+    });
+    assert.equal(refused.code, 3, said(refused));
+    assert.deepEqual(tokensSeen(labB.server), [], 'lab B received nothing');
+  });
+
   it('LAB_DATA_TOKEN goes only to the origin LAB_DATA_URL gives (or, without LAB_DATA_URL, --lab): --lab B with lab A pairing stops before any request (exit 3)', async () => {
     const pairedWithA = { LAB_DATA_TOKEN: TOKEN_A, LAB_DATA_URL: labA.baseUrl };
     const listing = await tool.run(['reports', '--lab', labB.baseUrl], { env: pairedWithA });

@@ -32,7 +32,9 @@ function driverCommand(): string {
   } catch {
     // The script as Node was given it.
   }
-  return `${shellQuoted(process.execPath)} ${shellQuoted(real)} merge-manifest %O %A %B %P`;
+  // git expands %O %A %B %P in the driver and reads %% as one %: a path holding % is written so.
+  const quoted = (text: string): string => shellQuoted(text).replaceAll('%', '%%');
+  return `${quoted(process.execPath)} ${quoted(real)} merge-manifest %O %A %B %P`;
 }
 
 async function readSide(file: string, what: string): Promise<ReturnType<typeof parseManifest>> {

@@ -47,6 +47,18 @@ function outcomeOf(
   problems: ReadonlyMap<string, CliError>,
   dryRun: boolean,
 ): Outcome {
+  if ((file.state === 'present' || file.state === 'restored') && file.error) {
+    // --update: the file is as recorded, but the lab could not be asked about it.
+    const problem = problems.get(file.lab);
+    return {
+      what:
+        file.state === 'present'
+          ? 'present, not checked at the lab'
+          : 'restored from the cache, not checked at the lab',
+      why: problem?.message ?? file.error.message,
+      exitCode: problem?.exitCode ?? exitCodeOf(file.error),
+    };
+  }
   switch (file.state) {
     case 'present':
       return { what: 'present', exitCode: Exit.ok };
@@ -225,7 +237,7 @@ function jsonOf(
       bytes: file.bytes,
       from: file.from,
       missing: file.missing,
-      error: file.state === 'failed' ? outcome(file).why : undefined,
+      error: file.state === 'failed' || file.error ? outcome(file).why : undefined,
     })),
     dry_run: dryRun || undefined,
     from_cache: fromSource(result, 'cache'),

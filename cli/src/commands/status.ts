@@ -47,7 +47,9 @@ export async function status(context: CliContext): Promise<ExitCode> {
   const folder = folderArgument(context);
   const driver = await mergeDriverProblem(path.join(folder, MANIFEST_FILE_NAME));
   if (driver !== undefined) {
-    context.progress.problem(`warning: ${driver} lab-data merge-manifest --install sets it up.`);
+    context.progress.problem(
+      `warning: ${serverText(driver, 600)} lab-data merge-manifest --install sets it up.`,
+    );
   }
   const selected = await selectionOf(context, folder, await readManifestOrFail(folder));
   const manifest = selected.manifest;

@@ -217,6 +217,16 @@ describe("LabOutage with a run's budget for a lab failing as a whole", () => {
     assert.equal(outage.budgetLeftMs(), 30_000, 'but it is an answer');
   });
 
+  it('a request stuck since before the lab last answered starts the clock at that answer: one stuck file does not spend the run', () => {
+    const { outage, clock } = budgeted(30_000);
+    const sent = clock.now;
+    clock.now += 25_000;
+    outage.answered(); // the lab answered other requests meanwhile
+    clock.now += 5_000;
+    outage.clock(labError('timeout', 'timeout', { origin: ORIGIN, what: 'waiting' }), sent);
+    assert.equal(outage.budgetLeftMs(), 25_000, 'counted from the last answer, 5 s ago');
+  });
+
   it('once spent, every request fails at once with the cause, also after a late answer, also one already admitted', async () => {
     const { outage } = budgeted(30_000);
     const early = ticket('/early');

@@ -41,6 +41,14 @@ describe('FolderRun, the run every folder command shares', () => {
     const broken = labError('invalidResponse', 'badJson');
     run.failed('B', 'https://b.example', broken);
     assert.equal(run.labFailure('B'), undefined);
+    const forbidden = labError('forbidden', 'forbidden');
+    assert.ok(!labWide(forbidden), 'a 403 is about one record, not the lab');
+    const down = labError('network', 'unreachable', { origin: 'https://a.example', reason: 'x' });
+    assert.equal(
+      run.failed('A', 'https://a.example', down),
+      refused,
+      'a later failure of the lab as a whole is told as the first one: one cause',
+    );
     const full = labError('fileSystem', 'badJson', {}, { detail: 'ENOSPC' });
     run.failed('B', 'https://b.example', full);
     assert.equal(run.folderFailed(), full);

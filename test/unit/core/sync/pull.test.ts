@@ -341,5 +341,31 @@ describe('restoring a folder from its manifest (core)', () => {
       }
       await down.close();
     });
+
+    it('with --update and no token: what the cache holds is restored and said as not checked at the lab, never as not restored', async () => {
+      const { folder, cache } = await clone('update-no-token');
+      const pulled = await pullFolder(folder, (await readManifestStrictly(folder)).manifest!, {
+        apiFor: () => undefined,
+        cache,
+        update: true,
+      });
+      const restored = pulled.files.filter((file) => file.state === 'restored');
+      assert.equal(restored.length, 11);
+      assert.ok(restored.every((file) => file.error?.text?.id === 'noToken'));
+      assert.equal(pulled.files.filter((file) => file.state === 'failed').length, 1);
+    });
+
+    it('a dry run meets the token rule as the real run does: no token, the file the cache lacks fails', async () => {
+      const { folder, cache } = await clone('dry-no-token');
+      const planned = await pullFolder(folder, (await readManifestStrictly(folder)).manifest!, {
+        apiFor: () => undefined,
+        cache,
+        dryRun: true,
+      });
+      assert.equal(planned.files.filter((file) => file.from === 'cache').length, 11);
+      const failed = planned.files.filter((file) => file.state === 'failed');
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]!.error?.text?.id, 'noToken');
+    });
   });
 });
