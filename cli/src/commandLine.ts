@@ -109,7 +109,7 @@ from_lab, bytes, manifest_written, exit_code }. ${FOLDER_NOTE}
   --update    ask the lab about amendments; take its newer files and update their manifest entries
   --force     replace local files that differ from their record
   --rehash    hash every file, even those whose size and time are as recorded
-  --cache DIR the content cache (default LAB_DATA_CACHE, else ~/.cache/lab-data or the platform's own)
+  --cache DIR the content cache: a folder or a team server's https:// address (default LAB_DATA_CACHE)
   --dry-run   print what would be restored, from where, and the bytes (of the selection); write nothing
 ${SELECT_NOTE}`,
     examples: [
@@ -353,7 +353,9 @@ Environment:
                           naming the variable to set; nothing is sent. --token-file: the token of this run's
                           lab (--lab, LAB_DATA_URL or LAB_DATA_URL_<NAME>). -v and lab-data status say which
                           variable supplies the token for which address (never the token).
-  LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
+  LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
+                          default: the user's cache folder)
+  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to start answering a request (default 30)
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
   NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted
