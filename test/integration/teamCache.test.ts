@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -11,6 +12,7 @@ import { nginxBinary, startNginxCache, type NginxCache } from '../cli/nginxCache
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
+  eventually,
   signedInLab,
   workspaceFolder,
   type SignedInLab,
@@ -90,9 +92,32 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
     await fs.rm(path.dirname(folder), { recursive: true, force: true });
   });
 
-  it("restores every file from the server with the lab stopped, sending the cache's token there and never the lab's", async () => {
+  it("Save keeps the saved file on the team server (a PUT on the labs' transport), with the token set", async () => {
     prompts.cacheTokenAnswers = [CACHE_TOKEN];
     assert.equal(await vscode.commands.executeCommand('labData.setCacheToken'), true);
+    const api = LabApi.forBaseUrl(signedIn.lab.baseUrl, { token: LEAK_CHECK_TOKEN });
+    const recorded = new Set(
+      [...originals.values()].map((bytes) => createHash('sha256').update(bytes).digest('hex')),
+    );
+    const other = (await listAllReports(api, {})).find(
+      (report) => report.download_available && !originals.has(`${report.report_id}.pdf`),
+    )!;
+    await api.close();
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.saveReportPdf',
+      other.report_id,
+    );
+    const bytes = await fs.readFile(uri.fsPath);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    assert.ok(!recorded.has(hash), 'a file the server did not hold yet');
+    const onServer = path.join(nginx.files, 'sha256', hash.slice(0, 2), hash);
+    await eventually(async () => assert.ok((await fs.readFile(onServer)).equals(bytes)));
+    const puts = (await nginx.accessLog()).filter((line) => line.method === 'PUT');
+    assert.ok(puts.some((line) => line.path.endsWith(hash) && line.status === 201));
+    await fs.rm(uri.fsPath);
+  });
+
+  it("restores every file from the server with the lab stopped, sending the cache's token there and never the lab's", async () => {
     for (const name of originals.keys()) {
       await fs.rm(path.join(folder, name));
     }
