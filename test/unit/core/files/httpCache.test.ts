@@ -13,6 +13,7 @@ import {
   netrcCredentials,
 } from '../../../../core/files/httpCache';
 import { redactSecrets } from '../../../../core/errors/serverText';
+import { closedPort } from '../../helpers';
 
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -303,6 +304,21 @@ describe('a team cache on a server (HttpCache)', () => {
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /no answer within/);
     assert.deepEqual(await filesIn(), []);
+  });
+
+  it('a server that refuses the connection is said once; push then fails with the reason', async () => {
+    const warnings: string[] = [];
+    const cache = new HttpCache(`http://127.0.0.1:${await closedPort()}/team`, {
+      warn: (message) => warnings.push(message),
+    });
+    closers.push(() => cache.close());
+    assert.equal(await cache.restore(hash, bytes.length, target()), undefined);
+    assert.equal(await cache.restore(hash, bytes.length, target('R-2.pdf')), undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /cannot be reached \(ECONNREFUSED\); going on with the labs/);
+    const file = path.join(work, 'R-3.pdf');
+    await fs.writeFile(file, bytes);
+    await assert.rejects(cache.publish(file, hash, bytes.length), /cannot be reached/);
   });
 
   it('status asks one HEAD a file; an unknown answer counts as not held', async () => {
