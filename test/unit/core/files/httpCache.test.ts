@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +15,8 @@ import {
 } from '../../../../core/files/httpCache';
 import { redactSecrets } from '../../../../core/errors/serverText';
 import { closedPort } from '../../helpers';
+import { loadCertificateAuthorities } from '../../../../core/connection/network';
+import { makeTestCertificates } from '../../../support/certificates';
 
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -319,6 +322,38 @@ describe('a team cache on a server (HttpCache)', () => {
     const file = path.join(work, 'R-3.pdf');
     await fs.writeFile(file, bytes);
     await assert.rejects(cache.publish(file, hash, bytes.length), /cannot be reached/);
+  });
+
+  it('TLS as for labs: a server whose authority is given (a CA file) is trusted, one unknown is said once and not used', async function () {
+    this.timeout(30_000);
+    const certs = makeTestCertificates();
+    const server = https.createServer({ key: certs.key, cert: certs.cert }, (_request, response) =>
+      response.end(bytes),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const address = `https://localhost:${(server.address() as AddressInfo).port}/team`;
+    const trusting = new HttpCache(address, {
+      network: { noProxy: [], ca: loadCertificateAuthorities([certs.caFile]).ca },
+    });
+    closers.push(() => trusting.close());
+    assert.equal((await trusting.restore(hash, bytes.length, target()))?.sha256, hash);
+    const warnings: string[] = [];
+    const unknown = new HttpCache(address, { warn: (message) => warnings.push(message) });
+    closers.push(() => unknown.close());
+    assert.equal(await unknown.restore(hash, bytes.length, target('R-2.pdf')), undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0]!,
+      /cannot be reached \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/,
+    );
+    assert.deepEqual(await filesIn(), ['R-1.pdf']);
   });
 
   it('status asks one HEAD a file; an unknown answer counts as not held', async () => {
