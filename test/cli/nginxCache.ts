@@ -18,6 +18,9 @@ export function nginxBinary(): string | undefined {
 export interface NginxCache {
   /** Needs `Authorization: Bearer <token>`; takes PUT (WebDAV). */
   readonly tokenUrl: string;
+  /** The same files, read-only, for Basic credentials (`ci` and {@link basicPassword}) alone. */
+  readonly basicUrl: string;
+  readonly basicPassword: string;
   /** The same files, read-only: PUT answers 403. */
   readonly readOnlyUrl: string;
   /** Proxied to a port that accepts and never answers. */
@@ -70,6 +73,7 @@ export async function startNginxCache(token: string): Promise<NginxCache> {
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const silentPort = (silent.address() as net.AddressInfo).port;
   const port = await freePort();
+  const basicPassword = `netrc-${token.slice(-8)}-pass`;
   const temp = (name: string): string => path.join(root, name);
   const config = `
 daemon off;
@@ -95,6 +99,10 @@ http {
       dav_methods PUT;
       create_full_put_path on;
       dav_access user:rw group:r all:r;
+    }
+    location /basic/ {
+      if ($http_authorization != "Basic ${Buffer.from(`ci:${basicPassword}`).toString('base64')}") { return 401; }
+      alias ${files}/;
     }
     location /readonly/ {
       alias ${files}/;
@@ -145,6 +153,8 @@ http {
   return {
     tokenUrl: `${base}/team`,
     readOnlyUrl: `${base}/readonly`,
+    basicUrl: `${base}/basic`,
+    basicPassword,
     stallUrl: `${base}/stall`,
     redirectUrl: `${base}/redirect`,
     loginUrl: `${base}/login`,

@@ -256,6 +256,18 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
       amended.sha256,
       'the revision recorded, which the lab no longer serves',
     );
+    // Basic credentials from a .netrc (its machine is the server's host): the same files.
+    const netrc = path.join(work, 'netrc-file');
+    await fs.writeFile(netrc, `machine 127.0.0.1\n  login ci\n  password ${nginx.basicPassword}\n`);
+    const viaNetrc = await clone('netrc');
+    const pullNetrc = await tool.run(['pull', viaNetrc, '-v'], {
+      env: { LAB_DATA_CACHE: nginx.basicUrl, NETRC: netrc },
+    });
+    assert.equal(pullNetrc.code, 0, said(pullNetrc));
+    await assertRestored(viaNetrc);
+    assert.match(pullNetrc.stderr, /with credentials from .*netrc/);
+    assert.ok(!pullNetrc.stderr.includes(nginx.basicPassword));
+
     const info = await tool.run(['cache'], { env: serverEnv() });
     assert.equal(info.code, 0, said(info));
     assert.match(info.stdout, /a team cache on a server that answers/);
@@ -267,7 +279,9 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     for (const line of log) {
       assert.ok(!line.authorization.includes(SECRET_TOKEN), `${line.method} ${line.path}`);
       assert.ok(
-        line.authorization === `Bearer ${CACHE_TOKEN}` || line.authorization === '-',
+        line.authorization === `Bearer ${CACHE_TOKEN}` ||
+          line.authorization === '-' ||
+          (line.path.startsWith('/basic/') && line.authorization.startsWith('Basic ')),
         `${line.method} ${line.path}: ${line.authorization.slice(0, 12)}`,
       );
     }
