@@ -263,7 +263,10 @@ the cache, so a teammate's or CI's pull restores them without the lab: only a fi
 recorded SHA-256 (hashed as it is copied); one that differs or is missing is named and not pushed. What
 the cache holds already is not copied again. It prints pushed N (bytes), already there M, not pushed K
 (why); --json the same per file. A cache that cannot be written (read-only, full) stops the push with a
-message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.`,
+message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.
+A team cache on a server (--cache or LAB_DATA_CACHE https://…, its token in LAB_DATA_CACHE_TOKEN or
+~/.netrc): push PUTs each file and checks it is held; lab-data cache says whether the server answers (it
+offers no listing; status --check-cache tells what it lacks); prune is the server's own business.`,
     examples: [
       'lab-data cache',
       'lab-data sync && lab-data cache push --cache /mnt/team/lab-data-cache',
