@@ -13,6 +13,12 @@ import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
 import type { LabNode } from './views/nodes';
 import type { Logger } from './log';
+import type { SavedFileDecorations } from './provenance/savedDecorations';
+import type {
+  MissingFilesNotice,
+  MissingFilesOutcome,
+  NoticeAnswer,
+} from './provenance/missingFilesNotice';
 import { signInForDemo } from './auth/demoSignIn';
 
 /** One lab as other extensions and tests see it: never its token. */
@@ -41,6 +47,8 @@ export interface LabDataExtensionApi {
   readonly views: Readonly<
     Record<'reports' | 'clients' | 'samples', vscode.TreeDataProvider<LabNode>>
   >;
+  /** The Saved Reports view: its provider, to read the rows as the tree shows them. */
+  readonly savedReports: { readonly provider: vscode.TreeDataProvider<LabNode> };
   /** The status bar text now. */
   statusText(): string;
   /** The status bar tooltip now. */
@@ -91,6 +99,18 @@ export interface LabDataExtensionApi {
     vscode.AuthenticationProvider,
     'getSessions' | 'removeSession' | 'onDidChangeSessions'
   >;
+  /** Saved report files: their Explorer decoration, and the notice of missing files on opening. */
+  readonly savedFiles: {
+    /** The decoration the Explorer shows for `uri`. */
+    decoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
+    /**
+     * Runs the check activation runs (in `folders`, or every folder with a manifest), with
+     * `answer` in place of the person answering the notification.
+     */
+    checkMissing(answer: NoticeAnswer, folders?: readonly string[]): Promise<MissingFilesOutcome>;
+    /** Checks run since activation (activation runs one). */
+    missingChecks(): number;
+  };
 }
 
 /** "New since you last looked" as tests see it; the knobs shorten waits that take seconds or minutes for people. */
@@ -123,12 +143,20 @@ export function createExtensionApi(
   previews: PdfPreviewProvider,
   overviews: OverviewPanels,
   accounts: LabDataExtensionApi['accounts'],
+  saved: { decorations: SavedFileDecorations; missingFiles: MissingFilesNotice },
   activationMs: number,
   log: Logger,
+  savedReports: LabDataExtensionApi['savedReports'],
 ): LabDataExtensionApi {
   return {
+    savedReports,
     activationMs,
     accounts,
+    savedFiles: {
+      decoration: (uri) => saved.decorations.provideFileDecoration(uri),
+      checkMissing: (answer, folders) => saved.missingFiles.check({ answer, folders }),
+      missingChecks: () => saved.missingFiles.checks,
+    },
     overview: (lab) => overviews.panelOf(lab),
     previews: {
       uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id, labs.signedIn.length > 1),

@@ -27,6 +27,8 @@ export const Commands = {
   copySupportReport: 'labData.copySupportReport',
   verifySavedReports: 'labData.verifySavedReports',
   restoreReports: 'labData.restoreReports',
+  /** Adds the lab a folder's manifest names (its address shown and confirmed first). */
+  addLabFromManifest: 'labData.addLabFromManifest',
   exportList: 'labData.exportList',
   /** A view's toolbar and lab rows: export that view's list (and its filter) without asking which. */
   exportReports: 'labData.exportReports',
@@ -43,6 +45,18 @@ export const Commands = {
   /** Problems quick actions of a verified folder. */
   redownloadSavedReport: 'labData.redownloadSavedReport',
   compareSavedReport: 'labData.compareSavedReport',
+  /** The Saved Reports view's actions (a folder, lab or report row; the view's title for every folder). */
+  restoreSavedFolder: 'labData.restoreSavedFolder',
+  verifySavedFolder: 'labData.verifySavedFolder',
+  checkForAmendments: 'labData.checkForAmendments',
+  updateToLabRevision: 'labData.updateToLabRevision',
+  revealSavedReport: 'labData.revealSavedReport',
+  previewSavedReport: 'labData.previewSavedReport',
+  compareWithLab: 'labData.compareWithLab',
+  resolveManifest: 'labData.resolveManifest',
+  installMergeDriver: 'labData.installMergeDriver',
+  pushToTeamCache: 'labData.pushToTeamCache',
+  refreshSavedReports: 'labData.refreshSavedReports',
   /** Tree-only: copy the id of a row. */
   copyId: 'labData.copyId',
   /** Tree-only: fetch the next page of a list. */
@@ -69,6 +83,8 @@ export const Views = {
   reports: 'labData.reports',
   clients: 'labData.clients',
   samples: 'labData.samples',
+  /** Each manifest of the workspace, by lab, with each report's state. */
+  savedReports: 'labData.savedReports',
 } as const;
 
 export const ContextKeys = {
@@ -107,6 +123,8 @@ export const Settings = {
   savedSearches: 'savedSearches',
   checkForNewReportsMinutes: 'checkForNewReportsMinutes',
   overviewMaxReports: 'overviewMaxReports',
+  /** A repository's lab (a manifest's origin) → the lab of this machine that serves it. */
+  manifestLabs: 'manifestLabs',
 } as const;
 
 /** VS Code's own network settings the extension honours for its bundled HTTP client. */

@@ -28,6 +28,11 @@ import { SavedSearchSettings } from './news/savedSearchSettings';
 import { ConnectionStatusBar } from './statusBar';
 import { SAVED_METADATA_SCHEME, SavedReportFindings } from './provenance/savedReports';
 import { SavedReportStates } from './provenance/savedStates';
+import { SavedFileDecorations } from './provenance/savedDecorations';
+import { MissingFilesNotice } from './provenance/missingFilesNotice';
+import { SavedFolderStates } from './provenance/savedFolders';
+import { mergeDriverOffer } from './provenance/savedReportsActions';
+import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
@@ -58,7 +63,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const searches = new SavedSearchSettings(log);
   const findings = new SavedReportFindings();
   const savedStates = new SavedReportStates(labs, findings, log);
+  const decorations = new SavedFileDecorations(labs, savedStates, findings);
+  const missingFiles = new MissingFilesNotice(context.workspaceState, log);
   const views = registerViews(labs, news, searches, savedStates);
+  const savedFolders = new SavedFolderStates(
+    labs,
+    log,
+    mergeDriverOffer(context.workspaceState, log),
+  );
+  const savedView = registerSavedReportsView(savedFolders);
   const newsView = new NewReportsView(news, views.reportsView);
   const checker = new NewReportsChecker(labs, news, () => views.reports.refresh(), log);
   const tools = new LabTools(labs, log);
@@ -90,6 +103,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     news,
     searches,
     ...views.disposables,
+    savedFolders,
+    ...savedView.disposables,
     newsView,
     checker,
     ...tools.register(),
@@ -123,7 +138,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     vscode.window.registerUriHandler(deepLinks),
     findings,
     savedStates,
-    vscode.window.registerFileDecorationProvider(findings),
+    decorations,
+    vscode.window.registerFileDecorationProvider(decorations),
     vscode.languages.registerCodeActionsProvider(
       { scheme: 'file', pattern: '**/lab-data-sync.json' },
       findings,
@@ -140,6 +156,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
         prompts,
         log,
         findings,
+        savedFolders,
         news,
         searches,
         previews,
@@ -154,6 +171,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       () => labs.ready,
     ),
   );
+  // Said once on opening when a manifest lists files that are not there (one listing per folder, no lab asked).
+  void missingFiles.check();
   const activationMs = performance.now() - started;
   log.info(
     'Extension',
@@ -169,8 +188,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     previews,
     overviews,
     authProvider,
+    { decorations, missingFiles },
     activationMs,
     log,
+    { provider: savedView.provider },
   );
 }
 

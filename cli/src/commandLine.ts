@@ -359,7 +359,9 @@ Environment:
   LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
                           default: the user's cache folder)
   LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
-  LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to start answering a request (default 30)
+  LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to answer (default 30): to start, and between two parts of
+                          an answer; also the most a lab failing as a whole (no answer, 5xx, a long
+                          Retry-After) costs pull, sync and status --remote, retries and waits included
   HTTPS_PROXY, NO_PROXY   a proxy, and the hosts that bypass it
   NODE_EXTRA_CA_CERTS     more trusted authorities; the system's own store is always trusted
 

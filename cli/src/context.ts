@@ -23,6 +23,8 @@ const labApiCode = (): typeof import('../../core/api/labApi') => require('../../
 const labDefinitionCode = (): typeof import('../../core/api/labDefinition') =>
   require('../../core/api/labDefinition');
 const networkCode = (): typeof import('./network') => require('./network');
+const httpClientCode = (): typeof import('../../core/connection/httpClient') =>
+  require('../../core/connection/httpClient');
 const httpCacheCode = (): typeof import('../../core/files/httpCache') =>
   require('../../core/files/httpCache');
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -157,12 +159,17 @@ export class CliContext {
     const { defaultLabDefinition } = labDefinitionCode();
     // Named as the folder's manifest names it, so a sync finds the section the extension wrote.
     const lab = defaultLabDefinition(parseBaseUrl(baseUrl), name, false);
+    // One answer timeout (LAB_DATA_ANSWER_TIMEOUT, 30 s): for an answer, for its body's silences,
+    // and for the whole run on a lab that fails as a whole, retries and Retry-After waits included.
+    const answerMs = httpClientCode().answerTimeoutMs(this.env);
     const api = new LabApi({
       lab,
       token,
       network: this.networkOptions().options,
       userAgent: `lab-data-cli/${this.version}`,
       log,
+      timeouts: { headersMs: answerMs, bodyIdleMs: answerMs },
+      failingLabBudgetMs: answerMs,
     });
     this.byLab.set(key, api);
     return api;

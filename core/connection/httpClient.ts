@@ -4,12 +4,18 @@ import type { LabBaseUrl } from './baseUrl';
 import { isLoopbackHost } from './baseUrl';
 import { ACCEPT_ENCODING, contentCodings, decodeBody } from './contentEncoding';
 import { readErrorBody, type ErrorBody } from './errorBody';
-import type { LabApiError } from '../errors/errors';
+import type { LabApiError, LabApiErrorDetails } from '../errors/errors';
 import { cancelledError, labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
-import { isTransient, statusError, thrownError, type AttemptContext } from './errorMapping';
+import {
+  formatClock,
+  isTransient,
+  statusError,
+  thrownError,
+  type AttemptContext,
+} from './errorMapping';
 import { DIRECT, proxySecrets, type NetworkOptions } from './network';
-import { LabOutage, type OutageTicket } from './labOutage';
+import { LabOutage, spendsBudget, type OutageTicket } from './labOutage';
 import {
   type Transport,
   type TransportFactory,
@@ -109,6 +115,13 @@ export interface HttpClientOptions {
   readonly onFailure?: (error: LabApiError) => void;
   /** The lab's circuit breaker (a lab failing as a whole fails fast); one per client by default. */
   readonly outage?: LabOutage;
+  /**
+   * The most this client's run spends on the lab while it does not answer (fails as a whole, or
+   * asks to wait), retries and `Retry-After` waits included (`LabOutageOptions.budgetMs`):
+   * a retry or wait that would end beyond it is not made, and what the lab did is said instead.
+   * None by default; the tool sets one answer timeout. Ignored when `outage` is given (it has its own).
+   */
+  readonly failingLabBudgetMs?: number;
   /**
    * A person waits for each answer (a token check): a lab that sends no answer within the
    * timeout is said at once, not asked again three more times in silence.
@@ -220,7 +233,10 @@ export class HttpClient {
     this.onFailure = options.onFailure ?? (() => undefined);
     this.outage =
       options.outage ??
-      new LabOutage(options.baseUrl.origin, { log: (level, message) => this.log(level, message) });
+      new LabOutage(options.baseUrl.origin, {
+        log: (level, message) => this.log(level, message),
+        budgetMs: options.failingLabBudgetMs,
+      });
     const settings = { connections: concurrency, timeouts: this.timeouts };
     this.network = options.network ?? DIRECT;
     this.transport = options.transport
@@ -320,12 +336,26 @@ export class HttpClient {
     for (let attempt = 0; ; attempt++) {
       await this.outage.admit(ticket, spec.signal);
       let failure: AttemptFailure;
+      let sentAt = Date.now();
+      let deadline: AnswerDeadline | undefined;
       try {
         return await this.slots.run(async () => {
           await this.gate.wait(spec.signal);
+          // A request that queued for a connection or the lab's pause is not sent once the run's budget is spent.
+          const refused = this.outage.spentError(ticket);
+          if (refused) {
+            throw new AttemptFailure(refused, false);
+          }
           const started = Date.now();
+          sentAt = started;
           const context: AttemptContext = { path, params: query, signal: spec.signal };
-          const { response, url } = await this.dispatch(target, { ...spec, accept }, context);
+          // While the lab fails as a whole, an attempt gets no longer to answer than the budget has left.
+          deadline = answerDeadline(this.outage.budgetDeadline(), spec.signal);
+          const { response, url } = await this.dispatch(
+            target,
+            { ...spec, accept, signal: deadline.signal },
+            context,
+          ).finally(deadline.clear);
           const requestId = requestIdOf(response.headers);
           // One line per request at the default level; headers only at debug (bodies are never logged).
           this.log(
@@ -374,6 +404,17 @@ export class HttpClient {
           const mapped = this.toLabError(error, { path, params: query, signal: spec.signal });
           failure = new AttemptFailure(mapped, isTransient(mapped, error));
         }
+        if (deadline?.fired() && !spec.signal?.aborted) {
+          failure = new AttemptFailure(
+            labError(
+              'timeout',
+              'silentFor',
+              { origin: this.baseUrl.origin, seconds: Math.round((Date.now() - sentAt) / 1000) },
+              { path, params: query, detail: "the run's budget for a failing lab ran out" },
+            ),
+            false,
+          );
+        }
       }
       const { error } = failure;
       if (error.status === 406 && accept !== ACCEPT_ANYTHING) {
@@ -386,17 +427,27 @@ export class HttpClient {
         attempt--;
         continue;
       }
-      const givingUp =
+      let givingUp =
         !failure.retryable ||
         attempt >= this.retry.retries ||
         (this.interactive && error.code === 'timeout');
-      const delay = givingUp
+      let delay = givingUp
         ? 0
         : (failure.retryAfterMs ?? backoffDelay(attempt, this.retry, this.random));
+      this.outage.clock(error, sentAt);
+      const budget = this.overBudget(failure, givingUp ? undefined : delay);
+      if (budget) {
+        givingUp = true;
+        delay = 0;
+      }
       this.outage.failed(ticket, error, givingUp);
       this.reportConnection(error, delay);
+      if (budget?.spent) {
+        this.outage.exhaust(budget.error);
+      }
       if (givingUp) {
-        const final = attempt > 0 ? error.with({ attempts: attempt + 1 }) : error;
+        const said = budget?.error ?? error;
+        const final = attempt > 0 ? said.with({ attempts: attempt + 1 }) : said;
         if (final.code !== 'cancelled') {
           this.onFailure(final);
         }
@@ -417,6 +468,67 @@ export class HttpClient {
         }
       }
     }
+  }
+
+  /**
+   * The budget's verdict on a failed attempt, before another after `delay` ms (undefined: none is
+   * coming): undefined while the lab fits in the budget; else what the lab did, and whether that
+   * spent the budget. A wait the lab asks for beyond what is left is said, not slept; a lab that
+   * fails past the budget is not asked again; a timeout is said as the silence it was.
+   */
+  private overBudget(
+    failure: AttemptFailure,
+    delay: number | undefined,
+  ): { readonly error: LabApiError; readonly spent: boolean } | undefined {
+    const { error } = failure;
+    const budgetMs = this.outage.budgetMs;
+    if (budgetMs === undefined || !spendsBudget(error)) {
+      return undefined;
+    }
+    const left = this.outage.budgetLeftMs();
+    const wait = failure.retryAfterMs;
+    if (wait !== undefined && wait > left) {
+      const retryAt = new Date(Date.now() + wait);
+      const seconds = (ms: number): number => Math.round(ms / 1000);
+      return {
+        error: labError(
+          error.code,
+          seconds(left) < seconds(budgetMs) ? 'waitOverBudgetLeft' : 'waitOverBudget',
+          {
+            origin: this.baseUrl.origin,
+            wait: durationWords(wait),
+            budget: seconds(budgetMs),
+            left: seconds(left),
+            time: formatClock(retryAt),
+          },
+          detailsOf(error, { retryAt }),
+        ),
+        spent: true,
+      };
+    }
+    const spent = left <= 0 || (delay !== undefined && delay >= left);
+    if (!spent && (delay !== undefined || error.code !== 'timeout')) {
+      return undefined;
+    }
+    return { error: this.silence(error) ?? error, spent };
+  }
+
+  /** A timeout in the words of what the lab did: sent nothing, or its headers and then nothing, for so long. */
+  private silence(error: LabApiError): LabApiError | undefined {
+    const waited =
+      error.detail === 'UND_ERR_HEADERS_TIMEOUT'
+        ? { id: 'silentFor' as const, ms: this.timeouts.headersMs }
+        : error.detail === 'UND_ERR_BODY_TIMEOUT'
+          ? { id: 'stoppedAfterHeaders' as const, ms: this.timeouts.bodyIdleMs }
+          : undefined;
+    return waited
+      ? labError(
+          'timeout',
+          waited.id,
+          { origin: this.baseUrl.origin, seconds: Math.round(waited.ms / 1000) },
+          detailsOf(error),
+        )
+      : undefined;
   }
 
   private reportConnection(error: LabApiError, retryInMs: number): void {
@@ -534,9 +646,7 @@ export class HttpClient {
       },
       { status, path, params, requestId, reason },
     );
-    return tooLongToWait
-      ? new AttemptFailure(error, false)
-      : new AttemptFailure(error, RETRYABLE_STATUSES.has(status), waitMs);
+    return new AttemptFailure(error, !tooLongToWait && RETRYABLE_STATUSES.has(status), waitMs);
   }
 
   /** Reads a small error body: the server's own reason and request id, sanitised. */
@@ -665,6 +775,55 @@ function discard(body: Readable): void {
     body.on('error', () => undefined);
     body.destroy();
   }
+}
+
+/** An attempt's signal that also aborts at a deadline, until cleared; `fired` tells whether the deadline did. */
+interface AnswerDeadline {
+  readonly signal?: AbortSignal;
+  fired(): boolean;
+  clear(): void;
+}
+
+/** The caller's `signal`, aborted too at `deadline` (epoch ms) when there is one. */
+function answerDeadline(deadline: number | undefined, signal?: AbortSignal): AnswerDeadline {
+  if (deadline === undefined) {
+    return { signal, fired: () => false, clear: () => undefined };
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
+  return {
+    signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
+    fired: () => controller.signal.aborted,
+    clear: () => clearTimeout(timer),
+  };
+}
+
+/** A wait in words: "60 s", "20 min", "24 h", "7 days". */
+export function durationWords(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 120) {
+    return `${seconds} s`;
+  }
+  if (seconds < 120 * 60) {
+    return `${Math.round(seconds / 60)} min`;
+  }
+  return seconds < 48 * 3600
+    ? `${Math.round(seconds / 3600)} h`
+    : `${Math.round(seconds / 86400)} days`;
+}
+
+/** An error's facts (status, path, request id…) for another sentence about the same failure. */
+function detailsOf(error: LabApiError, extra: LabApiErrorDetails = {}): LabApiErrorDetails {
+  return {
+    status: error.status,
+    path: error.path,
+    requestId: error.requestId,
+    params: error.params,
+    retryAt: error.retryAt,
+    detail: error.detail,
+    reason: error.reason,
+    ...extra,
+  };
 }
 
 /** One failed attempt, and whether (and when) another is worth making. */

@@ -39,6 +39,14 @@ export interface LabOutageOptions {
   readonly coolDownMs?: number;
   readonly now?: () => number;
   readonly log?: (level: 'info' | 'warn', message: string) => void;
+  /**
+   * The most a run spends on this lab while it does not answer (it fails as a whole, or asks to
+   * wait), retries and `Retry-After` waits included, counted from when the first attempt that
+   * failed so since the lab last answered was sent. Once spent, the lab is down for the rest of the run: every further
+   * request fails at once, saying what the lab did. None by default: the extension's clients
+   * outlive any one run (the tool gives each run's client one answer timeout).
+   */
+  readonly budgetMs?: number;
 }
 
 export const DEFAULT_OUTAGE_THRESHOLD = 3;
@@ -50,6 +58,11 @@ type Phase =
   | { readonly kind: 'probing'; readonly probe: OutageTicket }
   | { readonly kind: 'open'; readonly until: number };
 
+/** Failures that run a budget's clock: the lab failing as a whole, or asking to wait (429). */
+export function spendsBudget(error: LabApiError): boolean {
+  return isLabWideFailure(error) || error.code === 'rateLimited';
+}
+
 /**
  * A circuit breaker for one lab: when its last few attempts, from more than one request, all failed
  * lab-wide ({@link isLabWideFailure}) with no answer in between, one request (the probe) goes on
@@ -58,13 +71,20 @@ type Phase =
  * until the cool-down has passed (then the next request is the probe). Any answer from the lab,
  * the probe's or a request's still in flight, closes the breaker and lets everyone go on. So a lab
  * answering 503 to everything costs a bulk run a handful of requests, not four per file, and a
- * passing hiccup costs nothing but a short wait.
+ * passing hiccup costs nothing but a short wait. With a budget ({@link LabOutageOptions.budgetMs}),
+ * a lab that keeps failing or asks to wait longer than the budget costs the run at most the budget.
  */
 export class LabOutage {
   private readonly threshold: number;
   private readonly coolDownMs: number;
   private readonly now: () => number;
   private readonly log: NonNullable<LabOutageOptions['log']>;
+  /** The run's budget for this lab failing as a whole; undefined: none. */
+  readonly budgetMs?: number;
+  /** When the first attempt that spends the budget was sent, since the lab last answered. */
+  private failingSince?: number;
+  /** Why the budget ended the run's requests to this lab; from then on the lab stays down. */
+  private spent?: LabApiError;
   private phase: Phase = { kind: 'closed' };
   /** Requests that failed lab-wide since the lab last answered, and their failed attempts. */
   private readonly failing = new Set<OutageTicket>();
@@ -80,6 +100,7 @@ export class LabOutage {
     this.coolDownMs = options.coolDownMs ?? DEFAULT_OUTAGE_COOL_DOWN_MS;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => undefined);
+    this.budgetMs = options.budgetMs;
   }
 
   /** `closed` (requests go), `probing` (one goes, the others wait) or `open` (requests fail at once). */
@@ -115,8 +136,66 @@ export class LabOutage {
     }
   }
 
-  /** The lab answered (any status that is not a lab-wide failure): everything goes again. */
+  /** The lab answered (any status that is not a lab-wide failure): everything goes again, unless the budget is spent. */
   answered(): void {
+    this.failingSince = undefined;
+    this.reopen();
+  }
+
+  /**
+   * Starts the budget's clock at `sentAt` (when the attempt that failed was sent) if `error` spends
+   * the budget and the clock is not running from earlier. Call before {@link budgetLeftMs} decides on a retry.
+   */
+  clock(error: LabApiError, sentAt: number): void {
+    if (this.budgetMs !== undefined && spendsBudget(error)) {
+      this.failingSince = Math.min(this.failingSince ?? sentAt, sentAt);
+    }
+  }
+
+  /** What is left of the budget: all of it while the lab answers; Infinity without a budget. */
+  budgetLeftMs(): number {
+    if (this.budgetMs === undefined) {
+      return Number.POSITIVE_INFINITY;
+    }
+    return this.failingSince === undefined
+      ? this.budgetMs
+      : Math.max(0, this.budgetMs - (this.now() - this.failingSince));
+  }
+
+  /** When the budget runs out (epoch ms) while the lab fails; undefined while it answers, or without a budget. */
+  budgetDeadline(): number | undefined {
+    return this.budgetMs !== undefined && this.failingSince !== undefined
+      ? this.failingSince + this.budgetMs
+      : undefined;
+  }
+
+  /**
+   * The budget ended a request with `error` (what the lab did): the lab is down for the rest of
+   * the run, and every request still to come fails at once with that cause, without being sent.
+   */
+  exhaust(error: LabApiError): void {
+    if (this.spent) {
+      return;
+    }
+    this.spent = error;
+    this.phase = { kind: 'open', until: Number.POSITIVE_INFINITY };
+    this.log(
+      'warn',
+      `[http] the lab at ${this.origin} is not asked again in this run (budget ${Math.round((this.budgetMs ?? 0) / 1000)} s): ${error.message}`,
+    );
+    this.wake();
+  }
+
+  /** The error of a request admitted before the budget was spent and still waiting to be sent; undefined until then. */
+  spentError(request: OutageTicket): LabApiError | undefined {
+    return this.spent ? this.outageError(request) : undefined;
+  }
+
+  /** Closes the breaker after an answer; a spent budget keeps the lab down. */
+  private reopen(): void {
+    if (this.spent) {
+      return;
+    }
     const wasDown = this.phase.kind !== 'closed';
     this.failing.clear();
     this.failedAttempts = 0;
@@ -131,7 +210,13 @@ export class LabOutage {
   /** An attempt of `request` failed; `final` when the request gives up after it. */
   failed(request: OutageTicket, error: LabApiError, final: boolean): void {
     if (!isLabWideFailure(error)) {
-      if (error.status !== undefined) {
+      if (error.status === undefined) {
+        return;
+      }
+      // A 429 is an answer to the breaker, but the lab is still not serving: the budget's clock runs on.
+      if (error.code === 'rateLimited') {
+        this.reopen();
+      } else {
         this.answered();
       }
       return;
@@ -189,6 +274,20 @@ export class LabOutage {
   }
 
   private outageError(request: OutageTicket): LabApiError {
+    if (this.spent) {
+      const spent = this.spent;
+      return labError(
+        spent.code,
+        'labOutageBudget',
+        { reason: spent.message },
+        {
+          status: spent.status,
+          path: request.path,
+          retryAt: spent.retryAt,
+          detail: 'not sent: the run spent its budget for this lab',
+        },
+      );
+    }
     const last = this.last;
     const args = { origin: this.origin, answer: this.answer(), count: this.failedAttempts };
     return labError(

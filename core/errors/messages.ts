@@ -64,6 +64,15 @@ export const MESSAGES = {
     'The lab at {origin} answered {answer} to the last {count} requests; the remaining files and pages were not requested. Try again later.',
   labOutageNetwork:
     'The lab at {origin} failed the last {count} requests ({answer}); the remaining files and pages were not requested. Try again later.',
+  labOutageBudget: '{reason} The remaining files and pages were not requested.',
+  // A run's budget for a lab failing as a whole (LabOutage's budgetMs)
+  silentFor: 'The lab at {origin} accepted the connection and sent nothing for {seconds} s.',
+  stoppedAfterHeaders:
+    'The lab at {origin} sent its headers, then stopped sending for {seconds} s.',
+  waitOverBudget:
+    'The lab at {origin} asked to wait {wait} (Retry-After), longer than the {budget} s budget; not waited: try again after {time}.',
+  waitOverBudgetLeft:
+    'The lab at {origin} asked to wait {wait} (Retry-After), longer than the {left} s left of the {budget} s budget; not waited: try again after {time}.',
   // Certificates
   certSelfSigned:
     'Cannot reach the lab at {origin}: its certificate is self-signed and not trusted. Add the certificate of the authority that issued it to the labData.caCertificates setting.',

@@ -1,18 +1,16 @@
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
-  createReadStream,
   fchmodSync,
   fstatSync,
   openSync,
   promises as fs,
   readFileSync,
-  readSync,
 } from 'node:fs';
 import * as path from 'node:path';
 import { LabApiError } from '../errors/errors';
 import { cancelledError, labError } from '../errors/messages';
+import { sha256OfOpenFile, Slices } from './hashEach';
 import {
   commit,
   fileSystemError,
@@ -21,9 +19,6 @@ import {
   type PreparedFolder,
   type SavedFile,
 } from './safeWriter';
-
-/** Files up to this size are hashed in synchronous reads into one buffer; larger ones are streamed. */
-const READ_AT_ONCE_BYTES = 4 * 1024 * 1024;
 
 export interface SafeCopyOptions {
   /** The file to copy (a reflink where the file system offers one). */
@@ -41,9 +36,6 @@ export interface SafeCopyOptions {
   readonly checkSha256?: (sha256: string) => LabApiError | undefined;
   readonly signal?: AbortSignal;
 }
-
-/** One buffer for hashing restored files: reused, so a thousand files cost no thousand fresh buffers (each a page fault per 4 KiB). */
-let hashBuffer: Buffer | undefined;
 
 /** The mode a file this process creates with 0644 gets (its umask applied), found once. */
 let newFileModeFound: number | undefined;
@@ -68,14 +60,16 @@ function newFileMode(): number {
 }
 
 /**
- * The SHA-256 of a file just written, with its size and time, read through one descriptor: a
- * report-sized file (up to 4 MiB) in synchronous reads into one reused buffer (a memory copy from
- * the page cache, far under a millisecond), a larger one streamed so the event loop keeps turning.
- * The file gets the mode a new file of this process has, where the file system keeps modes: a copy
- * keeps its source's, and the cache's files are private (0600).
+ * The SHA-256 of a file just written, with its size and time, read through one descriptor, every
+ * byte, in synchronous slices ({@link sha256OfOpenFile}: a report-sized file is one read from the
+ * page cache, far under a millisecond). The file gets the mode a new file of this process has,
+ * where the file system keeps modes: a copy keeps its source's, and the cache's files are private
+ * (0600).
  */
-async function hashCopy(file: string): Promise<{ sha256: string; size: number; mtimeMs: number }> {
-  const hash = createHash('sha256');
+async function hashCopy(
+  file: string,
+  signal: AbortSignal | undefined,
+): Promise<{ sha256: string; size: number; mtimeMs: number }> {
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const stats = fstatSync(fd);
@@ -87,18 +81,8 @@ async function hashCopy(file: string): Promise<{ sha256: string; size: number; m
         // A file system without modes (FAT, some network shares): the copy is kept as it is.
       }
     }
-    if (stats.size <= READ_AT_ONCE_BYTES) {
-      hashBuffer ??= Buffer.allocUnsafeSlow(READ_AT_ONCE_BYTES);
-      let read: number;
-      while ((read = readSync(fd, hashBuffer, 0, hashBuffer.length, null)) > 0) {
-        hash.update(hashBuffer.subarray(0, read));
-      }
-    } else {
-      for await (const chunk of createReadStream('', { fd, autoClose: false })) {
-        hash.update(chunk as Buffer);
-      }
-    }
-    return { sha256: hash.digest('hex'), size: stats.size, mtimeMs: stats.mtimeMs };
+    const sha256 = await sha256OfOpenFile(fd, stats.size, new Slices(signal));
+    return { sha256, size: stats.size, mtimeMs: stats.mtimeMs };
   } finally {
     closeSync(fd);
   }
@@ -135,7 +119,7 @@ export async function copyFileSafely(options: SafeCopyOptions): Promise<SavedFil
       }
       throw error;
     }
-    const copy = await hashCopy(temp);
+    const copy = await hashCopy(temp, options.signal);
     if (copy.size !== options.expectedBytes) {
       throw labError('network', 'transferShort', {
         received: copy.size,

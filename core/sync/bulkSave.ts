@@ -21,6 +21,8 @@ import {
   type SavedFile,
 } from '../files/safeWriter';
 import { oncePerKey } from '../connection/timing';
+import { foldedFileName } from '../files/fileNames';
+import { nameBesideOtherLab, recordedNames, type RecordedNames } from './folderLayout';
 import { FolderRun, type RunProgress } from './folderRun';
 
 /** What to do with a file that is already there. */
@@ -129,7 +131,30 @@ export const POLICY: Record<Exclude<ExistingFileChoice, 'skip'>, ExistingFilePol
 export { PROGRESS_INTERVAL_MS } from './folderRun';
 
 /**
+ * The file a save writes a report to: the one the folder's manifest records for it (as a sync
+ * plans it, `plannedFileName`), else the template's, unless another lab's report holds that name.
+ */
+export function savedFileName(
+  report: Report,
+  template: string,
+  lab: string,
+  recorded?: RecordedNames,
+): string {
+  if (!recorded) {
+    return reportFileName(report, template, lab);
+  }
+  const recordedFile = recorded.own[report.report_id]?.file;
+  const fileName = recordedFile ?? reportFileName(report, template, lab);
+  return recordedFile === undefined && recorded.othersFiles.has(foldedFileName(fileName))
+    ? nameBesideOtherLab(fileName, lab)
+    : fileName;
+}
+
+/**
  * The default decision: files without a download are skipped; an existing file is asked about.
+ * A report the folder's manifest records keeps its recorded file, whatever the template (`recorded`:
+ * the names the manifest gives); a name another lab's report holds there is never taken, whether
+ * its file is there or not: the report is saved beside it ({@link nameBesideOtherLab}).
  * `exists` answers from one listing of the folder in a bulk run; the final hard link still refuses
  * a file that appears after it was read, so nothing is ever replaced unasked.
  */
@@ -141,11 +166,12 @@ export async function decideByExistingFile(
   exists: (fileName: string) => Promise<boolean> = (name) =>
     pathExists(path.join(target.folder, name)),
   identical: (report: Report, fileName: string) => Promise<boolean> = () => Promise.resolve(false),
+  recorded?: RecordedNames,
 ): Promise<SaveDecision> {
   if (report.download_available === false) {
     return { action: 'skip', reason: NO_FILE };
   }
-  const fileName = reportFileName(report, target.template, lab);
+  const fileName = savedFileName(report, target.template, lab, recorded);
   if (!(await exists(fileName))) {
     return { action: 'download', fileName, ifExists: 'fail' };
   }
@@ -221,9 +247,12 @@ export async function saveReports(
   // The folder's manifest, read once before anything is saved (a caller's `decide` has read it):
   // one the run could not record in (git conflict markers, a newer version, not JSON) stops it
   // with its message before a file is written. It tells a file already saved by its SHA-256.
-  const section: LabSection | undefined = options.decide
-    ? undefined
-    : sectionFor(await readManifest(options.target.folder), lab);
+  const manifest = options.decide ? undefined : await readManifest(options.target.folder);
+  const section: LabSection | undefined = manifest && sectionFor(manifest, lab);
+  const recorded =
+    manifest &&
+    section &&
+    recordedNames(manifest, section, (id) => options.api.paths.reportFile(id));
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
     const entry = section?.files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
@@ -238,7 +267,15 @@ export async function saveReports(
   const decide =
     options.decide ??
     ((report: Report, question: ExistingFileQuestion) =>
-      decideByExistingFile(report, options.target, lab.name, question, exists, identical));
+      decideByExistingFile(
+        report,
+        options.target,
+        lab.name,
+        question,
+        exists,
+        identical,
+        recorded,
+      ));
 
   // Each folder is created, resolved and checked against its root once per run, not once per file.
   const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>

@@ -1,16 +1,13 @@
 import * as path from 'node:path';
-import { mapConcurrently } from '../connection/timing';
 import { isPlainName } from '../files/fileNames';
+import { sha256Each } from '../files/hashEach';
 import { isInside } from '../files/safeWriter';
 import { statEach } from '../files/statEach';
 import { vouchedSha256, type ManifestEntry } from './manifest';
-import { fileSha256 } from './reportFiles';
 
 export interface CurrentHashesOptions {
   /** Hash every file, even one whose size and time say it is unchanged. */
   readonly rehash?: boolean;
-  /** How many files are hashed at once. */
-  readonly concurrency?: number;
   readonly signal?: AbortSignal;
   /** Called as files are checked: after the quick look at all of them, then as each is read. */
   readonly onProgress?: (done: number, total: number) => void;
@@ -21,7 +18,7 @@ export interface CurrentHashesOptions {
  * where the file is not there, or where its recorded name would leave the folder (the manifest is a
  * file in the workspace: such a name is never read). What `currentSha256` gives for one file,
  * for many at once: the files are looked at in synchronous batches first, and only those their
- * size and time do not vouch for are read.
+ * size and time do not vouch for are read, every byte, in synchronous slices ({@link sha256Each}).
  */
 export async function currentSha256s(
   folder: string,
@@ -63,14 +60,10 @@ export async function currentSha256s(
   if (done > 0) {
     options.onProgress?.(done, entries.length);
   }
-  await mapConcurrently(
-    toRead,
-    options.concurrency ?? 4,
-    async (index) => {
-      hashes[index] = await fileSha256(files[index]!).catch(() => undefined);
-      options.onProgress?.(++done, entries.length);
-    },
-    options.signal,
+  const read = await sha256Each(
+    toRead.map((index) => files[index]),
+    { signal: options.signal, onHashed: () => options.onProgress?.(++done, entries.length) },
   );
+  toRead.forEach((index, at) => (hashes[index] = read[at]));
   return hashes;
 }

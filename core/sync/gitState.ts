@@ -278,3 +278,49 @@ export async function mergeDriverProblem(manifest: string): Promise<string | und
   }
   return undefined;
 }
+
+/**
+ * Whether the `.gitattributes` of a manifest's work tree name a merge driver for it (any driver:
+ * `merge=lab-data` or one a team configured under its own name); undefined outside a git work
+ * tree or when git cannot be run, where there is nothing to offer.
+ */
+export async function namesMergeDriver(manifest: string): Promise<boolean | undefined> {
+  const real = await realFile(manifest);
+  const tree = await workTreeOf(path.dirname(real));
+  if (tree === undefined) {
+    return undefined;
+  }
+  const attribute = await git(tree.root, ['check-attr', '-z', 'merge', '--', pathIn(tree, real)]);
+  if (attribute === undefined) {
+    return undefined;
+  }
+  const driver = attribute.split('\0')[2];
+  return (
+    driver !== undefined &&
+    !['unspecified', 'set', 'unset', 'text', 'binary', 'union'].includes(driver)
+  );
+}
+
+/** The absolute path of a program found on this process's PATH, or undefined. */
+export async function foundOnPath(program: string): Promise<string | undefined> {
+  const extensions =
+    process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD').split(';')] : [''];
+  for (const folder of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    for (const extension of extensions) {
+      const candidate = path.join(folder, `${program}${extension}`);
+      if (path.isAbsolute(candidate) && (await runnable(candidate, folder))) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Stages a file (`git add`), as a person does once a conflict is resolved; false when git could not. */
+export async function stageFile(file: string): Promise<boolean> {
+  const real = await realFile(file);
+  const tree = await workTreeOf(path.dirname(real));
+  return (
+    tree !== undefined && (await git(tree.root, ['add', '--', pathIn(tree, real)])) !== undefined
+  );
+}

@@ -268,6 +268,21 @@ export async function writeManifest(folder: string, manifest: SyncManifest): Pro
 const manifestQueues = new Map<string, Promise<unknown>>();
 
 /**
+ * The lab under the name the manifest already gives its origin: a save or sync on a machine that
+ * calls the lab otherwise changes entries, not the committed name of every other one (a 0.1.0
+ * section is still adopted under the lab's own name).
+ */
+export function namedAsRecorded(manifest: SyncManifest, lab: LabKey): LabKey {
+  if (manifest.labs[lab.name]?.origin === lab.origin) {
+    return lab;
+  }
+  const recorded = Object.entries(manifest.labs).find(
+    ([name, section]) => section.origin === lab.origin && !name.startsWith(LEGACY_PREFIX),
+  );
+  return recorded ? { name: recorded[0], origin: lab.origin } : lab;
+}
+
+/**
  * Reads a folder's manifest, changes one lab's section and writes it back, one change at a time
  * per folder (a single save finishing during a sync never loses either's entries). `change`
  * returns undefined when there is nothing to write. Resolves to whether the manifest was written.
@@ -286,7 +301,7 @@ export function updateManifest(
       if (next === undefined) {
         return false;
       }
-      await writeManifest(folder, withSection(manifest, lab, next));
+      await writeManifest(folder, withSection(manifest, namedAsRecorded(manifest, lab), next));
       return true;
     });
   manifestQueues.set(key, run);

@@ -76,6 +76,7 @@ export interface VerifyOptions {
   readonly apiFor?: (lab: string, origin: string) => LabApi | undefined;
   /** Hash every file, even one whose size and time say it is unchanged. */
   readonly rehash?: boolean;
+  /** How many reports are asked of the labs at once. */
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
@@ -98,7 +99,6 @@ export async function verifyFolder(folder: string, options: VerifyOptions): Prom
     work.map((item) => item.entry),
     {
       rehash: options.rehash,
-      concurrency: options.concurrency,
       signal: options.signal,
       // Without a lab to ask, checking the files is all the work there is.
       onProgress: apiFor ? undefined : options.onProgress,

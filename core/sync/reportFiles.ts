@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { renderFileName } from '../files/fileNames';
+import { sha256Each } from '../files/hashEach';
 import type { Report } from '../api/records';
 
 export const DEFAULT_FILE_NAME_TEMPLATE = '${report_id}.pdf';
@@ -37,20 +37,9 @@ export async function pathExists(file: string): Promise<boolean> {
   );
 }
 
-/** SHA-256 of a file, streamed; undefined when the file is not there. */
+/** SHA-256 of a file, every byte read ({@link sha256Each}); undefined when there is no file to read. */
 export async function fileSha256(file: string): Promise<string | undefined> {
-  try {
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(file)) {
-      hash.update(chunk as Buffer);
-    }
-    return hash.digest('hex');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return undefined;
-    }
-    throw error;
-  }
+  return (await sha256Each([file]))[0];
 }
 
 /** The later of two ISO timestamps (either may be missing). */

@@ -13,6 +13,19 @@ import {
   type SavedReportFindings,
 } from '../provenance/savedReports';
 import { restoreOneReport, restoreReports } from '../provenance/restoreReports';
+import type { SavedFolderStates } from '../provenance/savedFolders';
+import {
+  checkForAmendments,
+  compareWithLab,
+  installMergeDriverFor,
+  previewSavedReport,
+  pushToTeamCache,
+  resolveManifestConflict,
+  restoreSavedFolder,
+  revealSavedReport,
+  updateToLabRevision,
+  verifySavedFolder,
+} from '../provenance/savedReportsActions';
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
@@ -35,6 +48,7 @@ import { saveReportPdf } from './saveReportPdf';
 import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
 import { addLab } from './addLab';
+import { addLabFromManifest } from './addLabFromManifest';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
@@ -56,6 +70,8 @@ export interface CommandServices {
   readonly log: Logger;
   /** What the last verification of saved reports found (Explorer badges, Problems). */
   readonly findings: SavedReportFindings;
+  /** Each manifest of the workspace and its state (the Saved Reports view). */
+  readonly savedFolders: SavedFolderStates;
   /** The overview panels, one per lab. */
   readonly overviews: OverviewPanels;
   /** The PDF preview editor. */
@@ -86,6 +102,7 @@ export function commandTable({
   prompts,
   log,
   findings,
+  savedFolders,
   news,
   searches,
   previews,
@@ -138,10 +155,24 @@ export function commandTable({
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
     [Commands.restoreReports]: (...args) => restoreReports(labs, findings, log, ...args),
+    [Commands.addLabFromManifest]: (...args) => addLabFromManifest(labs, prompts.current, ...args),
     [Commands.redownloadSavedReport]: (args) =>
       restoreOneReport(labs, findings, log, args as Parameters<typeof restoreOneReport>[3]),
     [Commands.compareSavedReport]: (args) =>
       compareSavedReport(labs, documents, args as Parameters<typeof compareSavedReport>[2]),
+    [Commands.restoreSavedFolder]: (node?: unknown) => restoreSavedFolder(node),
+    [Commands.verifySavedFolder]: (node?: unknown) => verifySavedFolder(node),
+    [Commands.checkForAmendments]: (node?: unknown) => checkForAmendments(savedFolders, log, node),
+    [Commands.updateToLabRevision]: (node?: unknown) =>
+      updateToLabRevision(labs, prompts, savedFolders, findings, log, node),
+    [Commands.revealSavedReport]: (node?: unknown) => revealSavedReport(node),
+    [Commands.previewSavedReport]: (node?: unknown) => previewSavedReport(labs, node),
+    [Commands.compareWithLab]: (node?: unknown) => compareWithLab(labs, node),
+    [Commands.resolveManifest]: (node?: unknown) =>
+      resolveManifestConflict(savedFolders, log, node),
+    [Commands.installMergeDriver]: (node?: unknown) => installMergeDriverFor(log, node),
+    [Commands.pushToTeamCache]: (node?: unknown) => pushToTeamCache(savedFolders, log, node),
+    [Commands.refreshSavedReports]: () => savedFolders.refresh(),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),
     [Commands.exportReports]: (...args) =>
       exportList(labs, trees, prompts, log, 'reports', ...args),

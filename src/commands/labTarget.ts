@@ -7,13 +7,15 @@ import type { Choice, Prompts } from '../ui/prompts';
 
 /**
  * The signed-in lab a command acts on: the one it names (`lab` in its arguments or its tree item's
- * lab), else the only signed-in lab, else the one the user picks. When the lab is signed out it
+ * lab), else the only signed-in lab, else the one the user picks, the `preferred` labs first (a
+ * folder's own labs, from its manifest: Enter takes the first). When the lab is signed out it
  * starts "Sign In" for it and gives undefined.
  */
 export async function labForCommand(
   labs: Labs,
   prompts: Prompts,
   name?: string,
+  preferred: readonly string[] = [],
 ): Promise<LabConnection | undefined> {
   if (name !== undefined) {
     const connection = labs.require(name);
@@ -35,11 +37,20 @@ export async function labForCommand(
     await vscode.commands.executeCommand(Commands.signIn);
     return labs.signedIn.length === 1 ? labs.signedIn[0] : undefined;
   }
+  const rank = (connection: LabConnection): number => {
+    const at = preferred.indexOf(connection.lab.name);
+    return at < 0 ? preferred.length : at;
+  };
+  const ordered = [...signedIn].sort((a, b) => rank(a) - rank(b));
+  const first = ordered.find((connection) => rank(connection) < preferred.length);
   const picked = await prompts.pickOne(
     vscode.l10n.t('Lab Data: Choose a Lab'),
     vscode.l10n.t('Which lab?'),
-    signedIn.map(labChoice),
+    ordered.map((connection) =>
+      rank(connection) < preferred.length ? folderLabChoice(connection) : labChoice(connection),
+    ),
     false,
+    first?.lab.name,
   );
   return picked ? labs.get(picked) : undefined;
 }
@@ -60,4 +71,11 @@ export async function apiForCommand(
 export function labChoice(connection: LabConnection): Choice {
   const { name, url } = connection.lab;
   return { id: name, label: name, description: name === url.host ? undefined : url.host };
+}
+
+/** A lab a folder's manifest names, as a picker row: said so, so the person sees why it is first. */
+function folderLabChoice(connection: LabConnection): Choice {
+  const row = labChoice(connection);
+  const mark = vscode.l10n.t("this folder's lab");
+  return { ...row, description: row.description ? `${row.description} · ${mark}` : mark };
 }

@@ -5,7 +5,14 @@ import { SKIP_REASONS, syncFolder } from '../../core/sync/folderSync';
 import type { Report } from '../../core/api/records';
 import { formatBytes } from '../../core/files/sizes';
 import { outcome, saveWithProgress, upToDateCount } from '../downloads/saveWithProgress';
-import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
+import { MANIFEST_FILE_NAME, readManifest, sectionFor } from '../../core/sync/manifest';
+import {
+  downloadTargetIn,
+  resolveDownloadTarget,
+  shownFolder,
+  withFolderLayout,
+} from '../downloads/targetFolder';
+import { labsOfFolders } from '../labs/manifestLabs';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
 import {
   describeReportFilter,
@@ -106,18 +113,27 @@ export async function syncReports(
 ): Promise<SyncSummary | undefined> {
   const targets = commandTargets(args);
   const given = targets.options as SyncArgs;
-  const connection = await labForCommand(labs, prompts.current, targets.lab);
+  const connection = await labForCommand(
+    labs,
+    prompts.current,
+    targets.lab,
+    targets.lab === undefined && labs.signedIn.length > 1
+      ? await labsOfFolders(labs, await foldersToSync(folders, given.folder))
+      : [],
+  );
   const api = connection?.api;
   const standard = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !standard) {
     return undefined;
   }
   const title = vscode.l10n.t('Lab Data: Sync Reports of {0} to Folder…', api.lab.name);
-  const target = targets.automated
+  const chosen = targets.automated
     ? typeof given.folder === 'string' && given.folder.trim() !== ''
       ? targetFor(path.resolve(standard.root, given.folder.trim()), standard)
       : standard
     : await folders.choose(prompts.current, standard, title);
+  // The folder chosen keeps its own layout (flat, or a folder per lab), as the download folder does.
+  const target = chosen && (await withFolderLayout(chosen));
   if (!target) {
     return undefined;
   }
@@ -128,6 +144,13 @@ export async function syncReports(
   const filtered = Object.keys(filter).length > 0;
   // Clients' and projects' names are server text: cleaned before the question, the summary or the log shows them.
   const described = serverText(describeReportFilter(filter, knownNames.of(lab.name)), 300);
+  // A colleague's clone: its manifest records this lab's reports, its watermark (machine state) is not there.
+  const recorded = Object.keys(
+    sectionFor(
+      await readManifest(target.folder).catch(() => ({ version: 3 as const, labs: {} })),
+      lab,
+    ).files,
+  ).length;
   const confirm = async (reports: readonly Report[], first: boolean): Promise<boolean> => {
     const withFile = reports.filter((report) => report.download_available !== false).length;
     const files =
@@ -154,9 +177,16 @@ export async function syncReports(
               described,
             )
           : undefined,
-        first
-          ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name)
-          : undefined,
+        first && recorded > 0
+          ? vscode.l10n.t(
+              "{0}'s manifest records {1} reports of {2}, but this machine has not synced the folder before (its watermark is this machine's own), so every report is listed; to bring back only the recorded reports at their recorded revisions, use Restore Saved Reports instead.",
+              folder,
+              recorded,
+              lab.name,
+            )
+          : first
+            ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name)
+            : undefined,
         vscode.l10n.t('Of these {0} reports, {1}.', reports.length, files),
         filtered ? undefined : vscode.l10n.t('Later syncs fetch only what is new or changed.'),
       ]
@@ -219,6 +249,32 @@ export async function syncReports(
     files,
     message,
   };
+}
+
+/**
+ * The folders a sync is likely to go to, whose manifests name the labs to propose first: the one
+ * named, the one used last in this workspace, each workspace folder's download folder, then any
+ * other folder of the workspace holding a manifest.
+ */
+async function foldersToSync(folders: SyncFolders, given?: unknown): Promise<string[]> {
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter(
+    (root) => root.uri.scheme === 'file',
+  );
+  const named =
+    typeof given === 'string' && given.trim() !== ''
+      ? roots.map((root) => path.resolve(root.uri.fsPath, given.trim()))
+      : [];
+  const manifests = await vscode.workspace.findFiles(
+    `**/${MANIFEST_FILE_NAME}`,
+    '**/node_modules/**',
+    50,
+  );
+  return [
+    ...named,
+    ...(folders.remembered ? [folders.remembered] : []),
+    ...roots.map((root) => downloadTargetIn(root.uri).folder),
+    ...manifests.map((uri) => path.dirname(uri.fsPath)).sort(),
+  ];
 }
 
 /** The summary with Reveal in Explorer (and Show Log after a failure); never awaited by the command. */

@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApiError } from '../../core/errors/errors';
 import { isInside } from '../../core/files/safeWriter';
+import { folderTemplate } from '../../core/sync/folderLayout';
+import { readManifest } from '../../core/sync/manifest';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Prompts } from '../ui/prompts';
 
@@ -17,12 +19,11 @@ export interface DownloadTarget {
   readonly folder: string;
   /** `labData.fileNameTemplate` for that folder. */
   readonly template: string;
-  /** Several labs are signed in: without a template of the user's, files go into a folder per lab. */
+  /** Several labs are signed in: a folder that records no file yet gets a folder per lab. */
   readonly severalLabs?: boolean;
+  /** `template` is a `labData.fileNameTemplate` the user set, not the folder's layout. */
+  readonly ownTemplate?: boolean;
 }
-
-/** The file name without a template of the user's while several labs are signed in: two labs' one id never share a file. */
-export const SEVERAL_LABS_TEMPLATE = '${lab}/${report_id}.pdf';
 
 /**
  * Where report files go: `<workspace folder>/<labData.downloadFolder>`. Multi-root asks which folder;
@@ -44,12 +45,27 @@ export async function resolveDownloadTarget(
   if (!rootUri) {
     return undefined;
   }
-  return downloadTargetIn(rootUri, severalLabs);
+  return withFolderLayout(downloadTargetIn(rootUri, severalLabs));
 }
 
 /**
- * The download folder of one workspace folder (or a folder on disk), per its settings. With
- * `severalLabs` and no `labData.fileNameTemplate` set, files are named {@link SEVERAL_LABS_TEMPLATE}.
+ * The target named as its folder is laid out: without a template of the user's, the layout the
+ * folder's manifest records (flat, or a folder per lab: {@link folderTemplate}), so a second lab
+ * signed in never moves a folder's new files one level down. A manifest that cannot be read is
+ * left to the save, which says what is wrong with it.
+ */
+export async function withFolderLayout(target: DownloadTarget): Promise<DownloadTarget> {
+  if (target.ownTemplate) {
+    return target;
+  }
+  const manifest = await readManifest(target.folder).catch(() => undefined);
+  return { ...target, template: folderTemplate(manifest, target.severalLabs ?? false) };
+}
+
+/**
+ * The download folder of one workspace folder (or a folder on disk), per its settings. Without a
+ * `labData.fileNameTemplate` of the user's, the template is today's default for a new folder
+ * ({@link withFolderLayout} reads the folder's own).
  */
 export function downloadTargetIn(rootUri: vscode.Uri, severalLabs = false): DownloadTarget {
   if (rootUri.scheme !== 'file') {
@@ -77,7 +93,8 @@ export function downloadTargetIn(rootUri: vscode.Uri, severalLabs = false): Down
   return {
     root,
     folder,
-    template: own ?? (severalLabs ? SEVERAL_LABS_TEMPLATE : '${report_id}.pdf'),
+    template: own ?? folderTemplate(undefined, severalLabs),
     ...(severalLabs ? { severalLabs } : {}),
+    ...(own !== undefined ? { ownTemplate: true } : {}),
   };
 }

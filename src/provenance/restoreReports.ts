@@ -4,13 +4,16 @@ import type { LabApi } from '../../core/api/labApi';
 import { formatBytes } from '../../core/files/sizes';
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manifest';
 import { manifestProblemText } from '../../core/sync/manifestProblems';
+import { labOffer } from '../../core/sync/manifestLabs';
+import type { SyncManifest } from '../../core/sync/manifestModel';
 import { pullFolder, type PulledFile } from '../../core/sync/pull';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
-import { SETTINGS_SECTION, Settings } from '../constants';
+import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import { withContentCache } from '../downloads/teamCache';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
+import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
 import { withNotificationProgress } from '../ui/progress';
@@ -29,12 +32,48 @@ export interface RestoreSummary {
   readonly fromLab: number;
   /** Files changed locally, kept as they are. */
   readonly changedLocally: number;
+  /**
+   * Labs a manifest names that no lab of this machine serves, whose files could not be restored:
+   * `offered` when the summary offers to add the lab (a trusted workspace, an address a lab can have).
+   */
+  readonly missingLabs: MissingLab[];
+}
+
+/** A lab a manifest names that this machine lacks, in Restore's summary. */
+export interface MissingLab {
+  readonly name: string;
+  readonly origin: string;
+  readonly folder: string;
+  readonly offered: boolean;
+}
+
+/** The labs of `manifest` that no lab of this machine serves and whose files failed to restore. */
+function missingLabsOf(
+  labs: Labs,
+  folder: string,
+  manifest: SyncManifest,
+  files: readonly PulledFile[],
+): MissingLab[] {
+  const failedAt = new Set(
+    files.filter((file) => file.state === 'failed').map((file) => file.origin),
+  );
+  const context = {
+    labs: machineLabs(labs),
+    remembered: rememberedManifestLabs(),
+    trusted: vscode.workspace.isTrusted,
+  };
+  return Object.entries(manifest.labs).flatMap(([name, section]) => {
+    const offer = failedAt.has(section.origin) ? labOffer(name, section, context) : undefined;
+    return offer && offer.kind !== 'served'
+      ? [{ name, origin: section.origin, folder, offered: offer.kind === 'offer' }]
+      : [];
+  });
 }
 
 /** One restore of a folder at a time: a second Restore of the same folder waits for the first. */
 const running = new Map<string, Promise<unknown>>();
 
-function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
   const key = path.resolve(folder);
   const next = (running.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
   running.set(key, next);
@@ -47,7 +86,7 @@ function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
  * folder), else every folder in the workspace holding a manifest, else each workspace folder's
  * download folder.
  */
-async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
+export async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
   const options = commandTargets(args).options;
   const given = args.find((arg): arg is vscode.Uri => arg instanceof vscode.Uri) ?? options.folder;
   if (given instanceof vscode.Uri) {
@@ -71,16 +110,13 @@ async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
 }
 
 /**
- * The signed-in client of the lab at `origin` a manifest's section names: the lab the manifest
- * places there, by its address (the name on this machine may differ from the manifest's); none
- * when no lab of this machine is at that address, so no token goes where the user did not sign in.
+ * The signed-in client of the lab of this machine that serves a manifest's section: by its
+ * address, or as `labData.manifestLabs` remembers (the name on this machine may differ from the
+ * manifest's); none when no lab of this machine serves it, so no token goes where the user did
+ * not sign in.
  */
-function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
-  const named = labs.get(name);
-  if (named?.lab.url.origin === origin && named.api) {
-    return named.api;
-  }
-  return labs.all.find((connection) => connection.lab.url.origin === origin && connection.api)?.api;
+export function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
+  return apiServing(labs, { name, origin });
 }
 
 /** Failed files grouped by cause, each cause once with its count: "3 failed: the lab at … is down". */
@@ -116,6 +152,7 @@ export async function restoreReports(
     .get<number>(Settings.maxConcurrentRequests, 4);
   const files: PulledFile[] = [];
   const problems: string[] = [];
+  const missingLabs: MissingLab[] = [];
   let bytes = 0;
   await withNotificationProgress(
     vscode.l10n.t('Restoring saved reports…'),
@@ -157,6 +194,7 @@ export async function restoreReports(
           }
           files.push(...result.files);
           bytes += result.bytes;
+          missingLabs.push(...missingLabsOf(labs, folder, manifest, result.files));
           for (const file of result.files) {
             if (file.state === 'restored' || file.state === 'present') {
               findings.resolve(folder, file.reportId);
@@ -176,6 +214,7 @@ export async function restoreReports(
     fromCache: files.filter((file) => file.state === 'restored' && file.from === 'cache').length,
     fromLab: files.filter((file) => file.state === 'restored' && file.from === 'lab').length,
     changedLocally: count('changedLocally'),
+    missingLabs,
   };
   say(summary, bytes, files, problems, log);
   return summary;
@@ -214,9 +253,60 @@ function say(
   }
   if (failed.length > 0) {
     const details = failureCauses(failed).join('; ');
-    void vscode.window.showWarningMessage(`${text} ${details}`);
+    const missing = summary.missingLabs.map((lab) => missingLabText(lab));
+    missing.forEach((line) => log.warn('Restore', line));
+    void offerMissingLabs(
+      [text, details, ...missing].join(' '),
+      summary.missingLabs.filter((lab) => lab.offered),
+    );
   } else if (problems.length === 0) {
     void vscode.window.showInformationMessage(text);
+  }
+}
+
+/** A lab a manifest names that this machine lacks, in a sentence: offered, or why not. */
+function missingLabText(lab: MissingLab): string {
+  const named = `${serverText(lab.name, 60)} (${serverText(lab.origin, 200)})`;
+  return lab.offered
+    ? vscode.l10n.t('The manifest names the lab {0}, which this machine does not have.', named)
+    : vscode.workspace.isTrusted
+      ? vscode.l10n.t(
+          'The manifest names the lab {0}, which this machine does not have, at an address a lab cannot have.',
+          named,
+        )
+      : vscode.l10n.t(
+          'The manifest names the lab {0}, which this machine does not have; adding it is not offered in Restricted Mode, as its address comes from the repository.',
+          named,
+        );
+}
+
+/**
+ * The summary of a restore that failed, with "Add Lab <name> (<origin>)…" for each lab it offers
+ * (at most two buttons); adding one restores the folder again, now from that lab.
+ */
+async function offerMissingLabs(text: string, offered: readonly MissingLab[]): Promise<void> {
+  const buttons = offered.slice(0, 2).map((lab) => ({
+    lab,
+    title: vscode.l10n.t(
+      'Add Lab {0} ({1})…',
+      serverText(lab.name, 60),
+      serverText(lab.origin, 200),
+    ),
+  }));
+  const choice = await vscode.window.showWarningMessage(
+    text,
+    ...buttons.map((button) => button.title),
+  );
+  const picked = buttons.find((button) => button.title === choice)?.lab;
+  if (!picked) {
+    return;
+  }
+  const added = await vscode.commands.executeCommand<{ lab: string } | undefined>(
+    Commands.addLabFromManifest,
+    { folder: picked.folder, lab: picked.name },
+  );
+  if (added) {
+    await vscode.commands.executeCommand(Commands.restoreReports, { folder: picked.folder });
   }
 }
 

@@ -11,6 +11,7 @@ import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
+import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedDecorations';
 
 export const SAVED_METADATA_SCHEME = 'labdata-saved';
 const DIAGNOSTIC_SOURCE = 'Lab Data';
@@ -29,7 +30,8 @@ interface Finding {
 }
 
 /**
- * Shows what the last verification found: a badge and tooltip on each saved file in the Explorer,
+ * Shows what the last verification found: a badge and tooltip on each saved file in the Explorer
+ * (through `SavedFileDecorations`, which adds where each file came from),
  * a Problems entry per finding on the folder's manifest with quick actions (download again, compare
  * the saved metadata with the lab's current one), and the saved metadata as read-only documents.
  */
@@ -80,12 +82,17 @@ export class SavedReportFindings
       this.decorations.set(
         uri.toString(),
         new vscode.FileDecoration(
-          file.local === 'missing' ? '!' : atLab ? 'L' : file.local === 'changed' ? 'M' : '?',
+          file.local === 'missing'
+            ? '!'
+            : atLab
+              ? 'L'
+              : file.local === 'changed'
+                ? SAVED_BADGES.changedLocally
+                : '?',
           problems.join('; '),
+          // Lab Data's own color for a file changed locally: git's would read as a change git tracks.
           new vscode.ThemeColor(
-            atLab || file.local === 'missing'
-              ? 'list.warningForeground'
-              : 'gitDecoration.modifiedResourceForeground',
+            atLab || file.local === 'missing' ? 'list.warningForeground' : CHANGED_LOCALLY_COLOR,
           ),
         ),
       );

@@ -13,8 +13,12 @@ import type { SavedReportLookup, SavedReportState } from '../views/savedState';
 import type { SavedReportFindings } from './savedReports';
 
 /** One file a folder's manifest records, as it is now. */
-interface SavedFile {
+export interface SavedFile {
   readonly folder: string;
+  /** Its full path. */
+  readonly path: string;
+  /** The revision recorded when it was saved, when the lab sent one. */
+  readonly revision?: string;
   /** The manifest's name for its lab (its section), and the lab's origin. */
   readonly section: string;
   readonly origin: string;
@@ -37,6 +41,8 @@ function sameFiles(a: readonly SavedFile[], b: readonly SavedFile[]): boolean {
     a.every(
       (file, index) =>
         file.section === b[index]!.section &&
+        file.path === b[index]!.path &&
+        file.revision === b[index]!.revision &&
         file.origin === b[index]!.origin &&
         file.reportId === b[index]!.reportId &&
         file.sha256 === b[index]!.sha256 &&
@@ -54,6 +60,8 @@ function sameFiles(a: readonly SavedFile[], b: readonly SavedFile[]): boolean {
 export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
   /** Saved files by `origin\nreportId`, every folder's together. */
   private byReport = new Map<string, SavedFile[]>();
+  /** Saved files by full path, every folder's together (what the Explorer's decorations show). */
+  private byPath = new Map<string, SavedFile>();
   private readonly files = new Map<string, readonly SavedFile[]>();
   private readonly watchers = new Map<string, vscode.Disposable>();
   /** Watchers of the download folders themselves, for when one is made (or made again). */
@@ -110,6 +118,11 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
             this.verified.get(key(copy.folder, copy.section, copy.reportId)) === copy.sha256,
         ),
     };
+  }
+
+  /** The saved file at `file` (a full path), as last read; undefined when no manifest records one there. */
+  fileAt(file: string): SavedFile | undefined {
+    return this.byPath.get(path.resolve(file));
   }
 
   /** Reads `folder` now and again whenever its files change; `anew` starts a new watcher of it. */
@@ -212,7 +225,6 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
       const hashes = await currentSha256s(
         folder,
         work.map((item) => item.entry),
-        { concurrency: 4 },
       );
       files = work.flatMap(({ section, origin, entry }, index) => {
         const sha256 = hashes[index];
@@ -222,6 +234,8 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
           : [
               {
                 folder,
+                path: path.resolve(folder, ...entry.file.split('/')),
+                ...(entry.revision !== undefined ? { revision: entry.revision } : {}),
                 section,
                 origin,
                 reportId: entry.report_id,
@@ -248,11 +262,14 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
       return;
     }
     const byReport = new Map<string, SavedFile[]>();
+    const byPath = new Map<string, SavedFile>();
     for (const file of [...this.files.values()].flat()) {
       const at = key(file.origin, file.reportId);
       byReport.set(at, [...(byReport.get(at) ?? []), file]);
+      byPath.set(file.path, file);
     }
     this.byReport = byReport;
+    this.byPath = byPath;
     this.changed.fire();
   }
 }

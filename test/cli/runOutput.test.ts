@@ -171,33 +171,52 @@ describe('lab-data in a CI log: one line when green, each cause once, the exit s
     );
   });
 
-  const lacking: ReadonlyArray<readonly [string, () => Record<string, string>, RegExp]> = [
+  /** What the lab part lacks; the exit status it gives; a lab answering 503 to everything, when true. */
+  const lacking: ReadonlyArray<
+    readonly [string, () => Record<string, string>, RegExp, number, boolean?]
+  > = [
     [
       'no token',
       () => ({ LAB_DATA_URL: lab.baseUrl }),
       /^1 file not restored: No token for the lab/,
+      3,
     ],
     [
       'an address not confirmed',
       () => ({ LAB_DATA_TOKEN: SECRET_TOKEN }),
-      /^1 file not restored: The manifest places the lab .* Confirm it/,
+      /^1 file not restored: The lab .* is placed at .* Confirm it before LAB_DATA_TOKEN goes there/,
+      3,
+    ],
+    [
+      'the lab down (503 to everything)',
+      () => ({ LAB_DATA_TOKEN: SECRET_TOKEN, LAB_DATA_URL: lab.baseUrl }),
+      /^1 file not restored: .*503/,
+      4,
+      true,
     ],
   ];
-  for (const [what, given, cause] of lacking) {
+  for (const [what, given, cause, exitCode, down] of lacking) {
     it(`a cache holding all but one file and ${what}: the others are restored, the one is named once under that cause`, async () => {
       const partial = path.join(work, `partial-${what.replace(/\W+/g, '-')}`);
       await fs.cp(cache, partial, { recursive: true });
-      const last = Object.values(Object.values((await readManifest(synced)).labs)[0]!.files).at(
-        -1,
-      )!;
+      // The first file pulled is the one the cache lacks: the lab part fails before any other
+      // file is looked at, and every other file must still come from the cache.
+      const last = Object.values(Object.values((await readManifest(synced)).labs)[0]!.files).sort(
+        (a, b) => (a.report_id < b.report_id ? -1 : a.report_id > b.report_id ? 1 : 0),
+      )[0]!;
       await fs.rm(path.join(partial, 'sha256', last.sha256.slice(0, 2), last.sha256));
       const folder = await clone(`partial-${what.replace(/\W+/g, '-')}-folder`);
       lab.server.takeRequests();
-      const pulled = await tool.run(['pull', folder], {
-        env: { ...given(), LAB_DATA_CACHE: partial },
-      });
-      assert.equal(pulled.code, 3, said(pulled));
-      assert.deepEqual(lab.server.takeRequests(), [], 'no request was sent');
+      if (down) {
+        lab.server.setFaults({ status: { status: 503, times: Infinity } });
+      }
+      const pulled = await tool
+        .run(['pull', folder], { env: { ...given(), LAB_DATA_CACHE: partial } })
+        .finally(() => lab.server.setFaults({}));
+      assert.equal(pulled.code, exitCode, said(pulled));
+      if (!down) {
+        assert.deepEqual(lab.server.takeRequests(), [], 'no request was sent');
+      }
       assert.doesNotMatch(pulled.stderr, /did not accept the access token/);
       assert.equal(linesOf(pulled).filter((line) => cause.test(line)).length, 1, said(pulled));
       assert.equal(timesNamed(pulled, last.file), 1, said(pulled));

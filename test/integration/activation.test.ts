@@ -42,7 +42,9 @@ describe('extension activation and contract', () => {
       .sort();
     const registered = (await vscode.commands.getCommands(true))
       .filter(
-        (id) => id.startsWith('labData.') && !/^labData\.(reports|clients|samples)\./.test(id),
+        (id) =>
+          id.startsWith('labData.') &&
+          !/^labData\.(reports|clients|samples|savedReports)\./.test(id),
       )
       .sort();
     assert.deepEqual(registered, declared);
@@ -53,7 +55,7 @@ describe('extension activation and contract', () => {
     );
   });
 
-  it('declares the view container and its three views, and VS Code created them', async () => {
+  it('declares the view container and its four views, and VS Code created them', async () => {
     const contributes = extensionPackageJson().contributes;
     assert.deepEqual(
       contributes.viewsContainers.activitybar.map((c) => c.id),
@@ -61,10 +63,10 @@ describe('extension activation and contract', () => {
     );
     assert.deepEqual(
       contributes.views[Views.container]!.map((v) => v.id),
-      [Views.reports, Views.clients, Views.samples],
+      [Views.reports, Views.clients, Views.samples, Views.savedReports],
     );
     const commands = await vscode.commands.getCommands(true);
-    for (const view of [Views.reports, Views.clients, Views.samples]) {
+    for (const view of [Views.reports, Views.clients, Views.samples, Views.savedReports]) {
       assert.ok(commands.includes(`${view}.focus`), `VS Code created ${view}`);
     }
     assert.ok(commands.includes(`workbench.view.extension.${Views.container}`));

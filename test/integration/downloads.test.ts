@@ -310,15 +310,21 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     );
     assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
 
-    prompts.existingAnswers = [{ choice: 'keepBoth', forAll: false }];
-    const both = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
-    assert.equal(path.basename(both.fsPath), `${id} (1).pdf`);
-    assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
-
     prompts.existingAnswers = [{ choice: 'overwrite', forAll: false }];
     const replaced = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
     assert.equal(replaced.fsPath, target);
     assert.equal(sha256(await fs.readFile(target)), sha256(lab.pdfFor(id)));
+
+    // Annotated again: the report's recorded file now differs from what was saved.
+    await fs.writeFile(target, 'my annotated copy');
+    prompts.existingAnswers = [{ choice: 'keepBoth', forAll: false }];
+    const both = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    assert.equal(path.basename(both.fsPath), `${id} (1).pdf`);
+    assert.equal(await fs.readFile(target, 'utf8'), 'my annotated copy');
+    assert.equal(prompts.asked.length, 4);
+    // The report is now recorded as the copy kept beside it: a later Save finds it there, up to date, unasked.
+    const again = await vscode.commands.executeCommand<vscode.Uri>('labData.saveReportPdf', id);
+    assert.equal(again.fsPath, both.fsPath);
     assert.equal(prompts.asked.length, 4);
     assert.deepEqual(await listing(folder), [
       '.lab-data',

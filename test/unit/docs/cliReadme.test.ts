@@ -20,14 +20,17 @@ describe("the tool's README (cli/README.md, shipped in the package)", () => {
 
   it('covers every variable the help names', () => {
     const environment = help.slice(help.indexOf('Environment:'), help.indexOf('Output:'));
-    const variables = [...environment.matchAll(/\b(?:[A-Z][A-Z0-9]*_)+[A-Z0-9<>]+\b|<LAB>/g)]
+    const variables = [...environment.matchAll(/\b(?:[A-Z][A-Z0-9]*_)+[A-Z0-9<>]+\b|<LAB>|<NAME>/g)]
       .map((match) => match[0])
-      .filter((name) => name !== '<LAB>' && !/_\d/.test(name) && !name.endsWith('_LAB'));
+      .filter(
+        (name) =>
+          name !== '<LAB>' && name !== '<NAME>' && !/_\d/.test(name) && !name.endsWith('_LAB'),
+      );
     for (const variable of [
       'LAB_DATA_TOKEN',
-      'LAB_DATA_TOKEN_<LAB>',
+      'LAB_DATA_TOKEN_<NAME>',
       'LAB_DATA_URL',
-      'LAB_DATA_URL_<LAB>',
+      'LAB_DATA_URL_<NAME>',
       'LAB_DATA_CACHE',
       'LAB_DATA_ANSWER_TIMEOUT',
       'HTTPS_PROXY',

@@ -179,3 +179,68 @@ describe('LabOutage, the circuit breaker of one lab', () => {
     assert.ok(isCancellation(await rejection(waiting)));
   });
 });
+
+describe("LabOutage with a run's budget for a lab failing as a whole", () => {
+  const rateLimited = (): LabApiError =>
+    labError('rateLimited', 'rateLimited', {}, { status: 429 });
+  function budgeted(budgetMs: number): { outage: LabOutage; clock: { now: number } } {
+    const clock = { now: 1_000_000 };
+    return { outage: new LabOutage(ORIGIN, { now: () => clock.now, budgetMs }), clock };
+  }
+
+  it('has the whole budget while the lab answers, and none to count without one', () => {
+    assert.equal(budgeted(30_000).outage.budgetLeftMs(), 30_000);
+    assert.equal(breaker().outage.budgetLeftMs(), Number.POSITIVE_INFINITY);
+    const { outage } = breaker();
+    outage.clock(unavailable(), 0);
+    assert.equal(outage.budgetLeftMs(), Number.POSITIVE_INFINITY, 'no budget, no clock');
+  });
+
+  it('counts from when the first failing attempt was sent (a timeout is as old as its request), through 429s, until the lab answers', () => {
+    const { outage, clock } = budgeted(30_000);
+    clock.now += 30_000;
+    // A request sent 30 s ago timed out now: the whole budget went on it.
+    outage.clock(
+      labError('timeout', 'timeout', { origin: ORIGIN, what: 'waiting' }),
+      clock.now - 30_000,
+    );
+    assert.equal(outage.budgetLeftMs(), 0);
+    outage.answered();
+    assert.equal(outage.budgetLeftMs(), 30_000);
+    outage.clock(rateLimited(), clock.now);
+    outage.failed(ticket('/a'), rateLimited(), false);
+    clock.now += 20_000;
+    assert.equal(outage.budgetLeftMs(), 10_000, 'a 429 is no answer to the budget');
+    outage.clock(notFound(), clock.now);
+    assert.equal(outage.budgetLeftMs(), 10_000, 'a 404 does not start or stop it by itself');
+    outage.failed(ticket('/b'), notFound(), true);
+    assert.equal(outage.budgetLeftMs(), 30_000, 'but it is an answer');
+  });
+
+  it('once spent, every request fails at once with the cause, also after a late answer, also one already admitted', async () => {
+    const { outage } = budgeted(30_000);
+    const early = ticket('/early');
+    await outage.admit(early);
+    const waiting = [ticket('/a'), ticket('/b'), ticket('/c')];
+    waiting.forEach((request) => outage.failed(request, unavailable(), false));
+    const held = outage.admit(ticket('/d'));
+    const cause = labError('timeout', 'silentFor', { origin: ORIGIN, seconds: 30 });
+    outage.exhaust(cause);
+    for (const refused of [
+      await rejection(held),
+      await rejection(outage.admit(ticket('/e'))),
+      outage.spentError(early),
+    ]) {
+      assert.ok(refused instanceof LabApiError);
+      assert.equal(
+        refused.message,
+        'The lab at https://lab.example.com accepted the connection and sent nothing for 30 s. The remaining files and pages were not requested.',
+      );
+      assert.equal(refused.code, 'timeout');
+      assert.equal(refused.text?.id, 'labOutageBudget');
+    }
+    outage.answered();
+    assert.equal(outage.state, 'open');
+    await rejection(outage.admit(ticket('/f')));
+  });
+});

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,5 +74,38 @@ describe('currentSha256s', () => {
       undefined,
     ]);
     await fs.rm(path.join(path.dirname(work), 'outside.pdf'));
+  });
+
+  it('rehashes every byte of many files, and takes a pipe put where a file was for no file', async () => {
+    const entries: ManifestEntry[] = [];
+    for (let i = 0; i < 300; i++) {
+      entries.push(await saved(`r${i}.pdf`, `report ${i} `.repeat(i % 300)));
+    }
+    const edited = entries[100]!;
+    await fs.writeFile(path.join(work, edited.file), 'edited');
+    const piped = entries[250]!;
+    if (process.platform !== 'win32') {
+      await fs.rm(path.join(work, piped.file));
+      execFileSync('mkfifo', [path.join(work, piped.file)]);
+    }
+    const progress: number[] = [];
+    const hashes = await currentSha256s(work, entries, {
+      rehash: true,
+      onProgress: (done) => progress.push(done),
+    });
+    assert.deepEqual(
+      hashes,
+      entries.map((entry) =>
+        entry === edited
+          ? sha256('edited')
+          : entry === piped && process.platform !== 'win32'
+            ? undefined
+            : entry.sha256,
+      ),
+    );
+    assert.deepEqual(
+      progress,
+      entries.map((_, index) => index + 1),
+    );
   });
 });
