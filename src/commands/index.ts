@@ -49,6 +49,7 @@ import { markAllSeen, saveFilterAsSearch } from './savedSearches';
 import { signIn } from './signIn';
 import { addLab } from './addLab';
 import { addLabFromManifest } from './addLabFromManifest';
+import { SavedLabNode } from '../views/savedReportsView';
 import { signOut } from './signOut';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
@@ -155,7 +156,15 @@ export function commandTable({
     [Commands.copyMarkdownLink]: (...args) => copyLink(labs, true, ...args),
     [Commands.verifySavedReports]: (...args) => verifySavedReports(labs, findings, log, ...args),
     [Commands.restoreReports]: (...args) => restoreReports(labs, findings, log, ...args),
-    [Commands.addLabFromManifest]: (...args) => addLabFromManifest(labs, prompts.current, ...args),
+    [Commands.addLabFromManifest]: (...args) =>
+      addLabFromManifest(
+        labs,
+        prompts.current,
+        // From a lab's row of the Saved Reports view: that folder and that lab.
+        ...args.map((arg) =>
+          arg instanceof SavedLabNode ? { folder: arg.folder, lab: arg.section.lab } : arg,
+        ),
+      ),
     [Commands.redownloadSavedReport]: (args) =>
       restoreOneReport(labs, findings, log, args as Parameters<typeof restoreOneReport>[3]),
     [Commands.compareSavedReport]: (args) =>

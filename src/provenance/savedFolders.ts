@@ -12,6 +12,8 @@ import { folderStatus, type EntryStatus, type FolderStatus } from '../../core/sy
 import { errorText } from '../../core/errors/errorText';
 import { withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
+import { machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
+import { labServing } from '../../core/sync/manifestLabs';
 import type { Logger } from '../log';
 import type {
   SavedEntryRow,
@@ -246,6 +248,12 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
         lab,
         origin: section.origin,
         entries: rows.get(`${lab}\0${section.origin}`) ?? [],
+        served:
+          labServing(
+            { name: lab, origin: section.origin },
+            machineLabs(this.labs),
+            rememberedManifestLabs(),
+          ) !== undefined,
       })),
       ...(check ? { checkedAtLab: check.at } : {}),
     };

@@ -30,6 +30,8 @@ export interface SavedLabRows {
   readonly lab: string;
   readonly origin: string;
   readonly entries: readonly SavedEntryRow[];
+  /** Whether a lab of this machine serves this section (its address, or as remembered). */
+  readonly served: boolean;
 }
 
 /** One manifest of the workspace and where its folder stands. */
@@ -180,10 +182,17 @@ export class SavedLabNode extends LabNode {
       vscode.TreeItemCollapsibleState.Collapsed,
     );
     item.id = this.id;
-    item.description = countsText(this.section.entries);
-    item.tooltip = serverText(this.section.origin, 200);
+    item.description = this.section.served
+      ? countsText(this.section.entries)
+      : `${countsText(this.section.entries)} · ${vscode.l10n.t('no lab of yours is at this address')}`;
+    item.tooltip = this.section.served
+      ? serverText(this.section.origin, 200)
+      : vscode.l10n.t(
+          '{0}: no lab of this machine is at this address; Add Lab… (its address is shown and confirmed before a token goes there)',
+          serverText(this.section.origin, 200),
+        );
     item.iconPath = new vscode.ThemeIcon('beaker');
-    item.contextValue = 'labData.savedLab';
+    item.contextValue = this.section.served ? 'labData.savedLab' : 'labData.savedLab.unserved';
     item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
     return item;
   }

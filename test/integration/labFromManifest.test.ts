@@ -134,6 +134,33 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     assert.deepEqual(coastal.requests, [], 'no request reached the lab the manifest names');
   });
 
+  it('the Saved Reports view shows that lab as served by no lab of yours, and its row offers the same Add Lab', async () => {
+    const provider = signedIn.api.savedReports.provider as vscode.TreeDataProvider<unknown>;
+    const folderNode = await eventually(async () => {
+      const found = ((await provider.getChildren()) ?? []).find(
+        (node) => (node as { folder?: string }).folder === folder,
+      );
+      assert.ok(found, 'the view lists the folder');
+      return found;
+    });
+    const labNode = ((await provider.getChildren(folderNode)) ?? []).find(
+      (node) => (node as { section?: { lab: string } }).section?.lab === LAB,
+    );
+    assert.ok(labNode, 'the view lists the manifest’s lab');
+    const item = await provider.getTreeItem(labNode);
+    assert.equal(item.contextValue, 'labData.savedLab.unserved');
+    assert.match(String(item.description), /no lab of yours/);
+    const before = labsSetting();
+    prompts.confirmAnswer = false;
+    const asked = prompts.confirmAsked.length;
+    const result = await vscode.commands.executeCommand('labData.addLabFromManifest', labNode);
+    assert.equal(result, undefined);
+    assert.equal(prompts.confirmAsked.length, asked + 1, 'the row asked to confirm the address');
+    assert.match(prompts.confirmAsked.at(-1)!.message, new RegExp(escape(coastal.baseUrl)));
+    assert.equal(labsSetting(), before);
+    assert.deepEqual(coastal.requests, [], 'nothing sent to the manifest’s address');
+  });
+
   it('declined: the address was shown, nothing is added and nothing is sent', async () => {
     const before = labsSetting();
     prompts.confirmAnswer = false;
