@@ -88,6 +88,8 @@ const TEST_HOST_DEBIAN_PACKAGES = [
   'libsecret-1-dev',
   'chromium',
   'python3-djangorestframework',
+  // The team cache's tests serve it from nginx (its WebDAV module takes PUT).
+  'nginx',
 ];
 
 function say(message) {

@@ -67,6 +67,7 @@ export const Commands = {
   statusMenu: 'labData.statusMenu',
   /** Each step of the way to a lab, timed, as a report; also a button on every network error. */
   checkConnection: 'labData.checkConnection',
+  setCacheToken: 'labData.setCacheToken',
 } as const;
 
 /** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */

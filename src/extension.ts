@@ -38,6 +38,7 @@ import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview'
 import { ReportTextDocuments } from './preview/reportText';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
+import { useTeamCacheServices } from './downloads/teamCache';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -48,6 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const tokens = new TokenStore(context.secrets, log);
   const registry = new LabRegistry();
   const network = new NetworkSettings(log);
+  useTeamCacheServices(context.secrets, network);
   const labs = new Labs(
     registry,
     tokens,

@@ -109,7 +109,7 @@ from_lab, bytes, manifest_written, exit_code }. ${FOLDER_NOTE}
   --update    ask the lab about amendments; take its newer files and update their manifest entries
   --force     replace local files that differ from their record
   --rehash    hash every file, even those whose size and time are as recorded
-  --cache DIR the content cache (default LAB_DATA_CACHE, else ~/.cache/lab-data or the platform's own)
+  --cache DIR the content cache: a folder or a team server's https:// address (default LAB_DATA_CACHE)
   --dry-run   print what would be restored, from where, and the bytes (of the selection); write nothing
 ${SELECT_NOTE}`,
     examples: [
@@ -263,7 +263,10 @@ the cache, so a teammate's or CI's pull restores them without the lab: only a fi
 recorded SHA-256 (hashed as it is copied); one that differs or is missing is named and not pushed. What
 the cache holds already is not copied again. It prints pushed N (bytes), already there M, not pushed K
 (why); --json the same per file. A cache that cannot be written (read-only, full) stops the push with a
-message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.`,
+message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.
+A team cache on a server (--cache or LAB_DATA_CACHE https://…, its token in LAB_DATA_CACHE_TOKEN or
+~/.netrc): push PUTs each file and checks it is held; lab-data cache says whether the server answers (it
+offers no listing; status --check-cache tells what it lacks); prune is the server's own business.`,
     examples: [
       'lab-data cache',
       'lab-data sync && lab-data cache push --cache /mnt/team/lab-data-cache',
@@ -354,7 +357,9 @@ Environment:
                           lab, as LAB_DATA_TOKEN (LAB_DATA_URL, else --lab); a lab's own paired
                           LAB_DATA_TOKEN_<NAME> comes first. -v and lab-data status say which
                           variable supplies the token for which address (never the token).
-  LAB_DATA_CACHE          the content cache folder (or --cache; default: the user's cache folder)
+  LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
+                          default: the user's cache folder)
+  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to answer (default 30): to start, and between two parts of
                           an answer; also the most a lab failing as a whole (no answer, 5xx, a long
                           Retry-After) costs pull, sync and status --remote, retries and waits included

@@ -10,6 +10,7 @@ import type { ParsedCommand } from './commandLine';
 import { errorText } from '../../core/errors/errorText';
 import * as path from 'node:path';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
+import { isCacheAddress, type FileCache } from '../../core/files/fileCache';
 import { withFolderLock } from '../../core/sync/localState';
 
 /*
@@ -24,6 +25,8 @@ const labDefinitionCode = (): typeof import('../../core/api/labDefinition') =>
 const networkCode = (): typeof import('./network') => require('./network');
 const httpClientCode = (): typeof import('../../core/connection/httpClient') =>
   require('../../core/connection/httpClient');
+const httpCacheCode = (): typeof import('../../core/files/httpCache') =>
+  require('../../core/files/httpCache');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Everything a command needs: its arguments, where to say things, tokens, the network, and clients of labs. */
@@ -34,7 +37,7 @@ export class CliContext {
   private readonly byLab = new Map<string, LabApi>();
   private readonly manifestLabs = new Map<string, LabApi | undefined>();
   private readonly tokenLinesSaid = new Set<string>();
-  private contentCache?: ContentCache;
+  private contentCache?: FileCache;
 
   private constructor(
     readonly command: ParsedCommand,
@@ -252,21 +255,42 @@ export class CliContext {
 
   /**
    * The content cache: `--cache`, else `LAB_DATA_CACHE` (a folder someone chose, perhaps shared:
-   * its permissions are its owner's), else the user's cache folder (readable by the user alone).
-   * It says once on stderr when it cannot be written, and of each corrupt entry.
+   * its permissions are its owner's; or a team server's address, with its own credentials), else
+   * the user's cache folder (readable by the user alone). It says once on stderr when it cannot be
+   * written or reached, and of each corrupt entry.
    */
-  cache(): ContentCache {
+  cache(): FileCache {
     if (!this.contentCache) {
       const chosen = this.text('cache') ?? this.env.LAB_DATA_CACHE?.trim();
-      this.contentCache = new ContentCache(
-        chosen ? path.resolve(chosen) : defaultCacheFolder(this.env),
-        {
-          shared: chosen !== undefined && chosen !== '',
-          warn: (message) => this.progress.problem(message),
-        },
-      );
+      const warn = (message: string): void => this.progress.problem(message);
+      this.contentCache =
+        chosen && isCacheAddress(chosen)
+          ? this.serverCache(chosen, warn)
+          : new ContentCache(chosen ? path.resolve(chosen) : defaultCacheFolder(this.env), {
+              shared: chosen !== undefined && chosen !== '',
+              warn,
+            });
     }
     return this.contentCache;
+  }
+
+  /** A team cache on a server: checked before any connection, with its own credentials (never a lab's). */
+  private serverCache(address: string, warn: (message: string) => void): FileCache {
+    const { HttpCache, cacheAddressProblem, cacheAuthorization } = httpCacheCode();
+    const problem = cacheAddressProblem(address);
+    if (problem) {
+      throw new CliError(`The cache cannot be used: ${problem}.`, Exit.usage);
+    }
+    const credentials = cacheAuthorization(new URL(address.trim()), this.env);
+    this.verbose(
+      `[cache] ${address.trim()}${credentials ? ` with credentials from ${credentials.source}` : ' without credentials'}`,
+    );
+    return new HttpCache(address, {
+      authorization: credentials?.header,
+      network: this.networkOptions().options,
+      userAgent: `lab-data-cli/${this.version}`,
+      warn,
+    });
   }
 
   /**
@@ -287,7 +311,9 @@ export class CliContext {
 
   async close(): Promise<void> {
     await Promise.all(
-      [...this.byLab.values()].map((client) => client.close().catch(() => undefined)),
+      [...this.byLab.values(), ...(this.contentCache ? [this.contentCache] : [])].map((client) =>
+        client.close().catch(() => undefined),
+      ),
     );
   }
 }

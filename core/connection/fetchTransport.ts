@@ -75,6 +75,10 @@ export class FetchTransport implements Transport {
       response = await this.options.fetch(request.url, {
         method: request.method,
         headers: request.headers,
+        // A PUT's body streams (`duplex` is how `fetch` is told a stream goes out as it is read).
+        ...(request.body
+          ? { body: Readable.toWeb(request.body) as unknown as RequestInit['body'], duplex: 'half' }
+          : {}),
         redirect: 'manual',
         signal: controller.signal,
       });

@@ -29,11 +29,16 @@ export interface Transport {
 }
 
 export interface TransportRequest {
-  /** HEAD asks only for the status and headers (a file's size, say); its body is empty. */
-  readonly method: 'GET' | 'HEAD';
+  /**
+   * HEAD asks only for the status and headers (a file's size, say); its body is empty. PUT (a team
+   * cache's write, the only request with a body) sends {@link body}.
+   */
+  readonly method: 'GET' | 'HEAD' | 'PUT';
   readonly url: URL;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
+  /** What a PUT sends (its length given as `content-length` in {@link headers}). */
+  readonly body?: Readable;
   /** Cancels the request and, after the headers, its body. */
   readonly signal?: AbortSignal;
   /** How much of the body may wait in memory for a slow reader (files: large, so the socket keeps flowing). */

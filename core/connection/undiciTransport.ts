@@ -168,6 +168,7 @@ export class UndiciTransport implements Transport {
         path: `${request.url.pathname}${request.url.search}`,
         method: request.method,
         headers: request.headers,
+        ...(request.body ? { body: request.body } : {}),
         signal: request.signal,
         highWaterMark: request.highWaterMark,
         headersTimeout: this.options.timeouts.headersMs,

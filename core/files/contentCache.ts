@@ -5,7 +5,8 @@ import { oncePerKey } from '../connection/timing';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { copyFileSafely } from './safeCopy';
-import { fileSystemError, type PreparedFolder, type SavedFile } from './safeWriter';
+import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
+import { fileSystemError, type SavedFile } from './safeWriter';
 
 const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
@@ -61,12 +62,7 @@ export interface CachedFile {
   readonly usedMs: number;
 }
 
-/**
- * What publishing a file to the cache came to: `held` the cache had it already (not copied again),
- * `kept` copied in, `differs` the file's bytes are not the hash's (nothing written), `missing` no
- * such file.
- */
-export type PublishOutcome = 'held' | 'kept' | 'differs' | 'missing';
+export type { PublishOutcome } from './fileCache';
 
 export interface ContentCacheOptions {
   /**
@@ -87,7 +83,7 @@ export interface ContentCacheOptions {
  * entry is reported, ignored and replaced the next time the file is kept. A cache that cannot be
  * written (a read-only share, a full disk) is still read.
  */
-export class ContentCache {
+export class ContentCache implements FileCache {
   private unwritable?: string;
   /** Folders of the cache made (or found) by this object: each is made once, not once a file. */
   private readonly madeFolders = new Set<string>();
@@ -98,6 +94,13 @@ export class ContentCache {
     readonly folder: string,
     private readonly options: ContentCacheOptions = {},
   ) {}
+
+  get location(): string {
+    return this.folder;
+  }
+
+  /** Nothing to let go of: a folder holds no connections. */
+  async close(): Promise<void> {}
 
   private pathOf(sha256: string): string {
     return path.join(this.folder, 'sha256', sha256.slice(0, 2), sha256);
@@ -287,12 +290,7 @@ export class ContentCache {
   async restore(
     sha256: string,
     bytes: number,
-    target: {
-      readonly folder: string | PreparedFolder;
-      readonly fileName: string;
-      readonly ifExists: 'fail' | 'overwrite';
-      readonly signal?: AbortSignal;
-    },
+    target: RestoreTarget,
   ): Promise<SavedFile | undefined> {
     if (!SHA256_SHAPE.test(sha256)) {
       return undefined;

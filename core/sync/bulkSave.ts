@@ -13,7 +13,7 @@ import {
   sectionFor,
   type LabSection,
 } from './manifest';
-import type { ContentCache } from '../files/contentCache';
+import type { FileCache } from '../files/fileCache';
 import {
   prepareFolder,
   type ExistingFilePolicy,
@@ -114,7 +114,7 @@ export interface SaveOptions {
   /** Told at most ten times a second, and once at the end. */
   readonly onProgress?: (progress: SaveProgress) => void;
   /** Where each saved file is also kept by its SHA-256, so the folder can be restored without the lab. */
-  readonly cache?: ContentCache;
+  readonly cache?: FileCache;
 }
 
 /** File names as the file system compares them: without case on Windows and macOS. */

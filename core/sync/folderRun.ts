@@ -1,7 +1,7 @@
 import { LabApiError, isCancellation } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { Throttle } from '../connection/timing';
-import type { ContentCache } from '../files/contentCache';
+import type { FileCache } from '../files/fileCache';
 import { recordFileTimes } from './localState';
 import { updateManifest, type LabKey, type LabSection } from './manifest';
 
@@ -61,7 +61,7 @@ export interface FolderRunOptions {
   readonly concurrency: number;
   readonly signal?: AbortSignal;
   /** Where each file taken from a lab is also kept by its SHA-256. */
-  readonly cache?: ContentCache;
+  readonly cache?: FileCache;
   /** Told at most ten times a second, and once at the end. */
   readonly onProgress?: (progress: RunProgress) => void;
 }
@@ -120,7 +120,7 @@ export class FolderRun {
     return this.options.folder;
   }
 
-  get cache(): ContentCache | undefined {
+  get cache(): FileCache | undefined {
     return this.options.cache;
   }
 

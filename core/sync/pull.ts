@@ -6,7 +6,7 @@ import { LabApiError } from '../errors/errors';
 import { oncePerKey } from '../connection/timing';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
-import type { ContentCache } from '../files/contentCache';
+import type { FileCache } from '../files/fileCache';
 import { FolderRun } from './folderRun';
 import {
   currentSha256,
@@ -67,7 +67,7 @@ export interface PullOptions {
    */
   readonly update?: boolean;
   /** Where files are restored from first, and where files from the lab are kept. */
-  readonly cache?: ContentCache;
+  readonly cache?: FileCache;
   /** Decide and count, write nothing: the states, sources and bytes the real run would have. */
   readonly dryRun?: boolean;
   /** Replace files that differ from their record with the recorded file. */

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { mapConcurrently } from '../connection/timing';
 import { LabApiError, isCancellation } from '../errors/errors';
-import type { ContentCache, PublishOutcome } from '../files/contentCache';
+import type { FileCache, PublishOutcome } from '../files/fileCache';
 import { isInside } from '../files/safeWriter';
 import type { ManifestEntry, SyncManifest } from './manifest';
 import { labEntries } from './manifestModel';
@@ -76,7 +76,7 @@ const STATE_OF: Readonly<Record<PublishOutcome, PushState>> = {
 export async function pushFolder(
   folder: string,
   manifest: SyncManifest,
-  cache: ContentCache,
+  cache: FileCache,
   options: PushOptions = {},
 ): Promise<PushResult> {
   const root = path.resolve(folder);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
-import type { ContentCache } from '../files/contentCache';
+import type { FileCache } from '../files/fileCache';
 import { isInside } from '../files/safeWriter';
 import { mapConcurrently } from '../connection/timing';
 import type { Stats } from 'node:fs';
@@ -53,7 +53,7 @@ export interface FolderStatus {
 }
 
 export interface StatusOptions {
-  readonly cache?: ContentCache;
+  readonly cache?: FileCache;
   /**
    * Asks each lab with its list pages (one request a page, never one a report); undefined for a
    * lab that cannot be asked (no token, address not confirmed).
@@ -104,7 +104,7 @@ export async function folderStatus(
     }
   }
   // One listing of the cache for the run, not one look a file.
-  const held = options.cache?.lookup() ?? (async () => false);
+  const held = options.cache?.lookup({ exact: true }) ?? (async () => false);
   // Every file's size and time in synchronous batches: ten thousand files in step cost no hashing.
   const files = work.map(({ entry }) => {
     const file = path.resolve(root, entry.file);

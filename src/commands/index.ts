@@ -57,6 +57,7 @@ import { checkConnection } from './checkConnection';
 import type { NetworkSettings } from '../labs/networkSettings';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import { loadMore, refreshAll, retryPage } from './treePaging';
+import { setCacheToken } from '../downloads/teamCache';
 
 export interface CommandServices {
   readonly labs: Labs;
@@ -194,6 +195,7 @@ export function commandTable({
     [Commands.statusMenu]: () => statusMenu(labs, log, news),
     [Commands.checkConnection]: (...args) =>
       checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
+    [Commands.setCacheToken]: () => setCacheToken(prompts.current),
     [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
     [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };

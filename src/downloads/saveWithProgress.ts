@@ -13,7 +13,7 @@ import {
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
 import { formatBytes } from '../../core/files/sizes';
-import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
+import { withContentCache } from './teamCache';
 import { shownFolder } from './targetFolder';
 
 export interface SaveWithProgressOptions extends Omit<
@@ -41,38 +41,25 @@ export function saveWithProgress(
       .get<number>(Settings.maxConcurrentRequests, 4);
   return withNotificationProgress(title, (progress, token) => {
     let reported = 0;
-    return saveReports(reports, {
-      cache: contentCache(log),
-      ...rest,
-      concurrency,
-      signal: toAbortSignal(token),
-      ask: (fileName, reason, more) => prompts.existingFile(fileName, reason, more),
-      warn: (message) => log.warn('Save', message),
-      onProgress: ({ done, total, bytes }) => {
-        const percent = total > 0 ? (done / total) * 100 : 0;
-        progress.report({
-          message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)),
-          increment: percent - reported,
-        });
-        reported = percent;
-      },
-    });
-  });
-}
-
-/**
- * The content cache every saved file is also kept in: `labData.cacheFolder` (a machine setting,
- * so a repository's settings cannot redirect it; a folder someone chose may be shared), else the
- * user's own cache folder, the one `lab-data` uses.
- */
-export function contentCache(log: Logger): ContentCache {
-  const chosen = vscode.workspace
-    .getConfiguration(SETTINGS_SECTION)
-    .get<string>(Settings.cacheFolder, '')
-    .trim();
-  return new ContentCache(chosen || defaultCacheFolder(), {
-    shared: chosen !== '',
-    warn: (message) => log.warn('Save', message),
+    // Every saved file is also kept in the content cache (a folder, or the team's server).
+    return withContentCache(log, (cache) =>
+      saveReports(reports, {
+        cache,
+        ...rest,
+        concurrency,
+        signal: toAbortSignal(token),
+        ask: (fileName, reason, more) => prompts.existingFile(fileName, reason, more),
+        warn: (message) => log.warn('Save', message),
+        onProgress: ({ done, total, bytes }) => {
+          const percent = total > 0 ? (done / total) * 100 : 0;
+          progress.report({
+            message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)),
+            increment: percent - reported,
+          });
+          reported = percent;
+        },
+      }),
+    );
   });
 }
 

@@ -10,7 +10,7 @@ import { pullFolder, type PulledFile } from '../../core/sync/pull';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
-import { contentCache } from '../downloads/saveWithProgress';
+import { withContentCache } from '../downloads/teamCache';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
@@ -168,20 +168,22 @@ export async function restoreReports(
             return;
           }
           let reported = 0;
-          const result = await pullFolder(folder, manifest, {
-            apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
-            cache: contentCache(log),
-            concurrency,
-            signal: toAbortSignal(token),
-            onProgress: ({ done, total, bytes: so }) => {
-              const percent = total > 0 ? (done / total) * 100 : 100;
-              progress.report({
-                message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
-                increment: (percent - reported) / folders.length,
-              });
-              reported = percent;
-            },
-          }).catch((error: unknown) => {
+          const result = await withContentCache(log, (cache) =>
+            pullFolder(folder, manifest, {
+              apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+              cache,
+              concurrency,
+              signal: toAbortSignal(token),
+              onProgress: ({ done, total, bytes: so }) => {
+                const percent = total > 0 ? (done / total) * 100 : 100;
+                progress.report({
+                  message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
+                  increment: (percent - reported) / folders.length,
+                });
+                reported = percent;
+              },
+            }),
+          ).catch((error: unknown) => {
             if (token.isCancellationRequested) {
               return undefined;
             }
@@ -335,13 +337,15 @@ export async function restoreOneReport(
   const pull = (update: boolean): Promise<PulledFile | undefined> =>
     withNotificationProgress(vscode.l10n.t('Restoring {0}…', args.id), (_progress, token) =>
       oneAtATime(args.folder, () =>
-        pullFolder(args.folder, one, {
-          apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
-          cache: contentCache(log),
-          force: true,
-          update,
-          signal: toAbortSignal(token),
-        }),
+        withContentCache(log, (cache) =>
+          pullFolder(args.folder, one, {
+            apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+            cache,
+            force: true,
+            update,
+            signal: toAbortSignal(token),
+          }),
+        ),
       ),
     ).then((result) => result.files[0]);
   let file = await pull(false);

@@ -10,7 +10,7 @@ import {
 import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { folderStatus, type EntryStatus, type FolderStatus } from '../../core/sync/status';
 import { errorText } from '../../core/errors/errorText';
-import { contentCache } from '../downloads/saveWithProgress';
+import { withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
 import { machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
 import { labServing } from '../../core/sync/manifestLabs';
@@ -216,9 +216,9 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
     }
     void this.offerMergeDriver(folder);
     const chosen = await selected(folder, manifest);
-    const status: FolderStatus = await folderStatus(folder, chosen.manifest, {
-      cache: contentCache(this.log),
-    });
+    const status: FolderStatus = await withContentCache(this.log, (cache) =>
+      folderStatus(folder, chosen.manifest, { cache }),
+    );
     const check = this.checks.get(folder);
     const rows = new Map<string, SavedEntryRow[]>();
     const add = (row: SavedEntryRow): void => {

@@ -16,7 +16,7 @@ import {
 } from '../../core/sync/resolveManifest';
 import { toAbortSignal } from '../cancellation';
 import { Commands } from '../constants';
-import { contentCache } from '../downloads/saveWithProgress';
+import { contentCache, withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { withNotificationProgress } from '../ui/progress';
@@ -187,13 +187,15 @@ export async function updateToLabRevision(
     vscode.l10n.t('Updating {0}…', entry.reportId),
     (_progress, token) =>
       oneAtATime(folder, () =>
-        pullFolder(folder, one, {
-          apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
-          cache: contentCache(log),
-          force: true,
-          update: true,
-          signal: toAbortSignal(token),
-        }),
+        withContentCache(log, (cache) =>
+          pullFolder(folder, one, {
+            apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+            cache,
+            force: true,
+            update: true,
+            signal: toAbortSignal(token),
+          }),
+        ),
       ),
   );
   const file = result.files[0];
@@ -375,40 +377,45 @@ export async function pushToTeamCache(
   arg?: unknown,
 ): Promise<PushSummary> {
   const folders = await foldersOf(states, arg);
-  const cache = contentCache(log);
+  const cache = await contentCache(log);
   const files: PushedFile[] = [];
   const problems: string[] = [];
   let bytes = 0;
   let cacheProblem: string | undefined;
-  await withNotificationProgress(
-    vscode.l10n.t('Pushing saved reports to the team cache…'),
-    async (progress, token) => {
-      for (const folder of folders) {
-        const { manifest, problems: found } = await readManifestStrictly(folder);
-        if (!manifest) {
-          problems.push(...found.map(manifestProblemText));
-          continue;
+  try {
+    await withNotificationProgress(
+      vscode.l10n.t('Pushing saved reports to the team cache…'),
+      async (progress, token) => {
+        for (const folder of folders) {
+          const { manifest, problems: found } = await readManifestStrictly(folder);
+          if (!manifest) {
+            problems.push(...found.map(manifestProblemText));
+            continue;
+          }
+          const result = await pushFolder(folder, manifest, cache, {
+            signal: toAbortSignal(token),
+            onProgress: ({ done, total, bytes: so }) =>
+              progress.report({
+                message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
+              }),
+          });
+          files.push(...result.files);
+          bytes += result.bytes;
+          if (result.cacheProblem) {
+            cacheProblem = result.cacheProblem.message;
+            break;
+          }
         }
-        const result = await pushFolder(folder, manifest, cache, {
-          signal: toAbortSignal(token),
-          onProgress: ({ done, total, bytes: so }) =>
-            progress.report({
-              message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
-            }),
-        });
-        files.push(...result.files);
-        bytes += result.bytes;
-        if (result.cacheProblem) {
-          cacheProblem = result.cacheProblem.message;
-          break;
-        }
-      }
-    },
-  );
+      },
+    );
+  } finally {
+    // A server's cache holds connections; a folder's, nothing.
+    await cache.close().catch(() => undefined);
+  }
   const count = (...wanted: Array<PushedFile['state']>): number =>
     files.filter((file) => wanted.includes(file.state)).length;
   const summary: PushSummary = {
-    cache: cache.folder,
+    cache: cache.location,
     pushed: count('pushed'),
     alreadyThere: count('alreadyThere'),
     notPushed: count('missing', 'changed', 'cacheUnwritable'),
@@ -417,7 +424,7 @@ export async function pushToTeamCache(
   };
   const text = vscode.l10n.t(
     'Pushed to {0}: {1} file(s) ({2}), {3} already there, {4} not pushed ({5} changed locally, {6} missing).',
-    cache.folder,
+    cache.location,
     summary.pushed,
     formatBytes(bytes),
     summary.alreadyThere,

@@ -142,6 +142,8 @@ export interface Prompts {
   ): Promise<string[] | undefined>;
   /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */
   password(name: string, incorrect: boolean): Promise<string | undefined>;
+  /** The team cache server's token, hidden as typed (empty: remove it); undefined means cancel. */
+  cacheToken(): Promise<string | undefined>;
   /**
    * The token box: a hidden input whose Enter runs `attempt` while the box stays open (busy, and
    * cancelled by closing it). A failure `problemOf` explains (a token the lab refused) is shown under
@@ -527,6 +529,17 @@ export class VsCodePrompts implements Prompts {
     );
     return picked?.map((criterion) => criterion.id);
   }
+  async cacheToken(): Promise<string | undefined> {
+    return vscode.window.showInputBox({
+      title: vscode.l10n.t('Team cache token'),
+      prompt: vscode.l10n.t(
+        "The token of the team cache server in labData.cacheFolder (not a lab's token). Leave empty to remove it.",
+      ),
+      password: true,
+      ignoreFocusOut: true,
+    });
+  }
+
   async password(name: string, incorrect: boolean): Promise<string | undefined> {
     return vscode.window.showInputBox({
       title: vscode.l10n.t('{0} is protected', name),

@@ -15,6 +15,7 @@ import {
 } from '../../core/sync/manifest';
 import { ContentCache } from '../../core/files/contentCache';
 import { MockLabServer } from '../mock/server';
+import { nginxBinary, startNginxCache } from '../cli/nginxCache';
 import {
   curlFourAtATime,
   inCheckedFolder,
@@ -273,6 +274,10 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       details: { medianMs: fromCache, files: 500, processStartIncluded: true },
     });
 
+    if (nginxBinary()) {
+      results.push(await fromTeamServer(kit, bundle, work, cacheFolder, inFresh, curl));
+    }
+
     // verify of the 500 files pulled: trusting size and time, reading every byte, and sha256sum.
     const bigVerify = await kit.alternate({
       trusting: () => timedRun(process.execPath, [bundle, 'verify', source]),
@@ -386,6 +391,9 @@ export async function cliCases(kit: CliBenchKit, curl: boolean): Promise<CaseRes
       details: { medianMs: verifyMedians, files: 10_000 },
     },
   );
+  if (nginxBinary()) {
+    results.push(await statusAgainstTeamServer(kit, bundle, many, files));
+  }
   await fs.rm(work, { recursive: true, force: true });
 
   results.push(await statusRemoteRequests(bundle, kit.token));
@@ -469,5 +477,113 @@ async function statusRemoteRequests(bundle: string, token: string): Promise<Case
   } finally {
     await server.stop();
     await fs.rm(work, { recursive: true, force: true });
+  }
+}
+/** The team cache server's token in the bench (nginx's configuration checks it). */
+const SERVER_TOKEN = 'bench-team-cache-token-0123456789';
+
+/** Copies a folder cache's files into a server's folder: the same `sha256/ab/…` layout. */
+async function serveCacheFolder(cacheFolder: string, files: string): Promise<void> {
+  await fs.cp(path.join(cacheFolder, 'sha256'), path.join(files, 'sha256'), { recursive: true });
+  execFileSync('chmod', ['-R', 'a+rwX', files]);
+}
+
+/**
+ * `lab-data pull` of 500 × 256 KiB from a team cache on nginx (loopback, bearer token), against
+ * `xargs -P4 curl` of the same files then `sha256sum -c` (what the tool does: fetch and check).
+ */
+async function fromTeamServer(
+  kit: CliBenchKit,
+  bundle: string,
+  work: string,
+  cacheFolder: string,
+  inFresh: (name: string, task: (folder: string) => Promise<number>) => Promise<number>,
+  curl: boolean,
+): Promise<CaseResult> {
+  const nginx = await startNginxCache(SERVER_TOKEN);
+  try {
+    await serveCacheFolder(cacheFolder, nginx.files);
+    const recorded = await readManifest(path.join(work, 'source'));
+    const entries = Object.values(recorded.labs).flatMap((section) => Object.values(section.files));
+    const sums = path.join(work, 'server-sums');
+    await fs.writeFile(sums, entries.map((entry) => `${entry.sha256}  ${entry.file}\n`).join(''));
+    const contenders: Record<string, () => Promise<number>> = {
+      pull: () =>
+        inFresh('pull-server', (folder) =>
+          timedRun(process.execPath, [bundle, 'pull', folder, '--quiet'], {
+            env: {
+              PATH: process.env.PATH,
+              LAB_DATA_CACHE: nginx.tokenUrl,
+              LAB_DATA_CACHE_TOKEN: SERVER_TOKEN,
+              NETRC: path.join(work, 'no-netrc'),
+            },
+          }),
+        ),
+    };
+    if (curl) {
+      contenders.curl = () =>
+        inFresh('curl-server', (folder) =>
+          timedRun('sh', [
+            '-c',
+            `cd '${folder}' && xargs -P4 -n2 sh -c 'curl -sSf -H "Authorization: Bearer ${SERVER_TOKEN}" -o "$1" "${nginx.tokenUrl}/sha256/$(printf %s "$0" | cut -c1-2)/$0"' < '${sums}' && sha256sum -c --quiet '${sums}'`,
+          ]),
+        );
+    }
+    const medians = await kit.alternate(contenders);
+    const ratio = medians.curl !== undefined ? medians.curl / medians.pull! : undefined;
+    return {
+      case: 'lab-data pull 500 × 256 KiB from a team cache server (nginx, loopback)',
+      ours: seconds(medians.pull!),
+      baseline: `curl -P4 + sha256sum -c ${medians.curl !== undefined ? seconds(medians.curl) : 'n/a'}`,
+      ratio: ratio !== undefined ? `${ratio.toFixed(2)}× curl` : 'n/a',
+      target: '≥ 1× curl',
+      met: ratio === undefined || ratio >= 1,
+      details: { medianMs: medians, files: 500, processStartIncluded: true },
+    };
+  } finally {
+    await nginx.stop();
+  }
+}
+
+/** `status --check-cache` of 10,000 recorded files against a team cache server: its requests (one HEAD a file) and seconds. */
+async function statusAgainstTeamServer(
+  kit: CliBenchKit,
+  bundle: string,
+  folder: string,
+  files: Record<string, ManifestEntry>,
+): Promise<CaseResult> {
+  const nginx = await startNginxCache(SERVER_TOKEN);
+  try {
+    for (const entry of Object.values(files)) {
+      const target = path.join(nginx.files, 'sha256', entry.sha256.slice(0, 2));
+      await fs.mkdir(target, { recursive: true });
+      await fs.copyFile(path.join(folder, entry.file), path.join(target, entry.sha256));
+    }
+    execFileSync('chmod', ['-R', 'a+rwX', nginx.files]);
+    const env = {
+      PATH: process.env.PATH,
+      LAB_DATA_CACHE: nginx.tokenUrl,
+      LAB_DATA_CACHE_TOKEN: SERVER_TOKEN,
+      NETRC: path.join(folder, 'no-netrc'),
+    };
+    const before = (await nginx.accessLog()).length;
+    const ms = await timedRun(process.execPath, [bundle, 'status', folder, '--check-cache'], {
+      env,
+    });
+    const requests = (await nginx.accessLog()).length - before;
+    kit.say(
+      `  status --check-cache of 10,000 files against nginx: ${requests} requests, ${seconds(ms)}`,
+    );
+    return {
+      case: 'lab-data status --check-cache, 10,000 files against a team cache server',
+      ours: `${seconds(ms)}, ${requests} requests`,
+      baseline: 'one HEAD a file',
+      ratio: '—',
+      target: '≤ 10,000 requests',
+      met: requests <= 10_000,
+      details: { ms, requests, files: 10_000 },
+    };
+  } finally {
+    await nginx.stop();
   }
 }

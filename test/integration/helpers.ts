@@ -263,6 +263,13 @@ export class FakePrompts implements Prompts {
       : criteria.map((criterion) => criterion.id);
   }
 
+  /** Team cache tokens typed, in order; none left means Escape. */
+  cacheTokenAnswers: Array<string | undefined> = [];
+
+  async cacheToken(): Promise<string | undefined> {
+    return this.cacheTokenAnswers.shift();
+  }
+
   passwordAnswers: Array<string | undefined> = [];
   readonly passwordAsked: Array<{ name: string; incorrect: boolean }> = [];
 

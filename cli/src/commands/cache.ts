@@ -6,6 +6,40 @@ import type { CliContext } from '../context';
 import { CliError, Exit, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { cachePush } from './cachePush';
+import { ContentCache } from '../../../core/files/contentCache';
+import type { HttpCache } from '../../../core/files/httpCache';
+
+/** A hash no file has: asking for it tells whether the server answers, and accepts the credentials. */
+const NO_FILE = '0'.repeat(64);
+
+/**
+ * `lab-data cache` of a team server: what can be told without a listing (servers offer none over
+ * plain HTTP) — whether it answers and accepts the credentials; `status --check-cache` tells which
+ * recorded files it lacks. Pruning is the server's own business.
+ */
+async function serverCache(
+  context: CliContext,
+  cache: HttpCache,
+  action: string | undefined,
+): Promise<ExitCode> {
+  if (action !== undefined) {
+    throw new CliError(
+      `lab-data cache ${action.slice(0, 20)} works on a cache folder; ${cache.location} is a server, whose files are removed on the server itself.`,
+      Exit.usage,
+    );
+  }
+  // A 404 is the answer hoped for; a server not used is told on stderr by the cache itself.
+  await cache.has(NO_FILE);
+  const answers = cache.readProblem === undefined;
+  if (context.flag('json')) {
+    await out(`${JSON.stringify({ server: cache.location, answers }, null, 2)}\n`);
+  } else {
+    await out(
+      `${cache.location}: a team cache on a server${answers ? ' that answers' : ', not usable now'}; it offers no listing: lab-data status --check-cache tells which recorded files it lacks.\n`,
+    );
+  }
+  return answers ? Exit.ok : Exit.mismatch;
+}
 
 /** `30d`, `12h`, `2w` → milliseconds; a usage error otherwise. */
 function age(text: string): number {
@@ -51,7 +85,11 @@ export async function cache(context: CliContext): Promise<ExitCode> {
   if (action === 'push') {
     return cachePush(context, folders);
   }
-  const contentCache = context.cache();
+  const chosen = context.cache();
+  if (!(chosen instanceof ContentCache)) {
+    return serverCache(context, chosen as HttpCache, action);
+  }
+  const contentCache = chosen;
   const held = await contentCache.list();
   const total = held.reduce((sum, file) => sum + file.bytes, 0);
   if (action === undefined) {

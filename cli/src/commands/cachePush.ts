@@ -74,7 +74,7 @@ export async function cachePush(context: CliContext, given: readonly string[]): 
     await out(
       `${JSON.stringify(
         {
-          cache: cache.folder,
+          cache: cache.location,
           folders: results.map(({ folder, result }) => ({
             folder,
             files: result.files.map((file) => ({
@@ -112,12 +112,12 @@ export async function cachePush(context: CliContext, given: readonly string[]): 
   if (problem) {
     const stopped = files.filter((file) => file.state === 'cacheUnwritable').length;
     context.progress.problem(
-      `The cache ${cache.folder} cannot be written: ${problem.message} The push stopped: ${stopped} file${stopped === 1 ? ' was' : 's were'} not pushed${untried > 0 ? `, nor any of ${untried} more folder${untried === 1 ? '' : 's'}` : ''}; nothing half-written is left in the cache. Free space there, or push to a cache you can write (--cache DIR or LAB_DATA_CACHE).`,
+      `The cache ${cache.location} cannot be written: ${problem.message} The push stopped: ${stopped} file${stopped === 1 ? ' was' : 's were'} not pushed${untried > 0 ? `, nor any of ${untried} more folder${untried === 1 ? '' : 's'}` : ''}; nothing half-written is left in the cache. Free space there, or push to a cache you can write (--cache DIR|URL or LAB_DATA_CACHE, with LAB_DATA_CACHE_TOKEN for a server).`,
     );
   }
   const where = folders.length === 1 ? folders[0]! : `${folders.length} folders`;
   context.progress.line(
-    `Pushed ${where} to ${cache.folder}: pushed ${pushed.length} (${formatBytes(bytes)}), already there ${files.length - pushed.length - notPushed.length}, not pushed ${notPushed.length}${notPushed.length > 0 ? ` (${causes(notPushed)})` : ''}.`,
+    `Pushed ${where} to ${cache.location}: pushed ${pushed.length} (${formatBytes(bytes)}), already there ${files.length - pushed.length - notPushed.length}, not pushed ${notPushed.length}${notPushed.length > 0 ? ` (${causes(notPushed)})` : ''}.`,
   );
   return exitCode;
 }

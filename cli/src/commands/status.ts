@@ -156,7 +156,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)
           ? 'lab-data pull restores what the cache has without the lab.'
           : ''
-    }\n${checkCache ? cacheLines(context.cache().folder, lacking) : ''}`,
+    }\n${checkCache ? cacheLines(context.cache().location, lacking) : ''}`,
   );
   return exitCode;
 }

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -8,6 +9,7 @@ import { LabApi, type LabApiOptions } from '../../../../core/api/labApi';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import type { TransportFactory } from '../../../../core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../core/errors/errors';
+import { HttpCache } from '../../../../core/files/httpCache';
 import {
   closedPort,
   FULL,
@@ -271,6 +273,46 @@ export function transportContract(name: string, factory: TransportFactory): void
         assert.equal(error.attempts, 4);
       } finally {
         await unreachable.close();
+      }
+    });
+
+    it("keeps a team cache server's files: a PUT streams its body whole, and a GET reads it back checked", async () => {
+      const stored = new Map<string, Buffer>();
+      const server = http.createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          if (request.method === 'PUT') {
+            stored.set(request.url!, Buffer.concat(chunks));
+            response.writeHead(201).end();
+            return;
+          }
+          const held = stored.get(request.url!);
+          response.writeHead(held ? 200 : 404, held ? { 'content-length': held.length } : {});
+          response.end(request.method === 'HEAD' ? undefined : held);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/team`;
+      const cache = new HttpCache(address, { transport: factory });
+      try {
+        const bytes = Buffer.alloc(300 * 1024, 7);
+        const hash = createHash('sha256').update(bytes).digest('hex');
+        const source = path.join(await folder(), 'R-1.pdf');
+        await fs.writeFile(source, bytes);
+        assert.equal(await cache.publish(source, hash, bytes.length), 'kept');
+        assert.ok(stored.get(`/team/sha256/${hash.slice(0, 2)}/${hash}`)?.equals(bytes));
+        const into = await folder();
+        const restored = await cache.restore(hash, bytes.length, {
+          folder: into,
+          fileName: 'R-1.pdf',
+          ifExists: 'fail',
+        });
+        assert.equal(restored?.sha256, hash);
+      } finally {
+        await cache.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
       }
     });
 

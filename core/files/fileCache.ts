@@ -1,0 +1,59 @@
+import type { PreparedFolder, SavedFile } from './safeWriter';
+
+/**
+ * What publishing a file to the cache came to: `held` the cache had it already (not copied again),
+ * `kept` copied in, `differs` the file's bytes are not the hash's (nothing written), `missing` no
+ * such file.
+ */
+export type PublishOutcome = 'held' | 'kept' | 'differs' | 'missing';
+
+/** Where a restored file goes: a folder, its name there, and what to do with a file of that name. */
+export interface RestoreTarget {
+  readonly folder: string | PreparedFolder;
+  readonly fileName: string;
+  readonly ifExists: 'fail' | 'overwrite';
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A store of files by their SHA-256, in front of the labs: a folder ({@link ContentCache}) or a
+ * team's server ({@link HttpCache}), the same layout in both (`sha256/ab/abcd…`). What pull, sync,
+ * status, cache push and the extension's Save and Restore ask of it; none of them knows which it is.
+ * Every read is checked against the hash before the file takes its name; a cache that cannot be
+ * written is still read, and never fails a run.
+ */
+export interface FileCache {
+  /** Where it is, for messages: a folder or an address (never with credentials). */
+  readonly location: string;
+  /** Whether it has a file of this hash (and size, when given); not yet checked: {@link restore} checks. */
+  has(sha256: string, bytes?: number): Promise<boolean>;
+  /**
+   * What it holds, asked for one run over many files. Without `exact`, "perhaps" may be true where
+   * a look costs as much as the read itself (a server: the read is the look, for pull); `exact`
+   * asks for the truth (status), a file unknown counting as not held.
+   */
+  lookup(options?: { readonly exact?: boolean }): (sha256: string) => Promise<boolean>;
+  /** Keeps a copy of `file` (its SHA-256 known) unless it has one; never fails the caller. */
+  keep(file: string, sha256: string, bytes: number): Promise<void>;
+  /**
+   * Publishes `file` as the copy of `sha256`, checked against the hash (`lab-data cache push`);
+   * throws a {@link LabApiError} when it cannot be written.
+   */
+  publish(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome>;
+  /** Writes its copy of `sha256` into a folder, checked first; undefined when it has none (or a bad one). */
+  restore(sha256: string, bytes: number, target: RestoreTarget): Promise<SavedFile | undefined>;
+  /** Why files cannot be kept there, once a write failed; undefined while they can. */
+  readonly writeProblem: string | undefined;
+  /** Lets go of its connections, if it has any. */
+  close(): Promise<void>;
+}
+
+/** Whether a cache given as text (`LAB_DATA_CACHE`, `--cache`, `labData.cacheFolder`) is an address rather than a folder. */
+export function isCacheAddress(text: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim());
+}

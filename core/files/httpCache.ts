@@ -1,0 +1,587 @@
+import { createReadStream, promises as fs, readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isLoopbackHost } from '../connection/baseUrl';
+import { answerTimeoutMs } from '../connection/httpClient';
+import { DIRECT, type NetworkOptions } from '../connection/network';
+import { mapConcurrently, oncePerKey, Semaphore } from '../connection/timing';
+import type {
+  Transport,
+  TransportFactory,
+  TransportResponse,
+  TransportTimeouts,
+} from '../connection/transport';
+import { UndiciTransport } from '../connection/undiciTransport';
+import { LabApiError } from '../errors/errors';
+import { labError } from '../errors/messages';
+import { registerSecret, serverText } from '../errors/serverText';
+import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
+import { copyFileSafely } from './safeCopy';
+import { writeFileSafely, type SavedFile } from './safeWriter';
+
+const SHA256_SHAPE = /^[0-9a-f]{64}$/;
+/** Where to put a cache's credentials instead of its address. */
+const USE_TOKEN = 'use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead';
+
+/**
+ * Why `text` cannot be a team cache's address, or undefined when it can: `https://`, or `http://`
+ * to this machine only (a token must never cross a network in the clear); no credentials in it
+ * (user info, or a query: an address is logged and shown, a token is not); and no `..` segment,
+ * written or percent-encoded, that would take the files out of the address's own prefix.
+ */
+export function cacheAddressProblem(text: string): string | undefined {
+  const given = text.trim();
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    return `"${serverText(given).slice(0, 80)}" is not a web address such as https://cache.example.com/lab-data`;
+  }
+  const shown = `${url.protocol}//${url.host}`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return `a team cache's address must start with https:// (got ${url.protocol})`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return `the cache address ${shown} holds a user name or password: ${USE_TOKEN}`;
+  }
+  if (url.search !== '' || url.hash !== '') {
+    return `the cache address ${shown} has a query or fragment (a token?): ${USE_TOKEN}`;
+  }
+  // `URL` removes `..` itself: the written text is what is judged, decoded as a server would.
+  const writtenPath = given.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  let decoded = writtenPath;
+  for (let round = 0; round < 3; round++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  if ([writtenPath, decoded].some((form) => /(^|[/\\])\.\.?([/\\]|$)/.test(form))) {
+    return `the cache address ${shown} has a "." or ".." in its path, which would leave its prefix; give the folder's address itself`;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return `the cache address ${shown} must use https:// so its token is never sent unencrypted (http:// is allowed only for this machine)`;
+  }
+  return undefined;
+}
+
+/** The `machine`'s login and password in a `.netrc` text (the `default` entry when none names it). */
+export function netrcCredentials(
+  text: string,
+  machine: string,
+): { readonly login: string; readonly password: string } | undefined {
+  const words = text.split(/\s+/).filter(Boolean);
+  let current: { name?: string; login?: string; password?: string } | undefined;
+  const entries: Array<{ name?: string; login?: string; password?: string }> = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === 'machine' || word === 'default') {
+      current = word === 'machine' ? { name: words[++i]?.toLowerCase() } : {};
+      entries.push(current);
+    } else if (current && (word === 'login' || word === 'password')) {
+      current[word] = words[++i];
+    } else if (word === 'macdef') {
+      current = undefined;
+    }
+  }
+  const found =
+    entries.find((entry) => entry.name === machine.toLowerCase()) ??
+    entries.find((entry) => entry.name === undefined);
+  return found?.login !== undefined && found.password !== undefined
+    ? { login: found.login, password: found.password }
+    : undefined;
+}
+
+/**
+ * The team cache's own credentials, never a lab's: `LAB_DATA_CACHE_TOKEN` (a bearer token), else the
+ * address's host in the user's `.netrc` (`NETRC`, else `~/.netrc`: login and password, sent as Basic).
+ * Registered as secrets, so no text shows them. Undefined when there are none.
+ */
+export function cacheAuthorization(
+  address: URL,
+  env: NodeJS.ProcessEnv = process.env,
+  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+): { readonly header: string; readonly source: string } | undefined {
+  const token = env.LAB_DATA_CACHE_TOKEN?.trim();
+  if (token) {
+    registerSecret(token);
+    return { header: `Bearer ${token}`, source: 'LAB_DATA_CACHE_TOKEN' };
+  }
+  const file = env.NETRC?.trim() || path.join(os.homedir(), '.netrc');
+  let text: string;
+  try {
+    text = read(file);
+  } catch {
+    return undefined;
+  }
+  const found = netrcCredentials(text, address.hostname);
+  if (!found) {
+    return undefined;
+  }
+  const pair = Buffer.from(`${found.login}:${found.password}`).toString('base64');
+  [found.password, pair].forEach(registerSecret);
+  return { header: `Basic ${pair}`, source: file };
+}
+
+export interface HttpCacheOptions {
+  /** The `Authorization` header's value ({@link cacheAuthorization}), when the server wants one. */
+  readonly authorization?: string;
+  /** Requests in flight at once (the labs' limit; a pool of its own). */
+  readonly concurrency?: number;
+  /** How long to wait; one answer timeout (`LAB_DATA_ANSWER_TIMEOUT`) for each wait by default. */
+  readonly timeouts?: Partial<TransportTimeouts>;
+  /** Proxies and trusted authorities, for the default transport (undici's pools). */
+  readonly network?: NetworkOptions;
+  /** Builds the transport instead (the extension: VS Code's network stack). */
+  readonly transport?: TransportFactory;
+  readonly userAgent?: string;
+  /** Told once of each kind of trouble (down, refused, read-only, a bad copy); the run goes on. */
+  readonly warn?: (message: string) => void;
+}
+
+/** What one request came to, when the server could not be asked. */
+type Unasked = 'down' | 'refused';
+
+/**
+ * A team's cache on a web server: files by SHA-256 at `<address>/sha256/ab/abcd…`, the folder
+ * cache's layout, so a folder served by a web server and the same folder mounted are one cache.
+ * Reads are `GET` (`HEAD` to tell what it holds), writes `PUT` of the whole file; nothing else is
+ * asked of the server. Nothing it sends is trusted: a file streams to a temporary file, hashed, and
+ * takes its name only when it is the hash's bytes. It never stops a run: a server that is down or
+ * silent costs one answer timeout, said once, and is not asked again; one that refuses writes is a
+ * read-only cache. It has its own pool and its own credentials; a lab's token never comes here.
+ */
+export class HttpCache implements FileCache {
+  readonly location: string;
+  private readonly base: URL;
+  private readonly transport: Transport;
+  private readonly slots: Semaphore;
+  private readonly said = new Set<string>();
+  /** Why the server is not asked any more (down, silent, refusing us): every later look is a miss. */
+  private unusable?: string;
+  private unwritable?: string;
+  /** What this object learned the server holds (a HEAD, a PUT, a GET). */
+  private readonly known = new Map<string, boolean>();
+  private scratch?: Promise<string>;
+
+  constructor(
+    address: string,
+    private readonly options: HttpCacheOptions = {},
+  ) {
+    const problem = cacheAddressProblem(address);
+    if (problem) {
+      throw labError('invalidInput', 'cacheServerUnwritable', {
+        address: '(the address given)',
+        reason: problem,
+      });
+    }
+    const url = new URL(address.trim());
+    url.pathname = url.pathname.replace(/\/+$/, '');
+    this.base = url;
+    this.location = `${url.origin}${url.pathname}`;
+    const answer = answerTimeoutMs();
+    const timeouts: TransportTimeouts = {
+      connectMs: Math.min(10_000, answer),
+      headersMs: answer,
+      bodyIdleMs: answer,
+      ...options.timeouts,
+    };
+    const concurrency = options.concurrency ?? 4;
+    this.slots = new Semaphore(concurrency);
+    const settings = { connections: concurrency, timeouts };
+    this.transport = options.transport
+      ? options.transport(settings)
+      : new UndiciTransport({ ...settings, network: options.network ?? DIRECT });
+  }
+
+  get writeProblem(): string | undefined {
+    return this.unwritable;
+  }
+
+  /** Why the server is no longer asked (down, silent, refusing the credentials); undefined while it is. */
+  get readProblem(): string | undefined {
+    return this.unusable;
+  }
+
+  /** Says a thing once per cache object (a thousand files missing their server are one line). */
+  private sayOnce(key: string, message: string): void {
+    if (!this.said.has(key)) {
+      this.said.add(key);
+      this.options.warn?.(message);
+    }
+  }
+
+  private urlOf(sha256: string): URL {
+    return new URL(`${this.base.pathname}/sha256/${sha256.slice(0, 2)}/${sha256}`, this.base);
+  }
+
+  /**
+   * Sends one request for a file of the cache and hands its answer to `use` within the request's
+   * slot (a body is read before the next request takes its place). Undefined when the server was
+   * not asked or did not answer: told once, and not asked again when it is down or refuses us.
+   */
+  private async ask<T>(
+    method: 'GET' | 'HEAD' | 'PUT',
+    sha256: string,
+    use: (response: TransportResponse) => Promise<T>,
+    more: {
+      readonly body?: () => NodeJS.ReadableStream;
+      readonly bytes?: number;
+      readonly signal?: AbortSignal;
+    } = {},
+  ): Promise<T | Unasked> {
+    return this.slots.run(async () => {
+      if (this.unusable !== undefined) {
+        return 'down';
+      }
+      let response: TransportResponse;
+      try {
+        response = await this.transport.send({
+          method,
+          url: this.urlOf(sha256),
+          headers: {
+            'user-agent': this.options.userAgent ?? 'lab-data',
+            ...(this.options.authorization ? { authorization: this.options.authorization } : {}),
+            ...(more.bytes !== undefined
+              ? {
+                  'content-length': String(more.bytes),
+                  'content-type': 'application/octet-stream',
+                }
+              : {}),
+          },
+          ...(more.body ? { body: more.body() as never } : {}),
+          signal: more.signal,
+          highWaterMark: 1024 * 1024,
+        });
+      } catch (error) {
+        if (more.signal?.aborted) {
+          throw error;
+        }
+        this.giveUp(`it cannot be reached (${reasonOf(error)})`);
+        return 'down';
+      }
+      try {
+        if (response.status >= 300 && response.status < 400) {
+          const where = locationHost(response, this.base);
+          this.giveUp(
+            `it redirects to ${where}, which is not followed (a redirect could take its credentials elsewhere)`,
+          );
+          return 'refused';
+        }
+        if (method !== 'PUT' && (response.status === 401 || response.status === 403)) {
+          this.giveUp(
+            `it refused ${this.options.authorization ? 'the credentials given' : 'to answer without credentials'} (${response.status}); set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc`,
+          );
+          return 'refused';
+        }
+        return await use(response);
+      } finally {
+        response.body.resume();
+      }
+    }, more.signal);
+  }
+
+  /** The server is not asked again this run: said once, and every file comes from the lab. */
+  private giveUp(reason: string): void {
+    if (this.unusable === undefined) {
+      this.unusable = reason;
+      this.options.warn?.(
+        `The team cache ${this.location} is not used: ${reason}; going on with the labs.`,
+      );
+    }
+  }
+
+  async has(sha256: string, bytes?: number): Promise<boolean> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return false;
+    }
+    const known = this.known.get(sha256);
+    if (known !== undefined && bytes === undefined) {
+      return known;
+    }
+    const answer = await this.ask('HEAD', sha256, async (response) => {
+      if (response.status === 404 || response.status === 410) {
+        return false;
+      }
+      if (response.status !== 200) {
+        this.sayOnce(
+          `head${response.status}`,
+          `The team cache ${this.location} answered ${response.status} when asked what it holds; those files count as not held.`,
+        );
+        return false;
+      }
+      const length = Number(response.headers['content-length']);
+      return bytes === undefined || !Number.isFinite(length) || length === bytes;
+    });
+    const held = answer === true;
+    if (typeof answer === 'boolean') {
+      this.known.set(sha256, held);
+    }
+    return held;
+  }
+
+  /**
+   * Without `exact` (pull): "perhaps" for every file while the server is used, since a `GET` is the
+   * look (a miss costs the same request a `HEAD` would); `exact` (status): one `HEAD` a file,
+   * concurrently, each asked once.
+   */
+  lookup(options: { readonly exact?: boolean } = {}): (sha256: string) => Promise<boolean> {
+    if (!options.exact) {
+      return async (sha256) =>
+        SHA256_SHAPE.test(sha256) &&
+        this.unusable === undefined &&
+        this.known.get(sha256) !== false;
+    }
+    const asked = oncePerKey((sha256: string) => this.has(sha256));
+    return (sha256) => asked(sha256);
+  }
+
+  async restore(
+    sha256: string,
+    bytes: number,
+    target: RestoreTarget,
+  ): Promise<SavedFile | undefined> {
+    if (!SHA256_SHAPE.test(sha256) || this.known.get(sha256) === false) {
+      return undefined;
+    }
+    const got = await this.ask(
+      'GET',
+      sha256,
+      async (response) => {
+        if (response.status === 404 || response.status === 410) {
+          this.known.set(sha256, false);
+          return undefined;
+        }
+        if (response.status !== 200) {
+          this.sayOnce(
+            `get${response.status}`,
+            `The team cache ${this.location} answered ${response.status}; those files come from the labs.`,
+          );
+          return undefined;
+        }
+        const type = String(response.headers['content-type'] ?? '');
+        if (/text\/html/i.test(type)) {
+          // A sign-in page in front of the cache: its bytes are never a report.
+          this.giveUp('it answers with a web page instead of files (a sign-in page?)');
+          return undefined;
+        }
+        try {
+          const saved = await writeFileSafely({
+            folder: target.folder,
+            fileName: target.fileName,
+            source: response.body,
+            ifExists: target.ifExists,
+            expectedBytes: bytes,
+            signal: target.signal,
+            checkSha256: (actual) =>
+              actual === sha256
+                ? undefined
+                : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
+          });
+          this.known.set(sha256, true);
+          return saved;
+        } catch (error) {
+          if (target.signal?.aborted || !(error instanceof LabApiError)) {
+            throw error;
+          }
+          if (error.code === 'invalidResponse' || error.text?.id === 'transferShort') {
+            this.sayOnce(
+              `bad${sha256}`,
+              `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (${error.code === 'invalidResponse' ? 'another SHA-256' : 'another size'}); it was not used, and the file comes from its lab.`,
+            );
+            return undefined;
+          }
+          if (error.code === 'network' || error.code === 'timeout') {
+            this.giveUp(`a transfer from it broke off (${error.message})`);
+            return undefined;
+          }
+          throw error;
+        }
+      },
+      { signal: target.signal },
+    );
+    return got === 'down' || got === 'refused' ? undefined : got;
+  }
+
+  /** PUTs `file` as `sha256` and checks the server then holds it (a server may take a PUT and drop the body). */
+  private async put(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
+    const answer = await this.ask(
+      'PUT',
+      sha256,
+      async (response) => {
+        if ([401, 403, 405, 501].includes(response.status)) {
+          return `it refuses writes (${response.status}): a read-only cache for these credentials`;
+        }
+        if (response.status < 200 || response.status >= 300) {
+          return `it answered ${response.status} to a write`;
+        }
+        return undefined;
+      },
+      { body: () => createReadStream(file), bytes, signal },
+    );
+    if (answer === 'down' || answer === 'refused') {
+      return this.unusable ?? 'it is not used';
+    }
+    if (answer !== undefined) {
+      return answer;
+    }
+    this.known.delete(sha256);
+    if (!(await this.has(sha256, bytes))) {
+      return 'it accepted a file but does not hold it afterwards (a server dropping what it is sent)';
+    }
+    return undefined;
+  }
+
+  private cannotWrite(reason: string): void {
+    if (this.unwritable === undefined) {
+      this.unwritable = reason;
+      this.options.warn?.(
+        `The team cache ${this.location} cannot be written (${reason}); going on without keeping files in it.`,
+      );
+    }
+  }
+
+  async keep(file: string, sha256: string, bytes: number): Promise<void> {
+    if (
+      this.unwritable !== undefined ||
+      this.unusable !== undefined ||
+      !SHA256_SHAPE.test(sha256) ||
+      this.known.get(sha256) === true
+    ) {
+      return;
+    }
+    try {
+      const problem = await this.put(file, sha256, bytes);
+      if (problem !== undefined && this.unusable === undefined) {
+        this.cannotWrite(problem);
+      }
+    } catch (error) {
+      this.cannotWrite(reasonOf(error));
+    }
+  }
+
+  /** A private folder for the checked copies pushes send (removed with {@link close}). */
+  private scratchFolder(): Promise<string> {
+    this.scratch ??= fs.mkdtemp(path.join(os.tmpdir(), 'lab-data-push-'));
+    return this.scratch;
+  }
+
+  /**
+   * Publishes `file` as the copy of `sha256`: `held` when the server has a file of that size;
+   * otherwise a copy is taken and hashed first (the file may change meanwhile), and that copy is
+   * sent, so the server never gets bytes other than the hash's. Throws when it cannot be written.
+   */
+  async publish(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'differs';
+    }
+    if (await this.has(sha256, bytes)) {
+      return 'held';
+    }
+    this.failIfUnusable();
+    const source = await fs.stat(file).catch(() => undefined);
+    if (!source?.isFile()) {
+      return 'missing';
+    }
+    if (source.size !== bytes) {
+      return 'differs';
+    }
+    const folder = await fs.mkdtemp(path.join(await this.scratchFolder(), 'f'));
+    try {
+      try {
+        await copyFileSafely({
+          from: file,
+          folder,
+          fileName: sha256,
+          ifExists: 'overwrite',
+          expectedBytes: bytes,
+          signal,
+          checkSha256: (actual) =>
+            actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
+        });
+      } catch (error) {
+        if (
+          error instanceof LabApiError &&
+          (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
+        ) {
+          return 'differs';
+        }
+        throw error;
+      }
+      const problem = await this.put(path.join(folder, sha256), sha256, bytes, signal);
+      if (problem !== undefined) {
+        this.unwritable ??= problem;
+        throw labError('fileSystem', 'cacheServerUnwritable', {
+          address: this.location,
+          reason: problem,
+        });
+      }
+      return 'kept';
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  private failIfUnusable(): void {
+    if (this.unusable !== undefined) {
+      throw labError('fileSystem', 'cacheServerUnwritable', {
+        address: this.location,
+        reason: this.unusable,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+    if (this.scratch) {
+      await fs.rm(await this.scratch, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** One HEAD a file, concurrently: which of `hashes` the server lacks (for a count in `lab-data cache`). */
+export async function missingFrom(
+  cache: FileCache,
+  hashes: readonly string[],
+  concurrency = 8,
+): Promise<string[]> {
+  const held = cache.lookup({ exact: true });
+  const answers = await mapConcurrently(hashes, concurrency, async (sha) => held(sha));
+  return hashes.filter((_, index) => !answers[index]);
+}
+
+/** A failure's short reason for a message: its code where it has one (`ECONNREFUSED`, a timeout). */
+function reasonOf(error: unknown): string {
+  const code =
+    (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return `no answer within ${Math.round(answerTimeoutMs() / 1000)} s`;
+  }
+  return typeof code === 'string' ? code : serverText(String((error as Error)?.message ?? error));
+}
+
+/** Where a redirect points, for its message: the host only (its path and query may hold anything). */
+function locationHost(response: TransportResponse, base: URL): string {
+  const location = response.headers.location;
+  try {
+    const url = new URL(String(location ?? ''), base);
+    return url.host === base.host ? 'another address on the same server' : url.host;
+  } catch {
+    return 'an unreadable address';
+  }
+}
