@@ -168,16 +168,19 @@ export async function restoreReports(
             return;
           }
           let reported = 0;
+          // Each file as it is done: a run cancelled part-way still counts what it restored.
+          const done: PulledFile[] = [];
           const result = await withContentCache(log, (cache) =>
             pullFolder(folder, manifest, {
               apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
               cache,
               concurrency,
               signal: toAbortSignal(token),
-              onProgress: ({ done, total, bytes: so }) => {
-                const percent = total > 0 ? (done / total) * 100 : 100;
+              onFile: (file) => done.push(file),
+              onProgress: ({ done: finished, total, bytes: so }) => {
+                const percent = total > 0 ? (finished / total) * 100 : 100;
                 progress.report({
-                  message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(so)),
+                  message: vscode.l10n.t('{0} of {1} files, {2}', finished, total, formatBytes(so)),
                   increment: (percent - reported) / folders.length,
                 });
                 reported = percent;
@@ -189,13 +192,11 @@ export async function restoreReports(
             }
             throw error;
           });
-          if (!result) {
-            return;
-          }
-          files.push(...result.files);
-          bytes += result.bytes;
-          missingLabs.push(...missingLabsOf(labs, folder, manifest, result.files));
-          for (const file of result.files) {
+          const outcome = result?.files ?? done;
+          files.push(...outcome);
+          bytes += result?.bytes ?? outcome.reduce((sum, file) => sum + (file.bytes ?? 0), 0);
+          missingLabs.push(...missingLabsOf(labs, folder, manifest, outcome));
+          for (const file of outcome) {
             if (file.state === 'restored' || file.state === 'present') {
               findings.resolve(folder, file.reportId);
             }
