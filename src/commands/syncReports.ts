@@ -107,7 +107,7 @@ export async function syncReports(
   const targets = commandTargets(args);
   const given = targets.options as SyncArgs;
   const connection = await labForCommand(labs, prompts.current, targets.lab);
-  const api = connection?.api;
+  const api = connection?.backgroundApi;
   const standard = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !standard) {
     return undefined;

@@ -1,6 +1,7 @@
 import type { LabApiError } from '../../core/errors/errors';
-import type { ConnectionEvent } from '../../core/connection/httpClient';
+import { DEFAULT_TIMEOUTS, type ConnectionEvent } from '../../core/connection/httpClient';
 import { LabApi } from '../../core/api/labApi';
+import { LabOutage } from '../../core/connection/labOutage';
 import type { LabApiOptions } from '../../core/api/labApi';
 import type { LabDefinition } from '../../core/api/labDefinition';
 import type { NetworkOptions } from '../../core/connection/network';
@@ -38,6 +39,9 @@ export interface FailedRequest {
  */
 export class LabConnection {
   private client?: LabApi;
+  private backgroundClient?: LabApi;
+  /** The lab's one circuit breaker, shared by both clients: a lab known to be failing fails both at once. */
+  private outage?: LabOutage;
   private state: ConnectionEvent = { kind: 'online' };
   lastFailure?: FailedRequest;
 
@@ -65,19 +69,45 @@ export class LabConnection {
     return token === this.token;
   }
 
-  /** The lab's API client, or undefined when signed out. */
+  /**
+   * The lab's API client for requests a person waits for (a tree, Open Metadata, Preview, Search,
+   * Find Report), or undefined when signed out: a lab that sends no answer within the answer
+   * timeout is said at once, not asked three more times in silence.
+   */
   get api(): LabApi | undefined {
     if (this.token === undefined) {
       return undefined;
     }
-    this.client ??= new LabApi({
+    this.client ??= this.build(this.token, true);
+    return this.client;
+  }
+
+  /**
+   * The lab's API client for work that runs on while a person does something else (checking for
+   * new reports, Save All, Sync, Restore, Export): it retries a lab that does not answer.
+   */
+  get backgroundApi(): LabApi | undefined {
+    if (this.token === undefined) {
+      return undefined;
+    }
+    this.backgroundClient ??= this.build(this.token, false);
+    return this.backgroundClient;
+  }
+
+  private build(token: string, interactive: boolean): LabApi {
+    this.outage ??= new LabOutage(this.lab.url.origin, { log: this.factory.log });
+    return new LabApi({
       lab: this.lab,
-      token: this.token,
+      token,
       network: this.factory.network(this.lab),
       transport: this.factory.transport(this.lab),
       userAgent: this.factory.userAgent,
       log: this.factory.log,
       ...this.factory.defaults(),
+      interactive,
+      // A person waits: a body that stops after the headers ends at the answer timeout too, not at the idle limit for files.
+      ...(interactive ? { timeouts: { bodyIdleMs: DEFAULT_TIMEOUTS.headersMs } } : {}),
+      outage: this.outage,
       onConnection: (event) => this.setConnection(event),
       onRecords: (records) => this.factory.onRecords(this.lab, records),
       onPagingAnomaly: (anomaly) => this.factory.onPagingAnomaly(this.lab, anomaly),
@@ -86,14 +116,15 @@ export class LabConnection {
         this.listener.onFailure(this);
       },
     });
-    return this.client;
   }
 
   /** Drops the client (network settings changed); the next request builds a new one. */
   reset(): void {
-    const previous = this.client;
+    const previous = [this.client, this.backgroundClient];
     this.client = undefined;
-    void previous?.close();
+    this.backgroundClient = undefined;
+    this.outage = undefined;
+    previous.forEach((client) => void client?.close());
   }
 
   dispose(): void {

@@ -77,10 +77,12 @@ async function foldersToRestore(args: readonly unknown[]): Promise<string[]> {
  */
 function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
   const named = labs.get(name);
-  if (named?.lab.url.origin === origin && named.api) {
-    return named.api;
+  if (named?.lab.url.origin === origin && named.backgroundApi) {
+    return named.backgroundApi;
   }
-  return labs.all.find((connection) => connection.lab.url.origin === origin && connection.api)?.api;
+  return labs.all.find(
+    (connection) => connection.lab.url.origin === origin && connection.backgroundApi,
+  )?.backgroundApi;
 }
 
 /** Failed files grouped by cause, each cause once with its count: "3 failed: the lab at … is down". */
