@@ -150,6 +150,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       }),
       log,
       () => labs.ready,
+      (origin) => labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
     ),
   );
   const activationMs = performance.now() - started;

@@ -4,6 +4,7 @@ import type { Labs } from '../labs/labs';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { commandTargets, type RecordRef } from '../ui/commandTargets';
+import { withNotificationProgress } from '../ui/progress';
 
 /**
  * `labData.openReportMetadata`: opens a read-only JSON document of a report (a tree item, an id or
@@ -33,9 +34,20 @@ export async function openReportMetadata(
   }
   const uri = documents.uriFor(ref, labs.require(ref.lab).lab.url.host);
   if (vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString())) {
-    documents.refresh(uri);
+    await withNotificationProgress(
+      vscode.l10n.t('Lab Data: Opening {0} from {1}', ref.id, ref.lab),
+      () => documents.reread(uri),
+    );
   }
-  const document = await vscode.workspace.openTextDocument(uri);
+  const document = await withNotificationProgress(
+    vscode.l10n.t('Lab Data: Opening {0} from {1}', ref.id, ref.lab),
+    () => vscode.workspace.openTextDocument(uri),
+  );
   await vscode.window.showTextDocument(document, { preview: false });
+  // The document says why in place; the notification says it too, with Retry and Check Connection.
+  const failure = documents.failureOf(uri);
+  if (failure) {
+    throw failure;
+  }
   return uri;
 }

@@ -72,7 +72,7 @@ export async function previewReport(
   }
   const started = Date.now();
   const bytes = await withNotificationProgress(
-    vscode.l10n.t('Opening {0}…', id),
+    vscode.l10n.t('Opening {0} from {1}…', id, connection.lab.name),
     (progress, token) => {
       let reported = 0;
       return api.fetchReportFile(id, {
