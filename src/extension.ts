@@ -150,7 +150,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       }),
       log,
       () => labs.ready,
-      (origin) => labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
+      {
+        nameOf: (origin) =>
+          labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
+        forgetFailure: (origin) =>
+          labs.all
+            .filter((connection) => connection.lab.url.origin === origin)
+            .forEach((connection) => connection.forgetFailure()),
+      },
     ),
   );
   const activationMs = performance.now() - started;

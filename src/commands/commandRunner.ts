@@ -15,6 +15,12 @@ export function userMessage(error: unknown): string {
 /** The name of the lab at an address, when one is defined there (for a message that names it). */
 export type LabNameOf = (origin: string) => string | undefined;
 
+/** What the runner asks of the labs: a lab's name by its address, and to forget that it failed (before a Retry). */
+export interface LabLookup {
+  readonly nameOf: LabNameOf;
+  readonly forgetFailure: (origin: string) => void;
+}
+
 /** The origin a lab error names, when it names one. */
 function originOf(error: unknown): string | undefined {
   const origin = error instanceof LabApiError ? error.text?.args.origin : undefined;
@@ -102,7 +108,7 @@ export function runCommand(
   handler: CommandHandler,
   log: Logger,
   ready: () => Promise<void> = () => Promise.resolve(),
-  labNameOf?: LabNameOf,
+  labs?: LabLookup,
 ): (...args: unknown[]) => Promise<unknown> {
   return async (...args: unknown[]) => {
     try {
@@ -118,8 +124,15 @@ export function runCommand(
         `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
       );
       void showError(error, log, {
-        retry: () => vscode.commands.executeCommand(id, ...args),
-        labNameOf,
+        retry: () => {
+          // Retry asks the lab again, even one known a moment ago not to answer.
+          const origin = originOf(error);
+          if (origin) {
+            labs?.forgetFailure(origin);
+          }
+          return vscode.commands.executeCommand(id, ...args);
+        },
+        labNameOf: labs?.nameOf,
       });
       if (REJECTING_COMMANDS.has(id) && args.length > 0 && !commandTargets(args).fromUi) {
         throw error instanceof LabApiError ? new Error(phrase(error)) : error;
@@ -134,9 +147,9 @@ export function registerCommands(
   table: Readonly<Record<string, CommandHandler>>,
   log: Logger,
   ready?: () => Promise<void>,
-  labNameOf?: LabNameOf,
+  labs?: LabLookup,
 ): vscode.Disposable[] {
   return Object.entries(table).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, runCommand(id, handler, log, ready, labNameOf)),
+    vscode.commands.registerCommand(id, runCommand(id, handler, log, ready, labs)),
   );
 }

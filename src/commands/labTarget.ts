@@ -61,3 +61,15 @@ export function labChoice(connection: LabConnection): Choice {
   const { name, url } = connection.lab;
   return { id: name, label: name, description: name === url.host ? undefined : url.host };
 }
+
+/**
+ * Throws why `connection`'s lab is known not to answer (it failed as a whole a moment ago and has
+ * not answered since), so an action a person waits for says so at once, with Retry, instead of
+ * waiting one more answer timeout for the same silence.
+ */
+export function unlessKnownDown(connection: LabConnection | undefined): void {
+  const known = connection?.knownFailure();
+  if (known) {
+    throw known;
+  }
+}

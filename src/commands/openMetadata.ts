@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
 import type { PromptsHolder } from '../ui/prompts';
-import { labForCommand } from './labTarget';
+import { labForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets, type RecordRef } from '../ui/commandTargets';
 import { withNotificationProgress } from '../ui/progress';
 
@@ -31,6 +31,9 @@ export async function openReportMetadata(
     ref = { lab: connection.lab.name, kind: 'report', id };
   } else if (!(await labForCommand(labs, prompts.current, ref.lab))) {
     return undefined;
+  }
+  if (ref.kind === 'report' || ref.kind === 'client') {
+    unlessKnownDown(labs.get(ref.lab));
   }
   const uri = documents.uriFor(ref, labs.require(ref.lab).lab.url.host);
   if (vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString())) {

@@ -16,7 +16,7 @@ import {
 import type { Page } from '../../core/api/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
-import { apiForCommand } from './labTarget';
+import { apiForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { withNotificationProgress } from '../ui/progress';
 import { toAbortSignal } from '../cancellation';
@@ -226,6 +226,7 @@ export async function findReport(
       return undefined;
     }
     const lab = api.lab.name;
+    unlessKnownDown(services.labs.get(lab));
     const labApi = api;
     report =
       idGiven !== undefined
@@ -295,6 +296,7 @@ export async function searchReports(
         : reports;
     return { ids, action, result: await act(action, chosen, api, services) };
   }
+  unlessKnownDown(services.labs.get(api.lab.name));
   const title = vscode.l10n.t('Lab Data: Search Reports in {0}', api.lab.name);
   const filter = await askReportFilter(api, prompts, title);
   if (!filter) {

@@ -1,7 +1,11 @@
 import type { LabApiError } from '../../core/errors/errors';
 import { DEFAULT_TIMEOUTS, type ConnectionEvent } from '../../core/connection/httpClient';
 import { LabApi } from '../../core/api/labApi';
-import { LabOutage } from '../../core/connection/labOutage';
+import {
+  DEFAULT_OUTAGE_COOL_DOWN_MS,
+  LabOutage,
+  isLabWideFailure,
+} from '../../core/connection/labOutage';
 import type { LabApiOptions } from '../../core/api/labApi';
 import type { LabDefinition } from '../../core/api/labDefinition';
 import type { NetworkOptions } from '../../core/connection/network';
@@ -44,6 +48,8 @@ export class LabConnection {
   private outage?: LabOutage;
   private state: ConnectionEvent = { kind: 'online' };
   lastFailure?: FailedRequest;
+  /** The lab's last failure as a whole (it did not answer), until it answers again. */
+  private down?: { readonly error: LabApiError; readonly at: number };
 
   constructor(
     readonly lab: LabDefinition,
@@ -113,9 +119,27 @@ export class LabConnection {
       onPagingAnomaly: (anomaly) => this.factory.onPagingAnomaly(this.lab, anomaly),
       onFailure: (error) => {
         this.lastFailure = { error, at: new Date(), lab: this.lab };
+        if (isLabWideFailure(error)) {
+          this.down = { error, at: Date.now() };
+        }
         this.listener.onFailure(this);
       },
     });
+  }
+
+  /**
+   * Why the lab is known not to answer: it failed as a whole (no answer, no connection, a 5xx)
+   * within the breaker's cool-down and has not answered since. An action a person waits for then
+   * says so at once, with Retry, instead of waiting one more answer timeout; Retry forgets it.
+   */
+  knownFailure(now = Date.now()): LabApiError | undefined {
+    const down = this.down;
+    return down && now - down.at < DEFAULT_OUTAGE_COOL_DOWN_MS ? down.error : undefined;
+  }
+
+  /** Forgets {@link knownFailure}: the next request asks the lab (Retry). */
+  forgetFailure(): void {
+    this.down = undefined;
   }
 
   /** Drops the client (network settings changed); the next request builds a new one. */
@@ -139,6 +163,9 @@ export class LabConnection {
     }
     if (event.kind !== 'unauthorized') {
       this.state = event;
+    }
+    if (event.kind === 'online') {
+      this.down = undefined;
     }
     if (
       event.kind === 'unauthorized' ||

@@ -63,7 +63,11 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     assert.notEqual(await signIn(stalled.baseUrl, LEAK_CHECK_TOKEN, 'Stalled'), undefined);
   });
 
-  afterEach(() => stalled.setFaults({}));
+  afterEach(async () => {
+    stalled.setFaults({});
+    // One answer from the lab: it is no longer known to be down, so the next test asks it afresh.
+    await vscode.commands.executeCommand('labData.checkConnection', { lab: 'Stalled' });
+  });
 
   /** Shows each lab's reports in the Reports view (its rows are what Refresh asks for again). */
   async function loadLabRows(): Promise<void> {
@@ -121,6 +125,21 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
       assert.match(text, /try again/i);
     });
   }
+
+  it('Open Metadata right after Refresh found the lab silent fails at once, naming the lab, with Retry', async () => {
+    await loadLabRows();
+    stalled.setFaults({ hangHeaders: { times: Infinity } });
+    await vscode.commands.executeCommand('labData.refresh');
+    const id = stalled.data.reports[1]!.report_id;
+    const before = api.errorsShown().length;
+    const { took } = await timed(() =>
+      vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Stalled', id }),
+    );
+    assert.ok(took < answerMs / 2, `took ${took} ms: the lab was asked again and waited for`);
+    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    assert.match(shown.message, /^Stalled: /, shown.message);
+    assert.equal(shown.actions[0], 'Retry');
+  });
 
   it('Find Report by id across a healthy and a silent lab: the healthy lab’s report comes without waiting for the silent one, whose name is said', async () => {
     stalled.setFaults({ hangHeaders: { times: Infinity } });
