@@ -126,6 +126,19 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     });
   }
 
+  it('Search Reports of a lab that sends its headers, then nothing: within one answer timeout, the message naming the lab and the cause', async () => {
+    stalled.setFaults({ hangBody: { times: Infinity } });
+    const before = api.errorsShown().length;
+    const { value, took } = await timed(() =>
+      vscode.commands.executeCommand('labData.searchReports', { lab: 'Stalled' }),
+    );
+    assert.equal(value, undefined);
+    assert.ok(took < deadlineMs, `Search took ${took} ms; the deadline is ${deadlineMs} ms`);
+    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    assert.match(shown.message, /^Stalled: /, shown.message);
+    assert.deepEqual(shown.actions.slice(0, 2), ['Retry', 'Check Connection']);
+  });
+
   it('Open Metadata right after Refresh found the lab silent fails at once, naming the lab, with Retry', async () => {
     await loadLabRows();
     stalled.setFaults({ hangHeaders: { times: Infinity } });
