@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { LabApi, type LabApiOptions } from '../../../../core/api/labApi';
 import { parseBaseUrl } from '../../../../core/connection/baseUrl';
 import { HttpClient, type ConnectionEvent } from '../../../../core/connection/httpClient';
+import { LabOutage } from '../../../../core/connection/labOutage';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import type { TransportFactory } from '../../../../core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../core/errors/errors';
@@ -322,6 +323,14 @@ function stalledAnswers(factory: TransportFactory): void {
     let client: HttpClient | undefined;
     const events: ConnectionEvent[] = [];
     const lines: string[] = [];
+    /** Times the lab's breaker heard that the lab answered. */
+    let answers = 0;
+    class CountingOutage extends LabOutage {
+      override answered(): void {
+        answers++;
+        super.answered();
+      }
+    }
     before(async () => {
       server = new FaultServer(() => ({ kind: 'silent' }));
       url = await server.start();
@@ -333,6 +342,7 @@ function stalledAnswers(factory: TransportFactory): void {
       client = undefined;
       events.length = 0;
       lines.length = 0;
+      answers = 0;
     });
 
     const ask = async (
@@ -348,6 +358,7 @@ function stalledAnswers(factory: TransportFactory): void {
         retry: { retries: 0 },
         onConnection: (event) => events.push(event),
         log: (_level, message) => lines.push(message),
+        outage: new CountingOutage(url),
       });
       const started = Date.now();
       const error = await client.getJson('/api/v1/reports', { page: '1' }).then(
@@ -381,6 +392,7 @@ function stalledAnswers(factory: TransportFactory): void {
         events.map((event) => event.kind),
         ['offline'],
       );
+      assert.equal(answers, 0, 'the breaker never heard the lab answer');
       const stalled = lines.find((line) => line.includes('the body stopped'));
       assert.match(
         stalled ?? lines.join('\n'),
@@ -440,6 +452,7 @@ function stalledAnswers(factory: TransportFactory): void {
         events.map((event) => event.kind),
         ['online'],
       );
+      assert.equal(answers, 1, 'the breaker heard the lab answer once the answer was whole');
     });
   });
 }
