@@ -40,9 +40,18 @@ export function requestProblem(error: unknown): CheckProblem {
 }
 
 /**
+ * How much longer than one answer timeout the signed-in request may take: a lab that sends its
+ * headers at once and then nothing fails in the client one answer timeout after its headers, and
+ * that verdict ("stuck") must arrive before the check gives up on the request as silent.
+ */
+function headersGraceMs(answerMs: number): number {
+  return Math.min(answerMs / 2, 5_000);
+}
+
+/**
  * The last step signed in: one request through the lab's own client, its whole answer read, bounded
- * whatever its retries by the answer timeout twice: once for the headers, once for a body that
- * stops (the client says which it was).
+ * whatever its retries by one answer timeout and a little (a body that stops right after its
+ * headers is said by the client as what it was).
  */
 export async function authenticatedRequest(
   request: (signal: AbortSignal) => Promise<RequestProbe>,
@@ -54,7 +63,12 @@ export async function authenticatedRequest(
   const stop = (): void => own.abort(signal?.reason);
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    const probe = await bounded(request(own.signal), 2 * answerMs, signal, () => own.abort());
+    const probe = await bounded(
+      request(own.signal),
+      answerMs + headersGraceMs(answerMs),
+      signal,
+      () => own.abort(),
+    );
     const count = `${probe.records} report${probe.records === 1 ? '' : 's'}${probe.totalCount !== undefined ? ` of ${probe.totalCount}` : ''}`;
     return {
       kind: 'request',
