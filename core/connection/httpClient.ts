@@ -18,6 +18,8 @@ import { bodyStallOf } from './errorMapping';
 import { DIRECT, proxySecrets, type NetworkOptions } from './network';
 import { LabOutage, spendsBudget, type OutageTicket } from './labOutage';
 import {
+  BodyStallError,
+  type BodyStall,
   type Transport,
   type TransportFactory,
   type TransportResponse,
@@ -380,6 +382,9 @@ export class HttpClient {
             throw await this.statusFailure(response, path, query, requestId, url);
           }
           let body: Readable = response.body;
+          // What the body did if the answer timeout gave it up, whatever a consumer makes of the error.
+          let stall: BodyStall | undefined;
+          response.body.on('error', (error) => (stall ??= bodyStallOf(error)));
           try {
             body = decodedBody(response);
             const result = await consume({
@@ -400,8 +405,13 @@ export class HttpClient {
             this.outage.answered();
             return result;
           } catch (error) {
-            const mapped = this.toLabError(error, { ...context, requestId });
-            this.logBodyFailure(describe, answeredWith, error, requestId);
+            stall ??= bodyStallOf(error);
+            let mapped = this.toLabError(error, { ...context, requestId });
+            if (stall && (mapped.code === 'timeout' || mapped.code === 'network')) {
+              // Said as what the lab did ("sent its headers, then nothing for 30 s"), a download's too.
+              mapped = this.toLabError(new BodyStallError(stall), { ...context, requestId });
+              this.logBodyFailure(describe, answeredWith, stall, requestId);
+            }
             throw retryBodyFailures
               ? new AttemptFailure(mapped, isTransient(mapped, error))
               : new AttemptFailure(mapped, false);
@@ -535,11 +545,10 @@ export class HttpClient {
   private logBodyFailure(
     describe: string,
     answeredWith: string | undefined,
-    error: unknown,
+    stall: BodyStall,
     requestId: string | undefined,
   ): void {
-    const stall = bodyStallOf(error);
-    if (!stall || !answeredWith) {
+    if (!answeredWith) {
       return;
     }
     const what =

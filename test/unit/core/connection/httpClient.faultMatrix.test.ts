@@ -156,9 +156,9 @@ const RETRIED_TIMEOUT_MS = (ms: number): number => ATTEMPTS * ms + FAST_RETRY.re
 function stalls(kind: 'file' | 'json', head: Buffer, content: Buffer): Case[] {
   const { headersMs, bodyIdleMs } = FAST_TIMEOUTS;
   // A file's body failure is not retried (the writer has side effects); a JSON request's is.
-  // A JSON request says what the body did: headers and then nothing, or part of it and then nothing.
-  const headersOnly: Outcome = kind === 'file' ? 'transferBroken' : 'bodyHeadersOnly';
-  const stopped: Outcome = kind === 'file' ? 'transferBroken' : 'bodyStopped';
+  // A request says what the body did: headers and then nothing, or part of it and then nothing.
+  const headersOnly: Outcome = 'bodyHeadersOnly';
+  const stopped: Outcome = 'bodyStopped';
   const bodyAttempts = kind === 'file' ? 1 : ATTEMPTS;
   return [
     {
