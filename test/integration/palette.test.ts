@@ -65,19 +65,28 @@ describe('command palette queries', () => {
       .map((entry) => entry.command)
       .sort();
     // Export Reports/Clients/Samples are the views' own buttons; the palette has Export List…, which asks which list.
+    // The Saved Reports view's row actions act on a row; the palette has Restore and Verify Saved Reports.
     assert.deepEqual(hidden, [
       'labData.compareSavedReport',
+      'labData.compareWithLab',
       'labData.copyId',
       'labData.copyLink',
       'labData.copyMarkdownLink',
       'labData.exportClients',
       'labData.exportReports',
       'labData.exportSamples',
+      'labData.installMergeDriver',
       'labData.loadMore',
+      'labData.previewSavedReport',
       'labData.redownloadSavedReport',
+      'labData.resolveManifest',
+      'labData.restoreSavedFolder',
       'labData.retry',
+      'labData.revealSavedReport',
       'labData.saveSelectedReportPdfs',
       'labData.statusMenu',
+      'labData.updateToLabRevision',
+      'labData.verifySavedFolder',
     ]);
   });
 
