@@ -154,7 +154,6 @@ export class LabApi {
     this.#http = new HttpClient({
       ...http,
       baseUrl: lab.url,
-      labName: lab.name,
       maxConcurrentRequests: this.concurrency,
     });
   }

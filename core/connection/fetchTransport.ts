@@ -10,7 +10,6 @@ import {
   type TransportRequest,
   type TransportResponse,
   type TransportSettings,
-  watchedBody,
 } from './transport';
 
 /** A `fetch` to send through: the extension host's (VS Code's network stack) or, in tests, Node's. */
@@ -106,17 +105,14 @@ export class FetchTransport implements Transport {
       delete headers['content-encoding'];
       delete headers['content-length'];
     }
-    const body = watchedBody(
-      response.body
-        ? bodyOf(
-            response.body as unknown as NodeReadableStream<Uint8Array>,
-            controller,
-            request.highWaterMark,
-          )
-        : Readable.from([]),
-      timeouts.bodyIdleMs,
-      { highWaterMark: request.highWaterMark },
-    );
+    const body = response.body
+      ? bodyOf(
+          response.body as unknown as NodeReadableStream<Uint8Array>,
+          timeouts.bodyIdleMs,
+          controller,
+          request.highWaterMark,
+        )
+      : Readable.from([]);
     body.once('close', done);
     return { status: response.status, headers, body };
   }
@@ -148,32 +144,40 @@ function headersOf(headers: Headers): IncomingHttpHeaders {
 
 /**
  * The body as a Node stream that reads the web stream only when its reader asks (so back-pressure
- * reaches the socket; the answer timeout is {@link watchedBody}'s, above it), stops the request
- * when destroyed, and gives a broken connection the platform's code (`fetch` reports it as a bare
- * "terminated" whose cause holds the code).
+ * reaches the socket), fails with the seam's `UND_ERR_BODY_TIMEOUT` when the lab stays silent
+ * longer than `idleMs` while a read waits, and gives a broken connection the platform's code
+ * (`fetch` reports it as a bare "terminated" whose cause holds the code).
  */
 function bodyOf(
   stream: NodeReadableStream<Uint8Array>,
+  idleMs: number,
   controller: AbortController,
   highWaterMark?: number,
 ): Readable {
   const reader = stream.getReader();
-  let finished = false;
+  let timer: NodeJS.Timeout | undefined;
   return new Readable({
     ...(highWaterMark ? { highWaterMark } : {}),
     read() {
+      timer = setTimeout(() => {
+        controller.abort();
+        this.destroy(
+          new TransportError('UND_ERR_BODY_TIMEOUT', 'the lab stopped sending the body'),
+        );
+      }, idleMs);
       reader.read().then(
         ({ done, value }) => {
-          finished = done;
+          clearTimeout(timer);
           this.push(done ? null : value);
         },
-        (error: unknown) => this.destroy(platformError(error)),
+        (error: unknown) => {
+          clearTimeout(timer);
+          this.destroy(platformError(error));
+        },
       );
     },
     destroy(error, callback) {
-      if (!finished) {
-        controller.abort();
-      }
+      clearTimeout(timer);
       reader.cancel(error ?? undefined).catch(() => undefined);
       callback(error);
     },

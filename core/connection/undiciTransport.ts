@@ -13,7 +13,7 @@ import type {
   TransportResponse,
   TransportSettings,
 } from './transport';
-import { refusedTunnel, watchedBody } from './transport';
+import { refusedTunnel } from './transport';
 import { proxyFor, type NetworkOptions } from './network';
 
 /**
@@ -172,13 +172,9 @@ export class UndiciTransport implements Transport {
         signal: request.signal,
         highWaterMark: request.highWaterMark,
         headersTimeout: this.options.timeouts.headersMs,
-        // The body's time is kept by watchedBody, in the same words on every transport.
-        bodyTimeout: 0,
+        bodyTimeout: this.options.timeouts.bodyIdleMs,
       });
-      const body = watchedBody(response.body, this.options.timeouts.bodyIdleMs, {
-        highWaterMark: request.highWaterMark,
-      });
-      return { status: response.statusCode, headers: response.headers, body };
+      return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       // A proxy that refused the tunnel, in the seam's words; any other failure as undici gave it.
       throw (proxy !== undefined ? refusedTunnel(error) : undefined) ?? error;
@@ -209,7 +205,7 @@ export class UndiciTransport implements Transport {
       connections,
       connect: { timeout: timeouts.connectMs, ...(ca ? { ca } : {}) },
       headersTimeout: timeouts.headersMs,
-      bodyTimeout: 0,
+      bodyTimeout: timeouts.bodyIdleMs,
     });
   }
 
@@ -223,7 +219,7 @@ export class UndiciTransport implements Transport {
       proxyTls: { ...tls, timeout: timeouts.connectMs },
       connections,
       headersTimeout: timeouts.headersMs,
-      bodyTimeout: 0,
+      bodyTimeout: timeouts.bodyIdleMs,
     });
   }
 }

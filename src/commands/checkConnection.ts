@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { CONNECTION_REPORT_LANGUAGE } from '../constants';
-import { defaultLabDefinition, labPaths, type LabDefinition } from '../../core/api/labDefinition';
+import { defaultLabDefinition, type LabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
 import {
   checkConnection as runCheck,
   type CheckStepKind,
   type ConnectionCheck,
-} from '../../core/connection/check/checkConnection';
+} from '../../core/connection/connectionCheck';
 import { connectionConclusion, renderConnectionReport } from '../../core/derived/connectionReport';
 import type { LabApi } from '../../core/api/labApi';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
@@ -109,8 +109,6 @@ export async function checkConnection(
             caFiles: network.caFilesFor(target.lab),
             transport: network.describeTransport(target.lab),
             env: process.env,
-            // Signed out, the lab's reports path is asked without a token and its whole answer read.
-            path: labPaths(target.lab).reports(),
             request: api ? (requestSignal) => api.checkReports(requestSignal) : undefined,
             onStep: (kind) => progress.report({ message: waitingOn(kind, target.name) }),
             signal,
