@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { verdictOf } from './checkConnection';
 import { Commands } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
@@ -130,12 +129,8 @@ export async function addLab(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
-      checkConnection: async () =>
-        verdictOf(
-          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
-            baseUrl,
-          }),
-        ),
+      checkConnection: () =>
+        void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
     },
     (token, signal) =>
       labs
