@@ -3,17 +3,7 @@ import { serverText } from '../../core/errors/serverText';
 import type { Labs } from '../labs/labs';
 import type { SavedReportFindings } from './savedReports';
 import type { SavedFile, SavedReportStates } from './savedStates';
-
-/** Badges Lab Data gives saved files: none of them is a letter git's decorations use (M, A, U, D…). */
-export const SAVED_BADGES = {
-  /** The file is as it was saved. */
-  inStep: '✓',
-  /** Its bytes are no longer what was saved. */
-  changedLocally: '≠',
-} as const;
-
-/** Lab Data's own theme color for a saved file changed locally (`contributes.colors`). */
-export const CHANGED_LOCALLY_COLOR = 'labData.savedFile.changedLocallyForeground';
+import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedBadges';
 
 /**
  * "Saved from Meridian Analytical Laboratories · revision 2": where a file came from, the lab named

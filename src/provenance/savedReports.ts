@@ -11,7 +11,7 @@ import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
-import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedDecorations';
+import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedBadges';
 
 export const SAVED_METADATA_SCHEME = 'labdata-saved';
 const DIAGNOSTIC_SOURCE = 'Lab Data';

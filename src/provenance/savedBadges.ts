@@ -1,0 +1,10 @@
+/** Badges Lab Data gives saved files: none of them is a letter git's decorations use (M, A, U, D…). */
+export const SAVED_BADGES = {
+  /** The file is as it was saved. */
+  inStep: '✓',
+  /** Its bytes are no longer what was saved. */
+  changedLocally: '≠',
+} as const;
+
+/** Lab Data's own theme color for a saved file changed locally (`contributes.colors`). */
+export const CHANGED_LOCALLY_COLOR = 'labData.savedFile.changedLocallyForeground';
