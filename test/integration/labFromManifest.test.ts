@@ -7,9 +7,8 @@ import { LabApi } from '../../core/api/labApi';
 import { defaultLabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { ContentCache } from '../../core/files/contentCache';
-import { saveReports } from '../../core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../core/sync/folderSync';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
+import { listAllReports } from '../../core/sync/folderSync';
+import { syncedAsColleague } from '../support/colleagueFolder';
 import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
@@ -77,23 +76,10 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available)
       .slice(0, 5);
-    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
     const colleagueCache = new ContentCache(
       await fs.mkdtemp(path.join(tmpdir(), 'colleague-coastal-cache-')),
     );
-    await syncFolder(api, target, {
-      list: async () => reports,
-      save: (list, decide) =>
-        saveReports(list, {
-          api,
-          target,
-          decide,
-          signal: new AbortController().signal,
-          concurrency: 4,
-          cache: colleagueCache,
-        }),
-      filtered: true,
-    });
+    await syncedAsColleague(api, folder, reports, colleagueCache);
     await api.close();
     names = (await fs.readdir(folder)).filter((name) => name.endsWith('.pdf'));
     assert.equal(names.length, 5);

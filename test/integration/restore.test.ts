@@ -6,9 +6,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApi } from '../../core/api/labApi';
 import { ContentCache } from '../../core/files/contentCache';
-import { saveReports } from '../../core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../core/sync/folderSync';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
+import { listAllReports } from '../../core/sync/folderSync';
+import { syncedAsColleague } from '../support/colleagueFolder';
 import type { MockLabServer } from '../mock/server';
 import {
   LEAK_CHECK_TOKEN,
@@ -81,20 +80,7 @@ describe('restoring a colleague’s saved reports in VS Code (labData.restoreRep
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available)
       .slice(0, 12);
-    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
-    await syncFolder(api, target, {
-      list: async () => reports,
-      save: (list, decide) =>
-        saveReports(list, {
-          api,
-          target,
-          decide,
-          signal: new AbortController().signal,
-          concurrency: 4,
-          cache: colleagueCache,
-        }),
-      filtered: true,
-    });
+    await syncedAsColleague(api, folder, reports, colleagueCache);
     await api.close();
     originals = new Map();
     for (const name of (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf'))) {

@@ -6,10 +6,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApi } from '../../core/api/labApi';
 import { ContentCache } from '../../core/files/contentCache';
-import { saveReports } from '../../core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../core/sync/folderSync';
+import { listAllReports } from '../../core/sync/folderSync';
 import { readManifestStrictly } from '../../core/sync/manifest';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
+import { syncedAsColleague } from '../support/colleagueFolder';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
@@ -121,20 +120,7 @@ describe('the Saved Reports view (labData.savedReports)', function () {
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available && report.status !== 'amended')
       .slice(0, 8);
-    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
-    await syncFolder(api, target, {
-      list: async () => reports,
-      save: (list, decide) =>
-        saveReports(list, {
-          api,
-          target,
-          decide,
-          signal: new AbortController().signal,
-          concurrency: 4,
-          cache: colleagueCache,
-        }),
-      filtered: true,
-    });
+    await syncedAsColleague(api, folder, reports, colleagueCache);
     await api.close();
     git(repo, 'add', '.');
     git(repo, 'commit', '--quiet', '-m', 'reports');

@@ -5,9 +5,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApi } from '../../core/api/labApi';
 import { HttpCache } from '../../core/files/httpCache';
-import { saveReports } from '../../core/sync/bulkSave';
-import { listAllReports, syncFolder } from '../../core/sync/folderSync';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
+import { listAllReports } from '../../core/sync/folderSync';
+import { syncedAsColleague } from '../support/colleagueFolder';
 import { nginxBinary, startNginxCache, type NginxCache } from '../cli/nginxCache';
 import {
   FakePrompts,
@@ -54,20 +53,7 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available)
       .slice(0, 8);
-    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
-    await syncFolder(api, target, {
-      list: async () => reports,
-      save: (list, decide) =>
-        saveReports(list, {
-          api,
-          target,
-          decide,
-          signal: new AbortController().signal,
-          concurrency: 4,
-          cache: server,
-        }),
-      filtered: true,
-    });
+    await syncedAsColleague(api, folder, reports, server);
     await api.close();
     await server.close();
     originals = new Map();
