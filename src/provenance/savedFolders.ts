@@ -129,6 +129,8 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
       index.onDidChange(() => this.allChanged()),
       index.onDidCreate(() => this.allChanged()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.allChanged(true)),
+      // Which lab of this machine serves each manifest's lab follows sign-ins and lab changes.
+      labs.onDidChange(() => this.allChanged()),
     );
   }
 
