@@ -2,9 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { LabApi } from '../../core/api/labApi';
-import { listAllReports, syncFolder } from '../../core/sync/folderSync';
-import { saveReports } from '../../core/sync/bulkSave';
-import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
+import { listAllReports } from '../../core/sync/folderSync';
+import { syncedAsColleague } from '../support/colleagueFolder';
 import { MockLabServer } from '../mock/server';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
@@ -43,19 +42,7 @@ describe('the Saved Reports view, as a person sees it', function () {
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available && report.status !== 'amended')
       .slice(0, 6);
-    const target = { folder, template: DEFAULT_FILE_NAME_TEMPLATE };
-    await syncFolder(api, target, {
-      list: async () => reports,
-      save: (list, decide) =>
-        saveReports(list, {
-          api,
-          target,
-          decide,
-          signal: new AbortController().signal,
-          concurrency: 4,
-        }),
-      filtered: true,
-    });
+    await syncedAsColleague(api, folder, reports);
     await api.close();
     const files = (await fs.readdir(folder)).filter((file) => file.endsWith('.pdf')).sort();
     for (const file of files.slice(0, 3)) {
@@ -84,7 +71,8 @@ describe('the Saved Reports view, as a person sees it', function () {
     const folderRow = row(page, `Saved reports in ${name}`);
     await rowSays(folderRow, /6 recorded · 3 missing · 1 changed$/);
     const labRow = page
-      .locator('.monaco-list-row[aria-level="2"]', { hasText: /recorded/ })
+      // This folder's lab, named after the lab's address (not another folder's lab above it).
+      .locator('.monaco-list-row[aria-level="2"]', { hasText: new URL(lab.baseUrl).host })
       .first();
     await labRow.click();
     await page.keyboard.press('ArrowRight');
