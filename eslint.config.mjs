@@ -142,6 +142,19 @@ export default tseslint.config(
     },
   },
   {
+    // A folder inside a core folder (core/connection/check/) reaches the rest of the core two levels up.
+    files: ['core/*/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'core/ must not import vscode.' }],
+          patterns: [{ group: ['../../../*'], message: 'core/ may only import from core/.' }],
+        },
+      ],
+    },
+  },
+  {
     // The webviews run in the browser: they may name the core's types, never load its code (it runs in Node).
     files: ['webviews/**/*.ts'],
     rules: {

@@ -20,6 +20,7 @@ import type {
   NoticeAnswer,
 } from './provenance/missingFilesNotice';
 import { signInForDemo } from './auth/demoSignIn';
+import { errorsShown } from './ui/phrase';
 
 /** One lab as other extensions and tests see it: never its token. */
 export interface LabState {
@@ -51,6 +52,8 @@ export interface LabDataExtensionApi {
   readonly savedReports: { readonly provider: vscode.TreeDataProvider<LabNode> };
   /** The status bar text now. */
   statusText(): string;
+  /** The error notifications commands have shown (newest last, at most 20): their text and buttons. */
+  errorsShown(): ReadonlyArray<{ readonly message: string; readonly actions: readonly string[] }>;
   /** The status bar tooltip now. */
   statusTooltip(): string;
   /** How often SecretStorage has been read since activation (tokens are read only when a lab or token changes). */
@@ -206,6 +209,7 @@ export function createExtensionApi(
     },
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,
+    errorsShown: () => [...errorsShown],
     statusTooltip: () => statusBar.tooltip,
     secretReads: () => labs.secretReads,
     setPrompts(replacement) {

@@ -169,6 +169,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       }),
       log,
       () => labs.ready,
+      {
+        nameOf: (origin) =>
+          labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
+        forgetFailure: (origin) =>
+          labs.all
+            .filter((connection) => connection.lab.url.origin === origin)
+            .forEach((connection) => connection.forgetFailure()),
+      },
     ),
   );
   // Said once on opening when a manifest lists files that are not there (one listing per folder, no lab asked).

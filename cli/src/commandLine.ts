@@ -338,7 +338,7 @@ const COMMON_HELP = `Options of every command:
   --token-file FILE  read the token from FILE (refused when other users can read it)
   --ca-file FILE     also trust the certificate authorities in FILE (PEM; repeatable)
   -q, --quiet        no progress on stderr, only failures
-  -v, --verbose      more on stderr: the network in use, one line per request (never the token)
+  -v, --verbose      more on stderr: the network in use, one line per request, lab named (no token)
   -h, --help         this help
 
 Environment:

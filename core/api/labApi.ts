@@ -154,6 +154,7 @@ export class LabApi {
     this.#http = new HttpClient({
       ...http,
       baseUrl: lab.url,
+      labName: lab.name,
       maxConcurrentRequests: this.concurrency,
     });
   }

@@ -3,7 +3,7 @@ import { labError, type MessageId } from '../errors/messages';
 import { serverText } from '../errors/serverText';
 import { describeProxy, proxyCredentialSource, proxySource, type NetworkOptions } from './network';
 import { tlsProblemOf, type TlsProblem } from './tlsProblems';
-import { TransportError } from './transport';
+import { BodyStallError, TransportError, type BodyStall } from './transport';
 
 /**
  * How a failed request becomes a {@link LabApiError} with the catalogue's sentence: an HTTP status
@@ -72,6 +72,32 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
+
+/** The sentence for each way a body fails the answer timeout. */
+const BODY_STALL_MESSAGES: Readonly<Record<BodyStall['kind'], MessageId>> = {
+  headersOnly: 'bodyHeadersOnly',
+  stopped: 'bodyStopped',
+  tooSlow: 'bodyTooSlow',
+};
+
+/** Seconds as a person reads them: "30", "1", "0.4" (a short test timeout). */
+function secondsWords(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+/** What a body the answer timeout gave up did, when `error` (or a cause of it) says so. */
+export function bodyStallOf(error: unknown): BodyStall | undefined {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 4;
+    current = current.cause, depth++
+  ) {
+    if (current instanceof BodyStallError) {
+      return current.stall;
+    }
+  }
+  return undefined;
+}
 
 /** Whether a failure without an HTTP status (`error`, mapped from `raw`) is worth another attempt. */
 export function isTransient(error: LabApiError, raw: unknown): boolean {
@@ -175,6 +201,15 @@ export function thrownError(error: unknown, context: AttemptContext, lab: LabRou
     (error instanceof Error && error.name === 'AbortError')
   ) {
     return labError('cancelled', 'cancelled', {}, details);
+  }
+  const stall = bodyStallOf(error);
+  if (stall) {
+    return labError(
+      'timeout',
+      BODY_STALL_MESSAGES[stall.kind],
+      { origin, seconds: secondsWords(stall.waitedMs), bytes: stall.bytes },
+      { ...details, detail: 'UND_ERR_BODY_TIMEOUT' },
+    );
   }
   if (code && TIMEOUT_CODES.has(code)) {
     const what =

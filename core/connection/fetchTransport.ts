@@ -10,6 +10,7 @@ import {
   type TransportRequest,
   type TransportResponse,
   type TransportSettings,
+  watchedBody,
 } from './transport';
 
 /** A `fetch` to send through: the extension host's (VS Code's network stack) or, in tests, Node's. */
@@ -105,14 +106,17 @@ export class FetchTransport implements Transport {
       delete headers['content-encoding'];
       delete headers['content-length'];
     }
-    const body = response.body
-      ? bodyOf(
-          response.body as unknown as NodeReadableStream<Uint8Array>,
-          timeouts.bodyIdleMs,
-          controller,
-          request.highWaterMark,
-        )
-      : Readable.from([]);
+    const body = watchedBody(
+      response.body
+        ? bodyOf(
+            response.body as unknown as NodeReadableStream<Uint8Array>,
+            controller,
+            request.highWaterMark,
+          )
+        : Readable.from([]),
+      timeouts.bodyIdleMs,
+      { highWaterMark: request.highWaterMark },
+    );
     body.once('close', done);
     return { status: response.status, headers, body };
   }
@@ -144,40 +148,32 @@ function headersOf(headers: Headers): IncomingHttpHeaders {
 
 /**
  * The body as a Node stream that reads the web stream only when its reader asks (so back-pressure
- * reaches the socket), fails with the seam's `UND_ERR_BODY_TIMEOUT` when the lab stays silent
- * longer than `idleMs` while a read waits, and gives a broken connection the platform's code
- * (`fetch` reports it as a bare "terminated" whose cause holds the code).
+ * reaches the socket; the answer timeout is {@link watchedBody}'s, above it), stops the request
+ * when destroyed, and gives a broken connection the platform's code (`fetch` reports it as a bare
+ * "terminated" whose cause holds the code).
  */
 function bodyOf(
   stream: NodeReadableStream<Uint8Array>,
-  idleMs: number,
   controller: AbortController,
   highWaterMark?: number,
 ): Readable {
   const reader = stream.getReader();
-  let timer: NodeJS.Timeout | undefined;
+  let finished = false;
   return new Readable({
     ...(highWaterMark ? { highWaterMark } : {}),
     read() {
-      timer = setTimeout(() => {
-        controller.abort();
-        this.destroy(
-          new TransportError('UND_ERR_BODY_TIMEOUT', 'the lab stopped sending the body'),
-        );
-      }, idleMs);
       reader.read().then(
         ({ done, value }) => {
-          clearTimeout(timer);
+          finished = done;
           this.push(done ? null : value);
         },
-        (error: unknown) => {
-          clearTimeout(timer);
-          this.destroy(platformError(error));
-        },
+        (error: unknown) => this.destroy(platformError(error)),
       );
     },
     destroy(error, callback) {
-      clearTimeout(timer);
+      if (!finished) {
+        controller.abort();
+      }
       reader.cancel(error ?? undefined).catch(() => undefined);
       callback(error);
     },

@@ -14,9 +14,12 @@ import {
   thrownError,
   type AttemptContext,
 } from './errorMapping';
+import { bodyStallOf } from './errorMapping';
 import { DIRECT, proxySecrets, type NetworkOptions } from './network';
 import { LabOutage, spendsBudget, type OutageTicket } from './labOutage';
 import {
+  BodyStallError,
+  type BodyStall,
   type Transport,
   type TransportFactory,
   type TransportResponse,
@@ -57,10 +60,14 @@ export function answerTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
     : STANDARD_ANSWER_TIMEOUT_MS;
 }
 
+/**
+ * The answer timeout covers the whole answer: the headers, and then the body, which must not stop
+ * or trickle for that long either (see `watchedBody`).
+ */
 export const DEFAULT_TIMEOUTS: HttpTimeouts = {
   connectMs: 10_000,
   headersMs: answerTimeoutMs(),
-  bodyIdleMs: 60_000,
+  bodyIdleMs: answerTimeoutMs(),
 };
 export const DEFAULT_MAX_JSON_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
@@ -91,6 +98,8 @@ export type ConnectionEvent =
 export interface HttpClientOptions {
   readonly baseUrl: LabBaseUrl;
   readonly token: string;
+  /** The lab's name, for the log (each request line names the lab, and its host). */
+  readonly labName?: string;
   /** Requests in flight to the lab at once (`labData.maxConcurrentRequests`). */
   readonly maxConcurrentRequests?: number;
   readonly timeouts?: Partial<HttpTimeouts>;
@@ -215,10 +224,13 @@ export class HttpClient {
   private readonly onFailure: (error: LabApiError) => void;
   private readonly outage: LabOutage;
   private readonly interactive: boolean;
+  /** How a log line names the lab: its name and host, or its host. */
+  private readonly labLabel: string;
 
   constructor(options: HttpClientOptions) {
     this.interactive = options.interactive ?? false;
     this.baseUrl = options.baseUrl;
+    this.labLabel = labLabel(options.baseUrl, options.labName);
     this.#token = options.token;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -331,13 +343,15 @@ export class HttpClient {
     const query = spec.query ?? {};
     const search = new URLSearchParams(query).toString();
     const target = new URL(`${this.baseUrl.origin}${path}${search ? `?${search}` : ''}`);
-    const describe = `${spec.method ?? 'GET'} ${path}${search ? `?${search}` : ''}`;
+    const describe = `${this.labLabel} ${spec.method ?? 'GET'} ${path}${search ? `?${search}` : ''}`;
     let accept = spec.accept;
     for (let attempt = 0; ; attempt++) {
       await this.outage.admit(ticket, spec.signal);
       let failure: AttemptFailure;
       let sentAt = Date.now();
       let deadline: AnswerDeadline | undefined;
+      /** The status line's words for the log once the headers came ("→ 200 in 3 ms"). */
+      let answeredWith: string | undefined;
       try {
         return await this.slots.run(async () => {
           await this.gate.wait(spec.signal);
@@ -357,11 +371,9 @@ export class HttpClient {
             context,
           ).finally(deadline.clear);
           const requestId = requestIdOf(response.headers);
+          answeredWith = `→ ${response.status} in ${Date.now() - started} ms`;
           // One line per request at the default level; headers only at debug (bodies are never logged).
-          this.log(
-            'info',
-            `[http] ${describe} → ${response.status} in ${Date.now() - started} ms${requestId ? ` (request id ${requestId})` : ''}`,
-          );
+          this.log('info', `[http] ${describe} ${answeredWith}${requestIdWords(requestId)}`);
           this.log(
             'debug',
             `[http] ${describe} response headers: ${describeHeaders(response.headers)}`,
@@ -369,12 +381,13 @@ export class HttpClient {
           if (response.status < 200 || response.status >= 300) {
             throw await this.statusFailure(response, path, query, requestId, url);
           }
-          this.onConnection({ kind: 'online' });
-          this.outage.answered();
           let body: Readable = response.body;
+          // What the body did if the answer timeout gave it up, whatever a consumer makes of the error.
+          let stall: BodyStall | undefined;
+          response.body.on('error', (error) => (stall ??= bodyStallOf(error)));
           try {
             body = decodedBody(response);
-            return await consume({
+            const result = await consume({
               status: response.status,
               headers: response.headers,
               body,
@@ -387,8 +400,18 @@ export class HttpClient {
                   : undefined,
               path,
             });
+            // The lab answers when an answer completes: headers alone never make it healthy again.
+            this.onConnection({ kind: 'online' });
+            this.outage.answered();
+            return result;
           } catch (error) {
-            const mapped = this.toLabError(error, { ...context, requestId });
+            stall ??= bodyStallOf(error);
+            let mapped = this.toLabError(error, { ...context, requestId });
+            if (stall && (mapped.code === 'timeout' || mapped.code === 'network')) {
+              // Said as what the lab did ("sent its headers, then nothing for 30 s"), a download's too.
+              mapped = this.toLabError(new BodyStallError(stall), { ...context, requestId });
+              this.logBodyFailure(describe, answeredWith, stall, requestId);
+            }
             throw retryBodyFailures
               ? new AttemptFailure(mapped, isTransient(mapped, error))
               : new AttemptFailure(mapped, false);
@@ -445,17 +468,19 @@ export class HttpClient {
       if (budget?.spent) {
         this.outage.exhaust(budget.error);
       }
+      const failedWords = `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}) after ${seconds1(Date.now() - sentAt)}`;
       if (givingUp) {
         const said = budget?.error ?? error;
         const final = attempt > 0 ? said.with({ attempts: attempt + 1 }) : said;
         if (final.code !== 'cancelled') {
+          this.log('warn', `${failedWords}; not retried`);
           this.onFailure(final);
         }
         throw final;
       }
       this.log(
         'warn',
-        `[http] ${describe} failed (${error.status ?? error.code}${error.requestId ? `, request id ${error.requestId}` : ''}); retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`,
+        `${failedWords}; retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`,
       );
       if (error.code === 'rateLimited') {
         // Every caller of this origin waits for the same moment before its next request.
@@ -513,19 +538,39 @@ export class HttpClient {
     return { error: this.silence(error) ?? error, spent };
   }
 
-  /** A timeout in the words of what the lab did: sent nothing, or its headers and then nothing, for so long. */
+  /**
+   * A body that failed the answer timeout, said with how long after the headers it stopped
+   * ("→ 200 in 3 ms; the body stopped 30.0 s after the headers").
+   */
+  private logBodyFailure(
+    describe: string,
+    answeredWith: string | undefined,
+    stall: BodyStall,
+    requestId: string | undefined,
+  ): void {
+    if (!answeredWith) {
+      return;
+    }
+    const what =
+      stall.kind === 'tooSlow'
+        ? `the body came too slowly (${stall.bytes} bytes in ${seconds1(stall.waitedMs)}) and was given up ${seconds1(stall.afterHeadersMs)} after the headers`
+        : `the body stopped ${seconds1(stall.afterHeadersMs - stall.waitedMs)} after the headers${stall.bytes > 0 ? ` (${stall.bytes} bytes)` : ''} and sent nothing for ${seconds1(stall.waitedMs)}`;
+    this.log('warn', `[http] ${describe} ${answeredWith}; ${what}${requestIdWords(requestId)}`);
+  }
+
+  /**
+   * A timeout in the words of what the lab did: sent nothing for so long (a body that stopped or
+   * trickled is already said so, by `watchedBody`).
+   */
   private silence(error: LabApiError): LabApiError | undefined {
-    const waited =
-      error.detail === 'UND_ERR_HEADERS_TIMEOUT'
-        ? { id: 'silentFor' as const, ms: this.timeouts.headersMs }
-        : error.detail === 'UND_ERR_BODY_TIMEOUT'
-          ? { id: 'stoppedAfterHeaders' as const, ms: this.timeouts.bodyIdleMs }
-          : undefined;
-    return waited
+    if (error.text?.id.startsWith('body')) {
+      return error;
+    }
+    return error.detail === 'UND_ERR_HEADERS_TIMEOUT'
       ? labError(
           'timeout',
-          waited.id,
-          { origin: this.baseUrl.origin, seconds: Math.round(waited.ms / 1000) },
+          'silentFor',
+          { origin: this.baseUrl.origin, seconds: Math.round(this.timeouts.headersMs / 1000) },
           detailsOf(error),
         )
       : undefined;
@@ -796,6 +841,23 @@ function answerDeadline(deadline: number | undefined, signal?: AbortSignal): Ans
     fired: () => controller.signal.aborted,
     clear: () => clearTimeout(timer),
   };
+}
+
+/** How a log line names the lab: "Main lab (lab.example.com)", or the host alone when the name is the host. */
+function labLabel(baseUrl: LabBaseUrl, name: string | undefined): string {
+  const host = new URL(baseUrl.origin).host;
+  const shown = name ? serverText(name, 60) : undefined;
+  return shown && shown !== host ? `${shown} (${host})` : host;
+}
+
+/** " (request id X)" for a log line, or nothing. */
+function requestIdWords(requestId: string | undefined): string {
+  return requestId ? ` (request id ${requestId})` : '';
+}
+
+/** Milliseconds as seconds to a tenth, for the log: "30.0 s". */
+function seconds1(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 }
 
 /** A wait in words: "60 s", "20 min", "24 h", "7 days". */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /**
  * The one place a request leaves the process. A transport sends exactly the request it is given
@@ -119,4 +119,153 @@ export function refusedTunnel(error: unknown): TransportError | undefined {
         { cause: error },
       )
     : undefined;
+}
+
+/** What a lab did with a body it stopped or starved: the facts a sentence and the log are made of. */
+export interface BodyStall {
+  /** Nothing after the headers; part of the body and then nothing; bytes, but too few to finish. */
+  readonly kind: 'headersOnly' | 'stopped' | 'tooSlow';
+  /** Bytes of the body received before it was given up (of this window, for `tooSlow`). */
+  readonly bytes: number;
+  /** How long the reader waited for the next byte (`headersOnly`, `stopped`) or in all (`tooSlow`). */
+  readonly waitedMs: number;
+  /** How long after the headers the body was given up. */
+  readonly afterHeadersMs: number;
+}
+
+/** A body given up by {@link watchedBody}: `UND_ERR_BODY_TIMEOUT`, with what the lab did. */
+export class BodyStallError extends TransportError {
+  constructor(readonly stall: BodyStall) {
+    super('UND_ERR_BODY_TIMEOUT', `the lab's answer ${stall.kind}`);
+    this.name = 'BodyStallError';
+  }
+}
+
+/**
+ * The fewest bytes a body must bring in one answer timeout of waiting: a lab that trickles less
+ * (one byte a second) never finishes a page in any time a person waits, and is given up.
+ */
+export const MIN_BYTES_PER_ANSWER_TIMEOUT = 1024;
+
+/**
+ * The body `source` under the answer timeout, the same on every transport: the time counted is
+ * only the time a reader waits for bytes (a slow reader, such as a disk, never counts against the
+ * lab). It fails with a {@link BodyStallError} when a wait for the next byte reaches `idleMs`
+ * (headers and then nothing; part of the answer and then nothing), or when `idleMs` of waiting
+ * brought fewer than {@link MIN_BYTES_PER_ANSWER_TIMEOUT} bytes (a trickle). The source is read
+ * only when the reader asks, so back-pressure still reaches the socket; destroying either end
+ * destroys the other.
+ */
+export function watchedBody(
+  source: Readable,
+  idleMs: number,
+  options: { readonly highWaterMark?: number; readonly minBytes?: number } = {},
+): Readable {
+  const minBytes = options.minBytes ?? MIN_BYTES_PER_ANSWER_TIMEOUT;
+  const headersAt = Date.now();
+  let total = 0;
+  /** When the reader began waiting (undefined: it is not waiting). */
+  let waitingSince: number | undefined;
+  /** When the current wait last saw a byte (or began). */
+  let quietSince = headersAt;
+  let windowWaitedMs = 0;
+  let windowBytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+
+  const waitedInWindow = (now: number): number =>
+    windowWaitedMs + (waitingSince === undefined ? 0 : now - waitingSince);
+  const stall = (kind: BodyStall['kind'], waitedMs: number, bytes: number): void => {
+    out.destroy(
+      new BodyStallError({ kind, bytes, waitedMs, afterHeadersMs: Date.now() - headersAt }),
+    );
+  };
+  const check = (): void => {
+    timer = undefined;
+    if (waitingSince === undefined || ended) {
+      return;
+    }
+    const now = Date.now();
+    const quietMs = now - quietSince;
+    if (quietMs >= idleMs) {
+      stall(total === 0 ? 'headersOnly' : 'stopped', quietMs, total);
+      return;
+    }
+    const waited = waitedInWindow(now);
+    if (waited >= idleMs) {
+      if (windowBytes < minBytes) {
+        stall('tooSlow', waited, windowBytes);
+        return;
+      }
+      windowWaitedMs = 0;
+      windowBytes = 0;
+      waitingSince = now;
+    }
+    arm(now);
+  };
+  const arm = (now: number): void => {
+    clearTimeout(timer);
+    const untilQuiet = idleMs - (now - quietSince);
+    const untilWindow = idleMs - waitedInWindow(now);
+    timer = setTimeout(check, Math.max(0, Math.min(untilQuiet, untilWindow)));
+  };
+  const stopWaiting = (now: number): void => {
+    if (waitingSince !== undefined) {
+      windowWaitedMs += now - waitingSince;
+      waitingSince = undefined;
+    }
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const pull = (): void => {
+    for (;;) {
+      const chunk = source.read() as Buffer | null;
+      if (chunk === null) {
+        break;
+      }
+      const now = Date.now();
+      total += chunk.length;
+      windowBytes += chunk.length;
+      quietSince = now;
+      if (!out.push(chunk)) {
+        stopWaiting(now);
+        return;
+      }
+    }
+    if (!ended && waitingSince === undefined) {
+      const now = Date.now();
+      waitingSince = now;
+      quietSince = Math.max(quietSince, now);
+      arm(now);
+    }
+  };
+  const out = new Readable({
+    ...(options.highWaterMark ? { highWaterMark: options.highWaterMark } : {}),
+    read() {
+      pull();
+    },
+    destroy(error, callback) {
+      clearTimeout(timer);
+      if (!source.destroyed) {
+        source.destroy();
+      }
+      callback(error);
+    },
+  });
+  source.on('readable', () => {
+    if (waitingSince !== undefined) {
+      pull();
+    }
+  });
+  source.once('end', () => {
+    ended = true;
+    clearTimeout(timer);
+    out.push(null);
+  });
+  // A body nobody reads yet may fail (the connection dropped): as undici's own body, that is no
+  // uncaught error; a reader still sees it (its listener, for await, pipeline).
+  out.on('error', () => undefined);
+  // Every error of the source (undici can emit more than one) ends the body, once.
+  source.on('error', (error) => out.destroy(error));
+  return out;
 }

@@ -13,7 +13,7 @@ import type {
   TransportResponse,
   TransportSettings,
 } from './transport';
-import { refusedTunnel } from './transport';
+import { refusedTunnel, watchedBody } from './transport';
 import { proxyFor, type NetworkOptions } from './network';
 
 /**
@@ -172,9 +172,13 @@ export class UndiciTransport implements Transport {
         signal: request.signal,
         highWaterMark: request.highWaterMark,
         headersTimeout: this.options.timeouts.headersMs,
-        bodyTimeout: this.options.timeouts.bodyIdleMs,
+        // The body's time is kept by watchedBody, in the same words on every transport.
+        bodyTimeout: 0,
       });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      const body = watchedBody(response.body, this.options.timeouts.bodyIdleMs, {
+        highWaterMark: request.highWaterMark,
+      });
+      return { status: response.statusCode, headers: response.headers, body };
     } catch (error) {
       // A proxy that refused the tunnel, in the seam's words; any other failure as undici gave it.
       throw (proxy !== undefined ? refusedTunnel(error) : undefined) ?? error;
@@ -205,7 +209,7 @@ export class UndiciTransport implements Transport {
       connections,
       connect: { timeout: timeouts.connectMs, ...(ca ? { ca } : {}) },
       headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyIdleMs,
+      bodyTimeout: 0,
     });
   }
 
@@ -219,7 +223,7 @@ export class UndiciTransport implements Transport {
       proxyTls: { ...tls, timeout: timeouts.connectMs },
       connections,
       headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyIdleMs,
+      bodyTimeout: 0,
     });
   }
 }

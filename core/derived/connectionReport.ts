@@ -3,7 +3,7 @@ import type {
   CheckStep,
   CheckStepKind,
   ConnectionCheck,
-} from '../connection/connectionCheck';
+} from '../connection/check/checkConnection';
 import { redactSecrets } from '../errors/serverText';
 
 /** The report's width: it reads in an editor at its default width without running past the edge. */
@@ -62,6 +62,12 @@ function problemSentence(problem: CheckProblem, lab: string, host: string): stri
       return `The secure connection to ${host} could not be set up.`;
     case 'noAnswer':
       return `“${lab}” accepted the connection but sent no answer: it may be down or overloaded.`;
+    case 'stuck':
+      return `“${lab}” sends headers but never the body: the lab’s service is stuck.`;
+    case 'stoppedMidAnswer':
+      return `“${lab}” starts its answer and stops halfway: the lab’s service (or something on the way) is stuck.`;
+    case 'tooSlow':
+      return `“${lab}” sends its answer too slowly to be used (a few bytes a second).`;
     case 'tokenRejected':
       return `“${lab}” answers, but refused your token.`;
     case 'forbidden':
@@ -94,6 +100,11 @@ function problemNext(problem: CheckProblem): string {
       return 'Check the lab’s address (https, and the right port); if it is right, ask the lab or your IT department.';
     case 'noAnswer':
       return 'Try again in a few minutes; if it keeps happening, ask the lab whether its service is running.';
+    case 'stuck':
+    case 'stoppedMidAnswer':
+      return 'Nothing on your side can fix this: tell the lab (copy this report for them) and try again later.';
+    case 'tooSlow':
+      return 'Try again later; if it keeps happening, ask the lab or your IT department (a slow proxy or link can do this).';
     case 'tokenRejected':
       return 'Sign in again with a new token (“Lab Data: Sign In”).';
     case 'forbidden':

@@ -67,8 +67,10 @@ export const MESSAGES = {
   labOutageBudget: '{reason} The remaining files and pages were not requested.',
   // A run's budget for a lab failing as a whole (LabOutage's budgetMs)
   silentFor: 'The lab at {origin} accepted the connection and sent nothing for {seconds} s.',
-  stoppedAfterHeaders:
-    'The lab at {origin} sent its headers, then stopped sending for {seconds} s.',
+  // The answer timeout over a body (watchedBody): what the lab did after its headers
+  bodyHeadersOnly: 'The lab at {origin} sent its headers, then nothing for {seconds} s.',
+  bodyStopped: 'The lab at {origin} sent part of its answer, then nothing for {seconds} s.',
+  bodyTooSlow: 'The lab at {origin} sent its answer too slowly: {bytes} bytes in {seconds} s.',
   waitOverBudget:
     'The lab at {origin} asked to wait {wait} (Retry-After), longer than the {budget} s budget; not waited: try again after {time}.',
   waitOverBudgetLeft:

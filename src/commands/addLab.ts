@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { verdictOf } from './checkConnection';
 import { Commands } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
@@ -129,8 +130,12 @@ export async function addLab(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
-      checkConnection: () =>
-        void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
+      checkConnection: async () =>
+        verdictOf(
+          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
+            baseUrl,
+          }),
+        ),
     },
     (token, signal) =>
       labs

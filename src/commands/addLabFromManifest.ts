@@ -1,3 +1,4 @@
+import { verdictOf } from './checkConnection';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { labNameProblem } from '../../core/api/labDefinition';
@@ -257,10 +258,12 @@ async function addOrServe(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', host),
       problemOf: tokenProblem,
-      checkConnection: () =>
-        void vscode.commands.executeCommand(Commands.checkConnection, {
-          baseUrl: offer.baseUrl,
-        }),
+      checkConnection: async () =>
+        verdictOf(
+          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
+            baseUrl: offer.baseUrl,
+          }),
+        ),
     },
     (token, signal) =>
       labs

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { CONNECTION_REPORT_LANGUAGE } from '../constants';
-import { defaultLabDefinition, type LabDefinition } from '../../core/api/labDefinition';
+import { defaultLabDefinition, labPaths, type LabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
 import {
   checkConnection as runCheck,
   type CheckStepKind,
   type ConnectionCheck,
-} from '../../core/connection/connectionCheck';
-import { renderConnectionReport } from '../../core/derived/connectionReport';
+} from '../../core/connection/check/checkConnection';
+import { connectionConclusion, renderConnectionReport } from '../../core/derived/connectionReport';
 import type { LabApi } from '../../core/api/labApi';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import type { Labs } from '../labs/labs';
@@ -98,28 +98,35 @@ export async function checkConnection(
     vscode.l10n.t('Lab Data: Checking the connection'),
     async (progress, token) => {
       const signal = toAbortSignal(token);
-      const done: ConnectionCheck[] = [];
-      for (const target of targets) {
-        const api = target.api;
-        done.push(
-          await runCheck({
+      // Every lab at once: a lab that does not answer costs the check one answer timeout, not one per lab.
+      return Promise.all(
+        targets.map(async (target) => {
+          const api = target.api;
+          const check = await runCheck({
             name: target.name,
             baseUrl: target.lab.url.baseUrl,
             network: network.optionsFor(target.lab),
             caFiles: network.caFilesFor(target.lab),
             transport: network.describeTransport(target.lab),
             env: process.env,
+            // Signed out, the lab's reports path is asked without a token and its whole answer read.
+            path: labPaths(target.lab).reports(),
             request: api ? (requestSignal) => api.checkReports(requestSignal) : undefined,
             onStep: (kind) => progress.report({ message: waitingOn(kind, target.name) }),
             signal,
-          }),
-        );
-        progress.report({ increment: 100 / Math.max(1, targets.length) });
-      }
-      return done;
+          });
+          progress.report({ increment: 100 / Math.max(1, targets.length) });
+          return check;
+        }),
+      );
     },
   );
-  const text = log.redact(renderConnectionReport(checks, { integration, at: new Date() }));
+  const text = log.redact(
+    withSummary(
+      renderConnectionReport(failingFirst(checks), { integration, at: new Date() }),
+      checks,
+    ),
+  );
   for (const line of text.trimEnd().split('\n')) {
     log.info('Check Connection', line);
   }
@@ -132,4 +139,44 @@ export async function checkConnection(
   );
   await vscode.window.showTextDocument(document, { preview: false });
   return text;
+}
+
+/** The labs whose check failed first, each group in the order the labs are defined. */
+function failingFirst(checks: readonly ConnectionCheck[]): ConnectionCheck[] {
+  return [...checks.filter((check) => !check.ok), ...checks.filter((check) => check.ok)];
+}
+
+/**
+ * With several labs, the report opens with one line per lab under its title, failing labs first
+ * ("✗ Lab B (https://…): the lab accepted the connection and sent nothing for 30 s."), so the
+ * verdict of each is read without scrolling past the others' steps.
+ */
+function withSummary(report: string, checks: readonly ConnectionCheck[]): string {
+  if (checks.length < 2) {
+    return report;
+  }
+  const lines = failingFirst(checks).map(
+    (check) =>
+      `${check.ok ? '✓' : '✗'} ${check.lab} (${check.baseUrl}): ${connectionConclusion(check).sentence}`,
+  );
+  const [title, ...rest] = report.split('\n');
+  return [title, '', ...lines, ...rest].join('\n');
+}
+
+/**
+ * The verdict of a one-lab report (its sentence and its "Next:"), in one line: what the token box
+ * shows under the token, where Check Connection was asked for, while the full report opens beside it.
+ */
+export function verdictOf(report: string | undefined): string | undefined {
+  const lines = (report ?? '').split('\n').slice(1);
+  const start = lines.findIndex((line) => line.trim() !== '');
+  if (start < 0) {
+    return undefined;
+  }
+  const end = lines.findIndex((line, index) => index > start && line.trim() === '');
+  const verdict = lines
+    .slice(start, end < 0 ? undefined : end)
+    .map((line) => line.trim())
+    .join(' ');
+  return verdict === '' ? undefined : verdict;
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { LabApiError, isCancellation, isNetworkFailure } from '../../core/errors/errors';
 import type { Logger } from '../log';
 import { Commands } from '../constants';
-import { phrase } from '../ui/phrase';
+import { errorsShown, phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
 
 export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
@@ -12,8 +12,43 @@ export function userMessage(error: unknown): string {
   return phrase(error);
 }
 
-/** Shows one error notification with the actions that help: sign in again, check the connection, show the log. */
-export async function showError(error: unknown, log: Logger): Promise<void> {
+/** The name of the lab at an address, when one is defined there (for a message that names it). */
+export type LabNameOf = (origin: string) => string | undefined;
+
+/** What the runner asks of the labs: a lab's name by its address, and to forget that it failed (before a Retry). */
+export interface LabLookup {
+  readonly nameOf: LabNameOf;
+  readonly forgetFailure: (origin: string) => void;
+}
+
+/** The origin a lab error names, when it names one. */
+function originOf(error: unknown): string | undefined {
+  const origin = error instanceof LabApiError ? error.text?.args.origin : undefined;
+  return typeof origin === 'string' && origin !== '' ? origin : undefined;
+}
+
+/**
+ * The sentence for `error`, led by the lab's name when it names a lab's address and the sentence
+ * does not already say the name: with several labs, "the lab at https://10.0.0.7" alone is not
+ * enough to know which one it was.
+ */
+export function labMessage(error: unknown, labNameOf?: LabNameOf): string {
+  const sentence = userMessage(error);
+  const origin = originOf(error);
+  const name = origin ? labNameOf?.(origin) : undefined;
+  return name && !sentence.includes(name) ? `${name}: ${sentence}` : sentence;
+}
+
+/**
+ * Shows one error notification with the actions that help: try again (when the lab could not be
+ * reached and the action can be repeated), check the connection, sign in again, show the log.
+ */
+export async function showError(
+  error: unknown,
+  log: Logger,
+  options: { readonly retry?: () => unknown; readonly labNameOf?: LabNameOf } = {},
+): Promise<void> {
+  const retry = vscode.l10n.t('Retry');
   const showLog = vscode.l10n.t('Show Log');
   const signIn = vscode.l10n.t('Sign In');
   const copyReport = vscode.l10n.t('Copy Support Report');
@@ -24,12 +59,20 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
   }
   if (isNetworkFailure(error)) {
     actions.unshift(checkConnection);
+    if (options.retry) {
+      actions.unshift(retry);
+    }
   }
   if (error instanceof LabApiError && error.path !== undefined) {
     actions.push(copyReport);
   }
-  const choice = await vscode.window.showErrorMessage(userMessage(error), ...actions);
-  if (choice === showLog) {
+  const message = labMessage(error, options.labNameOf);
+  errorsShown.push({ message, actions });
+  errorsShown.splice(0, Math.max(0, errorsShown.length - 20));
+  const choice = await vscode.window.showErrorMessage(message, ...actions);
+  if (choice === retry) {
+    await options.retry?.();
+  } else if (choice === showLog) {
     log.show();
   } else if (choice === signIn) {
     await vscode.commands.executeCommand(Commands.signIn);
@@ -42,8 +85,8 @@ export async function showError(error: unknown, log: Logger): Promise<void> {
 
 /** What Check Connection offered beside `error` checks: the address that failed (its lab, when one is defined there), never every lab. */
 function checkTargetOf(error: unknown): unknown[] {
-  const origin = error instanceof LabApiError ? error.text?.args.origin : undefined;
-  return typeof origin === 'string' && origin !== '' ? [{ baseUrl: origin }] : [];
+  const origin = originOf(error);
+  return origin ? [{ baseUrl: origin }] : [];
 }
 
 /**
@@ -56,14 +99,16 @@ const REJECTING_COMMANDS: ReadonlySet<string> = new Set([Commands.previewReport]
 
 /**
  * Every command runs through here: failures are logged with their details, cancellation is
- * silent, and the user sees one short message with a "Show Log" button. The handler's result is
- * returned so other extensions and tasks can chain commands.
+ * silent, and the user sees one short message naming the lab and the cause, with "Retry" (the same
+ * command with the same arguments) when the lab could not be reached, and "Show Log". The
+ * handler's result is returned so other extensions and tasks can chain commands.
  */
 export function runCommand(
   id: string,
   handler: CommandHandler,
   log: Logger,
   ready: () => Promise<void> = () => Promise.resolve(),
+  labs?: LabLookup,
 ): (...args: unknown[]) => Promise<unknown> {
   return async (...args: unknown[]) => {
     try {
@@ -78,7 +123,17 @@ export function runCommand(
         'Command',
         `${id} failed: ${error instanceof LabApiError ? error.describe() : error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
       );
-      void showError(error, log);
+      void showError(error, log, {
+        retry: () => {
+          // Retry asks the lab again, even one known a moment ago not to answer.
+          const origin = originOf(error);
+          if (origin) {
+            labs?.forgetFailure(origin);
+          }
+          return vscode.commands.executeCommand(id, ...args);
+        },
+        labNameOf: labs?.nameOf,
+      });
       if (REJECTING_COMMANDS.has(id) && args.length > 0 && !commandTargets(args).fromUi) {
         throw error instanceof LabApiError ? new Error(phrase(error)) : error;
       }
@@ -92,8 +147,9 @@ export function registerCommands(
   table: Readonly<Record<string, CommandHandler>>,
   log: Logger,
   ready?: () => Promise<void>,
+  labs?: LabLookup,
 ): vscode.Disposable[] {
   return Object.entries(table).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, runCommand(id, handler, log, ready)),
+    vscode.commands.registerCommand(id, runCommand(id, handler, log, ready, labs)),
   );
 }

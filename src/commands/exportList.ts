@@ -156,7 +156,7 @@ export async function exportList(
       ? options.locale.trim()
       : displayLocale();
   const connection = await labForCommand(labs, prompts.current, targets.lab);
-  const api = connection?.api;
+  const api = connection?.backgroundApi;
   if (!api) {
     return undefined;
   }

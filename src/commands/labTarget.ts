@@ -79,3 +79,15 @@ function folderLabChoice(connection: LabConnection): Choice {
   const mark = vscode.l10n.t("this folder's lab");
   return { ...row, description: row.description ? `${row.description} · ${mark}` : mark };
 }
+
+/**
+ * Throws why `connection`'s lab is known not to answer (it failed as a whole a moment ago and has
+ * not answered since), so an action a person waits for says so at once, with Retry, instead of
+ * waiting one more answer timeout for the same silence.
+ */
+export function unlessKnownDown(connection: LabConnection | undefined): void {
+  const known = connection?.knownFailure();
+  if (known) {
+    throw known;
+  }
+}

@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
 import type { Labs } from '../labs/labs';
 import type { PromptsHolder } from '../ui/prompts';
-import { labForCommand } from './labTarget';
+import { labForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets, type RecordRef } from '../ui/commandTargets';
+import { withNotificationProgress } from '../ui/progress';
 
 /**
  * `labData.openReportMetadata`: opens a read-only JSON document of a report (a tree item, an id or
@@ -31,11 +32,25 @@ export async function openReportMetadata(
   } else if (!(await labForCommand(labs, prompts.current, ref.lab))) {
     return undefined;
   }
+  if (ref.kind === 'report' || ref.kind === 'client') {
+    unlessKnownDown(labs.get(ref.lab));
+  }
   const uri = documents.uriFor(ref, labs.require(ref.lab).lab.url.host);
   if (vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString())) {
-    documents.refresh(uri);
+    await withNotificationProgress(
+      vscode.l10n.t('Lab Data: Opening {0} from {1}', ref.id, ref.lab),
+      () => documents.reread(uri),
+    );
   }
-  const document = await vscode.workspace.openTextDocument(uri);
+  const document = await withNotificationProgress(
+    vscode.l10n.t('Lab Data: Opening {0} from {1}', ref.id, ref.lab),
+    () => vscode.workspace.openTextDocument(uri),
+  );
   await vscode.window.showTextDocument(document, { preview: false });
+  // The document says why in place; the notification says it too, with Retry and Check Connection.
+  const failure = documents.failureOf(uri);
+  if (failure) {
+    throw failure;
+  }
   return uri;
 }

@@ -16,8 +16,10 @@ import {
 import type { Page } from '../../core/api/pagination';
 import type { LabNode } from '../views/nodes';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
-import { apiForCommand } from './labTarget';
+import { apiForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
+import { withNotificationProgress } from '../ui/progress';
+import { toAbortSignal } from '../cancellation';
 import {
   askForReport,
   askForReportInLabs,
@@ -173,6 +175,18 @@ function parseAction(value: unknown): ReportAction | undefined {
   );
 }
 
+/** A lookup of report `id` in `labs` (names), with a notification that says so when it takes a moment, and Cancel. */
+function lookingUp<T>(
+  id: string,
+  labs: string,
+  lookup: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  return withNotificationProgress(
+    vscode.l10n.t('Lab Data: Looking up {0} in {1}', id, labs),
+    (_progress, token) => lookup(toAbortSignal(token)),
+  );
+}
+
 /**
  * `labData.findReport`: a report by id (asked for without one) with its summary and actions:
  * Preview PDF, Open Metadata, Save PDF, Copy Id, Reveal in Reports view. Arguments: `"RPT-1"` or
@@ -186,17 +200,23 @@ export async function findReport(
 > {
   const targets = commandTargets(args);
   const given = targets.automated ? (targets.options as { action?: unknown }) : {};
-  const title = vscode.l10n.t('Lab Data: Find Report');
   const idGiven = targets.refs[0]?.id ?? targets.ids[0];
   const labName = targets.refs[0]?.lab ?? targets.lab;
   let api: LabApi | undefined;
   let report: Report | undefined;
   const several = services.labs.signedIn;
+  // The title says which labs are searched: every signed-in one, or the one named (a lab's row).
+  const searched = labName ?? several.map((connection) => connection.lab.name).join(', ');
+  const title = searched
+    ? vscode.l10n.t('Lab Data: Find Report in {0}', searched)
+    : vscode.l10n.t('Lab Data: Find Report');
   if (labName === undefined && several.length > 1) {
     // Several labs: every one is searched, and the lab is asked only when more than one has the id.
     const found =
       idGiven !== undefined
-        ? await reportInLabs(services.prompts.current, several, idGiven, title)
+        ? await lookingUp(idGiven, searched, (signal) =>
+            reportInLabs(services.prompts.current, several, idGiven, title, signal),
+          )
         : await askForReportInLabs(services.prompts.current, several, services, title);
     api = found?.connection.api;
     report = found?.report;
@@ -206,11 +226,15 @@ export async function findReport(
       return undefined;
     }
     const lab = api.lab.name;
+    unlessKnownDown(services.labs.get(lab));
+    const labApi = api;
     report =
       idGiven !== undefined
-        ? await api.getReport(idGiven).catch((error: unknown) => {
-            throw notFoundHint(error, idGiven, lab, undefined);
-          })
+        ? await lookingUp(idGiven, lab, (signal) =>
+            labApi.getReport(idGiven, signal).catch((error: unknown) => {
+              throw notFoundHint(error, idGiven, lab, undefined);
+            }),
+          )
         : await askForReport(services.prompts.current, api, services, title);
   }
   if (!api || !report) {
@@ -272,7 +296,8 @@ export async function searchReports(
         : reports;
     return { ids, action, result: await act(action, chosen, api, services) };
   }
-  const title = vscode.l10n.t('Lab Data: Search Reports');
+  unlessKnownDown(services.labs.get(api.lab.name));
+  const title = vscode.l10n.t('Lab Data: Search Reports in {0}', api.lab.name);
   const filter = await askReportFilter(api, prompts, title);
   if (!filter) {
     return undefined;

@@ -7,7 +7,7 @@ import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';
 import type { PromptsHolder } from '../ui/prompts';
-import { labForCommand } from './labTarget';
+import { labForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import {
   askForReport,
@@ -64,6 +64,7 @@ export async function previewReport(
   if (!connection || !api || !id) {
     return undefined;
   }
+  unlessKnownDown(connection);
   if (asked) {
     await sources.recent.remember(connection.lab.name, asked.report_id);
   }
@@ -72,7 +73,7 @@ export async function previewReport(
   }
   const started = Date.now();
   const bytes = await withNotificationProgress(
-    vscode.l10n.t('Opening {0}…', id),
+    vscode.l10n.t('Opening {0} from {1}…', id, connection.lab.name),
     (progress, token) => {
       let reported = 0;
       return api.fetchReportFile(id, {

@@ -137,38 +137,78 @@ export interface LabReport {
 }
 
 /**
+ * How long the labs still asked get, once one lab has the report, before the answer goes on without
+ * them: a lab that does not answer never holds up the report another lab already gave.
+ */
+export const LATE_LAB_GRACE_MS = 2000;
+
+/**
  * The signed-in labs that have report `id`, asked all at once. A lab that could not answer (down,
- * limiting requests) is no match; its failure is kept, to be said when no lab has the id.
+ * limiting requests) is no match; its failure is kept, to be said when no lab has the id. Once one
+ * lab has the report, the others get {@link LATE_LAB_GRACE_MS} more; those still silent are named
+ * in `late` and left to finish on their own.
  */
 export async function labsWithReport(
   connections: readonly LabConnection[],
   id: string,
   signal?: AbortSignal,
-): Promise<{ found: LabReport[]; failures: unknown[] }> {
-  const answers = await Promise.all(
-    connections.map(async (connection) => {
+): Promise<{ found: LabReport[]; failures: unknown[]; late: string[] }> {
+  type Answer = { connection: LabConnection; report?: Report; error?: unknown };
+  const answers: Answer[] = [];
+  let graceStarted = false;
+  const settled = await new Promise<Answer[]>((resolve) => {
+    let pending = connections.length;
+    const done = (answer: Answer): void => {
+      answers.push(answer);
+      pending--;
+      if (pending === 0) {
+        resolve(answers);
+      } else if (answer.report && !graceStarted) {
+        graceStarted = true;
+        setTimeout(() => resolve([...answers]), LATE_LAB_GRACE_MS);
+      }
+    };
+    if (pending === 0) {
+      resolve(answers);
+    }
+    for (const connection of connections) {
       const api = connection.api;
       if (!api) {
-        return { connection };
+        done({ connection });
+        continue;
       }
-      try {
-        return { connection, report: await api.getReport(id, signal) };
-      } catch (error) {
-        return { connection, error };
-      }
-    }),
-  );
+      api.getReport(id, signal).then(
+        (report) => done({ connection, report }),
+        (error: unknown) => done({ connection, error }),
+      );
+    }
+  });
   return {
-    found: answers.flatMap((answer) =>
-      answer.report ? [{ connection: answer.connection, report: answer.report }] : [],
-    ),
-    failures: answers.flatMap((answer) =>
-      'error' in answer &&
+    // In the order the labs are defined, whichever answered first.
+    found: connections.flatMap((connection) => {
+      const report = settled.find((answer) => answer.connection === connection)?.report;
+      return report ? [{ connection, report }] : [];
+    }),
+    failures: settled.flatMap((answer) =>
+      answer.error !== undefined &&
       !(answer.error instanceof LabApiError && answer.error.code === 'notFound')
         ? [answer.error]
         : [],
     ),
+    late: connections
+      .filter((connection) => !settled.some((answer) => answer.connection === connection))
+      .map((connection) => connection.lab.name),
   };
+}
+
+/** Names the labs a lookup went on without, in the status bar, so a missing lab is never silent. */
+function sayLate(late: readonly string[]): void {
+  if (late.length > 0) {
+    vscode.window.setStatusBarMessage(
+      `$(warning) ${vscode.l10n.t('Not yet answered, so not searched: {0}', late.join(', '))}`,
+      15_000,
+    );
+  }
 }
 
 /** No signed-in lab has `id`: said with what ids look like, or with why a lab could not answer. */
@@ -221,8 +261,10 @@ export async function reportInLabs(
   connections: readonly LabConnection[],
   id: string,
   title: string,
+  signal?: AbortSignal,
 ): Promise<LabReport | undefined> {
-  const { found, failures } = await labsWithReport(connections, id);
+  const { found, failures, late } = await labsWithReport(connections, id, signal);
+  sayLate(late);
   if (found.length === 0) {
     throw noLabHas(id, failures, undefined);
   }
@@ -267,6 +309,7 @@ export async function askForReportInLabs(
     title,
     check: async (candidate) => {
       const answer = await labsWithReport(connections, candidate);
+      sayLate(answer.late);
       found = answer.found;
       return found.length > 0
         ? undefined

@@ -91,7 +91,7 @@ export async function saveAllReports(
 ): Promise<BulkSummary | undefined> {
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts.current, targets.lab);
-  const api = connection?.api;
+  const api = connection?.backgroundApi;
   const target = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !target) {
     return undefined;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { verdictOf } from './checkConnection';
 import { Commands } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { LabApiError, isNetworkFailure } from '../../core/errors/errors';
@@ -100,8 +101,12 @@ export async function signIn(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
       problemOf: tokenProblem,
-      checkConnection: () =>
-        void vscode.commands.executeCommand(Commands.checkConnection, { baseUrl }),
+      checkConnection: async () =>
+        verdictOf(
+          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
+            baseUrl,
+          }),
+        ),
     },
     (token, signal) =>
       labs.checkSignIn(baseUrl, token, name, signal, { keepName }).catch((error: unknown) => {

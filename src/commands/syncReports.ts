@@ -121,7 +121,7 @@ export async function syncReports(
       ? await labsOfFolders(labs, await foldersToSync(folders, given.folder))
       : [],
   );
-  const api = connection?.api;
+  const api = connection?.backgroundApi;
   const standard = api && (await resolveDownloadTarget(prompts.current, labs.signedIn.length > 1));
   if (!api || !standard) {
     return undefined;

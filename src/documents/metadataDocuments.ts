@@ -4,6 +4,8 @@ import { documentName } from '../../core/files/fileNames';
 import type { JsonObject } from '../../core/api/records';
 import { METADATA_SCHEME, type RecordKind, type RecordRef } from '../ui/commandTargets';
 import type { Labs } from '../labs/labs';
+import { LabApiError, isCancellation } from '../../core/errors/errors';
+import { phrase } from '../ui/phrase';
 
 const FOLDERS: Readonly<Record<RecordKind, string>> = {
   report: 'reports',
@@ -23,6 +25,10 @@ export class MetadataDocumentProvider
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly records = new Map<string, JsonObject>();
+  /** Why a document's last read could not fetch its record, by the document's address. */
+  private readonly failures = new Map<string, LabApiError>();
+  /** Who waits for a document's next read to end (Open Metadata on a document already open). */
+  private readonly readers = new Map<string, Array<() => void>>();
 
   constructor(private readonly labs: Labs) {}
 
@@ -40,15 +46,52 @@ export class MetadataDocumentProvider
     return uri;
   }
 
+  /** Why the document at `uri` could not fetch its record the last time it was read; undefined when it could. */
+  failureOf(uri: vscode.Uri): LabApiError | undefined {
+    return this.failures.get(uri.toString());
+  }
+
   /** Makes an open document read the server again. */
   refresh(uri: vscode.Uri): void {
     this.changed.fire(uri);
   }
 
+  /** Makes an open document read the server again, and resolves when that read has ended. */
+  reread(uri: vscode.Uri): Promise<void> {
+    const key = uri.toString();
+    const read = new Promise<void>((resolve) =>
+      this.readers.set(key, [...(this.readers.get(key) ?? []), resolve]),
+    );
+    this.changed.fire(uri);
+    return read;
+  }
+
+  /**
+   * The record as JSON; when the lab could not give it, the document says why in place (the lab,
+   * the cause, how to try again) instead of an empty tab or a tab that never opens.
+   */
   async provideTextDocumentContent(
     uri: vscode.Uri,
     token: vscode.CancellationToken,
   ): Promise<string> {
+    const key = uri.toString();
+    this.failures.delete(key);
+    try {
+      return await this.recordText(uri, token);
+    } catch (error) {
+      if (!(error instanceof LabApiError) || isCancellation(error)) {
+        throw error;
+      }
+      this.failures.set(key, error);
+      return failureText(uri, error);
+    } finally {
+      const readers = this.readers.get(key) ?? [];
+      this.readers.delete(key);
+      readers.forEach((resolve) => resolve());
+    }
+  }
+
+  private async recordText(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
     await this.labs.ready;
     const folder = uri.path.split('/')[1];
     const kind = (Object.keys(FOLDERS) as RecordKind[]).find(
@@ -117,4 +160,15 @@ export class MetadataDocumentProvider
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** A document's text for a record the lab could not give: what failed, why, and how to try again. */
+function failureText(uri: vscode.Uri, error: LabApiError): string {
+  const query = new URLSearchParams(uri.query);
+  return [
+    `// ${vscode.l10n.t('Lab Data could not fetch {0} from {1}.', query.get('id') ?? uri.path, query.get('lab') ?? uri.authority)}`,
+    `// ${phrase(error)}`,
+    `// ${vscode.l10n.t('To try again, choose Retry in the notification or run "Lab Data: Open Metadata" again; "Lab Data: Check Connection" says what the lab does.')}`,
+    '',
+  ].join('\n');
 }

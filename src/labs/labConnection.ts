@@ -1,6 +1,11 @@
 import type { LabApiError } from '../../core/errors/errors';
-import type { ConnectionEvent } from '../../core/connection/httpClient';
+import { DEFAULT_TIMEOUTS, type ConnectionEvent } from '../../core/connection/httpClient';
 import { LabApi } from '../../core/api/labApi';
+import {
+  DEFAULT_OUTAGE_COOL_DOWN_MS,
+  LabOutage,
+  isLabWideFailure,
+} from '../../core/connection/labOutage';
 import type { LabApiOptions } from '../../core/api/labApi';
 import type { LabDefinition } from '../../core/api/labDefinition';
 import type { NetworkOptions } from '../../core/connection/network';
@@ -38,8 +43,13 @@ export interface FailedRequest {
  */
 export class LabConnection {
   private client?: LabApi;
+  private backgroundClient?: LabApi;
+  /** The lab's one circuit breaker, shared by both clients: a lab known to be failing fails both at once. */
+  private outage?: LabOutage;
   private state: ConnectionEvent = { kind: 'online' };
   lastFailure?: FailedRequest;
+  /** The lab's last failure as a whole (it did not answer), until it answers again. */
+  private down?: { readonly error: LabApiError; readonly at: number };
 
   constructor(
     readonly lab: LabDefinition,
@@ -65,35 +75,80 @@ export class LabConnection {
     return token === this.token;
   }
 
-  /** The lab's API client, or undefined when signed out. */
+  /**
+   * The lab's API client for requests a person waits for (a tree, Open Metadata, Preview, Search,
+   * Find Report), or undefined when signed out: a lab that sends no answer within the answer
+   * timeout is said at once, not asked three more times in silence.
+   */
   get api(): LabApi | undefined {
     if (this.token === undefined) {
       return undefined;
     }
-    this.client ??= new LabApi({
+    this.client ??= this.build(this.token, true);
+    return this.client;
+  }
+
+  /**
+   * The lab's API client for work that runs on while a person does something else (checking for
+   * new reports, Save All, Sync, Restore, Export): it retries a lab that does not answer.
+   */
+  get backgroundApi(): LabApi | undefined {
+    if (this.token === undefined) {
+      return undefined;
+    }
+    this.backgroundClient ??= this.build(this.token, false);
+    return this.backgroundClient;
+  }
+
+  private build(token: string, interactive: boolean): LabApi {
+    this.outage ??= new LabOutage(this.lab.url.origin, { log: this.factory.log });
+    return new LabApi({
       lab: this.lab,
-      token: this.token,
+      token,
       network: this.factory.network(this.lab),
       transport: this.factory.transport(this.lab),
       userAgent: this.factory.userAgent,
       log: this.factory.log,
       ...this.factory.defaults(),
+      interactive,
+      // A person waits: a body that stops after the headers ends at the answer timeout too, not at the idle limit for files.
+      ...(interactive ? { timeouts: { bodyIdleMs: DEFAULT_TIMEOUTS.headersMs } } : {}),
+      outage: this.outage,
       onConnection: (event) => this.setConnection(event),
       onRecords: (records) => this.factory.onRecords(this.lab, records),
       onPagingAnomaly: (anomaly) => this.factory.onPagingAnomaly(this.lab, anomaly),
       onFailure: (error) => {
         this.lastFailure = { error, at: new Date(), lab: this.lab };
+        if (isLabWideFailure(error)) {
+          this.down = { error, at: Date.now() };
+        }
         this.listener.onFailure(this);
       },
     });
-    return this.client;
+  }
+
+  /**
+   * Why the lab is known not to answer: it failed as a whole (no answer, no connection, a 5xx)
+   * within the breaker's cool-down and has not answered since. An action a person waits for then
+   * says so at once, with Retry, instead of waiting one more answer timeout; Retry forgets it.
+   */
+  knownFailure(now = Date.now()): LabApiError | undefined {
+    const down = this.down;
+    return down && now - down.at < DEFAULT_OUTAGE_COOL_DOWN_MS ? down.error : undefined;
+  }
+
+  /** Forgets {@link knownFailure}: the next request asks the lab (Retry). */
+  forgetFailure(): void {
+    this.down = undefined;
   }
 
   /** Drops the client (network settings changed); the next request builds a new one. */
   reset(): void {
-    const previous = this.client;
+    const previous = [this.client, this.backgroundClient];
     this.client = undefined;
-    void previous?.close();
+    this.backgroundClient = undefined;
+    this.outage = undefined;
+    previous.forEach((client) => void client?.close());
   }
 
   dispose(): void {
@@ -108,6 +163,9 @@ export class LabConnection {
     }
     if (event.kind !== 'unauthorized') {
       this.state = event;
+    }
+    if (event.kind === 'online') {
+      this.down = undefined;
     }
     if (
       event.kind === 'unauthorized' ||

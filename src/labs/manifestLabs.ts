@@ -58,7 +58,8 @@ export async function rememberManifestLab(origin: string, lab: string): Promise<
 export function apiServing(labs: Labs, key: LabKey): LabApi | undefined {
   const signedIn = machineLabs(labs).filter((lab) => lab.signedIn);
   const lab = labServing(key, signedIn, rememberedManifestLabs());
-  return lab ? labs.get(lab.name)?.api : undefined;
+  // Restore, Verify's fixes and the Saved Reports view's runs are background work: they retry.
+  return lab ? labs.get(lab.name)?.backgroundApi : undefined;
 }
 
 /**

@@ -113,7 +113,7 @@ export class NewReports implements vscode.Disposable {
    * is a tenant that does not offer the published_since filter).
    */
   async check(connection: LabConnection): Promise<CheckResult> {
-    const api = connection.api;
+    const api = connection.backgroundApi;
     const name = connection.lab.name;
     const mark = this.seenThrough[labKey(connection.lab)];
     if (!api || mark === undefined) {

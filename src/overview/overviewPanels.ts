@@ -208,7 +208,7 @@ export class OverviewPanels implements vscode.Disposable {
 
   /** Lists the filtered reports (newest first, up to the limit), aggregates them and sends them to the webview. */
   private async load(connection: LabConnection, entry: OverviewPanel): Promise<DrawnOverview> {
-    const api = connection.api;
+    const api = connection.backgroundApi;
     const lab = connection.lab.name;
     if (!api) {
       throw new LabApiError(

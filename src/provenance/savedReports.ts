@@ -266,7 +266,7 @@ export async function verifySavedReports(
         const result = await verifyFolder(folder, {
           apiFor: (lab, origin) => {
             const connection = labs.get(lab);
-            return connection?.lab.url.origin === origin ? connection.api : undefined;
+            return connection?.lab.url.origin === origin ? connection.backgroundApi : undefined;
           },
           concurrency,
           signal: toAbortSignal(token),

@@ -25,3 +25,7 @@ export function phrase(error: unknown): string {
   }
   return vscode.l10n.t('Something went wrong in Lab Data; the log has the details.');
 }
+
+/** The error notifications commands showed lately (newest last, at most 20), for the extension's API to tests. */
+export const errorsShown: Array<{ readonly message: string; readonly actions: readonly string[] }> =
+  [];

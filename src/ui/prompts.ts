@@ -186,8 +186,11 @@ export interface TokenBoxText {
   readonly checking: string;
   /** The sentence to show under the box for a failure that keeps it open (a refused token, a lab out of reach); undefined for any other. */
   readonly problemOf: (error: unknown) => string | undefined;
-  /** What the box's Check Connection button does (checks the way to the lab typed); no button without it. */
-  readonly checkConnection?: () => void;
+  /**
+   * What the box's Check Connection button (and Enter on an empty box) does: checks the way to the
+   * lab typed and resolves with the verdict in one line, shown under the token; no button without it.
+   */
+  readonly checkConnection?: () => Promise<string | undefined>;
 }
 
 export class VsCodePrompts implements Prompts {
@@ -565,12 +568,28 @@ export class VsCodePrompts implements Prompts {
       tooltip: vscode.l10n.t('Check Connection'),
     };
     const checkConnection = text.checkConnection;
+    const stop = new AbortController();
+    /** Runs the check with the box open (the token kept) and says its verdict under the token. */
+    const runCheck = async (): Promise<void> => {
+      if (checkConnection === undefined || box.busy) {
+        return;
+      }
+      box.busy = true;
+      box.validationMessage = vscode.l10n.t('Checking the connection…');
+      try {
+        const verdict = await checkConnection();
+        box.validationMessage = verdict && {
+          message: verdict,
+          severity: vscode.InputBoxValidationSeverity.Info,
+        };
+      } finally {
+        box.busy = false;
+      }
+    };
     if (checkConnection !== undefined) {
       box.buttons = [check];
-      // The box stays open (and keeps the token) while the report opens beside it.
-      box.onDidTriggerButton(() => checkConnection());
+      box.onDidTriggerButton(() => void runCheck());
     }
-    const stop = new AbortController();
     let settled = false;
     return new Promise<T | undefined>((resolve, reject) => {
       const finish = (settle: () => void): void => {
@@ -585,7 +604,17 @@ export class VsCodePrompts implements Prompts {
           return;
         }
         if (!token) {
-          box.validationMessage = vscode.l10n.t('Enter the access token your lab provided.');
+          if (checkConnection !== undefined && box.validationMessage !== undefined) {
+            // Enter again on an empty box: the keyboard's way to Check Connection.
+            await runCheck();
+            return;
+          }
+          box.validationMessage =
+            checkConnection !== undefined
+              ? vscode.l10n.t(
+                  'Enter the access token your lab provided, or press Enter again to check the connection.',
+                )
+              : vscode.l10n.t('Enter the access token your lab provided.');
           return;
         }
         box.busy = true;

@@ -69,7 +69,7 @@ const FAILING_LABS: ReadonlyArray<{
     title: 'a lab that sends its headers, then no body',
     answer: headersThenNothing,
     answerTimeout: 4,
-    cause: /The lab at http:\/\/127\.0\.0\.1:\d+ sent its headers, then stopped sending for 4 s\./,
+    cause: /The lab at http:\/\/127\.0\.0\.1:\d+ sent its headers, then nothing for 4 s\./,
   },
 ];
 

@@ -296,8 +296,12 @@ export class FakePrompts implements Prompts {
     return this.textAnswers.shift();
   }
 
+  /** A "token" that presses the box's Check Connection instead (its verdict goes to {@link tokenVerdicts}). */
+  static readonly CHECK_CONNECTION = '\u0000check-connection';
   /** Tokens typed into the token box, in order; none left means Escape. */
   tokenAnswers: string[] = [];
+  /** What the token box said under the token after its Check Connection. */
+  readonly tokenVerdicts: string[] = [];
   /** What the token box said under each token it kept open for. */
   readonly tokenProblems: string[] = [];
   /** Each token box's title. */
@@ -313,6 +317,10 @@ export class FakePrompts implements Prompts {
       token !== undefined;
       token = this.tokenAnswers.shift()
     ) {
+      if (token === FakePrompts.CHECK_CONNECTION) {
+        this.tokenVerdicts.push((await text.checkConnection?.()) ?? '(no verdict)');
+        continue;
+      }
       try {
         return await attempt(token, new AbortController().signal);
       } catch (error) {

@@ -102,6 +102,11 @@ export interface MockFaults {
    * answers), only those whose path matches `path` when given.
    */
   hangHeaders?: { times: number; path?: RegExp };
+  /**
+   * Send `200` and JSON headers, then nothing (a stuck service behind a proxy that answered for
+   * it): the next `times` requests, only those whose path matches `path` when given.
+   */
+  hangBody?: { times: number; path?: RegExp };
   /** Send half a file, then go silent. */
   stallFileAt?: { fraction: number; times: number };
   malformedJson?: { times: number };
@@ -502,6 +507,15 @@ export class MockLabServer {
     ) {
       record(0);
       return; // never answer; the client's timeout must end it
+    }
+    if (
+      (!faults.hangBody?.path || faults.hangBody.path.test(url.pathname)) &&
+      take(faults.hangBody)
+    ) {
+      record(200);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.flushHeaders();
+      return; // headers, then never the body; the client's timeout must end it
     }
     try {
       const prefix = `${this.options.basePath ?? ''}/api/v1`;

@@ -31,9 +31,10 @@ export type FaultAnswer =
   | { readonly kind: 'late'; readonly bytes: Buffer; readonly afterMs: number }
   /** Sends `bytes` then keeps the connection open and says nothing more. */
   | { readonly kind: 'stall'; readonly bytes: Buffer }
-  /** Sends `bytes` a `chunk` at a time, `everyMs` apart, then closes. */
+  /** Sends `head` (if any) at once, then `bytes` a `chunk` at a time, `everyMs` apart, then closes. */
   | {
       readonly kind: 'slow';
+      readonly head?: Buffer;
       readonly bytes: Buffer;
       readonly chunk: number;
       readonly everyMs: number;
@@ -153,6 +154,9 @@ export class FaultServer {
         this.lastFaultAt = Date.now();
         return;
       case 'slow':
+        if (answer.head) {
+          socket.write(answer.head);
+        }
         this.slowly(socket, answer.bytes, answer.chunk, answer.everyMs);
         return;
       case 'cut':

@@ -178,7 +178,7 @@ describe('HttpClient with a budget for a lab failing as a whole (a run that must
         assert.equal(error.code, 'timeout');
         assert.match(
           error.message,
-          /^The lab at http:\/\/127\.0\.0\.1:\d+ sent its headers, then stopped sending for 1 s\.$/,
+          /^The lab at http:\/\/127\.0\.0\.1:\d+ sent its headers, then nothing for 1 s\.$/,
         );
       });
     });

@@ -156,7 +156,9 @@ const RETRIED_TIMEOUT_MS = (ms: number): number => ATTEMPTS * ms + FAST_RETRY.re
 function stalls(kind: 'file' | 'json', head: Buffer, content: Buffer): Case[] {
   const { headersMs, bodyIdleMs } = FAST_TIMEOUTS;
   // A file's body failure is not retried (the writer has side effects); a JSON request's is.
-  const bodyTimeout: Outcome = kind === 'file' ? 'transferBroken' : 'timeout';
+  // A request says what the body did: headers and then nothing, or part of it and then nothing.
+  const headersOnly: Outcome = 'bodyHeadersOnly';
+  const stopped: Outcome = 'bodyStopped';
   const bodyAttempts = kind === 'file' ? 1 : ATTEMPTS;
   return [
     {
@@ -169,7 +171,7 @@ function stalls(kind: 'file' | 'json', head: Buffer, content: Buffer): Case[] {
     {
       title: 'a lab that sends the headers and then nothing: a timeout receiving data',
       answer: () => ({ kind: 'stall', bytes: head }),
-      outcomes: [bodyTimeout],
+      outcomes: [headersOnly],
       waitsMs: bodyAttempts * (bodyIdleMs + TIMER_SLACK_MS) + FAST_RETRY.retries * 20,
       requests: bodyAttempts,
     },
@@ -181,7 +183,7 @@ function stalls(kind: 'file' | 'json', head: Buffer, content: Buffer): Case[] {
         chunk: head.length + 16,
         everyMs: bodyIdleMs + TIMER_SLACK_MS + 200,
       }),
-      outcomes: [bodyTimeout],
+      outcomes: [stopped],
       waitsMs: bodyAttempts * (bodyIdleMs + TIMER_SLACK_MS) + FAST_RETRY.retries * 20,
       requests: bodyAttempts,
     },

@@ -370,7 +370,7 @@ describe('HttpClient: its log', function () {
       assert.match(
         info[0]![1],
         new RegExp(
-          `^\\[http\\] GET /api/v1/reports\\?page_size=5 → 200 in \\d+ ms \\(request id ${request.requestId}\\)$`,
+          `^\\[http\\] 127\\.0\\.0\\.1:\\d+ GET /api/v1/reports\\?page_size=5 → 200 in \\d+ ms \\(request id ${request.requestId}\\)$`,
         ),
       );
       assert.ok(

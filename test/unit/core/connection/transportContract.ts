@@ -6,6 +6,9 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LabApi, type LabApiOptions } from '../../../../core/api/labApi';
+import { parseBaseUrl } from '../../../../core/connection/baseUrl';
+import { HttpClient, type ConnectionEvent } from '../../../../core/connection/httpClient';
+import { LabOutage } from '../../../../core/connection/labOutage';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import type { TransportFactory } from '../../../../core/connection/transport';
 import { LabApiError, isCancellation } from '../../../../core/errors/errors';
@@ -19,6 +22,7 @@ import {
   startMockLab,
   type MockLab,
 } from '../../helpers';
+import { FaultServer, httpHead, type FaultAnswer } from '../../../support/faultServer';
 
 /**
  * The core's promises about every request, held over the transport `factory` builds: the same
@@ -324,6 +328,173 @@ export function transportContract(name: string, factory: TransportFactory): void
       for (const each of seen) {
         assert.ok(!renderings(each).includes(SECRET_TOKEN), renderings(each));
       }
+    });
+
+    stalledAnswers(factory);
+  });
+}
+
+/** The answer timeout in these tests: short, and the same for the headers and the body. */
+const STALL_TIMEOUT_MS = 400;
+/** A JSON page of about 3 KB, as a lab sends one. */
+const PAGE = Buffer.from(
+  JSON.stringify({
+    data: Array.from({ length: 40 }, (_, i) => ({
+      report_id: `R-${1000 + i}`,
+      title: 'a report of the lab',
+    })),
+  }),
+);
+const PAGE_HEAD = httpHead('200 OK', {
+  'content-type': 'application/json',
+  'content-length': String(PAGE.length),
+  'x-request-id': 'req-stall-1',
+  connection: 'close',
+});
+
+/**
+ * Issue 49: the answer timeout covers the whole answer. A lab that sends its headers and then
+ * nothing, part of a page and then nothing, or a page a byte at a time, ends at the answer
+ * timeout with the sentence of what it did; the lab never counts as answering on headers alone,
+ * and the log line names the lab and says how long after the headers the body stopped.
+ */
+function stalledAnswers(factory: TransportFactory): void {
+  describe('a lab that stalls after its headers', () => {
+    let server: FaultServer;
+    let url: string;
+    let client: HttpClient | undefined;
+    const events: ConnectionEvent[] = [];
+    const lines: string[] = [];
+    /** Times the lab's breaker heard that the lab answered. */
+    let answers = 0;
+    class CountingOutage extends LabOutage {
+      override answered(): void {
+        answers++;
+        super.answered();
+      }
+    }
+    before(async () => {
+      server = new FaultServer(() => ({ kind: 'silent' }));
+      url = await server.start();
+    });
+    after(() => server.stop());
+    afterEach(async () => {
+      server.dropAll();
+      await client?.close();
+      client = undefined;
+      events.length = 0;
+      lines.length = 0;
+      answers = 0;
+    });
+
+    const ask = async (
+      answer: FaultAnswer,
+    ): Promise<{ error: LabApiError | undefined; tookMs: number }> => {
+      server.answerWith(() => answer);
+      client = new HttpClient({
+        baseUrl: parseBaseUrl(url),
+        labName: 'Stalling lab',
+        token: SECRET_TOKEN,
+        transport: factory,
+        timeouts: { headersMs: STALL_TIMEOUT_MS, bodyIdleMs: STALL_TIMEOUT_MS },
+        retry: { retries: 0 },
+        onConnection: (event) => events.push(event),
+        log: (_level, message) => lines.push(message),
+        outage: new CountingOutage(url),
+      });
+      const started = Date.now();
+      const error = await client.getJson('/api/v1/reports', { page: '1' }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      assert.ok(error === undefined || error instanceof LabApiError, String(error));
+      assert.ok(
+        lines.every((line) => !line.includes(SECRET_TOKEN)),
+        'never the token in the log',
+      );
+      return { error, tookMs: Date.now() - started };
+    };
+    /** Ends within the answer timeout and a generous margin for a busy machine. */
+    const inTime = (tookMs: number): void =>
+      assert.ok(tookMs < STALL_TIMEOUT_MS + 3_000, `took ${tookMs} ms`);
+
+    it('headers and then nothing: "sent its headers, then nothing", never answering', async () => {
+      const { error, tookMs } = await ask({ kind: 'stall', bytes: PAGE_HEAD });
+      assert.equal(error?.code, 'timeout');
+      assert.match(
+        error.message,
+        /^The lab at http:\/\/127\.0\.0\.1:\d+ sent its headers, then nothing for 0\.[4-9] s\.$/,
+      );
+      inTime(tookMs);
+      assert.ok(
+        !events.some((event) => event.kind === 'online'),
+        `headers alone made the lab answer: ${JSON.stringify(events)}`,
+      );
+      assert.deepEqual(
+        events.map((event) => event.kind),
+        ['offline'],
+      );
+      assert.equal(answers, 0, 'the breaker never heard the lab answer');
+      const stalled = lines.find((line) => line.includes('the body stopped'));
+      assert.match(
+        stalled ?? lines.join('\n'),
+        /^\[http\] Stalling lab \(127\.0\.0\.1:\d+\) GET \/api\/v1\/reports\?page=1 → 200 in \d+ ms; the body stopped 0\.\d s after the headers and sent nothing for 0\.\d s \(request id req-stall-1\)$/,
+      );
+      assert.ok(
+        lines.some((line) =>
+          /^\[http\] Stalling lab \(127\.0\.0\.1:\d+\) GET \/api\/v1\/reports\?page=1 failed \(timeout, request id req-stall-1\) after \d+\.\d s; not retried$/.test(
+            line,
+          ),
+        ),
+        lines.join('\n'),
+      );
+    });
+
+    it('part of a page and then nothing: "sent part of its answer, then nothing"', async () => {
+      const { error, tookMs } = await ask({
+        kind: 'stall',
+        bytes: Buffer.concat([PAGE_HEAD, PAGE.subarray(0, 1_000)]),
+      });
+      assert.equal(error?.code, 'timeout');
+      assert.match(
+        error.message,
+        /^The lab at http:\/\/127\.0\.0\.1:\d+ sent part of its answer, then nothing for 0\.[4-9] s\.$/,
+      );
+      inTime(tookMs);
+      assert.ok(!events.some((event) => event.kind === 'online'), JSON.stringify(events));
+    });
+
+    it('a page a byte at a time: "sent its answer too slowly"', async () => {
+      const { error, tookMs } = await ask({
+        kind: 'slow',
+        head: PAGE_HEAD,
+        bytes: PAGE,
+        chunk: 1,
+        everyMs: 20,
+      });
+      // The head at once, then a byte every 20 ms: far below 1 KiB in 0.4 s.
+      assert.equal(error?.code, 'timeout');
+      assert.match(
+        error.message,
+        /^The lab at http:\/\/127\.0\.0\.1:\d+ sent its answer too slowly: \d{1,2} bytes in 0\.[4-9] s\.$/,
+      );
+      inTime(tookMs);
+      assert.ok(!events.some((event) => event.kind === 'online'), JSON.stringify(events));
+    });
+
+    it('a page that comes slowly but steadily is read whole, and then the lab answers', async () => {
+      const { error } = await ask({
+        kind: 'slow',
+        bytes: Buffer.concat([PAGE_HEAD, PAGE]),
+        chunk: 600,
+        everyMs: 100,
+      });
+      assert.equal(error, undefined);
+      assert.deepEqual(
+        events.map((event) => event.kind),
+        ['online'],
+      );
+      assert.equal(answers, 1, 'the breaker heard the lab answer once the answer was whole');
     });
   });
 }

@@ -1,25 +1,25 @@
 import * as assert from 'node:assert/strict';
-import { LabApi } from '../../../../core/api/labApi';
-import { defaultLabDefinition } from '../../../../core/api/labDefinition';
-import { parseBaseUrl } from '../../../../core/connection/baseUrl';
+import { LabApi } from '../../../../../core/api/labApi';
+import { defaultLabDefinition } from '../../../../../core/api/labDefinition';
+import { parseBaseUrl } from '../../../../../core/connection/baseUrl';
 import {
   checkConnection,
   type CheckStep,
   type ConnectionCheck,
-} from '../../../../core/connection/connectionCheck';
+} from '../../../../../core/connection/check/checkConnection';
 import {
   loadCertificateAuthorities,
   resolveProxySettings,
   type NetworkOptions,
-} from '../../../../core/connection/network';
-import { RateLimitGate } from '../../../../core/connection/timing';
-import { renderConnectionReport } from '../../../../core/derived/connectionReport';
-import { isNetworkFailure } from '../../../../core/errors/errors';
-import { labError } from '../../../../core/errors/messages';
-import { MockLabServer } from '../../../mock/server';
-import { makeTestCertificates, type TestCertificates } from '../../../support/certificates';
-import { startForwardProxy, type ForwardProxy } from '../../../support/forwardProxy';
-import { FIXED_NOW, SECRET_TOKEN, closedPort } from '../../helpers';
+} from '../../../../../core/connection/network';
+import { RateLimitGate } from '../../../../../core/connection/timing';
+import { renderConnectionReport } from '../../../../../core/derived/connectionReport';
+import { isNetworkFailure } from '../../../../../core/errors/errors';
+import { labError } from '../../../../../core/errors/messages';
+import { MockLabServer } from '../../../../mock/server';
+import { makeTestCertificates, type TestCertificates } from '../../../../support/certificates';
+import { startForwardProxy, type ForwardProxy } from '../../../../support/forwardProxy';
+import { FIXED_NOW, SECRET_TOKEN, closedPort } from '../../../helpers';
 
 const PROXY_PASSWORD = 'Pr0xy-Check-Pa55';
 const WRONG_PASSWORD = 'Wr0ng-Check-Pa55';
