@@ -1,7 +1,7 @@
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { oncePerKey } from '../connection/timing';
+import { oncePerKey } from '../async/concurrency';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { copyFileSafely } from './safeCopy';

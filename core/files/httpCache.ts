@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { isLoopbackHost } from '../connection/baseUrl';
 import { answerTimeoutMs } from '../connection/httpClient';
 import { DIRECT, type NetworkOptions } from '../connection/network';
-import { mapConcurrently, oncePerKey, Semaphore } from '../connection/timing';
+import { mapConcurrently, oncePerKey, Semaphore } from '../async/concurrency';
 import type {
   Transport,
   TransportFactory,

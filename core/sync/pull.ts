@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { LabApiError } from '../errors/errors';
-import { oncePerKey } from '../connection/timing';
+import { oncePerKey } from '../async/concurrency';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import type { FileCache } from '../files/fileCache';
