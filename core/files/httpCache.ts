@@ -15,6 +15,7 @@ import { UndiciTransport } from '../connection/undiciTransport';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
+import { systemReason } from '../errors/errorText';
 import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
 import { copyFileSafely } from './safeCopy';
 import { writeFileSafely, type SavedFile } from './safeWriter';
@@ -258,7 +259,7 @@ export class HttpCache implements FileCache {
         if (more.signal?.aborted) {
           throw error;
         }
-        this.giveUp(`it cannot be reached (${reasonOf(error)})`);
+        this.giveUp(`it cannot be reached: ${systemReason(error, answerTimeoutMs())}`);
         return 'down';
       }
       try {
@@ -462,7 +463,7 @@ export class HttpCache implements FileCache {
         this.cannotWrite(problem);
       }
     } catch (error) {
-      this.cannotWrite(reasonOf(error));
+      this.cannotWrite(systemReason(error, answerTimeoutMs()));
     }
   }
 
@@ -559,20 +560,6 @@ export async function missingFrom(
   const held = cache.lookup({ exact: true });
   const answers = await mapConcurrently(hashes, concurrency, async (sha) => held(sha));
   return hashes.filter((_, index) => !answers[index]);
-}
-
-/** A failure's short reason for a message: its code where it has one (`ECONNREFUSED`, a timeout). */
-function reasonOf(error: unknown): string {
-  const code =
-    (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
-  if (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return `no answer within ${Math.round(answerTimeoutMs() / 1000)} s`;
-  }
-  return typeof code === 'string' ? code : serverText(String((error as Error)?.message ?? error));
 }
 
 /** Where a redirect points, for its message: the host only (its path and query may hold anything). */
