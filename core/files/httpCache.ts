@@ -16,11 +16,16 @@ import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
 import { systemReason } from '../errors/errorText';
-import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
-import { copyFileSafely } from './safeCopy';
+import {
+  copyAsHash,
+  publishProblem,
+  SHA256_SHAPE,
+  type FileCache,
+  type PublishOutcome,
+  type RestoreTarget,
+} from './fileCache';
 import { writeFileSafely, type SavedFile } from './safeWriter';
 
-const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 /** Where to put a cache's credentials instead of its address. */
 const USE_TOKEN = 'use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead';
 
@@ -491,41 +496,22 @@ export class HttpCache implements FileCache {
       return 'held';
     }
     this.failIfUnusable();
-    const source = await fs.stat(file).catch(() => undefined);
-    if (!source?.isFile()) {
-      return 'missing';
-    }
-    if (source.size !== bytes) {
-      return 'differs';
+    const problem = await publishProblem(file, bytes);
+    if (problem) {
+      return problem;
     }
     const folder = await fs.mkdtemp(path.join(await this.scratchFolder(), 'f'));
     try {
-      try {
-        await copyFileSafely({
-          from: file,
-          folder,
-          fileName: sha256,
-          ifExists: 'overwrite',
-          expectedBytes: bytes,
-          signal,
-          checkSha256: (actual) =>
-            actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
-        });
-      } catch (error) {
-        if (
-          error instanceof LabApiError &&
-          (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
-        ) {
-          return 'differs';
-        }
-        throw error;
+      const copied = await copyAsHash(file, { folder, sha256, bytes }, signal);
+      if (copied !== 'copied') {
+        return copied;
       }
-      const problem = await this.put(path.join(folder, sha256), sha256, bytes, signal);
-      if (problem !== undefined) {
-        this.unwritable ??= problem;
+      const refused = await this.put(path.join(folder, sha256), sha256, bytes, signal);
+      if (refused !== undefined) {
+        this.unwritable ??= refused;
         throw labError('fileSystem', 'cacheServerUnwritable', {
           address: this.location,
-          reason: problem,
+          reason: refused,
         });
       }
       return 'kept';
