@@ -10,6 +10,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const LAYERS = [
   // The lab API as plain TypeScript (no vscode), its folders in their own order, lowest first.
   ['core/errors'],
+  ['core/async'],
   ['core/connection'],
   ['core/files'],
   ['core/api'],

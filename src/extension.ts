@@ -35,7 +35,7 @@ import { mergeDriverOffer } from './provenance/savedReportsActions';
 import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
-import { ReportTextDocuments } from './preview/reportText';
+import { ReportTextDocuments } from './documents/reportTexts';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 import { useTeamCacheServices } from './downloads/teamCache';

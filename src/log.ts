@@ -1,27 +1,24 @@
 import type * as vscode from 'vscode';
-import { redactSecrets } from '../core/errors/errors';
+import { redactSecrets, registerSecret } from '../core/errors/serverText';
 import type { LogLevel, LogSink } from '../core/connection/httpClient';
 
 /**
  * Writes to the "Lab Data" log with a `[Component]` tag per line. Every line passes through
- * redaction of the tokens currently in use, as a second line of defence: the core never puts a
- * token in a message in the first place.
+ * redaction of the secrets in use, as a second line of defence: the core never puts a token in a
+ * message in the first place. The secrets are the core's one list (`registerSecret`), which every
+ * text the core shows is also redacted by.
  */
 export class Logger {
-  private readonly secrets = new Set<string>();
-
   constructor(private readonly channel: vscode.LogOutputChannel) {}
 
-  /** Redacts `secret` from every line written from now on. */
+  /** Redacts `secret` from every line written from now on (and from every text the core shows). */
   addSecret(secret: string): void {
-    if (secret) {
-      this.secrets.add(secret);
-    }
+    registerSecret(secret);
   }
 
-  /** Removes every token in use from a text. */
+  /** Removes every secret in use from a text. */
   redact(text: string): string {
-    return redactSecrets(text, [...this.secrets]);
+    return redactSecrets(text);
   }
 
   /** A sink for the core, which tags its own lines. */

@@ -1,6 +1,7 @@
 import { LabApiError, type LabApiErrorDetails, type LabErrorCode } from '../errors/errors';
 import { labError, type MessageId } from '../errors/messages';
 import { serverText } from '../errors/serverText';
+import { errorCode } from '../errors/errorText';
 import { describeProxy, proxyCredentialSource, proxySource, type NetworkOptions } from './network';
 import { tlsProblemOf, type TlsProblem } from './tlsProblems';
 import { BodyStallError, TransportError, type BodyStall } from './transport';
@@ -41,13 +42,6 @@ export interface FailedAnswer {
   readonly retryAt?: Date;
   /** Whether {@link retryAt} is too far off to wait for inside a request (the message says the time). */
   readonly tooLongToWait?: boolean;
-}
-
-/** The system or undici error code of a thrown value, or of its cause. */
-export function errorCode(error: unknown): string | undefined {
-  const withCode = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = withCode?.code ?? withCode?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 /** A proxy's verdict on credentials: never worth another attempt with the same ones. */

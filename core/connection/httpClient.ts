@@ -30,12 +30,11 @@ import {
   DEFAULT_RETRY_POLICY,
   RETRYABLE_STATUSES,
   RateLimitGate,
-  Semaphore,
   backoffDelay,
   parseRetryAfter,
-  sleep,
   type RetryPolicy,
 } from './timing';
+import { Semaphore, sleep } from '../async/concurrency';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 /** Where the core writes what it does; the VS Code layer points it at the "Lab Data" log. */

@@ -1,4 +1,5 @@
-import { LabApiError, redactSecrets } from '../errors/errors';
+import { LabApiError } from '../errors/errors';
+import { redactSecrets } from '../errors/serverText';
 import { LIST_PARAMETERS } from '../api/query';
 
 export interface SupportContext {

@@ -142,5 +142,3 @@ export function isNetworkFailure(error: unknown): boolean {
       (error.text !== undefined && NETWORK_MESSAGES.has(error.text.id)))
   );
 }
-
-export { redactSecrets } from './serverText';

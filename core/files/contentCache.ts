@@ -1,14 +1,19 @@
 import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { oncePerKey } from '../connection/timing';
+import { oncePerKey } from '../async/concurrency';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { copyFileSafely } from './safeCopy';
-import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
+import {
+  copyAsHash,
+  publishProblem,
+  SHA256_SHAPE,
+  type FileCache,
+  type PublishOutcome,
+  type RestoreTarget,
+} from './fileCache';
 import { fileSystemError, type SavedFile } from './safeWriter';
-
-const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
 /**
  * Where the cache is when nobody chose one: the platform's cache folder (`$XDG_CACHE_HOME` or
@@ -238,12 +243,9 @@ export class ContentCache implements FileCache {
       await fs.utimes(target, now, now).catch(() => undefined);
       return 'held';
     }
-    const source = await fs.stat(file).catch(() => undefined);
-    if (!source?.isFile()) {
-      return 'missing';
-    }
-    if (source.size !== bytes) {
-      return 'differs';
+    const problem = await publishProblem(file, bytes);
+    if (problem) {
+      return problem;
     }
     const folder = path.dirname(target);
     try {
@@ -251,29 +253,10 @@ export class ContentCache implements FileCache {
     } catch (error) {
       throw fileSystemError(error, this.folder);
     }
-    try {
-      const copied = await copyFileSafely({
-        from: file,
-        folder,
-        fileName: sha256,
-        ifExists: 'overwrite',
-        expectedBytes: bytes,
-        signal,
-        checkSha256: (actual) =>
-          actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
-      });
-      if (copied === undefined) {
-        return 'missing';
-      }
-    } catch (error) {
-      // The file changed between its look and its copy: its bytes are not the hash's.
-      if (
-        error instanceof LabApiError &&
-        (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
-      ) {
-        return 'differs';
-      }
-      throw error;
+    // A file that changed between its look and its copy is not the hash's bytes: 'differs'.
+    const copied = await copyAsHash(file, { folder, sha256, bytes }, signal);
+    if (copied !== 'copied') {
+      return copied;
     }
     if (!this.options.shared) {
       await fs.chmod(target, 0o600).catch(() => undefined);

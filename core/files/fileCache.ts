@@ -1,4 +1,11 @@
+import { promises as fs } from 'node:fs';
+import { LabApiError } from '../errors/errors';
+import { labError } from '../errors/messages';
+import { copyFileSafely } from './safeCopy';
 import type { PreparedFolder, SavedFile } from './safeWriter';
+
+/** A SHA-256 as a cache names its files: 64 lower-case hex digits. */
+export const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
 /**
  * What publishing a file to the cache came to: `held` the cache had it already (not copied again),
@@ -56,4 +63,55 @@ export interface FileCache {
 /** Whether a cache given as text (`LAB_DATA_CACHE`, `--cache`, `labData.cacheFolder`) is an address rather than a folder. */
 export function isCacheAddress(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(text.trim());
+}
+
+/**
+ * Whether `file` can be published as `bytes` long: `missing` when it is not there (or not a file),
+ * `differs` when its size is not the recorded one; undefined when it may be copied (its bytes are
+ * checked as they are: {@link copyAsHash}).
+ */
+export async function publishProblem(
+  file: string,
+  bytes: number,
+): Promise<'missing' | 'differs' | undefined> {
+  const source = await fs.stat(file).catch(() => undefined);
+  if (!source?.isFile()) {
+    return 'missing';
+  }
+  return source.size === bytes ? undefined : 'differs';
+}
+
+/**
+ * Copies `file` into `folder` under the name `sha256`, hashed as it is copied: the copy takes its
+ * name only when it is the hash's bytes. `differs` when they are not (the file changed since its
+ * look; nothing is left), `missing` when the file went away, `copied` else. What publishing to
+ * either cache does before the copy is the cache's.
+ */
+export async function copyAsHash(
+  file: string,
+  into: { readonly folder: string; readonly sha256: string; readonly bytes: number },
+  signal?: AbortSignal,
+): Promise<'copied' | 'missing' | 'differs'> {
+  const { folder, sha256, bytes } = into;
+  try {
+    const copied = await copyFileSafely({
+      from: file,
+      folder,
+      fileName: sha256,
+      ifExists: 'overwrite',
+      expectedBytes: bytes,
+      signal,
+      checkSha256: (actual) =>
+        actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
+    });
+    return copied === undefined ? 'missing' : 'copied';
+  } catch (error) {
+    if (
+      error instanceof LabApiError &&
+      (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
+    ) {
+      return 'differs';
+    }
+    throw error;
+  }
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { isLoopbackHost } from '../connection/baseUrl';
 import { answerTimeoutMs } from '../connection/httpClient';
 import { DIRECT, type NetworkOptions } from '../connection/network';
-import { mapConcurrently, oncePerKey, Semaphore } from '../connection/timing';
+import { mapConcurrently, oncePerKey, Semaphore } from '../async/concurrency';
 import type {
   Transport,
   TransportFactory,
@@ -15,11 +15,17 @@ import { UndiciTransport } from '../connection/undiciTransport';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
 import { registerSecret, serverText } from '../errors/serverText';
-import type { FileCache, PublishOutcome, RestoreTarget } from './fileCache';
-import { copyFileSafely } from './safeCopy';
+import { systemReason } from '../errors/errorText';
+import {
+  copyAsHash,
+  publishProblem,
+  SHA256_SHAPE,
+  type FileCache,
+  type PublishOutcome,
+  type RestoreTarget,
+} from './fileCache';
 import { writeFileSafely, type SavedFile } from './safeWriter';
 
-const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 /** Where to put a cache's credentials instead of its address. */
 const USE_TOKEN = 'use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead';
 
@@ -258,7 +264,7 @@ export class HttpCache implements FileCache {
         if (more.signal?.aborted) {
           throw error;
         }
-        this.giveUp(`it cannot be reached (${reasonOf(error)})`);
+        this.giveUp(`it cannot be reached: ${systemReason(error, answerTimeoutMs())}`);
         return 'down';
       }
       try {
@@ -462,7 +468,7 @@ export class HttpCache implements FileCache {
         this.cannotWrite(problem);
       }
     } catch (error) {
-      this.cannotWrite(reasonOf(error));
+      this.cannotWrite(systemReason(error, answerTimeoutMs()));
     }
   }
 
@@ -490,41 +496,22 @@ export class HttpCache implements FileCache {
       return 'held';
     }
     this.failIfUnusable();
-    const source = await fs.stat(file).catch(() => undefined);
-    if (!source?.isFile()) {
-      return 'missing';
-    }
-    if (source.size !== bytes) {
-      return 'differs';
+    const problem = await publishProblem(file, bytes);
+    if (problem) {
+      return problem;
     }
     const folder = await fs.mkdtemp(path.join(await this.scratchFolder(), 'f'));
     try {
-      try {
-        await copyFileSafely({
-          from: file,
-          folder,
-          fileName: sha256,
-          ifExists: 'overwrite',
-          expectedBytes: bytes,
-          signal,
-          checkSha256: (actual) =>
-            actual === sha256 ? undefined : labError('invalidResponse', 'cacheCorrupt', { sha256 }),
-        });
-      } catch (error) {
-        if (
-          error instanceof LabApiError &&
-          (error.code === 'invalidResponse' || error.text?.id === 'transferShort')
-        ) {
-          return 'differs';
-        }
-        throw error;
+      const copied = await copyAsHash(file, { folder, sha256, bytes }, signal);
+      if (copied !== 'copied') {
+        return copied;
       }
-      const problem = await this.put(path.join(folder, sha256), sha256, bytes, signal);
-      if (problem !== undefined) {
-        this.unwritable ??= problem;
+      const refused = await this.put(path.join(folder, sha256), sha256, bytes, signal);
+      if (refused !== undefined) {
+        this.unwritable ??= refused;
         throw labError('fileSystem', 'cacheServerUnwritable', {
           address: this.location,
-          reason: problem,
+          reason: refused,
         });
       }
       return 'kept';
@@ -559,20 +546,6 @@ export async function missingFrom(
   const held = cache.lookup({ exact: true });
   const answers = await mapConcurrently(hashes, concurrency, async (sha) => held(sha));
   return hashes.filter((_, index) => !answers[index]);
-}
-
-/** A failure's short reason for a message: its code where it has one (`ECONNREFUSED`, a timeout). */
-function reasonOf(error: unknown): string {
-  const code =
-    (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
-  if (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return `no answer within ${Math.round(answerTimeoutMs() / 1000)} s`;
-  }
-  return typeof code === 'string' ? code : serverText(String((error as Error)?.message ?? error));
 }
 
 /** Where a redirect points, for its message: the host only (its path and query may hold anything). */

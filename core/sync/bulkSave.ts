@@ -20,7 +20,7 @@ import {
   type PreparedFolder,
   type SavedFile,
 } from '../files/safeWriter';
-import { oncePerKey } from '../connection/timing';
+import { oncePerKey } from '../async/concurrency';
 import { foldedFileName } from '../files/fileNames';
 import { nameBesideOtherLab, recordedNames, type RecordedNames } from './folderLayout';
 import { FolderRun, type RunProgress } from './folderRun';

@@ -1,6 +1,6 @@
 import { LabApiError, isCancellation } from '../errors/errors';
 import { labError } from '../errors/messages';
-import { Throttle } from '../connection/timing';
+import { Throttle } from '../async/concurrency';
 import type { FileCache } from '../files/fileCache';
 import { recordFileTimes } from './localState';
 import { updateManifest, type LabKey, type LabSection } from './manifest';

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Report } from '../api/records';
 import { foldedFileName, relativePathProblem } from '../files/fileNames';
 import { writeFileSafely, type SavedFile } from '../files/safeWriter';
+import { SHA256_SHAPE } from '../files/fileCache';
 import { fileSha256 } from './reportFiles';
 import { isUnmerged } from './gitState';
 import { errorText } from '../errors/errorText';
@@ -382,8 +383,6 @@ export type ManifestProblem =
       readonly name: string;
       readonly reason: string;
     };
-
-const SHA256_SHAPE = /^[0-9a-f]{64}$/;
 
 /**
  * Reads a folder's manifest for a tool that must not guess (the command-line tool's pull and

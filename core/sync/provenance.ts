@@ -1,4 +1,4 @@
-import { mapConcurrently } from '../connection/timing';
+import { mapConcurrently } from '../async/concurrency';
 import { LabApiError } from '../errors/errors';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';

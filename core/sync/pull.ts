@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import { LabApiError } from '../errors/errors';
-import { oncePerKey } from '../connection/timing';
+import { oncePerKey } from '../async/concurrency';
 import { labError } from '../errors/messages';
 import { prepareFolder, type PreparedFolder, type SavedFile } from '../files/safeWriter';
 import type { FileCache } from '../files/fileCache';
@@ -225,104 +225,160 @@ interface PullContext {
   readonly onUpdated: (report: Report, saved: SavedFile) => void;
 }
 
-async function pullOne(
-  item: { readonly lab: string; readonly origin: string; readonly entry: ManifestEntry },
-  options: PullOptions,
-  { folder, run, folderOf, listed, cacheHolds, onUpdated }: PullContext,
-): Promise<PulledFile> {
-  const { lab, origin, entry } = item;
-  const base = { lab, origin, reportId: entry.report_id, file: entry.file };
-  const target = path.join(folder, ...entry.file.split('/'));
-  const present = await listed(target);
-  const local = present ? await currentSha256(target, entry, options.rehash) : undefined;
-  const cache = options.cache;
-  const onRestored = (saved: SavedFile): void =>
-    run.noteTime({
-      origin,
-      reportId: entry.report_id,
-      sha256: saved.sha256,
-      mtimeMs: saved.mtimeMs,
+function pullOne(item: PullItem, options: PullOptions, context: PullContext): Promise<PulledFile> {
+  return new EntryPull(item, options, context).pull();
+}
+
+/** One manifest entry of a manifest. */
+interface PullItem {
+  readonly lab: string;
+  readonly origin: string;
+  readonly entry: ManifestEntry;
+}
+
+/** What the lab says of an entry's report: the report, how it differs from the record, or that it is gone. */
+interface AtLab {
+  readonly report?: Report;
+  readonly changes: string[];
+  readonly gone: boolean;
+}
+
+/**
+ * Pulling one entry: the file as it is, then the cache, then the lab. Only what needs the lab asks
+ * for its client: an intact or cached folder needs no token.
+ */
+class EntryPull {
+  private readonly base: Pick<PulledFile, 'lab' | 'origin' | 'reportId' | 'file'>;
+  private readonly target: string;
+  private present = false;
+
+  constructor(
+    private readonly item: PullItem,
+    private readonly options: PullOptions,
+    private readonly context: PullContext,
+  ) {
+    const { lab, origin, entry } = item;
+    this.base = { lab, origin, reportId: entry.report_id, file: entry.file };
+    this.target = path.join(context.folder, ...entry.file.split('/'));
+  }
+
+  async pull(): Promise<PulledFile> {
+    const { entry } = this.item;
+    const options = this.options;
+    const base = this.base;
+    this.present = await this.context.listed(this.target);
+    const local = this.present
+      ? await currentSha256(this.target, entry, options.rehash)
+      : undefined;
+    if (local === entry.sha256) {
+      return options.update && !options.dryRun ? this.askTheLab() : { ...base, state: 'present' };
+    }
+    if (local !== undefined && !options.force) {
+      return { ...base, state: 'changedLocally' };
+    }
+    // The disk is full or closed to us (heard on an earlier file): nothing more can be written.
+    const folderDown = options.dryRun ? undefined : this.context.run.folderFailed();
+    if (folderDown) {
+      throw folderDown;
+    }
+    return (await this.fromCache()) ?? this.fromLab();
+  }
+
+  /** The recorded bytes from the cache (with `update`, then the lab's view); undefined when the cache lacks them. */
+  private async fromCache(): Promise<PulledFile | undefined> {
+    const { entry } = this.item;
+    const { cache, dryRun, update, signal } = this.options;
+    if (cache && dryRun && (await cache.has(entry.sha256, entry.bytes))) {
+      return { ...this.base, state: 'restored', bytes: entry.bytes, from: 'cache' };
+    }
+    if (!cache || dryRun || !(await this.context.cacheHolds(entry.sha256))) {
+      return undefined;
+    }
+    // Undefined when the cache no longer has it, or had a corrupt copy.
+    const restored = await cache.restore(entry.sha256, entry.bytes, {
+      folder: await this.context.folderOf(path.dirname(this.target)),
+      fileName: path.basename(this.target),
+      ifExists: this.present ? 'overwrite' : 'fail',
+      signal,
     });
-  /*
-   * Only what needs the lab asks for its client: an intact or cached folder needs no token. A
-   * failure of the lab as a whole (no token, refused, unreachable), heard on an earlier file, fails
-   * this file's lab part at once; what the cache holds has been restored before this is asked.
-   */
-  const apiOf = (): LabApi => {
-    const down = run.labFailure(lab);
-    if (down) {
-      throw down;
+    if (!restored) {
+      return undefined;
     }
-    const api = options.apiFor(lab, origin);
-    if (!api) {
-      throw labError('unauthorized', 'noToken', { origin });
-    }
-    return api;
-  };
-  const metadataPath = usableSource(entry.source)
-    ? reportPathFromSource(entry.source, entry.report_id)
-    : undefined;
-  const atLab = async (): Promise<{ report?: Report; changes: string[]; gone: boolean }> => {
-    if (metadataPath === undefined) {
-      return { changes: [], gone: false };
+    this.onRestored(restored);
+    return update
+      ? this.askTheLab(restored)
+      : { ...this.base, state: 'restored', bytes: restored.bytes, from: 'cache' };
+  }
+
+  /** The recorded bytes from the lab, or with `update` its newer file; a file changed at the lab is said, not taken. */
+  private async fromLab(): Promise<PulledFile> {
+    const { entry } = this.item;
+    const base = this.base;
+    if (this.options.dryRun) {
+      // What the real run would meet before any request: no token, an address not confirmed.
+      this.api();
+      return { ...base, state: 'restored', bytes: entry.bytes, from: 'lab' };
     }
     try {
-      const report = await apiOf().getReportAt(metadataPath, options.signal);
-      return { report, changes: changesAtLab(entry, report), gone: false };
+      const saved = await this.download(!this.options.update);
+      if (saved.sha256 === entry.sha256) {
+        this.onRestored(saved);
+        return { ...base, state: 'restored', bytes: saved.bytes, from: 'lab' };
+      }
+      // Only with `update`: the lab's newer file was taken; its entry follows it.
+      const lab = await this.atLab();
+      const report = lab.report ?? {
+        report_id: entry.report_id,
+        published_at: entry.published_at,
+        raw: { report_id: entry.report_id },
+      };
+      this.context.onUpdated(report, saved);
+      return {
+        ...base,
+        state: 'updated',
+        changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
+        bytes: saved.bytes,
+        from: 'lab',
+        ...this.versions(lab.report),
+      };
     } catch (error) {
+      if (error instanceof LabApiError && error.text?.id === 'fileChangedAtLab') {
+        const lab = await this.atLab().catch((): AtLab => ({
+          report: undefined,
+          changes: [],
+          gone: false,
+        }));
+        return {
+          ...base,
+          state: 'changedAtLab',
+          missing: !this.present,
+          changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
+          ...this.versions(lab.report),
+        };
+      }
       if (error instanceof LabApiError && error.code === 'notFound') {
-        return { changes: [], gone: true };
+        return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
       }
       throw error;
     }
-  };
-  const versions = (report?: Report): { recorded?: string; atLab?: string } => ({
-    recorded: versionOf(entry),
-    atLab: report ? versionOf(report) : undefined,
-  });
-  const download = async (check: boolean): Promise<SavedFile> => {
-    if (!usableSource(entry.source)) {
-      throw labError('invalidInput', 'idInvalid', {
-        text: String(entry.source),
-        what: 'file source',
-      });
-    }
-    const saved = await apiOf().downloadFileAt(entry.source, {
-      folder: await folderOf(path.dirname(target)),
-      fileName: path.basename(target),
-      // The recorded name gets the recorded (checked) bytes. A name the folder's listing showed free
-      // is taken with a hard link, which refuses whatever appeared there since (and costs two
-      // looks less a file than an overwrite); a file there is replaced by a rename, as an overwrite,
-      // which still refuses a link or a folder standing there.
-      ifExists: present ? 'overwrite' : 'fail',
-      signal: options.signal,
-      checkSha256: check
-        ? (sha) =>
-            sha === entry.sha256
-              ? undefined
-              : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })
-        : undefined,
-    });
-    // Kept while the next file downloads: the copy into the cache holds no download's place.
-    run.keep(saved);
-    return saved;
-  };
+  }
+
   /** The lab's view of a file that is (now) in the folder with the recorded bytes: `update` only. */
-  const askTheLab = async (restored?: SavedFile): Promise<PulledFile> => {
+  private async askTheLab(restored?: SavedFile): Promise<PulledFile> {
+    const base = this.base;
     const restoredFacts = restored ? { bytes: restored.bytes, from: 'cache' as const } : {};
-    let atTheLab: Awaited<ReturnType<typeof atLab>>;
+    let lab: AtLab;
     try {
-      atTheLab = await atLab();
+      lab = await this.atLab();
     } catch (error) {
       // The file is here with its recorded bytes; only the lab's view of it could not be had.
       return {
         ...base,
         state: restored ? 'restored' : 'present',
         ...restoredFacts,
-        error: run.failed(item.lab, origin, error),
+        error: this.context.run.failed(this.item.lab, this.item.origin, error),
       };
     }
-    const lab = atTheLab;
     if (lab.gone) {
       return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
     }
@@ -331,92 +387,100 @@ async function pullOne(
         ? { ...base, state: 'restored', ...restoredFacts }
         : { ...base, state: 'present' };
     }
-    const saved = await download(false);
-    onUpdated(lab.report, saved);
+    const saved = await this.download(false);
+    this.context.onUpdated(lab.report, saved);
     return {
       ...base,
       state: 'updated',
       changes: lab.changes,
       bytes: saved.bytes,
       from: 'lab',
-      ...versions(lab.report),
+      ...this.versions(lab.report),
     };
-  };
+  }
 
-  if (local === entry.sha256) {
-    return options.update && !options.dryRun ? askTheLab() : { ...base, state: 'present' };
+  /**
+   * The lab's client. A failure of the lab as a whole (no token, refused, unreachable), heard on an
+   * earlier file, fails this file's lab part at once; what the cache holds has been restored before
+   * this is asked.
+   */
+  private api(): LabApi {
+    const { lab, origin } = this.item;
+    const down = this.context.run.labFailure(lab);
+    if (down) {
+      throw down;
+    }
+    const api = this.options.apiFor(lab, origin);
+    if (!api) {
+      throw labError('unauthorized', 'noToken', { origin });
+    }
+    return api;
   }
-  if (local !== undefined && !options.force) {
-    return { ...base, state: 'changedLocally' };
+
+  /** The lab's report for the entry and how it differs from the record; `gone` when the lab no longer has it. */
+  private async atLab(): Promise<AtLab> {
+    const { entry } = this.item;
+    if (!usableSource(entry.source)) {
+      return { changes: [], gone: false };
+    }
+    const metadataPath = reportPathFromSource(entry.source, entry.report_id);
+    if (metadataPath === undefined) {
+      return { changes: [], gone: false };
+    }
+    try {
+      const report = await this.api().getReportAt(metadataPath, this.options.signal);
+      return { report, changes: changesAtLab(entry, report), gone: false };
+    } catch (error) {
+      if (error instanceof LabApiError && error.code === 'notFound') {
+        return { changes: [], gone: true };
+      }
+      throw error;
+    }
   }
-  // The disk is full or closed to us (heard on an earlier file): nothing more can be written.
-  const folderDown = options.dryRun ? undefined : run.folderFailed();
-  if (folderDown) {
-    throw folderDown;
-  }
-  if (cache && options.dryRun && (await cache.has(entry.sha256, entry.bytes))) {
-    return { ...base, state: 'restored', bytes: entry.bytes, from: 'cache' };
-  }
-  if (cache && !options.dryRun && (await cacheHolds(entry.sha256))) {
-    // Undefined when the cache no longer has it, or had a corrupt copy.
-    const restored = await cache.restore(entry.sha256, entry.bytes, {
-      folder: await folderOf(path.dirname(target)),
-      fileName: path.basename(target),
-      ifExists: present ? 'overwrite' : 'fail',
-      signal: options.signal,
+
+  /** The entry's file from the lab into its recorded name; with `check`, only the recorded bytes are taken. */
+  private async download(check: boolean): Promise<SavedFile> {
+    const { entry } = this.item;
+    if (!usableSource(entry.source)) {
+      throw labError('invalidInput', 'idInvalid', {
+        text: String(entry.source),
+        what: 'file source',
+      });
+    }
+    const saved = await this.api().downloadFileAt(entry.source, {
+      folder: await this.context.folderOf(path.dirname(this.target)),
+      fileName: path.basename(this.target),
+      // The recorded name gets the recorded (checked) bytes. A name the folder's listing showed free
+      // is taken with a hard link, which refuses whatever appeared there since (and costs two
+      // looks less a file than an overwrite); a file there is replaced by a rename, as an overwrite,
+      // which still refuses a link or a folder standing there.
+      ifExists: this.present ? 'overwrite' : 'fail',
+      signal: this.options.signal,
+      checkSha256: check
+        ? (sha) =>
+            sha === entry.sha256
+              ? undefined
+              : labError('invalidResponse', 'fileChangedAtLab', { id: entry.report_id })
+        : undefined,
     });
-    if (restored) {
-      onRestored(restored);
-      return options.update
-        ? askTheLab(restored)
-        : { ...base, state: 'restored', bytes: restored.bytes, from: 'cache' };
-    }
+    // Kept while the next file downloads: the copy into the cache holds no download's place.
+    this.context.run.keep(saved);
+    return saved;
   }
-  if (options.dryRun) {
-    // What the real run would meet before any request: no token, an address not confirmed.
-    apiOf();
-    return { ...base, state: 'restored', bytes: entry.bytes, from: 'lab' };
+
+  private onRestored(saved: SavedFile): void {
+    this.context.run.noteTime({
+      origin: this.item.origin,
+      reportId: this.item.entry.report_id,
+      sha256: saved.sha256,
+      mtimeMs: saved.mtimeMs,
+    });
   }
-  try {
-    const saved = await download(!options.update);
-    if (saved.sha256 === entry.sha256) {
-      onRestored(saved);
-      return { ...base, state: 'restored', bytes: saved.bytes, from: 'lab' };
-    }
-    // Only with `update`: the lab's newer file was taken; its entry follows it.
-    const lab = await atLab();
-    const report = lab.report ?? {
-      report_id: entry.report_id,
-      published_at: entry.published_at,
-      raw: { report_id: entry.report_id },
-    };
-    onUpdated(report, saved);
+
+  private versions(report?: Report): { recorded?: string; atLab?: string } {
     return {
-      ...base,
-      state: 'updated',
-      changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
-      bytes: saved.bytes,
-      from: 'lab',
-      ...versions(lab.report),
+      recorded: versionOf(this.item.entry),
+      atLab: report ? versionOf(report) : undefined,
     };
-  } catch (error) {
-    if (error instanceof LabApiError && error.text?.id === 'fileChangedAtLab') {
-      const lab = await atLab().catch(() => ({
-        report: undefined,
-        changes: [] as string[],
-        gone: false,
-      }));
-      return {
-        ...base,
-        state: 'changedAtLab',
-        missing: !present,
-        changes: lab.changes.length > 0 ? lab.changes : ['a different file'],
-        ...versions(lab.report),
-      };
-    }
-    if (error instanceof LabApiError && error.code === 'notFound') {
-      return { ...base, state: 'notAtLab', changes: ['no longer available at the lab'] };
-    }
-    throw error;
   }
 }

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { mapConcurrently } from '../connection/timing';
+import { mapConcurrently } from '../async/concurrency';
 import { LabApiError, isCancellation } from '../errors/errors';
 import type { FileCache, PublishOutcome } from '../files/fileCache';
 import { isInside } from '../files/safeWriter';

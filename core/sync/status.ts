@@ -3,7 +3,7 @@ import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import type { FileCache } from '../files/fileCache';
 import { isInside } from '../files/safeWriter';
-import { mapConcurrently } from '../connection/timing';
+import { mapConcurrently } from '../async/concurrency';
 import type { Stats } from 'node:fs';
 import { statEach } from '../files/statEach';
 import { fileSha256 } from './reportFiles';

@@ -7,11 +7,6 @@ import { commandTargets } from '../ui/commandTargets';
 
 export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
 
-/** Turns any failure into one short sentence for a person. */
-export function userMessage(error: unknown): string {
-  return phrase(error);
-}
-
 /** The name of the lab at an address, when one is defined there (for a message that names it). */
 export type LabNameOf = (origin: string) => string | undefined;
 
@@ -33,7 +28,7 @@ function originOf(error: unknown): string | undefined {
  * enough to know which one it was.
  */
 export function labMessage(error: unknown, labNameOf?: LabNameOf): string {
-  const sentence = userMessage(error);
+  const sentence = phrase(error);
   const origin = originOf(error);
   const name = origin ? labNameOf?.(origin) : undefined;
   return name && !sentence.includes(name) ? `${name}: ${sentence}` : sentence;

@@ -109,6 +109,21 @@ async function freeFileName(folder: string, name: string): Promise<string> {
   return name;
 }
 
+/** Where an export goes, and what it does when a file is there. */
+interface ExportDestination {
+  readonly folder: string;
+  readonly fileName: string;
+  readonly ifExists: 'keepBoth' | 'overwrite';
+  readonly choice: ExportChoice;
+}
+
+/** What an export reads: the query sent, the part of the view's filter applied here, and the filter in words. */
+interface ExportSelection {
+  readonly query: ListQuery;
+  readonly viewFilter?: ReturnType<ReportsTreeProvider['filterOf']>;
+  readonly filterText: string;
+}
+
 /**
  * `labData.exportList` (`{ list, format, lab?, filter?, target? }`, a saved search's row, or a
  * view's toolbar through `fromView`, which exports that view's list with its filter): streams every
@@ -131,25 +146,10 @@ export async function exportList(
 ): Promise<ExportSummary | undefined> {
   const targets = commandTargets(args);
   const options = targets.options;
-  let list = (
-    typeof options.list === 'string' ? options.list : targets.search ? 'reports' : fromView
-  ) as ExportListName | undefined;
-  if (list !== undefined && !LISTS.includes(list)) {
-    throw new LabApiError(
-      'invalidInput',
-      vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')),
-    );
-  }
-  list ??= (await prompts.current.pickOne(
-    vscode.l10n.t('Lab Data: Export List'),
-    vscode.l10n.t('Which list?'),
-    LISTS.map((id) => ({ id, label: id })),
-    false,
-  )) as ExportListName | undefined;
+  const list = await whichList(targets, fromView, prompts);
   if (!list) {
     return undefined;
   }
-  let choice = givenExportChoice(options.format);
   // The locale of a spreadsheet CSV: the display language's, or one automation names.
   const locale =
     typeof options.locale === 'string' && options.locale.trim()
@@ -163,6 +163,70 @@ export async function exportList(
   const lab = api.lab.name;
   const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')
     ?.uri.fsPath;
+  const selection = exportSelection(targets, list, lab, trees);
+  const given = givenExportChoice(options.format);
+  const destination = targets.automated
+    ? automatedDestination(options.target, list, root, given ?? 'csv')
+    : await chosenDestination(prompts, { list, lab, locale, root, given }, selection.filterText);
+  if (!destination) {
+    return undefined;
+  }
+  const started = Date.now();
+  const { result, csv } = await writeExport(api, list, selection, destination, {
+    locale,
+    log,
+    root: targets.automated ? root : destination.folder,
+  });
+  const uri = vscode.Uri.file(result.file.path);
+  const choice = destination.choice;
+  const filterText = selection.filterText;
+  log.info(
+    'Export',
+    `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} as ${choice === 'spreadsheet-csv' ? `CSV for spreadsheets in ${csv?.locale ?? 'en'} ("${csv?.separator ?? ','}")` : choice} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`,
+  );
+  sayExported(uri, { rows: result.rows, list, lab, filterText, choice, csv });
+  return {
+    uri,
+    rows: result.rows,
+    format: choice,
+    ...(filterText ? { filter: filterText } : {}),
+  };
+}
+
+/** The list to export: the one given, a saved search's (reports), the view's, or the one the person picks. */
+async function whichList(
+  targets: ReturnType<typeof commandTargets>,
+  fromView: ExportListName | undefined,
+  prompts: PromptsHolder,
+): Promise<ExportListName | undefined> {
+  const given = targets.options.list;
+  const list = (typeof given === 'string' ? given : targets.search ? 'reports' : fromView) as
+    ExportListName | undefined;
+  if (list !== undefined && !LISTS.includes(list)) {
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('"list" must be one of {0}.', LISTS.join(', ')),
+    );
+  }
+  return (
+    list ??
+    ((await prompts.current.pickOne(
+      vscode.l10n.t('Lab Data: Export List'),
+      vscode.l10n.t('Which list?'),
+      LISTS.map((id) => ({ id, label: id })),
+      false,
+    )) as ExportListName | undefined)
+  );
+}
+
+/** The filter an export honours: one automation gives, a saved search's, or the view's own for the lab. */
+function exportSelection(
+  targets: ReturnType<typeof commandTargets>,
+  list: ExportListName,
+  lab: string,
+  trees: { reports: ReportsTreeProvider; samples: SamplesTreeProvider },
+): ExportSelection {
+  const options = targets.options;
   const given = isObject(options.filter)
     ? filterOf(options.filter)
     : targets.search
@@ -186,85 +250,129 @@ export async function exportList(
             : '',
     200,
   );
-  const date = new Date().toISOString().slice(0, 10);
-  let folder: string;
-  let fileName: string;
-  let ifExists: 'keepBoth' | 'overwrite';
-  if (targets.automated) {
-    // A script: the target it gave (or the dated default) in the workspace, never replacing a file.
-    if (!root) {
-      throw new LabApiError(
-        'invalidInput',
-        vscode.l10n.t('Open a folder first: exports are written into the workspace.'),
-      );
-    }
-    choice ??= 'csv';
-    const target =
-      typeof options.target === 'string' && options.target.trim()
-        ? options.target.trim()
-        : path.join('lab-exports', `${list}-${date}.${extension(choice)}`);
-    const resolved = path.resolve(root, target);
-    if (!isInside(resolved, root)) {
-      throw new LabApiError(
-        'invalidInput',
-        vscode.l10n.t('The export target must be inside the workspace folder.'),
-      );
-    }
-    folder = path.dirname(resolved);
-    fileName = path.basename(resolved);
-    ifExists = 'keepBoth';
-  } else {
-    // A person: where a spreadsheet in the display language needs its own CSV, which format
-    // (each saying what it is for); then a save dialog on a dated name not yet taken, whose file
-    // type chooses between CSV and JSON Lines when the format was not asked.
-    if (choice === undefined) {
-      const picked = await pickExportChoice(prompts.current, locale);
-      if (picked === undefined) {
-        return undefined;
-      }
-      choice = picked === 'dialog' ? undefined : picked;
-    }
-    const start = path.join(root ?? os.homedir(), 'lab-exports');
-    // The suggested folder is made now, in the workspace: VS Code's save dialog would otherwise ask to create it first.
-    const made = root !== undefined && (await makeExportFolder(start));
-    const offered = await freeFileName(start, `${list}-${date}.${extension(choice ?? 'csv')}`);
-    const title = filterText
-      ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText)
-      : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
-    const types: Record<string, string[]> =
-      choice === 'jsonl'
-        ? { 'JSON Lines': ['jsonl'] }
-        : choice === 'spreadsheet-csv'
-          ? { [vscode.l10n.t('CSV for spreadsheets')]: ['csv'] }
-          : choice === 'csv'
-            ? { CSV: ['csv'] }
-            : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
-    const chosen = await prompts.current.saveFile(
-      title,
-      vscode.Uri.file(path.join(start, offered)),
-      types,
+  return { query, ...(viewFilter ? { viewFilter } : {}), filterText };
+}
+
+/** A script's export: the target it gave (or the dated default) in the workspace, never replacing a file. */
+function automatedDestination(
+  target: unknown,
+  list: ExportListName,
+  root: string | undefined,
+  choice: ExportChoice,
+): ExportDestination {
+  if (!root) {
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('Open a folder first: exports are written into the workspace.'),
     );
-    if (made && (!chosen || path.dirname(chosen.fsPath) !== start)) {
-      // Made for this export and not used: an empty folder is not left behind.
-      await fs.rmdir(start).catch(() => undefined);
-    }
-    if (!chosen) {
+  }
+  const relative =
+    typeof target === 'string' && target.trim()
+      ? target.trim()
+      : path.join('lab-exports', `${list}-${today()}.${extension(choice)}`);
+  const resolved = path.resolve(root, relative);
+  if (!isInside(resolved, root)) {
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('The export target must be inside the workspace folder.'),
+    );
+  }
+  return {
+    folder: path.dirname(resolved),
+    fileName: path.basename(resolved),
+    ifExists: 'keepBoth',
+    choice,
+  };
+}
+
+/**
+ * A person's export: where a spreadsheet in the display language needs its own CSV, which format
+ * (each saying what it is for); then a save dialog on a dated name not yet taken, whose file type
+ * chooses between CSV and JSON Lines when the format was not asked. Undefined when dismissed.
+ */
+async function chosenDestination(
+  prompts: PromptsHolder,
+  asked: {
+    readonly list: ExportListName;
+    readonly lab: string;
+    readonly locale: string | undefined;
+    readonly root: string | undefined;
+    readonly given: ExportChoice | undefined;
+  },
+  filterText: string,
+): Promise<ExportDestination | undefined> {
+  const { list, lab, root } = asked;
+  let choice = asked.given;
+  if (choice === undefined) {
+    const picked = await pickExportChoice(prompts.current, asked.locale);
+    if (picked === undefined) {
       return undefined;
     }
-    if (chosen.scheme !== 'file') {
-      throw new LabApiError(
-        'invalidInput',
-        vscode.l10n.t('Choose a file on this computer to export to.'),
-      );
-    }
-    choice ??= chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv';
-    folder = path.dirname(chosen.fsPath);
-    fileName = path.basename(chosen.fsPath);
-    // The dialog asked before replacing a file, so a file there now is one the person chose to replace.
-    ifExists = 'overwrite';
+    choice = picked === 'dialog' ? undefined : picked;
   }
-  const { format, csv } = exportFormatOf(choice, locale);
-  const started = Date.now();
+  const start = path.join(root ?? os.homedir(), 'lab-exports');
+  // The suggested folder is made now, in the workspace: VS Code's save dialog would otherwise ask to create it first.
+  const made = root !== undefined && (await makeExportFolder(start));
+  const offered = await freeFileName(start, `${list}-${today()}.${extension(choice ?? 'csv')}`);
+  const title = filterText
+    ? vscode.l10n.t('Export {0} of {1} (filtered: {2})', listWord(list), lab, filterText)
+    : vscode.l10n.t('Export {0} of {1}', listWord(list), lab);
+  const chosen = await prompts.current.saveFile(
+    title,
+    vscode.Uri.file(path.join(start, offered)),
+    fileTypes(choice),
+  );
+  if (made && (!chosen || path.dirname(chosen.fsPath) !== start)) {
+    // Made for this export and not used: an empty folder is not left behind.
+    await fs.rmdir(start).catch(() => undefined);
+  }
+  if (!chosen) {
+    return undefined;
+  }
+  if (chosen.scheme !== 'file') {
+    throw new LabApiError(
+      'invalidInput',
+      vscode.l10n.t('Choose a file on this computer to export to.'),
+    );
+  }
+  return {
+    folder: path.dirname(chosen.fsPath),
+    fileName: path.basename(chosen.fsPath),
+    // The dialog asked before replacing a file, so a file there now is one the person chose to replace.
+    ifExists: 'overwrite',
+    choice: choice ?? (chosen.fsPath.toLowerCase().endsWith('.jsonl') ? 'jsonl' : 'csv'),
+  };
+}
+
+/** The save dialog's file types for a format (both when it was not asked). */
+function fileTypes(choice: ExportChoice | undefined): Record<string, string[]> {
+  return choice === 'jsonl'
+    ? { 'JSON Lines': ['jsonl'] }
+    : choice === 'spreadsheet-csv'
+      ? { [vscode.l10n.t('CSV for spreadsheets')]: ['csv'] }
+      : choice === 'csv'
+        ? { CSV: ['csv'] }
+        : { CSV: ['csv'], 'JSON Lines': ['jsonl'] };
+}
+
+/** Streams the list's pages into the file, with progress and Cancel; names beside ids in a CSV when the lab lists them. */
+async function writeExport(
+  api: LabApi,
+  list: ExportListName,
+  selection: ExportSelection,
+  destination: ExportDestination,
+  context: {
+    readonly locale: string | undefined;
+    readonly log: Logger;
+    readonly root: string | undefined;
+  },
+): Promise<{
+  result: Awaited<ReturnType<typeof exportRecords>>;
+  csv: ReturnType<typeof exportFormatOf>['csv'];
+}> {
+  const { format, csv } = exportFormatOf(destination.choice, context.locale);
+  const lab = api.lab.name;
+  const { viewFilter } = selection;
   const result = await withNotificationProgress(
     vscode.l10n.t('Exporting {0} of {1}…', listWord(list), lab),
     async (progress, token) => {
@@ -276,7 +384,7 @@ export async function exportList(
               if (signal.aborted) {
                 throw error;
               }
-              log.warn(
+              context.log.warn(
                 'Export',
                 `Client and project names could not be listed, so the CSV has ids only: ${error instanceof LabApiError ? error.describe() : String(error)}`,
               );
@@ -285,37 +393,48 @@ export async function exportList(
           : undefined;
       const keep =
         viewFilter && ((item: { raw: JsonObject }) => matchesLocally(item as Report, viewFilter));
-      return exportRecords(records(pagesOf(api, list, query, signal), keep, names), {
-        folder,
-        fileName,
-        root: targets.automated ? root : folder,
+      return exportRecords(records(pagesOf(api, list, selection.query, signal), keep, names), {
+        folder: destination.folder,
+        fileName: destination.fileName,
+        root: context.root,
         format,
         ...(csv ? { csv } : {}),
-        ifExists,
+        ifExists: destination.ifExists,
         signal,
         onRecords: (rows) => progress.report({ message: vscode.l10n.t('{0} records', rows) }),
       });
     },
   );
-  const uri = vscode.Uri.file(result.file.path);
-  log.info(
-    'Export',
-    `${lab}: ${result.rows} ${list}${filterText ? ` (filtered: ${filterText})` : ''} as ${choice === 'spreadsheet-csv' ? `CSV for spreadsheets in ${csv?.locale ?? 'en'} ("${csv?.separator ?? ','}")` : choice} with ${result.columns.length} columns to ${result.file.path} in ${Date.now() - started} ms.`,
-  );
+  return { result, csv };
+}
+
+/** The closing message: how many of what went where, the filter, and what a spreadsheet CSV is; Open opens it. */
+function sayExported(
+  uri: vscode.Uri,
+  said: {
+    readonly rows: number;
+    readonly list: ExportListName;
+    readonly lab: string;
+    readonly filterText: string;
+    readonly choice: ExportChoice;
+    readonly csv: ReturnType<typeof exportFormatOf>['csv'];
+  },
+): void {
+  const { rows, list, lab, filterText, csv } = said;
   const open = vscode.l10n.t('Open');
   const where = vscode.workspace.asRelativePath(uri);
   const message = filterText
     ? vscode.l10n.t(
         'Exported {0} {1} of {2} to {3}, filtered: {4}.',
-        result.rows,
+        rows,
         listWord(list),
         lab,
         where,
         filterText,
       )
-    : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', result.rows, listWord(list), lab, where);
+    : vscode.l10n.t('Exported {0} {1} of {2} to {3}.', rows, listWord(list), lab, where);
   const which =
-    choice === 'spreadsheet-csv' && csv
+    said.choice === 'spreadsheet-csv' && csv
       ? ` ${vscode.l10n.t('It is the CSV for spreadsheets in {0} (separator "{1}", decimal mark "{2}"); scripts read the standard CSV.', languageName(csv.locale ?? 'en'), csv.separator, csv.decimal)}`
       : '';
   void vscode.window.showInformationMessage(`${message}${which}`, open).then((choice) => {
@@ -323,12 +442,10 @@ export async function exportList(
       void vscode.window.showTextDocument(uri);
     }
   });
-  return {
-    uri,
-    rows: result.rows,
-    format: choice,
-    ...(filterText ? { filter: filterText } : {}),
-  };
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
 }
 
 /** A filter given by automation, in words (dates as the tree shows them). */

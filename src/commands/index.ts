@@ -29,7 +29,7 @@ import {
 import type { NewReports } from '../news/newReports';
 import type { SavedSearchSettings } from '../news/savedSearchSettings';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
-import type { ReportTextDocuments } from '../preview/reportText';
+import type { ReportTextDocuments } from '../documents/reportTexts';
 import { showReportText } from './showReportText';
 import { copyId } from './copyId';
 import type { RecentReports } from './reportSuggestions';

@@ -61,32 +61,11 @@ export async function saveFilterAsSearch(
     filter.publishedSince !== undefined &&
     !isRelativeSince(filter.publishedSince)
   ) {
-    const rolling = rollingDays(filter.publishedSince, new Date());
-    const answer = await prompts.pickOne(
-      title,
-      vscode.l10n.t('Published since…'),
-      [
-        {
-          id: rolling,
-          label: vscode.l10n.t(
-            'Rolling: the last {0} days, moving with the clock',
-            rolling.slice(1, -1),
-          ),
-        },
-        {
-          id: filter.publishedSince,
-          label: vscode.l10n.t(
-            'Fixed: since {0}',
-            displayFormat().dateTime(new Date(filter.publishedSince)),
-          ),
-        },
-      ],
-      false,
-    );
-    if (!answer) {
+    const publishedSince = await askRollingOrFixed(prompts, title, filter.publishedSince);
+    if (!publishedSince) {
       return undefined;
     }
-    filter = { ...filter, publishedSince: answer };
+    filter = { ...filter, publishedSince };
   }
   const several = labs.entries.length > 1;
   const taken = (name: string): boolean =>
@@ -95,43 +74,87 @@ export async function saveFilterAsSearch(
         search.name.toLowerCase() === name.trim().toLowerCase() &&
         (search.lab ?? undefined) === (several ? lab : undefined),
     );
-  let name = typeof targets.options.name === 'string' ? targets.options.name.trim() : undefined;
-  if (!name) {
-    name = await prompts.text(
-      title,
-      vscode.l10n.t('Name of the saved search'),
-      filter.clientId ? vscode.l10n.t('Client {0}', filter.clientId) : vscode.l10n.t('My search'),
-      (value) =>
-        !value.trim()
-          ? vscode.l10n.t('Enter a name.')
-          : value.trim().length > 100
-            ? vscode.l10n.t('Use at most 100 characters.')
-            : taken(value)
-              ? vscode.l10n.t('A saved search with this name exists; choose another.')
-              : undefined,
-    );
-  }
+  const given = typeof targets.options.name === 'string' ? targets.options.name.trim() : undefined;
+  const name = given || (await askSearchName(prompts, title, filter, taken));
   if (!name) {
     return undefined;
   }
   if (name.length > 100) {
     throw new LabApiError('invalidInput', vscode.l10n.t('Use at most 100 characters.'));
   }
-  const search: SavedSearch = Object.fromEntries(
+  const search = savedSearchOf(name, several ? lab : undefined, filter);
+  await settings.add(search);
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Saved the search "{0}"; it is at the top of the Reports view.', name),
+  );
+  return search;
+}
+
+/** Whether a fixed date stays fixed or becomes a rolling window ("-7d"); undefined when dismissed. */
+function askRollingOrFixed(
+  prompts: Prompts,
+  title: string,
+  since: string,
+): Promise<string | null | undefined> {
+  const rolling = rollingDays(since, new Date());
+  return prompts.pickOne(
+    title,
+    vscode.l10n.t('Published since…'),
+    [
+      {
+        id: rolling,
+        label: vscode.l10n.t(
+          'Rolling: the last {0} days, moving with the clock',
+          rolling.slice(1, -1),
+        ),
+      },
+      {
+        id: since,
+        label: vscode.l10n.t('Fixed: since {0}', displayFormat().dateTime(new Date(since))),
+      },
+    ],
+    false,
+  );
+}
+
+/** The search's name, refused while typed when empty, too long or taken; undefined when dismissed. */
+function askSearchName(
+  prompts: Prompts,
+  title: string,
+  filter: ReportFilterArgs,
+  taken: (name: string) => boolean,
+): Promise<string | null | undefined> {
+  return prompts.text(
+    title,
+    vscode.l10n.t('Name of the saved search'),
+    filter.clientId ? vscode.l10n.t('Client {0}', filter.clientId) : vscode.l10n.t('My search'),
+    (value) =>
+      !value.trim()
+        ? vscode.l10n.t('Enter a name.')
+        : value.trim().length > 100
+          ? vscode.l10n.t('Use at most 100 characters.')
+          : taken(value)
+            ? vscode.l10n.t('A saved search with this name exists; choose another.')
+            : undefined,
+  );
+}
+
+/** The saved search: its name, its lab when several are defined, and the filter's fields that are set. */
+function savedSearchOf(
+  name: string,
+  lab: string | undefined,
+  filter: ReportFilterArgs,
+): SavedSearch {
+  return Object.fromEntries(
     Object.entries({
       name,
-      lab: several ? lab : undefined,
+      lab,
       publishedSince: filter.publishedSince,
       status: filter.status,
       clientId: filter.clientId,
       projectId: filter.projectId,
     }).filter(([, value]) => value !== undefined && value !== ''),
   ) as unknown as SavedSearch;
-  await settings.add(search);
-  void vscode.window.showInformationMessage(
-    vscode.l10n.t('Saved the search "{0}"; it is at the top of the Reports view.', name),
-  );
-  return search;
 }
 
 function pickFilter(options: Readonly<Record<string, unknown>>): ReportFilterArgs {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { PdfPreviewProvider } from '../preview/pdfPreview';
-import type { ReportTextDocuments } from '../preview/reportText';
+import type { ReportTextDocuments } from '../documents/reportTexts';
 
 /**
  * `labData.showReportText`: opens the text of the PDF in the active preview (or of the preview of

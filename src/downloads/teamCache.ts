@@ -3,7 +3,6 @@ import { SETTINGS_SECTION, Settings } from '../constants';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
 import { isCacheAddress, type FileCache } from '../../core/files/fileCache';
 import { cacheAddressProblem, cacheAuthorization, HttpCache } from '../../core/files/httpCache';
-import { registerSecret } from '../../core/errors/serverText';
 import type { NetworkSettings } from '../labs/networkSettings';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
@@ -43,7 +42,6 @@ export async function contentCache(log: Logger): Promise<FileCache> {
         (token) => token,
         () => undefined,
       );
-      registerSecret(stored);
       log.addSecret(stored ?? '');
       const authorization = stored
         ? `Bearer ${stored}`

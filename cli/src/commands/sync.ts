@@ -7,6 +7,7 @@ import { planFolderSync, type PlannedKind, type SyncDryRun } from '../../../core
 import { saveReports } from '../../../core/sync/bulkSave';
 import { DEFAULT_FILE_NAME_TEMPLATE, laterTimestamp } from '../../../core/sync/reportFiles';
 import type { CliContext } from '../context';
+import type { LabApi } from '../../../core/api/labApi';
 import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { formatBytes } from '../../../core/files/sizes';
 import { out } from '../output';
@@ -29,19 +30,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
   const baseUrl = context.labUrl();
   const origin = new URL(baseUrl).origin;
   const { query, type } = listFilters(context, 'reports');
-  const manifest = await readManifest(folder);
-  const known = Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0];
-  // A new section's token is the one given for the address (LAB_DATA_TOKEN_<HOST>, LAB_DATA_TOKEN),
-  // never one the name the lab gives itself would pick.
-  const api =
-    known !== undefined
-      ? context.api(known, baseUrl)
-      : context.api(
-          await nameForNewSection(context, baseUrl, manifest),
-          baseUrl,
-          false,
-          new URL(baseUrl).host,
-        );
+  const api = await syncApi(context, baseUrl, await readManifest(folder));
   const name = api.lab.name;
   const filtered =
     query.clientId !== undefined ||
@@ -54,24 +43,7 @@ export async function sync(context: CliContext): Promise<ExitCode> {
     template: context.text('template') ?? DEFAULT_FILE_NAME_TEMPLATE,
     rehash: context.flag('rehash'),
   };
-  const list = async (watermarkQuery: ListQuery): Promise<Report[]> => {
-    const publishedSince = laterTimestamp(
-      watermarkQuery.publishedSince as string | undefined,
-      query.publishedSince as string | undefined,
-    );
-    const reports = await listAllReports(
-      api,
-      { ...query, ...(publishedSince ? { publishedSince } : {}) },
-      {
-        signal: context.signal,
-        onPage: (listed, total) =>
-          context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`),
-      },
-    );
-    return type === undefined
-      ? reports
-      : reports.filter((report: Report) => report.report_type === type);
-  };
+  const list = reportLister(context, api, query, type);
   if (context.flag('dry-run')) {
     // Nothing is written, so no lock is needed and the folder need not exist.
     const plan = await planFolderSync(api, target, { filtered, list, signal: context.signal });
@@ -117,13 +89,80 @@ export async function sync(context: CliContext): Promise<ExitCode> {
       ? Exit.mismatch
       : Exit.ok,
   ]);
+  await printSync(context, result, { folder, name, origin, started }, exitCode);
+  return exitCode;
+}
+
+/**
+ * The lab's client under its section's name when the folder has a section of its origin; a new
+ * section's token is the one given for the address (LAB_DATA_TOKEN_<HOST>, LAB_DATA_TOKEN), never
+ * one the name the lab gives itself would pick.
+ */
+async function syncApi(
+  context: CliContext,
+  baseUrl: string,
+  manifest: SyncManifest,
+): Promise<LabApi> {
+  const origin = new URL(baseUrl).origin;
+  const known = Object.entries(manifest.labs).find(([, section]) => section.origin === origin)?.[0];
+  return known !== undefined
+    ? context.api(known, baseUrl)
+    : context.api(
+        await nameForNewSection(context, baseUrl, manifest),
+        baseUrl,
+        false,
+        new URL(baseUrl).host,
+      );
+}
+
+/** Lists the lab's reports since the folder's watermark (or the later `--since`), of `--type` when given. */
+function reportLister(
+  context: CliContext,
+  api: LabApi,
+  query: ListQuery,
+  type: string | undefined,
+): (watermarkQuery: ListQuery) => Promise<Report[]> {
+  return async (watermarkQuery) => {
+    const publishedSince = laterTimestamp(
+      watermarkQuery.publishedSince as string | undefined,
+      query.publishedSince as string | undefined,
+    );
+    const reports = await listAllReports(
+      api,
+      { ...query, ...(publishedSince ? { publishedSince } : {}) },
+      {
+        signal: context.signal,
+        onPage: (listed, total) =>
+          context.progress.update(`sync: listed ${listed}${total ? ` of ${total}` : ''} reports`),
+      },
+    );
+    return type === undefined
+      ? reports
+      : reports.filter((report: Report) => report.report_type === type);
+  };
+}
+
+/** What a sync did: one JSON object with `--json`, else a line per failure and kept file, then the summary. */
+async function printSync(
+  context: CliContext,
+  result: Awaited<ReturnType<typeof syncFolder>>,
+  where: {
+    readonly folder: string;
+    readonly name: string;
+    readonly origin: string;
+    readonly started: number;
+  },
+  exitCode: ExitCode,
+): Promise<void> {
+  const { run } = result;
+  const { folder, name } = where;
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
         {
           folder,
           lab: name,
-          origin,
+          origin: where.origin,
           since: result.since,
           listed: result.listed.length,
           saved: run.saved.map((saved) => ({
@@ -147,18 +186,17 @@ export async function sync(context: CliContext): Promise<ExitCode> {
         2,
       )}\n`,
     );
-  } else {
-    run.failed.forEach((failure) =>
-      context.progress.problem(`failed  ${failure.reportId}: ${errorText(failure.error)}`),
-    );
-    run.skipped
-      .filter((skip) => !skip.upToDate)
-      .forEach((skip) => context.progress.line(`skipped ${skip.reportId}: ${skip.reason}`));
-    context.progress.line(
-      `Synced ${name} into ${folder}: ${result.listed.length} listed${result.since ? ` since ${result.since}` : ''}, ${run.saved.length} saved (${formatBytes(run.bytes)}), ${run.skipped.length} skipped, ${run.failed.length} failed; ${result.files} files recorded; ${((Date.now() - started) / 1000).toFixed(1)} s.`,
-    );
+    return;
   }
-  return exitCode;
+  run.failed.forEach((failure) =>
+    context.progress.problem(`failed  ${failure.reportId}: ${errorText(failure.error)}`),
+  );
+  run.skipped
+    .filter((skip) => !skip.upToDate)
+    .forEach((skip) => context.progress.line(`skipped ${skip.reportId}: ${skip.reason}`));
+  context.progress.line(
+    `Synced ${name} into ${folder}: ${result.listed.length} listed${result.since ? ` since ${result.since}` : ''}, ${run.saved.length} saved (${formatBytes(run.bytes)}), ${run.skipped.length} skipped, ${run.failed.length} failed; ${result.files} files recorded; ${((Date.now() - where.started) / 1000).toFixed(1)} s.`,
+  );
 }
 
 /** What the dry run tells apart, in the order it is printed, and its words. */

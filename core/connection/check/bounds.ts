@@ -1,5 +1,3 @@
-import { errorText } from '../../errors/errorText';
-import { serverText } from '../../errors/serverText';
 import type { CheckStep, CheckStepKind } from './types';
 
 export class StepTimeout extends Error {
@@ -47,25 +45,6 @@ export function bounded<T>(
 /** Milliseconds since `started` (process.hrtime.bigint()). */
 export function elapsed(started: bigint): number {
   return Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-}
-
-/** A system error in words: its code, and for the common ones what it means. */
-export function reasonOf(error: unknown): string {
-  if (error instanceof StepTimeout) {
-    return error.message;
-  }
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const words: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'the connection was dropped',
-    ENOTFOUND: 'host name not found',
-    EAI_AGAIN: 'the name server did not answer',
-    ETIMEDOUT: 'timed out',
-    EHOSTUNREACH: 'host unreachable',
-    ENETUNREACH: 'network unreachable',
-  };
-  const message = serverText(errorText(error));
-  return code ? `${words[code] ?? message} (${code})` : message;
 }
 
 /** A later step that did not run because `failed` did. */

@@ -2,7 +2,8 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { serverText } from '../../errors/serverText';
 import { describeProxy, proxyCredentialSource, proxySource, type NetworkOptions } from '../network';
-import { bounded, elapsed, reasonOf, StepTimeout } from './bounds';
+import { bounded, elapsed, StepTimeout } from './bounds';
+import { systemReason } from '../../errors/errorText';
 import { defaultPort, stripBrackets } from './resolve';
 import type { CheckProblem, CheckStep } from './types';
 
@@ -228,7 +229,7 @@ export async function connectStep(
           kind: 'connect',
           outcome: 'failed',
           ms: elapsed(started),
-          summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${reasonOf(error)}`,
+          summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${systemReason(error)}`,
           details: [`check ${source}`],
           problem: 'proxyUnreachable',
           advice: `Check ${source}, or ask your IT department whether the proxy is running.`,
@@ -259,7 +260,7 @@ export async function connectStep(
           kind: 'connect',
           outcome: 'failed',
           ms: elapsed(started),
-          summary: `cannot connect to ${target}: ${reasonOf(error)}`,
+          summary: `cannot connect to ${target}: ${systemReason(error)}`,
           details: [],
           problem: connectProblem(error),
         },

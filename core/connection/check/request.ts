@@ -4,7 +4,8 @@ import { LabApiError } from '../../errors/errors';
 import { serverText } from '../../errors/serverText';
 import { bodyStallOf } from '../errorMapping';
 import { watchedBody, type BodyStall } from '../transport';
-import { bounded, elapsed, reasonOf, StepTimeout } from './bounds';
+import { bounded, elapsed, StepTimeout } from './bounds';
+import { systemReason } from '../../errors/errorText';
 import type { CheckProblem, CheckStep, RequestProbe } from './types';
 
 /** The verdict for each way a body fails the answer timeout. */
@@ -175,7 +176,7 @@ export async function requestWithoutToken(
         ? stallSummary(stall, status ?? 0)
         : timedOut
           ? `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`
-          : `no answer: ${reasonOf(error)}`,
+          : `no answer: ${systemReason(error)}`,
       details: [`GET ${asked} (without a token)`],
       problem: stall ? STALL_PROBLEMS[stall.kind] : timedOut ? 'noAnswer' : 'unreachable',
       signedIn: false,

@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
-import { bounded, elapsed, reasonOf } from './bounds';
+import { bounded, elapsed } from './bounds';
+import { systemReason } from '../../errors/errorText';
 import type { CheckStep } from './types';
 
 /** A host name without the brackets of an IPv6 address in a URL. */
@@ -29,7 +30,7 @@ export async function lookUp(
     if (signal?.aborted) {
       throw error;
     }
-    return { ok: false, text: `${host}: ${reasonOf(error)}` };
+    return { ok: false, text: `${host}: ${systemReason(error)}` };
   }
 }
 

@@ -5,7 +5,8 @@ import * as tls from 'node:tls';
 import { serverText } from '../../errors/serverText';
 import { pemCertificates } from '../network';
 import { tlsProblemOf } from '../tlsProblems';
-import { bounded, reasonOf } from './bounds';
+import { bounded } from './bounds';
+import { systemReason } from '../../errors/errorText';
 import { stripBrackets } from './resolve';
 import type { CheckStep, ConnectionCheckOptions } from './types';
 
@@ -149,7 +150,7 @@ export async function tlsStep(
     return {
       kind: 'tls',
       outcome: 'failed',
-      summary: `the TLS handshake failed: ${reasonOf(error)}`,
+      summary: `the TLS handshake failed: ${systemReason(error)}`,
       details: [],
       problem: 'tlsFailed',
     };

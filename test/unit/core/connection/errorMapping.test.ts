@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import {
-  errorCode,
   formatClock,
   isTransient,
   statusError,
@@ -242,14 +241,6 @@ describe('errorMapping: which failures are worth another attempt', () => {
     );
     const proxyAuth = thrownError(tunnel, { ...CONTEXT, proxy: PROXY }, ROUTE);
     assert.equal(isTransient(proxyAuth, tunnel), false);
-  });
-
-  it('reads an error code from the error or its cause', () => {
-    assert.equal(errorCode(systemError('EPIPE')), 'EPIPE');
-    assert.equal(errorCode(systemError('EPIPE', true)), 'EPIPE');
-    assert.equal(errorCode(new Error('no code')), undefined);
-    assert.equal(errorCode(undefined), undefined);
-    assert.equal(errorCode({ code: 42 }), undefined);
   });
 
   it('never lets a LabApiError from a status be mistaken for a network fault', () => {

@@ -3,13 +3,9 @@ import {
   DEFAULT_RETRY_POLICY,
   MAX_RETRY_AFTER_MS,
   RateLimitGate,
-  Semaphore,
   backoffDelay,
   parseRetryAfter,
-  sleep,
 } from '../../../../core/connection/timing';
-import { isCancellation } from '../../../../core/errors/errors';
-import { rejection } from '../../helpers';
 import { formatClock } from '../../../../core/connection/errorMapping';
 
 describe('retry timing', () => {
@@ -50,15 +46,6 @@ describe('retry timing', () => {
     assert.equal(parseRetryAfter('10', now, '250'), 250);
   });
 
-  it('sleep stops promptly when cancelled', async () => {
-    const controller = new AbortController();
-    const started = Date.now();
-    setTimeout(() => controller.abort(), 20);
-    const error = await rejection(sleep(10_000, controller.signal));
-    assert.ok(isCancellation(error));
-    assert.ok(Date.now() - started < 1000);
-  });
-
   it('a rate-limit gate holds every waiter until the same moment', async () => {
     const gate = new RateLimitGate();
     gate.pauseUntil(Date.now() + 80);
@@ -68,27 +55,6 @@ describe('retry timing', () => {
     await Promise.all([gate.wait(), gate.wait(), gate.wait()]);
     assert.ok(Date.now() - started >= 70, `waited ${Date.now() - started} ms`);
     assert.equal(gate.pausedUntil(), undefined);
-  });
-
-  it('a semaphore bounds concurrency and lets cancelled waiters go', async () => {
-    const semaphore = new Semaphore(2);
-    let active = 0;
-    let peak = 0;
-    const task = async (): Promise<void> => {
-      active++;
-      peak = Math.max(peak, active);
-      await sleep(15);
-      active--;
-    };
-    const controller = new AbortController();
-    const cancelled = semaphore.run(task, controller.signal);
-    const others = [semaphore.run(task), semaphore.run(task), semaphore.run(task)];
-    const late = semaphore.run(task, controller.signal);
-    controller.abort();
-    assert.ok(isCancellation(await rejection(late)));
-    await Promise.all([cancelled.catch(() => undefined), ...others]);
-    assert.equal(peak, 2);
-    assert.throws(() => new Semaphore(0), RangeError);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   type SaveProgress,
 } from '../../../../core/sync/bulkSave';
 import { listAllReports, syncFolder } from '../../../../core/sync/folderSync';
-import { Throttle } from '../../../../core/connection/timing';
+import { Throttle } from '../../../../core/async/concurrency';
 import { FULL, startMockLab } from '../../helpers';
 
 describe('progress throttle', () => {

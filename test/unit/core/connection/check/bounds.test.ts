@@ -1,10 +1,6 @@
 import * as assert from 'node:assert/strict';
-import {
-  bounded,
-  notTried,
-  reasonOf,
-  StepTimeout,
-} from '../../../../../core/connection/check/bounds';
+import { bounded, notTried, StepTimeout } from '../../../../../core/connection/check/bounds';
+import { systemReason } from '../../../../../core/errors/errorText';
 import type { CheckStepKind } from '../../../../../core/connection/check/types';
 import { rejection } from '../../../helpers';
 
@@ -15,7 +11,7 @@ describe('Check Connection’s bounds: every step is timed and bounded', () => {
       bounded(new Promise(() => undefined), 50, undefined, () => (cleaned = true)),
     );
     assert.ok(error instanceof StepTimeout);
-    assert.equal(reasonOf(error), 'no answer within 0.05 s');
+    assert.equal(systemReason(error), 'no answer within 0.05 s');
     assert.equal(cleaned, true);
     assert.equal(await bounded(Promise.resolve(7), 50, undefined), 7);
   });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { documentName } from '../../core/files/fileNames';
 import { REPORT_TEXT_SCHEME } from '../constants';
+import { KeptTexts } from './keptTexts';
 
 /** How many texts stay readable; an older one's tab reads as "no longer kept". */
 const KEPT = 10;
@@ -9,41 +10,26 @@ const KEPT = 10;
  * The text of a previewed PDF as a read-only plain-text document
  * (`labdata-text:/RPT-2024-00001 (text).txt`): what its text layer holds, page by page, for
  * reading with a screen reader, selecting and copying like any text. A PDF of images only says so.
- * Closing one never asks to save; opening the same report's text again replaces it.
+ * Opening the same report's text again replaces it (kept as `KeptTexts`).
  */
-export class ReportTextDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly texts = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-
-  /** Keeps the text of `name`'s pages and gives the address of its document. */
-  add(name: string, pages: readonly string[]): vscode.Uri {
-    const uri = vscode.Uri.from({
-      scheme: REPORT_TEXT_SCHEME,
-      path: `/${documentName(name.replace(/[\\/]/g, ' '), 'report')} (text).txt`,
-    });
-    const key = uri.toString();
-    this.texts.delete(key);
-    this.texts.set(key, reportText(name, pages));
-    for (const old of [...this.texts.keys()].slice(0, Math.max(0, this.texts.size - KEPT))) {
-      this.texts.delete(old);
-    }
-    this.changed.fire(uri);
-    return uri;
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return (
-      this.texts.get(uri.toString()) ??
+export class ReportTextDocuments extends KeptTexts {
+  constructor() {
+    super(KEPT, () =>
       vscode.l10n.t(
         'This text is no longer kept; run "Lab Data: Show the Report\'s Text" in the preview again.',
-      )
+      ),
     );
   }
 
-  dispose(): void {
-    this.changed.dispose();
-    this.texts.clear();
+  /** Keeps the text of `name`'s pages and gives the address of its document. */
+  add(name: string, pages: readonly string[]): vscode.Uri {
+    return this.keep(
+      vscode.Uri.from({
+        scheme: REPORT_TEXT_SCHEME,
+        path: `/${documentName(name.replace(/[\\/]/g, ' '), 'report')} (text).txt`,
+      }),
+      reportText(name, pages),
+    );
   }
 }
 
