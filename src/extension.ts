@@ -46,6 +46,64 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const channel = vscode.window.createOutputChannel(LOG_CHANNEL_NAME, { log: true });
   const log = new Logger(channel);
   const version = String(context.extension.packageJSON.version ?? '0.0.0');
+  const parts = buildParts(context, log, version);
+  const { labs, views, savedView, news, newsView, checker, tools, missingFiles } = parts;
+  context.subscriptions.push(
+    channel,
+    parts.tokens,
+    parts.registry,
+    parts.network,
+    labs,
+    new LabNotifications(labs),
+    news,
+    parts.searches,
+    ...views.disposables,
+    parts.savedFolders,
+    ...savedView.disposables,
+    newsView,
+    checker,
+    ...tools.register(),
+    ...registerProviders(parts),
+    ...registerCommands(
+      commandTable(commandServices(context, parts, version)),
+      log,
+      () => labs.ready,
+      {
+        nameOf: (origin) =>
+          labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
+        forgetFailure: (origin) =>
+          labs.all
+            .filter((connection) => connection.lab.url.origin === origin)
+            .forEach((connection) => connection.forgetFailure()),
+      },
+    ),
+  );
+  // Said once on opening when a manifest lists files that are not there (one listing per folder, no lab asked).
+  void missingFiles.check();
+  const activationMs = performance.now() - started;
+  log.info(
+    'Extension',
+    `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`,
+  );
+  return createExtensionApi(
+    labs,
+    views,
+    parts.statusBar,
+    parts.prompts,
+    { ids: parts.ids, deepLinks: parts.deepLinks },
+    { news, view: newsView, checker, tools },
+    parts.previews,
+    parts.overviews,
+    parts.authProvider,
+    { decorations: parts.decorations, missingFiles },
+    activationMs,
+    log,
+    { provider: savedView.provider },
+  );
+}
+
+/** Every object of the extension, made once in this order, each given what it needs. */
+function buildParts(context: vscode.ExtensionContext, log: Logger, version: string) {
   const tokens = new TokenStore(context.secrets, log);
   const registry = new LabRegistry();
   const network = new NetworkSettings(log);
@@ -87,41 +145,65 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
+  return {
+    tokens,
+    registry,
+    network,
+    labs,
+    news,
+    searches,
+    findings,
+    savedStates,
+    decorations,
+    missingFiles,
+    views,
+    savedFolders,
+    savedView,
+    newsView,
+    checker,
+    tools,
+    overviews,
+    activity,
+    statusBar,
+    authProvider,
+    documents,
+    connectionReports,
+    prompts,
+    previews,
+    reportTexts,
+    ids,
+    hovers,
+    deepLinks,
+    log,
+  };
+}
+
+type Parts = ReturnType<typeof buildParts>;
+
+/** The editors, documents, hovers, links, decorations and the sign-in the extension gives VS Code. */
+function registerProviders(parts: Parts): vscode.Disposable[] {
+  const { previews, reportTexts, documents, connectionReports, hovers, findings } = parts;
   // Ids are recognised in any text a person writes: files, unsaved editors and notebook cells.
   const textDocuments: vscode.DocumentSelector = [
     { scheme: 'file' },
     { scheme: 'untitled' },
     { scheme: 'vscode-notebook-cell' },
   ];
-  context.subscriptions.push(
-    channel,
-    tokens,
-    registry,
-    network,
-    labs,
-    new LabNotifications(labs),
-    news,
-    searches,
-    ...views.disposables,
-    savedFolders,
-    ...savedView.disposables,
-    newsView,
-    checker,
-    ...tools.register(),
+  return [
     previews,
-    overviews,
+    parts.overviews,
     vscode.window.registerCustomEditorProvider(PDF_PREVIEW_VIEW_TYPE, previews, {
       supportsMultipleEditorsPerDocument: false,
     }),
     reportTexts,
     vscode.workspace.registerTextDocumentContentProvider(REPORT_TEXT_SCHEME, reportTexts),
-    activity,
-    statusBar,
-    authProvider,
+    parts.activity,
+    parts.statusBar,
+    parts.authProvider,
     vscode.authentication.registerAuthenticationProvider(
       AUTH_PROVIDER_ID,
       'Lab Data',
-      authProvider,
+      parts.authProvider,
       { supportsMultipleAccounts: true },
     ),
     documents,
@@ -131,76 +213,50 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
       CONNECTION_REPORT_SCHEME,
       connectionReports,
     ),
-    ids,
+    parts.ids,
     hovers,
     vscode.languages.registerHoverProvider(textDocuments, hovers),
     vscode.languages.registerDocumentLinkProvider(textDocuments, hovers),
-    vscode.window.registerUriHandler(deepLinks),
+    vscode.window.registerUriHandler(parts.deepLinks),
     findings,
-    savedStates,
-    decorations,
-    vscode.window.registerFileDecorationProvider(decorations),
+    parts.savedStates,
+    parts.decorations,
+    vscode.window.registerFileDecorationProvider(parts.decorations),
     vscode.languages.registerCodeActionsProvider(
       { scheme: 'file', pattern: '**/lab-data-sync.json' },
       findings,
       { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
     ),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
-    ...registerCommands(
-      commandTable({
-        labs,
-        network,
-        connectionReports,
-        trees: views,
-        documents,
-        prompts,
-        log,
-        findings,
-        savedFolders,
-        news,
-        searches,
-        previews,
-        reportTexts,
-        overviews,
-        recent: new RecentReports(context.globalState),
-        activity,
-        syncFolders: new SyncFolders(context.workspaceState),
-        integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
-      }),
-      log,
-      () => labs.ready,
-      {
-        nameOf: (origin) =>
-          labs.all.find((connection) => connection.lab.url.origin === origin)?.lab.name,
-        forgetFailure: (origin) =>
-          labs.all
-            .filter((connection) => connection.lab.url.origin === origin)
-            .forEach((connection) => connection.forgetFailure()),
-      },
-    ),
-  );
-  // Said once on opening when a manifest lists files that are not there (one listing per folder, no lab asked).
-  void missingFiles.check();
-  const activationMs = performance.now() - started;
-  log.info(
-    'Extension',
-    `Lab Data ${version} activated in ${vscode.env.appName} ${vscode.version} in ${activationMs.toFixed(1)} ms.`,
-  );
-  return createExtensionApi(
-    labs,
-    views,
-    statusBar,
-    prompts,
-    { ids, deepLinks },
-    { news, view: newsView, checker, tools },
-    previews,
-    overviews,
-    authProvider,
-    { decorations, missingFiles },
-    activationMs,
-    log,
-    { provider: savedView.provider },
-  );
+  ];
+}
+
+/** What the commands are given. */
+function commandServices(
+  context: vscode.ExtensionContext,
+  parts: Parts,
+  version: string,
+): Parameters<typeof commandTable>[0] {
+  return {
+    labs: parts.labs,
+    network: parts.network,
+    connectionReports: parts.connectionReports,
+    trees: parts.views,
+    documents: parts.documents,
+    prompts: parts.prompts,
+    log: parts.log,
+    findings: parts.findings,
+    savedFolders: parts.savedFolders,
+    news: parts.news,
+    searches: parts.searches,
+    previews: parts.previews,
+    reportTexts: parts.reportTexts,
+    overviews: parts.overviews,
+    recent: new RecentReports(context.globalState),
+    activity: parts.activity,
+    syncFolders: new SyncFolders(context.workspaceState),
+    integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
+  };
 }
 
 export function deactivate(): void {
