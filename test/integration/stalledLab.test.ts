@@ -32,9 +32,16 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
   let api: LabDataExtensionApi;
   let healthy: MockLabServer;
   let stalled: MockLabServer;
+  /** The settings before this suite made its two labs the only ones (put back after it). */
+  let saved: { labs: unknown; baseUrl: unknown; labName: unknown };
 
   before(async () => {
     api = await activateExtension();
+    saved = {
+      labs: labData().inspect('labs')?.globalValue,
+      baseUrl: labData().inspect('baseUrl')?.globalValue,
+      labName: labData().inspect('labName')?.globalValue,
+    };
     healthy = new MockLabServer({
       reports: 12,
       tokens: { [LEAK_CHECK_TOKEN]: { label: 'healthy' } },
@@ -45,6 +52,9 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     });
     await healthy.start();
     await stalled.start();
+    // The one-lab shorthand another suite may have left would be a third lab.
+    await labData().update('baseUrl', undefined, GLOBAL);
+    await labData().update('labName', undefined, GLOBAL);
     await labData().update(
       'labs',
       [
@@ -80,7 +90,9 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await labData().update('labs', undefined, GLOBAL);
+    await labData().update('labs', saved.labs, GLOBAL);
+    await labData().update('baseUrl', saved.baseUrl, GLOBAL);
+    await labData().update('labName', saved.labName, GLOBAL);
     await healthy.stop();
     await stalled.stop();
   });
