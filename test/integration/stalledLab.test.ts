@@ -3,7 +3,14 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { answerTimeoutMs } from '../../core/connection/httpClient';
 import { MockLabServer, type MockFaults } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, eventually, signIn } from './helpers';
+import {
+  FakePrompts,
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  errorsFromNow,
+  eventually,
+  signIn,
+} from './helpers';
 
 const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 const GLOBAL = vscode.ConfigurationTarget.Global;
@@ -111,7 +118,7 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     it(`Open Metadata of a report of ${stall.name}: within one answer timeout, the document says why in place, and the message names the lab and the cause with Retry and Check Connection`, async () => {
       stalled.setFaults(stall.faults);
       const id = stalled.data.reports[0]!.report_id;
-      const before = api.errorsShown().length;
+      const since = errorsFromNow(api);
       const { took } = await timed(() =>
         vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Stalled', id }),
       );
@@ -120,7 +127,7 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
         `Open Metadata took ${took} ms; the deadline is ${deadlineMs} ms`,
       );
       const shown = await eventually(() => {
-        const errors = api.errorsShown().slice(before);
+        const errors = since();
         assert.equal(errors.length, 1, 'one error notification');
         return errors[0]!;
       });
@@ -140,13 +147,13 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
 
   it('Search Reports of a lab that sends its headers, then nothing: within one answer timeout, the message naming the lab and the cause', async () => {
     stalled.setFaults({ hangBody: { times: Infinity } });
-    const before = api.errorsShown().length;
+    const since = errorsFromNow(api);
     const { value, took } = await timed(() =>
       vscode.commands.executeCommand('labData.searchReports', { lab: 'Stalled' }),
     );
     assert.equal(value, undefined);
     assert.ok(took < deadlineMs, `Search took ${took} ms; the deadline is ${deadlineMs} ms`);
-    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    const shown = await eventually(() => since()[0]!);
     assert.match(shown.message, /^Stalled: /, shown.message);
     assert.deepEqual(shown.actions.slice(0, 2), ['Retry', 'Check Connection']);
   });
@@ -156,12 +163,12 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     stalled.setFaults({ hangHeaders: { times: Infinity } });
     await vscode.commands.executeCommand('labData.refresh');
     const id = stalled.data.reports[1]!.report_id;
-    const before = api.errorsShown().length;
+    const since = errorsFromNow(api);
     const { took } = await timed(() =>
       vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Stalled', id }),
     );
     assert.ok(took < answerMs / 2, `took ${took} ms: the lab was asked again and waited for`);
-    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    const shown = await eventually(() => since()[0]!);
     assert.match(shown.message, /^Stalled: /, shown.message);
     assert.equal(shown.actions[0], 'Retry');
   });
