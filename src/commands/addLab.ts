@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { verdictOf } from './checkConnection';
-import { Commands } from '../constants';
+import { checkFromTokenBox } from './checkConnection';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
   DEFAULT_ENDPOINTS,
@@ -130,12 +129,7 @@ export async function addLab(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', parseBaseUrl(baseUrl).host),
       problemOf: tokenProblem,
-      checkConnection: async () =>
-        verdictOf(
-          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
-            baseUrl,
-          }),
-        ),
+      checkConnection: () => checkFromTokenBox(baseUrl),
     },
     (token, signal) =>
       labs

@@ -1,4 +1,4 @@
-import { verdictOf } from './checkConnection';
+import { checkFromTokenBox } from './checkConnection';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { labNameProblem } from '../../core/api/labDefinition';
@@ -7,7 +7,6 @@ import { serverText } from '../../core/errors/serverText';
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manifest';
 import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { labOffer, type LabOffer } from '../../core/sync/manifestLabs';
-import { Commands } from '../constants';
 import type { Labs } from '../labs/labs';
 import { machineLabs, rememberManifestLab, rememberedManifestLabs } from '../labs/manifestLabs';
 import { foldersToRestore } from '../provenance/restoreReports';
@@ -258,12 +257,7 @@ async function addOrServe(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', host),
       problemOf: tokenProblem,
-      checkConnection: async () =>
-        verdictOf(
-          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
-            baseUrl: offer.baseUrl,
-          }),
-        ),
+      checkConnection: () => checkFromTokenBox(offer.baseUrl),
     },
     (token, signal) =>
       labs

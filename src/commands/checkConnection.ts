@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { CONNECTION_REPORT_LANGUAGE } from '../constants';
+import { Commands, CONNECTION_REPORT_LANGUAGE } from '../constants';
 import { defaultLabDefinition, labPaths, type LabDefinition } from '../../core/api/labDefinition';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { DEFAULT_TIMEOUTS } from '../../core/connection/httpClient';
@@ -83,7 +83,8 @@ function targetsOf(labs: Labs, args: unknown[]): CheckTarget[] {
 }
 
 /**
- * `labData.checkConnection` (`{ lab }` or `{ baseUrl }` optional): checks the way to that lab (or
+ * `labData.checkConnection` (`{ lab }` or `{ baseUrl }` optional, with `preserveFocus` from a token
+ * box): checks the way to that lab (or
  * address), or to every lab, step by step (the core's {@link runCheck}), saying in a cancellable
  * notification what it waits for; writes the report to the log and shows it as a read-only
  * document, the same one each time for the same lab. Returns the report's text, which holds no
@@ -137,8 +138,27 @@ export async function checkConnection(
     await vscode.workspace.openTextDocument(reports.show(about, text)),
     CONNECTION_REPORT_LANGUAGE,
   );
-  await vscode.window.showTextDocument(document, { preview: false });
+  // Asked from a token box, the report opens behind it and the keyboard stays in the box.
+  const { preserveFocus } = commandTargets(args).options as { preserveFocus?: unknown };
+  await vscode.window.showTextDocument(document, {
+    preview: false,
+    preserveFocus: preserveFocus === true,
+  });
   return text;
+}
+
+/**
+ * What a token box's Check Connection does: checks `baseUrl` (its lab, when one is defined there),
+ * opens the report without taking the keyboard from the box, and gives the verdict in one line
+ * for the box to show under the token.
+ */
+export async function checkFromTokenBox(baseUrl: string): Promise<string | undefined> {
+  return verdictOf(
+    await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
+      baseUrl,
+      preserveFocus: true,
+    }),
+  );
 }
 
 /** The labs whose check failed first, each group in the order the labs are defined. */

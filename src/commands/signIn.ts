@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { verdictOf } from './checkConnection';
-import { Commands } from '../constants';
+import { checkFromTokenBox } from './checkConnection';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import { LabApiError, isNetworkFailure } from '../../core/errors/errors';
 import { labError } from '../../core/errors/messages';
@@ -101,12 +100,7 @@ export async function signIn(
       ),
       checking: vscode.l10n.t('Checking access to {0}…', name ?? lab.host),
       problemOf: tokenProblem,
-      checkConnection: async () =>
-        verdictOf(
-          await vscode.commands.executeCommand<string | undefined>(Commands.checkConnection, {
-            baseUrl,
-          }),
-        ),
+      checkConnection: () => checkFromTokenBox(baseUrl),
     },
     (token, signal) =>
       labs.checkSignIn(baseUrl, token, name, signal, { keepName }).catch((error: unknown) => {

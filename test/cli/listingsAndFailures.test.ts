@@ -178,7 +178,13 @@ describe('lab-data for scripts: a lab down as a whole, listings that fail part-w
     assert.equal(pulled.code, 0, said(pulled));
     assert.equal(pulled.stderr, '');
     const said1 = await run(['reports', '--since', '7d', '-v']);
-    assert.match(said1.stderr, /\[http\] GET /, '-v says more without -q');
+    // Each request line names the lab (here its host: LAB_DATA_URL gives no name), then the request.
+    const host = new URL(lab.baseUrl).host.replace(/[.]/g, '\\.');
+    assert.match(
+      said1.stderr,
+      new RegExp(`\\[http\\] ${host} GET /api/v1/reports\\?\\S* → 200 in \\d+ ms`),
+      `-v says more without -q:\n${said1.stderr}`,
+    );
     const quietVerbose = await run(['-q', '-v', 'clients']);
     assert.equal(quietVerbose.stderr, '');
 

@@ -140,6 +140,21 @@ export async function signOutOfAll(api: LabDataExtensionApi): Promise<void> {
   }
 }
 
+/**
+ * The error notifications shown from now on: a function listing those shown since this call. The
+ * extension keeps only its last 20, so after a long run a count taken before (`errorsShown().length`)
+ * stays 20 and slicing by it finds nothing new; the last one seen before marks where to start.
+ */
+export function errorsFromNow(
+  api: LabDataExtensionApi,
+): () => ReturnType<LabDataExtensionApi['errorsShown']> {
+  const last = api.errorsShown().at(-1);
+  return () => {
+    const all = api.errorsShown();
+    return last === undefined ? all : all.slice(all.indexOf(last) + 1);
+  };
+}
+
 /** Waits until `check` passes, for state that settles through events. */
 export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,14 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { answerTimeoutMs } from '../../core/connection/httpClient';
 import { MockLabServer, type MockFaults } from '../mock/server';
-import { FakePrompts, LEAK_CHECK_TOKEN, activateExtension, eventually, signIn } from './helpers';
+import {
+  FakePrompts,
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  errorsFromNow,
+  eventually,
+  signIn,
+} from './helpers';
 
 const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
 const GLOBAL = vscode.ConfigurationTarget.Global;
@@ -32,9 +39,16 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
   let api: LabDataExtensionApi;
   let healthy: MockLabServer;
   let stalled: MockLabServer;
+  /** The settings before this suite made its two labs the only ones (put back after it). */
+  let saved: { labs: unknown; baseUrl: unknown; labName: unknown };
 
   before(async () => {
     api = await activateExtension();
+    saved = {
+      labs: labData().inspect('labs')?.globalValue,
+      baseUrl: labData().inspect('baseUrl')?.globalValue,
+      labName: labData().inspect('labName')?.globalValue,
+    };
     healthy = new MockLabServer({
       reports: 12,
       tokens: { [LEAK_CHECK_TOKEN]: { label: 'healthy' } },
@@ -45,6 +59,9 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     });
     await healthy.start();
     await stalled.start();
+    // The one-lab shorthand another suite may have left would be a third lab.
+    await labData().update('baseUrl', undefined, GLOBAL);
+    await labData().update('labName', undefined, GLOBAL);
     await labData().update(
       'labs',
       [
@@ -80,7 +97,9 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await labData().update('labs', undefined, GLOBAL);
+    await labData().update('labs', saved.labs, GLOBAL);
+    await labData().update('baseUrl', saved.baseUrl, GLOBAL);
+    await labData().update('labName', saved.labName, GLOBAL);
     await healthy.stop();
     await stalled.stop();
   });
@@ -99,7 +118,7 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     it(`Open Metadata of a report of ${stall.name}: within one answer timeout, the document says why in place, and the message names the lab and the cause with Retry and Check Connection`, async () => {
       stalled.setFaults(stall.faults);
       const id = stalled.data.reports[0]!.report_id;
-      const before = api.errorsShown().length;
+      const since = errorsFromNow(api);
       const { took } = await timed(() =>
         vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Stalled', id }),
       );
@@ -108,7 +127,7 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
         `Open Metadata took ${took} ms; the deadline is ${deadlineMs} ms`,
       );
       const shown = await eventually(() => {
-        const errors = api.errorsShown().slice(before);
+        const errors = since();
         assert.equal(errors.length, 1, 'one error notification');
         return errors[0]!;
       });
@@ -128,13 +147,13 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
 
   it('Search Reports of a lab that sends its headers, then nothing: within one answer timeout, the message naming the lab and the cause', async () => {
     stalled.setFaults({ hangBody: { times: Infinity } });
-    const before = api.errorsShown().length;
+    const since = errorsFromNow(api);
     const { value, took } = await timed(() =>
       vscode.commands.executeCommand('labData.searchReports', { lab: 'Stalled' }),
     );
     assert.equal(value, undefined);
     assert.ok(took < deadlineMs, `Search took ${took} ms; the deadline is ${deadlineMs} ms`);
-    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    const shown = await eventually(() => since()[0]!);
     assert.match(shown.message, /^Stalled: /, shown.message);
     assert.deepEqual(shown.actions.slice(0, 2), ['Retry', 'Check Connection']);
   });
@@ -144,12 +163,12 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     stalled.setFaults({ hangHeaders: { times: Infinity } });
     await vscode.commands.executeCommand('labData.refresh');
     const id = stalled.data.reports[1]!.report_id;
-    const before = api.errorsShown().length;
+    const since = errorsFromNow(api);
     const { took } = await timed(() =>
       vscode.commands.executeCommand('labData.openReportMetadata', { lab: 'Stalled', id }),
     );
     assert.ok(took < answerMs / 2, `took ${took} ms: the lab was asked again and waited for`);
-    const shown = await eventually(() => api.errorsShown().slice(before)[0]!);
+    const shown = await eventually(() => since()[0]!);
     assert.match(shown.message, /^Stalled: /, shown.message);
     assert.equal(shown.actions[0], 'Retry');
   });

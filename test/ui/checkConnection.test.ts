@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { MockLabServer } from '../mock/server';
-import { signInFromPalette } from './palette';
+import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
 import { closeTabs, quickInput, showLabData, waitUntil } from './workbench';
 
@@ -18,11 +18,15 @@ async function messageOf(): Promise<string> {
 describe('waiting on a lab that never answers', function () {
   this.timeout(180_000);
   let silent: MockLabServer;
+  let stuck: MockLabServer;
 
   before(async () => {
     // Accepts every connection and never answers.
     silent = new MockLabServer({ faults: { hangHeaders: { times: Infinity } } });
     await silent.start();
+    // Sends `200` and its headers, then never the body.
+    stuck = new MockLabServer({ faults: { hangBody: { times: Infinity } } });
+    await stuck.start();
     if (uiContext.page.url() !== uiContext.workbenchUrl) {
       await uiContext.page.goto(uiContext.workbenchUrl, { waitUntil: 'domcontentloaded' });
     }
@@ -42,6 +46,7 @@ describe('waiting on a lab that never answers', function () {
     await uiContext.page.keyboard.press('Escape');
     await closeTabs(uiContext.page, /Check Connection/);
     await silent.stop();
+    await stuck.stop();
   });
 
   it('Sign In says at once what it waits for, keeps the token box and the token after one answer timeout, and its Check Connection button opens a report that answers first and fits the editor', async () => {
@@ -122,5 +127,74 @@ describe('waiting on a lab that never answers', function () {
     const file = path.join(screenshotsDir, 'check-connection-report.png');
     await page.screenshot({ path: file });
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
+  });
+
+  it('Add Lab’s token box, by keyboard alone: Enter twice on the empty box checks the connection, and the verdict of a stuck lab is read in the box, which keeps the keyboard', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const host = new URL(stuck.baseUrl).host;
+    const input = quickInput.box(page);
+    await runFromPalette(page, 'Lab Data: Add Lab…');
+    await quickInput.waitForTitle(page, 'Add Lab (1/4)');
+    await input.fill(stuck.baseUrl);
+    await page.keyboard.press('Enter');
+    await quickInput.waitForTitle(page, 'Add Lab (2/4)');
+    // The standard paths, highlighted: Enter.
+    await page.keyboard.press('Enter');
+    await quickInput.waitForTitle(page, 'Add Lab (3/4)');
+    // Enter on the empty box says how to check the connection; Enter again checks it.
+    await page.keyboard.press('Enter');
+    await waitUntil(
+      async () => ((await messageOf()).includes('press Enter again') ? true : undefined),
+      'the box saying Enter again checks the connection',
+      5_000,
+    );
+    const started = Date.now();
+    await page.keyboard.press('Enter');
+    const verdict = await waitUntil(
+      async () => {
+        const text = await messageOf();
+        return /Next:/.test(text) ? text : undefined;
+      },
+      'the verdict in the box',
+      45_000,
+    );
+    // Within one answer timeout (10 s in the test hosts) and a margin.
+    assert.ok(Date.now() - started < 25_000, `the verdict came after ${Date.now() - started} ms`);
+    assert.match(verdict, /sends headers but never the body: the lab’s service is stuck\./);
+    assert.doesNotMatch(verdict, /not signed in|answers;/);
+    // Still the token box, with the keyboard in it: a person types the token next.
+    await quickInput.waitForTitle(page, 'Add Lab (3/4)');
+    assert.equal(
+      await input.evaluate(
+        (element) =>
+          (globalThis as unknown as { document: { activeElement: unknown } }).document
+            .activeElement === element,
+      ),
+      true,
+      'the box keeps the keyboard while the report opens behind it',
+    );
+    // The whole verdict is on screen: its line is not cut off at the box's edge.
+    const fits = await quickInput
+      .message(page)
+      .evaluate(
+        (element: {
+          scrollWidth: number;
+          clientWidth: number;
+          scrollHeight: number;
+          clientHeight: number;
+        }) =>
+          element.scrollWidth <= element.clientWidth + 1 &&
+          element.scrollHeight <= element.clientHeight + 1,
+      );
+    assert.ok(fits, `the verdict runs past the box: ${verdict}`);
+    await page.screenshot({
+      path: path.join(screenshotsDir, 'add-lab-check-connection-verdict.png'),
+    });
+    // The full report opened behind the box.
+    await page
+      .locator('.tabs-container .tab', { hasText: `Check Connection - ${host}` })
+      .first()
+      .waitFor({ state: 'visible', timeout: 10_000 });
+    await quickInput.close(page);
   });
 });

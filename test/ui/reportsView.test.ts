@@ -698,8 +698,11 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     }
 
     await runFromPalette(page, 'Lab Data: Search Reports');
-    // Nothing checked: every report.
-    await quickInput.waitForTitle(page, /^Lab Data: Search Reports$/);
+    // Nothing checked: every report. The title names the lab it searches.
+    await quickInput.waitForTitle(
+      page,
+      new RegExp(`^Lab Data: Search Reports in ${labName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+    );
     await waitUntil(async () => (await quickInput.rows(page).count()) === 5, 'the criteria');
     await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, `(${reports.length})`);
@@ -900,7 +903,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     );
   });
 
-  it('the log has an info line per request (method, path, status, milliseconds, request id)', async () => {
+  it('the log has an info line per request (lab, method, path, status, milliseconds, request id)', async () => {
     const requests = lab.requests.slice(-20);
     const log = await waitUntil(async () => {
       const lines = await labDataLog(uiContext.userDataDir);
@@ -908,12 +911,16 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         ? lines
         : undefined;
     }, 'a log line for each request');
+    const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const host = escaped(new URL(baseUrl).host);
+    // The lab by its name and host; the sign-in's first request, before the lab has its name, by its host.
+    const who = `(?:${escaped(labName)} \\(${host}\\)|${host})`;
     for (const request of requests) {
       const line = log.find((candidate) => candidate.includes(request.requestId))!;
       assert.match(
         line,
         new RegExp(
-          `\\[info\\] \\[http\\] ${request.method} ${request.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\S* → ${request.status} in \\d+ ms \\(request id ${request.requestId}\\)`,
+          `\\[info\\] \\[http\\] ${who} ${request.method} ${escaped(request.path)}\\S* → ${request.status} in \\d+ ms \\(request id ${request.requestId}\\)`,
         ),
         line,
       );

@@ -12,7 +12,8 @@ import type { CheckStep, CheckStepKind, ConnectionCheck, ConnectionCheckOptions 
 export type * from './types';
 
 const DEFAULT_STEP_TIMEOUT_MS = DEFAULT_TIMEOUTS.connectMs;
-const DEFAULT_ANSWER_TIMEOUT_MS = DEFAULT_TIMEOUTS.headersMs;
+/** How long the last step's request may take when the caller does not say: every request's answer timeout. */
+export const DEFAULT_ANSWER_TIMEOUT_MS = DEFAULT_TIMEOUTS.headersMs;
 
 /**
  * Checks one lab's connection step by step, as a person with a terminal would: the name lookup,

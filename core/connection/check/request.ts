@@ -21,6 +21,11 @@ const STALL_SENTENCES: Readonly<Record<string, CheckProblem>> = {
   bodyTooSlow: 'tooSlow',
 };
 
+/** The words of a request step that heard nothing back within the answer timeout. */
+function silentWords(answerMs: number): string {
+  return `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`;
+}
+
 /** What a failed authenticated request found. */
 export function requestProblem(error: unknown): CheckProblem {
   if (!(error instanceof LabApiError)) {
@@ -83,26 +88,20 @@ export async function authenticatedRequest(
     if (signal?.aborted) {
       throw error;
     }
-    if (error instanceof StepTimeout) {
-      return {
-        kind: 'request',
-        outcome: 'failed',
-        ms: elapsed(started),
-        summary: `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`,
-        details: [],
-        problem: 'noAnswer',
-        signedIn: true,
-      };
-    }
+    const problem = error instanceof StepTimeout ? 'noAnswer' : requestProblem(error);
     const facts = error as { status?: number; requestId?: string; message?: string };
     const status = typeof facts.status === 'number' ? `HTTP ${facts.status}: ` : '';
     return {
       kind: 'request',
       outcome: 'failed',
       ms: elapsed(started),
-      summary: `${status}${serverText(facts.message ?? String(error), 300)}`,
+      // A silence is said in the same words whether the check or the lab's client gave up on it.
+      summary:
+        problem === 'noAnswer'
+          ? silentWords(answerMs)
+          : `${status}${serverText(facts.message ?? String(error), 300)}`,
       details: facts.requestId ? [`request id ${serverText(facts.requestId, 80)}`] : [],
-      problem: requestProblem(error),
+      problem,
       signedIn: true,
     };
   } finally {
@@ -175,7 +174,7 @@ export async function requestWithoutToken(
       summary: stall
         ? stallSummary(stall, status ?? 0)
         : timedOut
-          ? `the lab accepted the connection but sent no answer within ${answerMs / 1000} s`
+          ? silentWords(answerMs)
           : `no answer: ${systemReason(error)}`,
       details: [`GET ${asked} (without a token)`],
       problem: stall ? STALL_PROBLEMS[stall.kind] : timedOut ? 'noAnswer' : 'unreachable',

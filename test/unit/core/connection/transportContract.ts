@@ -462,6 +462,11 @@ function stalledAnswers(factory: TransportFactory): void {
       );
       inTime(tookMs);
       assert.ok(!events.some((event) => event.kind === 'online'), JSON.stringify(events));
+      // The log line says when after the headers the body stopped, and how much had come.
+      assert.match(
+        lines.find((line) => line.includes('the body stopped')) ?? lines.join('\n'),
+        /^\[http\] Stalling lab \(127\.0\.0\.1:\d+\) GET \/api\/v1\/reports\?page=1 → 200 in \d+ ms; the body stopped \d\.\d s after the headers \(1000 bytes\) and sent nothing for 0\.\d s \(request id req-stall-1\)$/,
+      );
     });
 
     it('a page a byte at a time: "sent its answer too slowly"', async () => {
@@ -480,6 +485,10 @@ function stalledAnswers(factory: TransportFactory): void {
       );
       inTime(tookMs);
       assert.ok(!events.some((event) => event.kind === 'online'), JSON.stringify(events));
+      assert.match(
+        lines.find((line) => line.includes('too slowly')) ?? lines.join('\n'),
+        /^\[http\] Stalling lab \(127\.0\.0\.1:\d+\) GET \/api\/v1\/reports\?page=1 → 200 in \d+ ms; the body came too slowly \(\d{1,2} bytes in 0\.\d s\) and was given up 0\.\d s after the headers \(request id req-stall-1\)$/,
+      );
     });
 
     it('a page that comes slowly but steadily is read whole, and then the lab answers', async () => {

@@ -131,7 +131,8 @@ describe('Check Connection’s request: a stalled lab told from a healthy one (i
             const request = requestStep(result);
             assert.equal(request.outcome, 'failed', JSON.stringify(request));
             assert.equal(request.problem, stall.problem, request.summary);
-            if (!signedIn) {
+            // A silence is said alike whoever gave up on it: the check, or the lab's own client.
+            if (!signedIn || stall.problem === 'noAnswer') {
               assert.match(request.summary, stall.summary);
             }
             assert.match(connectionConclusion(result).sentence, stall.sentence);
@@ -158,6 +159,35 @@ describe('Check Connection’s request: a stalled lab told from a healthy one (i
       },
     );
   }
+
+  it('a silence the lab’s client gave up on first is said as the check’s own: no answer within the answer timeout', async () => {
+    server.answerWith(() => ({ kind: 'silent' }));
+    const api = new LabApi({
+      lab: defaultLabDefinition(parseBaseUrl(url), 'Stalling'),
+      token: SECRET_TOKEN,
+      rateLimitGate: new RateLimitGate(),
+      // The client's own timeout (undici's, checked about once a second) ends the request well
+      // before the check's bound of 3 s does.
+      timeouts: { headersMs: 100 },
+      retry: { baseDelayMs: 1, maxDelayMs: 2, retries: 0 },
+      interactive: true,
+    });
+    clients.push(api);
+    const result = await checkConnection({
+      name: 'Stalling',
+      baseUrl: url,
+      network: { noProxy: [] },
+      env: {},
+      timeoutMs: 5_000,
+      answerTimeoutMs: 3_000,
+      path: PATH,
+      request: (signal: AbortSignal) => api.checkReports(signal),
+    });
+    const request = requestStep(result);
+    assert.equal(request.problem, 'noAnswer', request.summary);
+    assert.ok(request.ms < 2_500, `the client gave up first: ${request.ms} ms`);
+    assert.equal(request.summary, 'the lab accepted the connection but sent no answer within 3 s');
+  });
 
   it('names each body sentence of the lab’s client as its verdict', () => {
     const verdict = (id: 'bodyHeadersOnly' | 'bodyStopped' | 'bodyTooSlow'): string =>
