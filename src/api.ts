@@ -21,6 +21,7 @@ import type {
 } from './provenance/missingFilesNotice';
 import { signInForDemo } from './auth/demoSignIn';
 import { errorsShown } from './ui/phrase';
+import { progressShown, type ProgressShown } from './ui/progress';
 
 /** One lab as other extensions and tests see it: never its token. */
 export interface LabState {
@@ -54,6 +55,8 @@ export interface LabDataExtensionApi {
   statusText(): string;
   /** The error notifications commands have shown (newest last, at most 20): their text and buttons. */
   errorsShown(): ReadonlyArray<{ readonly message: string; readonly actions: readonly string[] }>;
+  /** The progress notifications of the work started lately (newest last, at most 20): title, times, messages. */
+  progressShown(): ReadonlyArray<Readonly<ProgressShown>>;
   /** The status bar tooltip now. */
   statusTooltip(): string;
   /** How often SecretStorage has been read since activation (tokens are read only when a lab or token changes). */
@@ -210,6 +213,8 @@ export function createExtensionApi(
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,
     errorsShown: () => [...errorsShown],
+    progressShown: () =>
+      progressShown.map((shown) => ({ ...shown, messages: [...shown.messages] })),
     statusTooltip: () => statusBar.tooltip,
     secretReads: () => labs.secretReads,
     setPrompts(replacement) {

@@ -2,6 +2,7 @@ import { parseBaseUrl } from '../connection/baseUrl';
 import type { LabPaths } from './endpoints';
 import { LabApiError } from '../errors/errors';
 import { HttpClient, type HttpClientOptions, type LabResponse } from '../connection/httpClient';
+import type { RetryListener } from '../connection/retryNotices';
 import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinition';
 import { parseListBody } from './listEnvelope';
 import { serverText } from '../errors/serverText';
@@ -167,6 +168,11 @@ export class LabApi {
   /** The lab's origin, the only place its token is sent. */
   get origin(): string {
     return this.lab.url.origin;
+  }
+
+  /** Tells `listener` of every retry this client makes until the returned function is called (a run's progress). */
+  onRetry(listener: RetryListener): () => void {
+    return this.#http.onRetry(listener);
   }
 
   /** Closes this client's connections. */

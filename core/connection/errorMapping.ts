@@ -163,7 +163,11 @@ export function statusError(answer: FailedAnswer, details: LabApiErrorDetails): 
     return labError(
       code,
       status === 429 ? 'rateLimitedUntil' : 'unavailableUntil',
-      { time: formatClock(retryAt) },
+      {
+        origin: answer.labOrigin,
+        wait: waitWords(retryAt.getTime() - Date.now()),
+        time: formatClock(retryAt),
+      },
       { ...details, retryAt },
     );
   }
@@ -297,6 +301,22 @@ function tunnelRefused(
     args,
     { ...facts, detail: `${facts.detail}; credentials from ${from}` },
   );
+}
+
+/** How long a lab asks to be left alone, in words a person reads: "45 s", "20 min", "1 hour", "3 days". */
+export function waitWords(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) {
+    return `${seconds} s`;
+  }
+  if (seconds < 3600) {
+    return `${Math.round(seconds / 60)} min`;
+  }
+  const hours = Math.round(seconds / 3600);
+  if (hours < 48) {
+    return hours === 1 ? '1 hour' : `${hours} hours`;
+  }
+  return `${Math.round(hours / 24)} days`;
 }
 
 /** When to come back: the time of day, with the date when it is not within the next 20 hours. */

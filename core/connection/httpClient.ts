@@ -26,6 +26,8 @@ import {
   type TransportTimeouts,
 } from './transport';
 import { UndiciTransport } from './undiciTransport';
+import { RetryNotices, type RetryListener } from './retryNotices';
+import { durationWords, labLabel, requestIdWords, seconds1 } from './httpWords';
 import {
   DEFAULT_RETRY_POLICY,
   RETRYABLE_STATUSES,
@@ -121,6 +123,8 @@ export interface HttpClientOptions {
   readonly onConnection?: (event: ConnectionEvent) => void;
   /** Told of every request that finally failed (not cancelled), for support reports. */
   readonly onFailure?: (error: LabApiError) => void;
+  /** Told before every retry (what failed, which retry of how many), for progress that says so. */
+  readonly onRetry?: RetryListener;
   /** The lab's circuit breaker (a lab failing as a whole fails fast); one per client by default. */
   readonly outage?: LabOutage;
   /**
@@ -223,13 +227,18 @@ export class HttpClient {
   private readonly onFailure: (error: LabApiError) => void;
   private readonly outage: LabOutage;
   private readonly interactive: boolean;
+  private readonly retries: RetryNotices;
   /** How a log line names the lab: its name and host, or its host. */
   private readonly labLabel: string;
+  /** How a person is told of the lab: its name, or its host. */
+  private readonly labName: string;
 
   constructor(options: HttpClientOptions) {
     this.interactive = options.interactive ?? false;
+    this.retries = new RetryNotices(options.onRetry);
     this.baseUrl = options.baseUrl;
     this.labLabel = labLabel(options.baseUrl, options.labName);
+    this.labName = options.labName ?? new URL(options.baseUrl.origin).host;
     this.#token = options.token;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -259,6 +268,11 @@ export class HttpClient {
     for (const proxy of [options.network?.httpsProxy, options.network?.httpProxy]) {
       proxySecrets(proxy).forEach(registerSecret);
     }
+  }
+
+  /** Tells `listener` of every retry from now until the returned function is called (a run's progress). */
+  onRetry(listener: RetryListener): () => void {
+    return this.retries.listen(listener);
   }
 
   /** GETs JSON and parses it; the body is capped and must be declared as JSON. */
@@ -481,6 +495,14 @@ export class HttpClient {
         'warn',
         `${failedWords}; retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms`,
       );
+      this.retries.notify({
+        lab: this.labName,
+        path,
+        error,
+        attempt: attempt + 1,
+        of: this.retry.retries,
+        delayMs: delay,
+      });
       if (error.code === 'rateLimited') {
         // Every caller of this origin waits for the same moment before its next request.
         this.gate.pauseUntil(Date.now() + delay);
@@ -677,8 +699,12 @@ export class HttpClient {
             header(response.headers, 'retry-after-ms'),
           )
         : undefined;
-    // Too long to wait inside a request: fail fast and say when to come back.
-    const tooLongToWait = waitMs !== undefined && waitMs > this.retry.maxRetryAfterMs;
+    // Too long to wait inside a request: fail fast and say when to come back. A person waiting is
+    // never kept past one answer timeout by a wait the lab asks for.
+    const longest = this.interactive
+      ? Math.min(this.retry.maxRetryAfterMs, this.timeouts.headersMs)
+      : this.retry.maxRetryAfterMs;
+    const tooLongToWait = waitMs !== undefined && waitMs > longest;
     const error = statusError(
       {
         status,
@@ -840,37 +866,6 @@ function answerDeadline(deadline: number | undefined, signal?: AbortSignal): Ans
     fired: () => controller.signal.aborted,
     clear: () => clearTimeout(timer),
   };
-}
-
-/** How a log line names the lab: "Main lab (lab.example.com)", or the host alone when the name is the host. */
-function labLabel(baseUrl: LabBaseUrl, name: string | undefined): string {
-  const host = new URL(baseUrl.origin).host;
-  const shown = name ? serverText(name, 60) : undefined;
-  return shown && shown !== host ? `${shown} (${host})` : host;
-}
-
-/** " (request id X)" for a log line, or nothing. */
-function requestIdWords(requestId: string | undefined): string {
-  return requestId ? ` (request id ${requestId})` : '';
-}
-
-/** Milliseconds as seconds to a tenth, for the log: "30.0 s". */
-function seconds1(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
-}
-
-/** A wait in words: "60 s", "20 min", "24 h", "7 days". */
-export function durationWords(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 120) {
-    return `${seconds} s`;
-  }
-  if (seconds < 120 * 60) {
-    return `${Math.round(seconds / 60)} min`;
-  }
-  return seconds < 48 * 3600
-    ? `${Math.round(seconds / 3600)} h`
-    : `${Math.round(seconds / 86400)} days`;
 }
 
 /** An error's facts (status, path, request id…) for another sentence about the same failure. */

@@ -43,8 +43,10 @@ export const MESSAGES = {
   forbidden: 'This is outside the scope your access token was provisioned for.',
   notFound: 'Not found, or not available within your access scope.',
   rateLimited: 'The lab is limiting requests; try again later.',
-  rateLimitedUntil: 'The lab is limiting requests; try again after {time}.',
-  unavailableUntil: 'The lab is unavailable; try again after {time}.',
+  rateLimitedUntil:
+    'The lab at {origin} is limiting requests and asks to wait {wait} (Retry-After); not waited: try again after {time}.',
+  unavailableUntil:
+    'The lab at {origin} is unavailable and asks to wait {wait} (Retry-After); not waited: try again after {time}.',
   serverFailed:
     "The lab's server failed (HTTP {status}); try again later, and contact support if it keeps happening.",
   unexpectedStatus: 'The lab answered with an unexpected HTTP status {status}.',

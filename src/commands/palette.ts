@@ -7,15 +7,9 @@ import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { sinceMoment, type Prompts, type PromptsHolder } from '../ui/prompts';
 import { SampleNode, localTime } from '../views/nodes';
-import {
-  matchesLocally,
-  serverPart,
-  type ReportFilter,
-  type ReportsTreeProvider,
-} from '../views/reportsTree';
+import { matchesLocally, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
 import type { Page } from '../../core/api/pagination';
 import type { LabNode } from '../views/nodes';
-import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
 import { apiForCommand, unlessKnownDown } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { withNotificationProgress } from '../ui/progress';
@@ -27,7 +21,6 @@ import {
   reportInLabs,
   type RecentReports,
 } from './reportSuggestions';
-import { serverText } from '../../core/errors/serverText';
 
 export type ReportAction = 'preview' | 'openMetadata' | 'savePdf' | 'copyId' | 'reveal';
 const ACTIONS: ReadonlyArray<{ id: ReportAction; label: () => string; several?: () => string }> = [
@@ -58,7 +51,7 @@ export interface PaletteServices {
   readonly recent: RecentReports;
 }
 
-function summaryOf(report: Report): string {
+export function summaryOf(report: Report): string {
   return [
     report.report_type,
     localTime(report.published_at),
@@ -70,7 +63,7 @@ function summaryOf(report: Report): string {
 }
 
 /** The pages with only the reports that pass the filter's local part (the report type); the lab's count no longer applies then. */
-async function* locallyFiltered(
+export async function* locallyFiltered(
   pages: AsyncIterable<Page<Report>>,
   filter: ReportFilter,
 ): AsyncIterable<Page<Report>> {
@@ -86,7 +79,7 @@ async function* locallyFiltered(
 }
 
 /** Runs one action on one or several reports of one lab. */
-async function act(
+export async function act(
   action: ReportAction,
   reports: readonly Report[],
   api: LabApi,
@@ -137,7 +130,7 @@ async function act(
   }
 }
 
-async function chooseAction(
+export async function chooseAction(
   prompts: Prompts,
   title: string,
   several: boolean,
@@ -158,7 +151,7 @@ async function chooseAction(
   return (picked ?? undefined) as ReportAction | undefined;
 }
 
-function parseAction(value: unknown): ReportAction | undefined {
+export function parseAction(value: unknown): ReportAction | undefined {
   if (value === undefined) {
     return undefined;
   }
@@ -261,81 +254,6 @@ export async function findReport(
     );
   }
   return { report: report.raw, action, result: await act(action, [report], api, services) };
-}
-
-/**
- * `labData.searchReports`: published since, then status, client and project (or `{ publishedSince,
- * status, clientId, projectId, action? }` without prompts); results stream in page by page; the
- * chosen reports get an action, in bulk. Returns the ids found (with arguments) or chosen.
- */
-export async function searchReports(
-  services: PaletteServices,
-  ...args: unknown[]
-): Promise<{ ids: string[]; action?: ReportAction; result?: unknown } | undefined> {
-  const targets = commandTargets(args);
-  const api = await apiForCommand(services.labs, services.prompts.current, targets.lab);
-  if (!api) {
-    return undefined;
-  }
-  const prompts = services.prompts.current;
-  if (targets.automated) {
-    const given = targets.options as ReportFilterArgs & { action?: unknown };
-    const filter = filterFromArgs(given, api);
-    const action = parseAction(given.action);
-    const reports: Report[] = [];
-    for await (const page of locallyFiltered(api.iterateReports(serverPart(filter)), filter)) {
-      reports.push(...page.items);
-    }
-    const ids = reports.map((report) => report.report_id);
-    if (!action || reports.length === 0) {
-      return { ids };
-    }
-    const chosen =
-      action === 'savePdf'
-        ? reports.filter((report) => report.download_available !== false)
-        : reports;
-    return { ids, action, result: await act(action, chosen, api, services) };
-  }
-  unlessKnownDown(services.labs.get(api.lab.name));
-  const title = vscode.l10n.t('Lab Data: Search Reports in {0}', api.lab.name);
-  const filter = await askReportFilter(api, prompts, title);
-  if (!filter) {
-    return undefined;
-  }
-  const chosen = await prompts.pickFromPages(
-    filter.reportType !== undefined
-      ? vscode.l10n.t('{0}, type {1} (filtered by Lab Data)', title, filter.reportType)
-      : title,
-    locallyFiltered(api.iterateReports(serverPart(filter)), filter),
-    (report) => ({
-      id: report.report_id,
-      label: serverText(report.report_id, 120),
-      description: serverText(summaryOf(report), 200),
-      detail: typeof report.raw.title === 'string' ? serverText(report.raw.title, 200) : undefined,
-    }),
-    true,
-  );
-  if (!chosen || chosen.length === 0) {
-    return undefined;
-  }
-  const action = await chooseAction(
-    prompts,
-    vscode.l10n.t('{0} report(s) chosen', chosen.length),
-    chosen.length > 1,
-  );
-  if (!action) {
-    return { ids: chosen.map((report) => report.report_id) };
-  }
-  return {
-    ids: chosen.map((report) => report.report_id),
-    action,
-    result: await act(
-      action,
-      action === 'savePdf' ? chosen.filter((r) => r.download_available !== false) : chosen,
-      api,
-      services,
-    ),
-  };
 }
 
 function sampleChoice(sample: Sample): { id: string; label: string; description?: string } {

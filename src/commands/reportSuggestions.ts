@@ -8,6 +8,8 @@ import type { Choice, Prompts } from '../ui/prompts';
 import type { ReportsTreeProvider } from '../views/reportsTree';
 import type { LabConnection } from '../labs/labConnection';
 import { localDate } from '../views/recordText';
+import { acrossLabs } from '../../core/api/acrossLabs';
+import { answerTimeoutMs } from '../../core/connection/httpClient';
 
 const KEY = 'labData.recentReportIds';
 /** Recently used report ids kept per lab. */
@@ -153,50 +155,52 @@ export async function labsWithReport(
   id: string,
   signal?: AbortSignal,
 ): Promise<{ found: LabReport[]; failures: unknown[]; late: string[] }> {
-  type Answer = { connection: LabConnection; report?: Report; error?: unknown };
-  const answers: Answer[] = [];
-  let graceStarted = false;
-  const settled = await new Promise<Answer[]>((resolve) => {
-    let pending = connections.length;
-    const done = (answer: Answer): void => {
-      answers.push(answer);
-      pending--;
-      if (pending === 0) {
-        resolve(answers);
-      } else if (answer.report && !graceStarted) {
-        graceStarted = true;
-        setTimeout(() => resolve([...answers]), LATE_LAB_GRACE_MS);
-      }
-    };
-    if (pending === 0) {
-      resolve(answers);
-    }
-    for (const connection of connections) {
+  const reports = new Map<string, Report>();
+  const failures: unknown[] = [];
+  const answered = new Set<string>();
+  const answers = acrossLabs<Report>(
+    connections.flatMap((connection) => {
       const api = connection.api;
-      if (!api) {
-        done({ connection });
-        continue;
+      return api
+        ? [
+            {
+              lab: connection.lab.name,
+              ask: async function* (asked: AbortSignal) {
+                yield [await api.getReport(id, asked)];
+              },
+            },
+          ]
+        : [];
+    }),
+    { deadlineMs: answerTimeoutMs(), signal },
+  );
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  try {
+    for await (const answer of answers) {
+      if (answer.kind === 'items' && answer.items[0]) {
+        reports.set(answer.lab, answer.items[0]);
+        grace ??= setTimeout(() => answers.stop(), LATE_LAB_GRACE_MS);
+      } else if (answer.kind === 'failed') {
+        answered.add(answer.lab);
+        if (!(answer.error instanceof LabApiError && answer.error.code === 'notFound')) {
+          failures.push(answer.error);
+        }
+      } else if (answer.kind === 'done') {
+        answered.add(answer.lab);
       }
-      api.getReport(id, signal).then(
-        (report) => done({ connection, report }),
-        (error: unknown) => done({ connection, error }),
-      );
     }
-  });
+  } finally {
+    clearTimeout(grace);
+  }
   return {
     // In the order the labs are defined, whichever answered first.
     found: connections.flatMap((connection) => {
-      const report = settled.find((answer) => answer.connection === connection)?.report;
+      const report = reports.get(connection.lab.name);
       return report ? [{ connection, report }] : [];
     }),
-    failures: settled.flatMap((answer) =>
-      answer.error !== undefined &&
-      !(answer.error instanceof LabApiError && answer.error.code === 'notFound')
-        ? [answer.error]
-        : [],
-    ),
+    failures,
     late: connections
-      .filter((connection) => !settled.some((answer) => answer.connection === connection))
+      .filter((connection) => connection.api && !answered.has(connection.lab.name))
       .map((connection) => connection.lab.name),
   };
 }

@@ -14,6 +14,7 @@ import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { matchesLocally, serverPart, type ReportsTreeProvider } from '../views/reportsTree';
 import { labForCommand } from './labTarget';
+import { sayingRetries } from '../downloads/retryProgress';
 import { commandTargets, type RecordRef } from '../ui/commandTargets';
 
 export interface BulkSummary {
@@ -36,16 +37,19 @@ export async function listAllReports(
   title: string,
 ): Promise<Report[]> {
   return withNotificationProgress(title, (progress, token) =>
-    listAll(api, query, {
-      signal: toAbortSignal(token),
-      onPage: (listed, total) =>
-        progress.report({
-          message:
-            total !== undefined
-              ? vscode.l10n.t('{0} of {1} reports', listed, total)
-              : vscode.l10n.t('{0} reports', listed),
-        }),
-    }),
+    // A retry of a lab that does not answer is said in the progress.
+    sayingRetries(api, progress, () =>
+      listAll(api, query, {
+        signal: toAbortSignal(token),
+        onPage: (listed, total) =>
+          progress.report({
+            message:
+              total !== undefined
+                ? vscode.l10n.t('{0} of {1} reports', listed, total)
+                : vscode.l10n.t('{0} reports', listed),
+          }),
+      }),
+    ),
   );
 }
 

@@ -15,6 +15,7 @@ import type { Prompts } from '../ui/prompts';
 import { formatBytes } from '../../core/files/sizes';
 import { withContentCache } from './teamCache';
 import { shownFolder } from './targetFolder';
+import { sayingRetries } from './retryProgress';
 
 export interface SaveWithProgressOptions extends Omit<
   SaveOptions,
@@ -41,24 +42,26 @@ export function saveWithProgress(
       .get<number>(Settings.maxConcurrentRequests, 4);
   return withNotificationProgress(title, (progress, token) => {
     let reported = 0;
-    // Every saved file is also kept in the content cache (a folder, or the team's server).
-    return withContentCache(log, (cache) =>
-      saveReports(reports, {
-        cache,
-        ...rest,
-        concurrency,
-        signal: toAbortSignal(token),
-        ask: (fileName, reason, more) => prompts.existingFile(fileName, reason, more),
-        warn: (message) => log.warn('Save', message),
-        onProgress: ({ done, total, bytes }) => {
-          const percent = total > 0 ? (done / total) * 100 : 0;
-          progress.report({
-            message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)),
-            increment: percent - reported,
-          });
-          reported = percent;
-        },
-      }),
+    // Every saved file is also kept in the content cache (a folder, or the team's server); a retry is said.
+    return sayingRetries(options.api, progress, () =>
+      withContentCache(log, (cache) =>
+        saveReports(reports, {
+          cache,
+          ...rest,
+          concurrency,
+          signal: toAbortSignal(token),
+          ask: (fileName, reason, more) => prompts.existingFile(fileName, reason, more),
+          warn: (message) => log.warn('Save', message),
+          onProgress: ({ done, total, bytes }) => {
+            const percent = total > 0 ? (done / total) * 100 : 0;
+            progress.report({
+              message: vscode.l10n.t('{0} of {1} files, {2}', done, total, formatBytes(bytes)),
+              increment: percent - reported,
+            });
+            reported = percent;
+          },
+        }),
+      ),
     );
   });
 }

@@ -81,6 +81,11 @@ export interface CommandTargets {
    */
   readonly fromUi: boolean;
   /**
+   * True when a row was clicked for its context menu: VS Code passed (clicked row, selected rows).
+   * A title-bar button's row is only the one selected, never what the person asked about.
+   */
+  readonly clicked: boolean;
+  /**
    * True when automation gave an options object (`{ lab?, id?, … }`) and no UI argument came with
    * it: "do this, ask nothing". False for UI arguments (a title-bar button passes the focused and
    * selected rows) and for no arguments at all, which both mean "ask what is missing".
@@ -192,6 +197,7 @@ export function commandTargets(args: readonly unknown[]): CommandTargets {
     options,
     several: several || refs.length + unique.length > 1,
     fromUi,
+    clicked: Array.isArray(second) && (isRefCarrier(first) || isLabCarrier(first)),
     automated: optionsGiven && !fromUi,
   };
 }

@@ -2,8 +2,23 @@ import * as vscode from 'vscode';
 
 type Report = { message?: string; increment?: number };
 
-/** How long work runs before its progress notification appears: quick work shows none. */
-export const PROGRESS_DELAY_MS = 400;
+/** A progress notification of late (for the extension's API to tests): its title, when it started and showed, what it said. */
+export interface ProgressShown {
+  readonly title: string;
+  readonly startedAt: number;
+  shownAt?: number;
+  readonly messages: string[];
+}
+
+/** The progress of the work started lately (newest last, at most 20). */
+export const progressShown: ProgressShown[] = [];
+
+/**
+ * How long work runs before its progress notification appears: quick work shows none. Well under
+ * the half second within which a person waiting must see something, since a busy machine's timers
+ * fire late (400 ms showed after 600 ms in a loaded test host).
+ */
+export const PROGRESS_DELAY_MS = 250;
 
 /**
  * `vscode.window.withProgress` in a notification with a Cancel button, shown only when the work
@@ -21,8 +36,14 @@ export function withNotificationProgress<T>(
   let shown: vscode.Progress<Report> | undefined;
   let message: string | undefined;
   let increment = 0;
+  const record: ProgressShown = { title, startedAt: Date.now(), messages: [] };
+  progressShown.push(record);
+  progressShown.splice(0, Math.max(0, progressShown.length - 20));
   const progress: vscode.Progress<Report> = {
     report: (value) => {
+      if (value.message !== undefined) {
+        record.messages.push(value.message);
+      }
       message = value.message ?? message;
       increment += value.increment ?? 0;
       shown?.report(value);
@@ -35,6 +56,7 @@ export function withNotificationProgress<T>(
       (notification, token) => {
         token.onCancellationRequested(() => cancellation.cancel());
         shown = notification;
+        record.shownAt = Date.now();
         if (message !== undefined || increment > 0) {
           notification.report({ message, increment });
         }

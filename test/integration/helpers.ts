@@ -7,7 +7,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
-import type { Page } from '../../core/api/pagination';
+import { isPickNote, type PickPart } from '../../src/ui/pagePick';
 import type {
   Choice,
   ExistingFileAnswer,
@@ -248,6 +248,11 @@ export class FakePrompts implements Prompts {
   /** Items per page as they streamed into the list, and what the list finally held. */
   readonly streamedPages: number[] = [];
   streamedChoices: Choice[] = [];
+  /** The title of the last streamed picker, and what came into it when (ms after it opened): results and notes about labs. */
+  streamed?: {
+    title: string;
+    parts: Array<{ at: number; choices?: Choice[]; source?: string; note?: string }>;
+  };
   choose: (choices: readonly Choice[]) => number[] = () => [0];
 
   readonly sinceCurrent: Array<string | undefined> = [];
@@ -380,12 +385,21 @@ export class FakePrompts implements Prompts {
   }
 
   async pickFromPages<T>(
-    _title: string,
-    pages: AsyncIterable<Page<T>>,
+    title: string,
+    pages: AsyncIterable<PickPart<T>>,
     toChoice: (item: T) => Choice,
   ): Promise<T[] | undefined> {
     const items: T[] = [];
+    const opened = Date.now();
+    const streamed: NonNullable<FakePrompts['streamed']> = { title, parts: [] };
+    this.streamed = streamed;
     for await (const page of pages) {
+      const at = Date.now() - opened;
+      if (isPickNote(page)) {
+        streamed.parts.push({ at, source: page.source, note: page.note });
+        continue;
+      }
+      streamed.parts.push({ at, choices: page.items.map(toChoice) });
       this.streamedPages.push(page.items.length);
       items.push(...page.items);
     }

@@ -103,8 +103,9 @@ export interface MockFaults {
    */
   hangHeaders?: { times: number; path?: RegExp };
   /**
-   * Send `200` and JSON headers, then nothing (a stuck service behind a proxy that answered for
-   * it): the next `times` requests, only those whose path matches `path` when given.
+   * Send `200` and the endpoint's headers (JSON, or a PDF's for a file), then nothing (a stuck
+   * service behind a proxy that answered for it): the next `times` requests, only those whose path
+   * matches `path` when given.
    */
   hangBody?: { times: number; path?: RegExp };
   /** Send half a file, then go silent. */
@@ -513,7 +514,9 @@ export class MockLabServer {
       take(faults.hangBody)
     ) {
       record(200);
-      response.writeHead(200, { 'content-type': 'application/json' });
+      // The headers the endpoint would send: a file's are a PDF's.
+      const file = url.pathname.endsWith(`/${this.options.endpointNames?.file ?? 'file'}`);
+      response.writeHead(200, { 'content-type': file ? 'application/pdf' : 'application/json' });
       response.flushHeaders();
       return; // headers, then never the body; the client's timeout must end it
     }

@@ -1136,7 +1136,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     lab.setFaults({ hangHeaders: { times: Infinity } });
     try {
       await clickToolbar(page, 'Reports', 'Refresh');
-      // Shown 0.4 s after the click (PROGRESS_DELAY_MS); a busy machine may draw it later. A
+      // Shown 0.25 s after the click (PROGRESS_DELAY_MS); a busy machine may draw it later. A
       // refresh still under way from the test before (its second lab's retries) takes this click
       // in without a notification of its own: once that one has ended, the click is made again.
       if (

@@ -18,6 +18,7 @@ describe('command arguments', () => {
       options: {},
       several: false,
       fromUi: true,
+      clicked: false,
       automated: false,
     });
     assert.equal(commandTargets([null]).automated, false, 'no focused row: null');
@@ -32,6 +33,7 @@ describe('command arguments', () => {
       options: {},
       several: false,
       fromUi: true,
+      clicked: false,
       automated: false,
     });
     assert.equal(
@@ -50,6 +52,7 @@ describe('command arguments', () => {
       options: { ifExists: 'skip' },
       several: true,
       fromUi: false,
+      clicked: false,
       automated: true,
     });
     assert.deepEqual(commandTargets(['R-7']), {
@@ -59,6 +62,7 @@ describe('command arguments', () => {
       options: {},
       several: false,
       fromUi: false,
+      clicked: false,
       automated: false,
     });
     assert.deepEqual(commandTargets([{ id: 'R-7', lab: 'X' }]).ids, ['R-7']);
@@ -69,8 +73,21 @@ describe('command arguments', () => {
       options: {},
       several: false,
       fromUi: false,
+      clicked: false,
       automated: false,
     });
+  });
+
+  it("a row clicked for its context menu (clicked row, selected rows) is told from a title-bar button's selected row", () => {
+    const lab = { labName: 'Beta' };
+    assert.equal(commandTargets([lab, [lab]]).clicked, true, "a lab row's context menu");
+    assert.equal(commandTargets([r1, [r1, r2]]).clicked, true, "a report row's context menu");
+    assert.equal(
+      commandTargets([lab]).clicked,
+      false,
+      'the row selected, passed to a title-bar button',
+    );
+    assert.equal(commandTargets([{ lab: 'Beta' }]).clicked, false, 'automation');
   });
 
   it('a selected row passed to a title-bar button is UI, never "use these options"', () => {

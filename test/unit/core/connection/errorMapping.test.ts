@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import {
   formatClock,
+  waitWords,
   isTransient,
   statusError,
   thrownError,
@@ -78,6 +79,15 @@ describe('errorMapping: statuses', () => {
     );
   });
 
+  it('says how long a lab asks to wait in words a person reads', () => {
+    assert.equal(waitWords(45_000), '45 s');
+    assert.equal(waitWords(20 * 60_000), '20 min');
+    assert.equal(waitWords(3600_000), '1 hour');
+    assert.equal(waitWords(3 * 3600_000), '3 hours');
+    assert.equal(waitWords(4 * 86_400_000), '4 days');
+    assert.equal(waitWords(-5), '0 s');
+  });
+
   it('keeps when to come back on a 429 or 503, and says the time when that is too long to wait', () => {
     const retryAt = new Date(2030, 0, 2, 14, 5);
     const soon = statusError(answer(503, { retryAt }), { status: 503 });
@@ -87,7 +97,9 @@ describe('errorMapping: statuses', () => {
     const late = statusError(answer(429, { retryAt, tooLongToWait: true }), { status: 429 });
     assert.equal(late.code, 'rateLimited');
     assert.equal(late.text?.id, 'rateLimitedUntil');
-    assert.deepEqual(late.text?.args, { time: formatClock(retryAt) });
+    assert.equal(late.text?.args.time, formatClock(retryAt));
+    assert.equal(late.text?.args.origin, answer(429).labOrigin);
+    assert.match(String(late.text?.args.wait), /^\d+ days$/);
     assert.equal(late.retryAt, retryAt);
     const unavailable = statusError(answer(503, { retryAt, tooLongToWait: true }), {});
     assert.equal(unavailable.text?.id, 'unavailableUntil');

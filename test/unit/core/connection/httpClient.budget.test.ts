@@ -1,10 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { parseBaseUrl } from '../../../../core/connection/baseUrl';
-import {
-  HttpClient,
-  durationWords,
-  type HttpTimeouts,
-} from '../../../../core/connection/httpClient';
+import { HttpClient, type HttpTimeouts } from '../../../../core/connection/httpClient';
+import { durationWords } from '../../../../core/connection/httpWords';
 import { RateLimitGate } from '../../../../core/connection/timing';
 import type { TransportFactory } from '../../../../core/connection/transport';
 import { LabApiError } from '../../../../core/errors/errors';

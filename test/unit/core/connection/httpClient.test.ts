@@ -138,6 +138,28 @@ describe('HttpClient: retries, rate limits and faults', () => {
     assert.equal(lab.server.takeRequests().length, 1);
   });
 
+  it('an interactive client (a person waits) says a Retry-After longer than one answer timeout, and never waits it', async () => {
+    for (const [retryAfter, words] of [
+      ['3600', '1 hour'],
+      ['45', '45 s'],
+    ] as const) {
+      lab.server.setFaults({ rateLimit: { times: 1, retryAfter } });
+      const api = lab.api(undefined, { interactive: true, timeouts: { headersMs: 2_000 } });
+      const started = Date.now();
+      const error = (await rejection(api.listReports())) as LabApiError;
+      assert.ok(Date.now() - started < 1000, `waited ${Date.now() - started} ms`);
+      assert.equal(error.code, 'rateLimited');
+      assert.match(
+        error.message,
+        new RegExp(
+          `^The lab at http://127\\.0\\.0\\.1:\\d+ is limiting requests and asks to wait ${words} \\(Retry-After\\); not waited: try again after \\d{2}:\\d{2}\\.`,
+        ),
+      );
+      assert.equal(lab.server.takeRequests().length, 1);
+      await api.close();
+    }
+  });
+
   it('times out a server that accepts and never answers, and closes the socket', async () => {
     lab.server.setFaults({ hangHeaders: { times: 10 } });
     const api = lab.api(undefined, {
