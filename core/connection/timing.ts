@@ -21,7 +21,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Retry and back-off settings; defaults from shared/docs/reliability.md. */
+/** Retry and back-off settings; the defaults are docs/lab-api.md's "Rate limits, retries and timeouts". */
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   readonly retries: number;
