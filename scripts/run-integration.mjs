@@ -290,6 +290,15 @@ function checkPackageContents(vsix, vsceOutput) {
   if (size > 2.5 * 1024 * 1024) {
     problems.push(`the .vsix is ${size} bytes; it must be at most 2.5 MB (pdf.js included)`);
   }
+  // The size the documents give for it (the README's "about … KB") is this measurement's, within 10 %.
+  const { vsixFigures, figuresOff } = createRequire(import.meta.url)(
+    join(root, 'out', 'test', 'support', 'docFigures.js'),
+  );
+  const figures = vsixFigures();
+  if (figures.length === 0) {
+    problems.push('no document gives the size of lab-data.vsix (the README did)');
+  }
+  problems.push(...figuresOff(figures, size / 1000));
   if (problems.length > 0) {
     say(`packaged extension check failed:\n  ${problems.join('\n  ')}`);
     failed(`the packaged .vsix: ${problems.join('; ').slice(0, 500)}`);
