@@ -8,6 +8,7 @@ import { MockLabServer } from '../mock/server';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
 import {
+  animationsDone,
   clearToasts,
   clickMoreAction,
   clickRowAction,
@@ -44,13 +45,19 @@ async function editUserSettings(page: Page, text: string): Promise<void> {
     .locator('.editor-instance .monaco-editor', { has: page.locator('.view-lines') })
     .first();
   await editor.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.waitForTimeout(500);
+  await editor.locator('.view-lines .view-line').first().waitFor({ state: 'visible' });
   await editor.locator('.view-lines').click();
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
   await page.keyboard.press('ControlOrMeta+S');
-  await page.waitForTimeout(1000);
+  await waitUntil(
+    async () =>
+      (await fs.readFile(path.join(uiContext.userDataDir, 'User', 'settings.json'), 'utf8'))
+        .replace(/\s+/g, '')
+        .includes(text.replace(/\s+/g, '')),
+    'the user settings to be saved',
+  );
   // VS Code 1.139 opens it in a modal editor over the workbench: Escape closes that; 1.100 has a tab.
   const modal = page.locator('.monaco-modal-editor-block');
   if (await modal.isVisible().catch(() => false)) {
@@ -1095,7 +1102,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         );
       }
       await page.mouse.move(900, 700, { steps: 5 });
-      await page.waitForTimeout(300);
+      await animationsDone(page);
       await page.screenshot({
         path: path.join(uiContext.screenshotsDir, 'lab-rows-default-width.png'),
       });
