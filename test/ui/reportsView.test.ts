@@ -608,9 +608,24 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         ).includes(type),
       'the current type highlighted',
     );
+    const asked = lab.requests.length;
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
-    await page.waitForTimeout(500);
+    // The filter Enter leaves is the one the view lists with again: its request, then its row.
+    await waitUntil(
+      () =>
+        lab.requests
+          .slice(asked)
+          .some(
+            (request) =>
+              request.path.endsWith('/reports') && request.query.client_id === client.client_id,
+          ),
+      'the Reports view to list again',
+    );
+    await pane(page, 'Reports')
+      .locator('.monaco-list-row[aria-label^="Report "]')
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(await filterRowText(), applied, 'Enter kept the filter as it was');
 
     const filterRow = pane(page, 'Reports')
@@ -641,7 +656,11 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     assert.match(tooltip, /no report-type filter/);
     // Reading or clicking the row does not clear it.
     await filterRow.click();
-    await page.waitForTimeout(500);
+    // The click is taken once the row shows as selected (the row has no command to run).
+    await waitUntil(
+      async () => (await filterRow.getAttribute('aria-selected')) === 'true',
+      'the filter row to be selected',
+    );
     assert.ok(await filterRow.isVisible(), 'a click does not clear the filter');
     await clickRowAction(filterRow, 'Clear Reports Filter');
     await filterRow.waitFor({ state: 'hidden', timeout: 15_000 });

@@ -371,6 +371,10 @@ export async function workspaceSettings(
   const marker = `Lab Data UI settings ${++settingsRead}`;
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, JSON.stringify({ ...settings, 'window.title': marker }, null, 2));
+  const shown = URL.canParse(uiContext.page.url()) ? new URL(uiContext.page.url()).host : '';
+  if (shown !== new URL(uiContext.workbenchUrl).host) {
+    return; // The page shows no workbench of this code-server yet: the one it loads reads the file.
+  }
   await waitUntil(
     async () => (await uiContext.page.title()).includes(marker),
     'VS Code to read the workspace settings',
