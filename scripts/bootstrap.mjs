@@ -201,9 +201,9 @@ function ensureHostNode(host) {
 }
 
 /**
- * Installs one host's code-server into an ignored cache folder, following the recipe in
- * shared/docs/vscode-test-host.md: no install scripts that download, ripgrep from Debian,
- * native modules rebuilt locally against the headers of the Node that will run it.
+ * Installs one host's code-server into an ignored cache folder, with no install scripts that
+ * download, ripgrep from Debian, and native modules rebuilt locally against the headers of the
+ * Node that will run it (CONTRIBUTING.md, "Two VS Code test hosts").
  */
 export function ensureCodeServer(host = floorHost) {
   const done = join(host.codeServerDir, '.provisioned');

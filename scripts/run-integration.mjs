@@ -7,6 +7,7 @@
 // Phases, per host, in one browser profile so SecretStorage survives the reload between them:
 //   1. out/test/integration/index.js        (the main suite; leaves the demo lab signed in)
 //   2. out/test/integration/reload/index.js (after a window reload: the sign-in survived; signs out)
+//   2b. out/test/integration/reload/signedOut/index.js (after a second reload: the sign-out lasted)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright), in a second
 //      code-server with the packaged .vsix installed (what it holds is checked first)
 //   LABDATA_TEST_PHASE=bench: phase 1's activation and performance tests only (for npm run bench).
@@ -209,6 +210,16 @@ async function runInCodeServer(host) {
         'after window reload',
       ),
     );
+    addCounts(
+      await runSuiteInPage(
+        page,
+        state,
+        server,
+        dirs,
+        join(root, 'out', 'test', 'integration', 'reload', 'signedOut', 'index.js'),
+        'after a second window reload',
+      ),
+    );
 
     // The UI checks run on Lab Data installed from its .vsix, in a second code-server on the same
     // profile and workspace (and the same test environment): that is each host's check that the package
@@ -279,6 +290,15 @@ function checkPackageContents(vsix, vsceOutput) {
   if (size > 2.5 * 1024 * 1024) {
     problems.push(`the .vsix is ${size} bytes; it must be at most 2.5 MB (pdf.js included)`);
   }
+  // The size the documents give for it (the README's "about … KB") is this measurement's, within 10 %.
+  const { vsixFigures, figuresOff } = createRequire(import.meta.url)(
+    join(root, 'out', 'test', 'support', 'docFigures.js'),
+  );
+  const figures = vsixFigures();
+  if (figures.length === 0) {
+    problems.push('no document gives the size of lab-data.vsix (the README did)');
+  }
+  problems.push(...figuresOff(figures, size / 1000));
   if (problems.length > 0) {
     say(`packaged extension check failed:\n  ${problems.join('\n  ')}`);
     failed(`the packaged .vsix: ${problems.join('; ').slice(0, 500)}`);
@@ -315,7 +335,11 @@ function vsixEntries(file) {
 async function runInElectron() {
   const { runTests } = await import('@vscode/test-electron');
   const dirs = makeSandbox('lab-data-it-');
-  for (const phase of ['index.js', join('reload', 'index.js')]) {
+  for (const phase of [
+    'index.js',
+    join('reload', 'index.js'),
+    join('reload', 'signedOut', 'index.js'),
+  ]) {
     const resultsFile = join(dirs.sandbox, 'phase-results.json');
     const code = await runTests({
       extensionDevelopmentPath: root,

@@ -37,7 +37,8 @@ export interface LabState {
 export interface LabDataExtensionApi {
   /**
    * The first lab (origin only, never the token) and whether a token is stored for it; with
-   * several labs, `labs` lists each.
+   * several labs, `labs` lists each. Read once what has begun has settled (a sign-out a lab's 401
+   * started, the labs rebuilt after a settings change VS Code has delivered).
    */
   getState(): Promise<{
     readonly baseUrl?: string;
@@ -133,6 +134,8 @@ export interface NewReportsApi {
   setLookDelay(ms: number): void;
   /** Rounds of checks the checker has run. */
   checks(): number;
+  /** Settles when no check of any lab is in flight (rounds already started have ended). */
+  settled(): Promise<void>;
   /** Replaces the checker's interval (the setting still switches it on); undefined restores minutes. */
   setCheckInterval(ms: number | undefined): void;
   /** Language-model tool calls so far. */
@@ -176,6 +179,7 @@ export function createExtensionApi(
       looks: () => fresh.view.looks,
       setLookDelay: (ms) => (fresh.view.lookMs = ms),
       checks: () => fresh.checker.ticks,
+      settled: () => fresh.checker.settled(),
       setCheckInterval: (ms) => {
         fresh.checker.intervalOverrideMs = ms;
         fresh.checker.restart();
@@ -186,7 +190,7 @@ export function createExtensionApi(
     idLookups: () => links.ids.requests,
     demoSignIn: (token) => signInForDemo(labs, log, { LABDATA_DEMO_TOKEN: token }),
     async getState() {
-      await labs.refresh();
+      await labs.settled();
       const states: LabState[] = labs.entries.map((entry) =>
         entry.kind === 'lab'
           ? {

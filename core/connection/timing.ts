@@ -1,6 +1,6 @@
 import { sleep } from '../async/concurrency';
 
-/** Retry and back-off settings; defaults from shared/docs/reliability.md. */
+/** Retry and back-off settings; the defaults are docs/lab-api.md's "Rate limits, retries and timeouts". */
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   readonly retries: number;

@@ -101,6 +101,8 @@ export class Labs implements vscode.Disposable {
   private readonly pagingNotices: PagingNotices;
   private lastFailed?: FailedRequest;
   private refreshing: Promise<void> = Promise.resolve();
+  /** Sign-outs a lab's own 401 started and not yet finished (the token deleted, the labs rebuilt). */
+  private signingOut: Promise<void> = Promise.resolve();
   private loggedProblems = '';
 
   constructor(
@@ -184,6 +186,16 @@ export class Labs implements vscode.Disposable {
         this.log.error('Session', `Reading the lab settings failed: ${String(error)}`),
       );
     return this.refreshing;
+  }
+
+  /**
+   * Settles once everything already started has finished: a sign-out a 401 began, then a refresh.
+   * What the state is after that is the consequence of every request made so far (the test API's
+   * `getState` reads it, so a test can say "still signed in" without waiting for a while).
+   */
+  async settled(): Promise<void> {
+    await this.signingOut;
+    await this.refresh();
   }
 
   /** Checks a token with one cheap request, then stores it for that lab only and records the lab in the user's settings. */
@@ -503,10 +515,11 @@ export class Labs implements vscode.Disposable {
       'Session',
       `${connection.lab.name} (${connection.lab.url.origin}) rejected the stored token (401${event.reason ? `: ${event.reason}` : ''}); signing out of that lab.`,
     );
-    void this.tokens
+    const signOut = this.tokens
       .delete(connection.lab)
       .catch(() => undefined)
       .then(() => this.refresh())
       .then(() => this.rejected.fire({ lab: connection.lab, reason: event.reason }));
+    this.signingOut = Promise.all([this.signingOut, signOut]).then(() => undefined);
   }
 }

@@ -55,6 +55,13 @@ export class NewReportsChecker implements vscode.Disposable {
   }
 
   private earlierTicks = 0;
+  /** Checks of a lab begun and not yet ended, across restarts. */
+  private readonly inFlight = new Set<Promise<void>>();
+
+  /** Settles when every check already begun has ended (for tests: what a round did is then known). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.inFlight]);
+  }
 
   /** Rounds of checks so far, across restarts (diagnostics for tests). */
   get ticks(): number {
@@ -80,7 +87,7 @@ export class NewReportsChecker implements vscode.Disposable {
           name: connection.lab.name,
           ready: () => ready(connection),
         })),
-      check: (name) => this.checkLab(name),
+      check: (name) => this.tracked(this.checkLab(name)),
       onError: (name, error) =>
         this.log.info('New', `Checking ${name} for new reports failed: ${phrase(error)}`),
     });
@@ -94,6 +101,16 @@ export class NewReportsChecker implements vscode.Disposable {
   dispose(): void {
     this.check?.stop();
     this.subscription.dispose();
+  }
+
+  private tracked(check: Promise<void>): Promise<void> {
+    const settled = check.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+    return check;
   }
 
   private async checkLab(name: string): Promise<void> {

@@ -15,6 +15,7 @@ import {
   signOutOfAll,
   startLab,
   workspaceFolder,
+  writeWorkspaceSettings,
 } from './helpers';
 
 describe('sign-in, the token and SecretStorage', () => {
@@ -132,8 +133,8 @@ describe('sign-in, the token and SecretStorage', () => {
       { 'labData.baseUrl': other.baseUrl },
       { labData: { baseUrl: other.baseUrl } },
     ]) {
-      await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Once VS Code has delivered the file's settings, getState reads the labs rebuilt after them.
+      await writeWorkspaceSettings(folder, settings);
       const state = await api.getState();
       assert.equal(state.origin, new URL(lab.baseUrl).origin, JSON.stringify(settings));
       assert.equal(state.signedIn, true);

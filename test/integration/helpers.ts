@@ -170,6 +170,31 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_
   throw lastError;
 }
 
+let settingsMarker = 0;
+
+/**
+ * Writes a workspace's `.vscode/settings.json` and resolves once this extension host has been told
+ * of it: the file carries a marker setting VS Code does read from a workspace (`editor.tabSize`, a
+ * new value each time), and VS Code applies a file's settings and fires their change event to every
+ * listener, the extension's first, in one step. A setting the extension must ignore (an
+ * application-scoped one) therefore had its chance to act once the marker shows.
+ */
+export async function writeWorkspaceSettings(
+  folder: string,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  const marker = 3 + (settingsMarker++ % 5);
+  const seen = (): boolean =>
+    vscode.workspace.getConfiguration('editor').inspect<number>('tabSize')?.workspaceValue ===
+    marker;
+  await fs.mkdir(folder, { recursive: true });
+  await fs.writeFile(
+    path.join(folder, 'settings.json'),
+    JSON.stringify({ ...settings, 'editor.tabSize': marker }),
+  );
+  await eventually(() => assert.ok(seen(), `VS Code read the workspace settings (${marker})`));
+}
+
 /** The files a VS Code log output channel named "Lab Data" was written to in this test run. */
 export async function labDataLogFiles(): Promise<string[]> {
   const userData = process.env.LABDATA_TEST_USER_DATA_DIR;

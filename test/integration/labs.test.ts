@@ -17,6 +17,7 @@ import {
   signInOnly,
   startLab,
   workspaceFolder,
+  writeWorkspaceSettings,
 } from './helpers';
 
 const BETA_ENDPOINTS = {
@@ -440,8 +441,8 @@ describe('several labs, each with its own token and endpoints', () => {
       { 'labData.labs': hostile, 'labData.baseUrl': evil.baseUrl },
       { labData: { labs: hostile, baseUrl: evil.baseUrl } },
     ]) {
-      await fs.writeFile(path.join(folder, 'settings.json'), JSON.stringify(settings));
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Once VS Code has delivered the file's settings, getState reads the labs rebuilt after them.
+      await writeWorkspaceSettings(folder, settings);
       assert.deepEqual(
         (await api.getState()).labs.map((lab) => lab.name),
         ['Meridian', 'Beta', 'Broken'],

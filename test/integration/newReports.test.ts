@@ -28,7 +28,6 @@ const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfigur
 const reportRows = (list: Row[]): Row[] =>
   list.filter((row) => row.item.contextValue?.startsWith('labData.report'));
 const isNewRow = (row: Row): boolean => String(row.item.description ?? '').startsWith('new ·');
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('new since you last looked, and checking for new reports', () => {
   let api: LabDataExtensionApi;
@@ -150,20 +149,26 @@ describe('new since you last looked, and checking for new reports', () => {
             request.query.published_since !== undefined &&
             request.query.page_size === '1',
         ).length;
-    const run = async (ms: number): Promise<number> => {
+    // Checking on until `rounds` rounds have begun, then off; what those rounds asked is known once
+    // the checker says no check is in flight (no fixed wait: each round is counted as it begins).
+    const run = async (rounds: number): Promise<number> => {
       checks(lab);
       checks(other);
       const before = api.newReports.checks();
       await config().update('checkForNewReportsMinutes', 15, vscode.ConfigurationTarget.Global);
-      await sleep(ms);
+      await eventually(
+        () => assert.ok(api.newReports.checks() - before >= rounds, 'the rounds began'),
+        30_000,
+      );
       await config().update('checkForNewReportsMinutes', 0, vscode.ConfigurationTarget.Global);
-      await sleep(100);
+      await eventually(() => assert.equal(config().get('checkForNewReportsMinutes'), 0));
+      await api.newReports.settled();
       return api.newReports.checks() - before;
     };
     api.newReports.setCheckInterval(250);
     await config().update('checkForNewReportsMinutes', 0, vscode.ConfigurationTarget.Global);
 
-    const ticks = await run(1400);
+    const ticks = await run(5);
     const alpha = checks(lab);
     const omega = checks(other);
     console.log(
@@ -175,14 +180,14 @@ describe('new since you last looked, and checking for new reports', () => {
 
     await vscode.commands.executeCommand('labData.signOut', { lab: 'Omega' });
     await eventually(async () => assert.equal((await api.getState()).labs[1]!.signedIn, false));
-    const ticksSignedOut = await run(900);
+    const ticksSignedOut = await run(3);
     assert.ok(ticksSignedOut >= 2);
     assert.equal(checks(lab), ticksSignedOut, 'Alpha is still asked once per interval');
     assert.equal(checks(other), 0, 'no request to a signed-out lab');
 
     // A lab inside a rate-limit pause is not asked until the pause ends.
     lab.setFaults({ status: { status: 429, times: 1, retryAfter: '3600' } });
-    const ticksLimited = await run(1000);
+    const ticksLimited = await run(3);
     assert.ok(ticksLimited >= 3, `${ticksLimited} ticks`);
     assert.equal(
       checks(lab),
@@ -202,7 +207,7 @@ describe('new since you last looked, and checking for new reports', () => {
     assert.equal(api.newReports.count('Alpha'), 0);
     lab.publishReport();
     lab.publishReport();
-    await run(700);
+    await run(2);
     await eventually(() => assert.equal(api.newReports.count('Alpha'), 2));
     assert.equal(api.newReports.badge(), 2);
     await vscode.commands.executeCommand('labData.markAllSeen');

@@ -223,7 +223,7 @@ function take(fault: { times: number } | undefined): boolean {
 
 /**
  * The embedded mock lab: a faithful, realistic implementation of the read-only lab API
- * (shared/spec/lab-data-api.md) on `node:http`, with scoped tokens, tenant variants and fault
+ * as docs/lab-api.md describes it, on `node:http`, with scoped tokens, tenant variants and fault
  * switches. Tests, the demo and the benchmarks all run against it.
  */
 export class MockLabServer {

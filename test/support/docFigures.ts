@@ -50,3 +50,27 @@ export function bytesPerReportFigures(): DocFigure[] {
     ...figures(/\(version 3\) a report`?\s*\|\s*(\d+) B/g),
   ];
 }
+
+/**
+ * Every size in KB the documents give for the packaged extension (`lab-data.vsix`); the integration
+ * runner checks each against the .vsix it packages (scripts/run-integration.mjs).
+ */
+export function vsixFigures(): DocFigure[] {
+  return figures(/lab-data\.vsix[^.\d]{0,40}?(\d+) KB/gi);
+}
+
+/**
+ * The figures given for a size measured as `measuredKb` (KB of 1,000 bytes) that are more than
+ * `tolerance` away from it, each said in words; empty when every figure holds.
+ */
+export function figuresOff(
+  found: readonly DocFigure[],
+  measuredKb: number,
+  tolerance = 0.1,
+): string[] {
+  return found
+    .filter((figure) => Math.abs(figure.value - measuredKb) > measuredKb * tolerance)
+    .map(
+      (figure) => `${figure.document} says "${figure.text}", measured ${measuredKb.toFixed(0)} KB`,
+    );
+}

@@ -5,13 +5,18 @@ import { MockLabServer } from '../mock/server';
 import { describeFindings, frameWith, seriousFindings, type AxeFinding } from './axe';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
-import { closeTabs, showLabData, workspaceSettings } from './workbench';
+import { closeTabs, showLabData, waitUntil, webviewsWear, workspaceSettings } from './workbench';
 
 /** The themes the webviews are checked in, and the class VS Code puts on the workbench for each. */
 const THEMES = [
-  { name: 'Default Dark Modern', file: 'dark', workbenchClass: 'vs-dark' },
-  { name: 'Default Light Modern', file: 'light', workbenchClass: 'vs' },
-  { name: 'Default High Contrast', file: 'high-contrast', workbenchClass: 'hc-black' },
+  { name: 'Default Dark Modern', file: 'dark', workbenchClass: 'vs-dark', webview: 'vscode-dark' },
+  { name: 'Default Light Modern', file: 'light', workbenchClass: 'vs', webview: 'vscode-light' },
+  {
+    name: 'Default High Contrast',
+    file: 'high-contrast',
+    workbenchClass: 'hc-black',
+    webview: 'vscode-high-contrast',
+  },
 ] as const;
 
 /** Switches the colour theme and waits until the workbench wears it. */
@@ -21,7 +26,7 @@ async function useTheme(page: Page, theme: (typeof THEMES)[number]): Promise<voi
     .locator(`.monaco-workbench.${theme.workbenchClass}`)
     .waitFor({ state: 'attached', timeout: 15_000 });
   // The webviews take the theme's variables a moment after the workbench.
-  await page.waitForTimeout(1000);
+  await webviewsWear(page, theme.webview);
 }
 
 /** Previews `reportId` from the palette and gives its frame once page 1 is drawn. */
@@ -38,7 +43,11 @@ async function preview(page: Page, reportId: string): Promise<Frame> {
 async function overview(page: Page): Promise<Frame> {
   await runFromPalette(page, 'Lab Data: Show Overview');
   const frame = await frameWith(page, 'main#overview section.chart canvas');
-  await page.waitForTimeout(500);
+  // Every chart drawn (without animation: drawn when its canvas is there).
+  await waitUntil(
+    async () => (await frame.locator('section.chart canvas').count()) === 3,
+    'the overview to draw its three charts',
+  );
   return frame;
 }
 

@@ -5,7 +5,14 @@ import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
 import { focusedElements, focusWorkbench, runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
-import { answerIfAsked, showLabData, shows } from './workbench';
+import {
+  animationsDone,
+  answerIfAsked,
+  focusLeftFrames,
+  showLabData,
+  shows,
+  webviewsWear,
+} from './workbench';
 
 /** The webview frame showing the overview's drawn charts. */
 async function overviewFrame(page: Page): Promise<Frame> {
@@ -134,7 +141,7 @@ describe('the lab overview, as a person sees it', () => {
         .locator('h1', { hasText: 'Overview:' })
         .waitFor({ state: 'visible', timeout: 15_000 });
       assert.match(await frame.locator('.summary').innerText(), /^380 reports/);
-      await page.waitForTimeout(500);
+      await animationsDone(page);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview.png') });
 
       // The filter charted is said (here none, so no Clear Filter); counts are whole reports; long names keep their ids.
@@ -185,7 +192,7 @@ describe('the lab overview, as a person sees it', () => {
         .locator('.monaco-workbench.vs-dark')
         .waitFor({ state: 'attached', timeout: 15_000 });
       frame = await overviewFrame(page);
-      await page.waitForTimeout(1000);
+      await webviewsWear(page, 'vscode-dark');
       await page.screenshot({ path: path.join(screenshotsDir, 'overview-dark.png') });
       console.log('      screenshots: test-results/screenshots/overview.png, overview-dark.png');
       useTheme(workspace, undefined);
@@ -302,7 +309,7 @@ describe('the lab overview, as a person sees it', () => {
     // A webview frame that had the focus (the overview just closed) can keep it: given back to the
     // workbench, as it is for a person whose last click was in VS Code.
     await focusWorkbench(page);
-    await page.waitForTimeout(500);
+    await focusLeftFrames(page);
     // The keyboard only from here: the command palette, then Tab through the panel.
     // F1 right after closing the editors can land before the workbench has taken the focus back
     // (seen once in a full run): pressed again, still from the keyboard, until the palette shows.
@@ -311,7 +318,7 @@ describe('the lab overview, as a person sees it', () => {
       if (tries > 1) {
         // The focus went back into a frame (a webview going away can take it): given back again.
         await focusWorkbench(page);
-        await page.waitForTimeout(300);
+        await focusLeftFrames(page);
       }
       // F1 first; then the palette's other key, Ctrl+Shift+P (a person tries it too).
       await page.keyboard.press(tries === 1 ? 'F1' : 'Control+Shift+P');
@@ -365,7 +372,7 @@ describe('the lab overview, as a person sees it', () => {
       await page
         .locator('.monaco-workbench.hc-black')
         .waitFor({ state: 'attached', timeout: 15_000 });
-      await page.waitForTimeout(1500);
+      await webviewsWear(page, 'vscode-high-contrast');
       // The charts take the theme's colours without the page being built again: the table stays open, the focus in it.
       assert.equal((await focusIn(frame)).text, first![0]);
       await page.screenshot({ path: path.join(screenshotsDir, 'overview-high-contrast.png') });

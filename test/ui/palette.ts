@@ -50,7 +50,7 @@ async function openPalette(page: Page): Promise<void> {
   // A quick input still closing would take the keys meant for the palette.
   for (let i = 0; i < 3 && (await input.isVisible().catch(() => false)); i++) {
     await page.keyboard.press('Escape');
-    await page.waitForTimeout(200);
+    await input.waitFor({ state: 'hidden', timeout: 1_000 }).catch(() => undefined);
   }
   for (let attempt = 1; ; attempt++) {
     await focusWorkbench(page);

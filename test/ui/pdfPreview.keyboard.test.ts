@@ -65,7 +65,9 @@ async function paletteCommand(page: Page, title: string): Promise<void> {
 async function answer(page: Page, title: string | RegExp, text: string): Promise<void> {
   await quickInput.waitForTitle(page, title);
   await page.keyboard.type(text);
-  await page.waitForTimeout(300);
+  // Enter once the box holds every key typed (the picker filters as it receives them).
+  const box = page.locator('.quick-input-widget .quick-input-box input').first();
+  await waitUntil(async () => (await box.inputValue()).includes(text), `the box to hold "${text}"`);
   await page.keyboard.press('Enter');
 }
 
@@ -169,8 +171,15 @@ describe('the everyday tasks with the keyboard alone', () => {
           )
           .catch(() => false);
         if (!reached) {
+          // The next row once the focus has moved to it (the list's last row moves it no further).
+          const focused = pane(page, 'Reports').locator('.monaco-list-row.focused').first();
+          const before = await focused.getAttribute('data-index').catch(() => null);
           await page.keyboard.press('ArrowDown');
-          await page.waitForTimeout(100);
+          await waitUntil(
+            async () => (await focused.getAttribute('data-index').catch(() => null)) !== before,
+            'the focus to move down a row',
+            5_000,
+          ).catch(() => undefined);
         }
       }
       assert.ok(reached, `the arrows reach ${report.report_id}'s row`);

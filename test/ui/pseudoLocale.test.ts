@@ -11,7 +11,7 @@ import {
   pseudoExtension,
 } from '../support/pseudoLocale';
 import { uiContext } from './uiContext';
-import { shows, waitUntil } from './workbench';
+import { animationsDone, shows, waitUntil } from './workbench';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 
@@ -116,7 +116,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       seen.push({ where, texts: await textsIn(frame, selector) });
     };
     const shot = async (name: string): Promise<void> => {
-      await page.waitForTimeout(500);
+      await animationsDone(page);
       await page.screenshot({ path: path.join(screenshotsDir, name) });
     };
     try {
@@ -191,7 +191,13 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       const first = lab.reportsFor('demo-full-access')[0]!.report_id;
       const row = page.locator('.part.sidebar .monaco-list-row', { hasText: first }).first();
       await row.waitFor({ state: 'visible', timeout: 60_000 });
-      await page.waitForTimeout(1000);
+      // Every view loaded: no progress bar running in the side bar.
+      await waitUntil(
+        async () =>
+          (await page.locator('.part.sidebar .monaco-progress-container.active').count()) === 0,
+        'the views to finish loading',
+        30_000,
+      );
       await look('the views, signed in', page, '.part.sidebar');
       const viewsCut = await cutOff(page, '.part.sidebar .pane-header .title');
       await look('notifications', page, '.notifications-toasts, .notifications-center');
@@ -255,7 +261,10 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       await runPseudoCommand(page, nls['command.category']!, nls['command.showOverview.title']!);
       const overview = await webviewFrame(page, 'section.chart canvas');
       await overview.locator('h1').waitFor({ state: 'visible', timeout: 30_000 });
-      await page.waitForTimeout(1500);
+      await waitUntil(
+        async () => (await overview.locator('section.chart canvas').count()) === 3,
+        'the overview to draw its three charts',
+      );
       await look('the overview', overview, 'body');
       const overviewCut = await cutOff(overview, 'button, h1, h2');
       await shot('pseudo-locale-overview.png');
@@ -267,7 +276,16 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
           hasText: P('Lab Data: Preview Report'),
         })
         .waitFor({ state: 'visible', timeout: 15_000 });
-      await page.waitForTimeout(1000);
+      // Its rows listed: the lab answered and nothing is loading.
+      await waitUntil(
+        async () =>
+          (await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').count()) >
+            0 &&
+          (await page.locator('.quick-input-widget .monaco-progress-container.active').count()) ===
+            0,
+        'the report picker to list reports',
+        30_000,
+      );
       await look('the report picker', page, '.quick-input-widget');
       await shot('pseudo-locale-report-picker.png');
       const withFile = lab

@@ -8,6 +8,7 @@ import { MockLabServer } from '../mock/server';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
 import {
+  animationsDone,
   clearToasts,
   clickMoreAction,
   clickRowAction,
@@ -44,13 +45,19 @@ async function editUserSettings(page: Page, text: string): Promise<void> {
     .locator('.editor-instance .monaco-editor', { has: page.locator('.view-lines') })
     .first();
   await editor.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.waitForTimeout(500);
+  await editor.locator('.view-lines .view-line').first().waitFor({ state: 'visible' });
   await editor.locator('.view-lines').click();
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
   await page.keyboard.press('ControlOrMeta+S');
-  await page.waitForTimeout(1000);
+  await waitUntil(
+    async () =>
+      (await fs.readFile(path.join(uiContext.userDataDir, 'User', 'settings.json'), 'utf8'))
+        .replace(/\s+/g, '')
+        .includes(text.replace(/\s+/g, '')),
+    'the user settings to be saved',
+  );
   // VS Code 1.139 opens it in a modal editor over the workbench: Escape closes that; 1.100 has a tab.
   const modal = page.locator('.monaco-modal-editor-block');
   if (await modal.isVisible().catch(() => false)) {
@@ -601,9 +608,24 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         ).includes(type),
       'the current type highlighted',
     );
+    const asked = lab.requests.length;
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
-    await page.waitForTimeout(500);
+    // The filter Enter leaves is the one the view lists with again: its request, then its row.
+    await waitUntil(
+      () =>
+        lab.requests
+          .slice(asked)
+          .some(
+            (request) =>
+              request.path.endsWith('/reports') && request.query.client_id === client.client_id,
+          ),
+      'the Reports view to list again',
+    );
+    await pane(page, 'Reports')
+      .locator('.monaco-list-row[aria-label^="Report "]')
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(await filterRowText(), applied, 'Enter kept the filter as it was');
 
     const filterRow = pane(page, 'Reports')
@@ -634,7 +656,11 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     assert.match(tooltip, /no report-type filter/);
     // Reading or clicking the row does not clear it.
     await filterRow.click();
-    await page.waitForTimeout(500);
+    // The click is taken once the row shows as selected (the row has no command to run).
+    await waitUntil(
+      async () => (await filterRow.getAttribute('aria-selected')) === 'true',
+      'the filter row to be selected',
+    );
     assert.ok(await filterRow.isVisible(), 'a click does not clear the filter');
     await clickRowAction(filterRow, 'Clear Reports Filter');
     await filterRow.waitFor({ state: 'hidden', timeout: 15_000 });
@@ -1102,7 +1128,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
         );
       }
       await page.mouse.move(900, 700, { steps: 5 });
-      await page.waitForTimeout(300);
+      await animationsDone(page);
       await page.screenshot({
         path: path.join(uiContext.screenshotsDir, 'lab-rows-default-width.png'),
       });

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { labDataLogFilesIn } from '../support/logFiles';
+import { uiContext } from './uiContext';
 
 /**
  * What a person points at in the workbench, as DOM locators: a view's pane and its toolbar, rows
@@ -160,7 +161,11 @@ export async function scrollToTop(page: Page, title: string): Promise<void> {
   for (let i = 0; i < 30; i++) {
     await page.mouse.wheel(0, -3000);
   }
-  await page.waitForTimeout(200);
+  // At the top when the list's first row is on screen.
+  await pane(page, title)
+    .locator('.monaco-list-row[data-index="0"]')
+    .first()
+    .waitFor({ state: 'visible', timeout: 10_000 });
 }
 
 /** Clicks a button of a view's title bar, hovering its header first as a person's pointer does. */
@@ -243,10 +248,11 @@ export const quickInput = {
 export async function closeTabs(page: Page, text: string | RegExp): Promise<void> {
   const tabs = page.locator('.tabs-container .tab:not(.dirty)', { hasText: text });
   for (let i = 0; i < 20 && (await tabs.count()) > 0; i++) {
+    const before = await tabs.count();
     const tab = tabs.first();
     await tab.hover();
     await tab.locator('.tab-actions .action-label').first().click({ timeout: 5_000 });
-    await page.waitForTimeout(200);
+    await waitUntil(async () => (await tabs.count()) < before, `a ${String(text)} tab to close`);
   }
 }
 
@@ -350,17 +356,89 @@ export async function labDataLog(userDataDir: string): Promise<string[]> {
   );
 }
 
-/** Writes the workspace's `.vscode/settings.json` (undefined removes it) and waits for VS Code to read it. */
+let settingsRead = 0;
+
+/**
+ * Writes the workspace's `.vscode/settings.json` (undefined: none of ours left in it) and waits for
+ * VS Code to read it: the file also sets `window.title` to a new marker, which the workbench puts in
+ * the page's title in the same step as it applies the rest of the file.
+ */
 export async function workspaceSettings(
   workspace: string,
   settings: Record<string, unknown> | undefined,
 ): Promise<void> {
   const file = path.join(workspace, '.vscode', 'settings.json');
-  if (settings === undefined) {
-    await fs.rm(file, { force: true });
-  } else {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, JSON.stringify(settings, null, 2));
+  const marker = `Lab Data UI settings ${++settingsRead}`;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, JSON.stringify({ ...settings, 'window.title': marker }, null, 2));
+  const shown = URL.canParse(uiContext.page.url()) ? new URL(uiContext.page.url()).host : '';
+  if (shown !== new URL(uiContext.workbenchUrl).host) {
+    return; // The page shows no workbench of this code-server yet: the one it loads reads the file.
   }
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await waitUntil(
+    async () => (await uiContext.page.title()).includes(marker),
+    'VS Code to read the workspace settings',
+  );
+}
+
+/**
+ * Waits until the screen stands still: every finite CSS animation and transition of the page (or a
+ * webview's frame) has finished, a picker's or a notification's fade-in among them. Endless ones (a
+ * progress bar, the cursor's blink) are not waited for.
+ */
+export async function animationsDone(target: Page | Frame): Promise<void> {
+  await target.evaluate(async () => {
+    const animations = (
+      globalThis as unknown as {
+        document: {
+          getAnimations(): Array<{
+            finished: Promise<unknown>;
+            effect: { getComputedTiming(): { iterations?: number } } | null;
+          }>;
+        };
+      }
+    ).document.getAnimations();
+    await Promise.all(
+      animations
+        .filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    );
+  });
+}
+
+/** Waits until the keyboard focus is in the workbench itself, not inside a webview's frame. */
+export async function focusLeftFrames(page: Page): Promise<void> {
+  await waitUntil(
+    () =>
+      page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { tagName: string } | null } })
+            .document.activeElement?.tagName !== 'IFRAME',
+      ),
+    'the focus to leave the webviews',
+  );
+}
+
+/** The class VS Code puts on a webview's body for each kind of theme. */
+export type WebviewTheme = 'vscode-light' | 'vscode-dark' | 'vscode-high-contrast';
+
+/** Waits until every open webview frame of the page wears `theme` (VS Code sets it a moment after the workbench); none open is none to wait for. */
+export async function webviewsWear(page: Page, theme: WebviewTheme): Promise<void> {
+  await waitUntil(async () => {
+    const classes = await Promise.all(
+      page
+        .frames()
+        .map((frame) =>
+          frame
+            .evaluate(
+              () =>
+                (globalThis as unknown as { document: { body?: { className: string } } }).document
+                  .body?.className ?? '',
+            )
+            .catch(() => ''),
+        ),
+    );
+    const webviews = classes.filter((name) => /\bvscode-(light|dark|high-contrast)\b/.test(name));
+    return webviews.every((name) => name.split(/\s+/).includes(theme));
+  }, `the webviews to wear ${theme}`);
 }

@@ -26,7 +26,8 @@ describe('after a window reload', () => {
     );
   });
 
-  it('signing out removes it for good', async () => {
+  // Whether the sign-out lasts is checked after the next reload (reload/signedOut/).
+  it('signs out of the lab it read back', async () => {
     const api = await activateExtension();
     assert.equal(await vscode.commands.executeCommand('labData.signOut'), true);
     assert.equal((await api.getState()).signedIn, false);

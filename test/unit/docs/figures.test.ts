@@ -1,5 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { bytesPerReportFigures, tarballFigures } from '../../support/docFigures';
+import {
+  bytesPerReportFigures,
+  figuresOff,
+  tarballFigures,
+  vsixFigures,
+} from '../../support/docFigures';
 
 // The measured side: test/cli/runOutput.test.ts packs the tool and syncs 500 reports, and checks
 // both figures against what it measures (within 10 %); `npm run bench` prints them too.
@@ -21,5 +26,16 @@ describe('figures in the documents', () => {
     const values = found.map((figure) => figure.value);
     assert.ok(Math.max(...values) <= Math.min(...values) * 1.05, JSON.stringify(found));
     assert.ok(Math.max(...values) <= 400, 'within the target the bench holds it to');
+  });
+
+  it('give the packaged extension a size, which the integration runner checks against the .vsix', () => {
+    const found = vsixFigures();
+    assert.ok(found.length >= 1, JSON.stringify(found));
+    assert.deepEqual(figuresOff(found, found[0]!.value), []);
+    assert.equal(
+      figuresOff(found, found[0]!.value * 1.2).length,
+      found.length,
+      'a figure 20 % off is said',
+    );
   });
 });

@@ -110,9 +110,14 @@ describe('the paged list behind the tree views', function () {
       const shown = list.items.map((report) => report.report_id);
       assert.equal(shown.length, 10);
       lab.server.setFaults({ hangHeaders: { times: Infinity } });
+      lab.server.takeRequests();
       const controller = new AbortController();
       const reloading = list.reload(controller.signal);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Cancelled once the lab holds the reload's request (and keeps silent).
+      const deadline = Date.now() + 10_000;
+      while (lab.server.takeRequests().length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const cancelledAt = Date.now();
       controller.abort();
       await reloading;

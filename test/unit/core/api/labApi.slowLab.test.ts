@@ -26,7 +26,7 @@ const LATE_MS = FAST_TIMEOUTS.headersMs + 1_500;
 const ATTEMPTS = 1 + FAST_RETRY.retries;
 
 // Issue 38, item 4: a page that arrives after the headers timeout is a timeout, retried as
-// shared/docs/reliability.md says (3 retries), never a hang, on both transports.
+// docs/lab-api.md says (3 retries), never a hang, on both transports.
 describe('listing under a lab that answers slowly', function () {
   this.timeout(20_000);
   let server: FaultServer;
