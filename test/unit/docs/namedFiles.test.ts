@@ -17,7 +17,7 @@ const BASES = ['', 'src', 'core', 'cli', 'cli/src', 'test', 'test/unit', 'test/u
 
 /** Folders that are made, not written: built, installed, cached or a person's own files. */
 const MADE =
-  /^(dist|out|node_modules|test-results|\.cache|\.vscode-test|lab-reports|lab-exports)\//;
+  /(^|\/)(dist|out|node_modules|test-results|\.cache|\.vscode-test|lab-reports|lab-exports)\//;
 
 /** Every file name below the source roots, to find a bare name such as `lockfile.ts`. */
 function fileNames(folder: string, found = new Set<string>()): Set<string> {
