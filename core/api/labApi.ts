@@ -1,7 +1,8 @@
 import { parseBaseUrl } from '../connection/baseUrl';
 import type { LabPaths } from './endpoints';
 import { LabApiError } from '../errors/errors';
-import { HttpClient, type HttpClientOptions, type LabResponse } from '../connection/httpClient';
+import { HttpClient, type HttpClientOptions } from '../connection/httpClient';
+import type { LabResponse } from '../connection/labAnswer';
 import type { RetryListener } from '../connection/retryNotices';
 import { defaultLabDefinition, labPaths, type LabDefinition } from './labDefinition';
 import { parseListBody } from './listEnvelope';

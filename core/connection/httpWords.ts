@@ -1,5 +1,6 @@
 import type { LabBaseUrl } from './baseUrl';
 import { serverText } from '../errors/serverText';
+import type { BodyStall } from './transport';
 
 /** The words of the HTTP client's log lines and of the waits it says: small, and kept apart from its rules. */
 
@@ -32,4 +33,11 @@ export function durationWords(ms: number): string {
   return seconds < 48 * 3600
     ? `${Math.round(seconds / 3600)} h`
     : `${Math.round(seconds / 86400)} days`;
+}
+
+/** What a body did before the answer timeout gave it up, for the log line that says so. */
+export function bodyStallWords(stall: BodyStall): string {
+  return stall.kind === 'tooSlow'
+    ? `the body came too slowly (${stall.bytes} bytes in ${seconds1(stall.waitedMs)}) and was given up ${seconds1(stall.afterHeadersMs)} after the headers`
+    : `the body stopped ${seconds1(stall.afterHeadersMs - stall.waitedMs)} after the headers${stall.bytes > 0 ? ` (${stall.bytes} bytes)` : ''} and sent nothing for ${seconds1(stall.waitedMs)}`;
 }

@@ -101,3 +101,15 @@ export class RateLimitGate {
     }
   }
 }
+
+const gatesByOrigin = new Map<string, RateLimitGate>();
+
+/** The process-wide rate-limit state of an origin, so that every client of it pauses together. */
+export function rateLimitGateFor(origin: string): RateLimitGate {
+  let gate = gatesByOrigin.get(origin);
+  if (!gate) {
+    gate = new RateLimitGate();
+    gatesByOrigin.set(origin, gate);
+  }
+  return gate;
+}

@@ -13,7 +13,8 @@ import {
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HttpClient, declaredLength } from '../../../../core/connection/httpClient';
+import { HttpClient } from '../../../../core/connection/httpClient';
+import { declaredLength } from '../../../../core/connection/labAnswer';
 import { parseBaseUrl } from '../../../../core/connection/baseUrl';
 
 /** A raw TCP server for faults the mock lab cannot express (reset before headers). */
