@@ -495,3 +495,28 @@ function runnersCertificates(dir: string): TestCertificates {
     remove: () => undefined,
   };
 }
+
+/**
+ * Makes `labs` the only labs defined (the one-lab shorthand another suite may have left, `labData.baseUrl`
+ * and `labData.labName`, would be one more) and gives what puts the settings back as they were.
+ */
+export async function onlyTheseLabs(
+  labs: ReadonlyArray<{ readonly name: string; readonly baseUrl: string }>,
+): Promise<() => Promise<void>> {
+  const settings = (): vscode.WorkspaceConfiguration =>
+    vscode.workspace.getConfiguration('labData');
+  const global = vscode.ConfigurationTarget.Global;
+  const saved = {
+    labs: settings().inspect('labs')?.globalValue,
+    baseUrl: settings().inspect('baseUrl')?.globalValue,
+    labName: settings().inspect('labName')?.globalValue,
+  };
+  await settings().update('baseUrl', undefined, global);
+  await settings().update('labName', undefined, global);
+  await settings().update('labs', labs, global);
+  return async () => {
+    await settings().update('labs', saved.labs, global);
+    await settings().update('baseUrl', saved.baseUrl, global);
+    await settings().update('labName', saved.labName, global);
+  };
+}

@@ -9,11 +9,10 @@ import {
   activateExtension,
   errorsFromNow,
   eventually,
+  onlyTheseLabs,
   signIn,
 } from './helpers';
 
-const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
-const GLOBAL = vscode.ConfigurationTarget.Global;
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
 /** What an action a person waits for may take on a lab that stalls: one answer timeout, plus 5 s of slack. */
@@ -39,16 +38,11 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
   let api: LabDataExtensionApi;
   let healthy: MockLabServer;
   let stalled: MockLabServer;
-  /** The settings before this suite made its two labs the only ones (put back after it). */
-  let saved: { labs: unknown; baseUrl: unknown; labName: unknown };
+  /** Puts back the settings as they were before this suite made its two labs the only ones. */
+  let restoreLabs: () => Promise<void>;
 
   before(async () => {
     api = await activateExtension();
-    saved = {
-      labs: labData().inspect('labs')?.globalValue,
-      baseUrl: labData().inspect('baseUrl')?.globalValue,
-      labName: labData().inspect('labName')?.globalValue,
-    };
     healthy = new MockLabServer({
       reports: 12,
       tokens: { [LEAK_CHECK_TOKEN]: { label: 'healthy' } },
@@ -59,17 +53,10 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
     });
     await healthy.start();
     await stalled.start();
-    // The one-lab shorthand another suite may have left would be a third lab.
-    await labData().update('baseUrl', undefined, GLOBAL);
-    await labData().update('labName', undefined, GLOBAL);
-    await labData().update(
-      'labs',
-      [
-        { name: 'Healthy', baseUrl: healthy.baseUrl },
-        { name: 'Stalled', baseUrl: stalled.baseUrl },
-      ],
-      GLOBAL,
-    );
+    restoreLabs = await onlyTheseLabs([
+      { name: 'Healthy', baseUrl: healthy.baseUrl },
+      { name: 'Stalled', baseUrl: stalled.baseUrl },
+    ]);
     await eventually(async () =>
       assert.deepEqual(
         (await api.getState()).labs.map((lab) => lab.name),
@@ -97,9 +84,7 @@ describe('A lab that stalls: one deadline per action a person waits for, the cau
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await labData().update('labs', saved.labs, GLOBAL);
-    await labData().update('baseUrl', saved.baseUrl, GLOBAL);
-    await labData().update('labName', saved.labName, GLOBAL);
+    await restoreLabs();
     await healthy.stop();
     await stalled.stop();
   });

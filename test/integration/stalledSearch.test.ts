@@ -14,6 +14,7 @@ import {
   eventually,
   signIn,
   workspaceFolder,
+  onlyTheseLabs,
 } from './helpers';
 
 /** The PDFs under `folder`, at any depth (a folder per lab or not). */
@@ -22,8 +23,6 @@ async function pdfsUnder(folder: string): Promise<string[]> {
   return entries.filter((entry) => entry.endsWith('.pdf')).map((entry) => path.join(folder, entry));
 }
 
-const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
-const GLOBAL = vscode.ConfigurationTarget.Global;
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
 /** What an action a person waits for may take on a lab that stalls: one answer timeout, plus 5 s of slack. */
@@ -43,6 +42,8 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
   let stalled: MockLabServer;
   let prompts: FakePrompts;
   let restorePrompts: () => void;
+  /** Puts back the settings as they were before this suite made its two labs the only ones. */
+  let restoreLabs: () => Promise<void>;
 
   before(async () => {
     api = await activateExtension();
@@ -50,15 +51,11 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
     stalled = new MockLabServer({ reports: 24, tokens: { [LEAK_CHECK_TOKEN]: { label: 's' } } });
     await healthy.start();
     await stalled.start();
-    await labData().update(
-      'labs',
-      [
-        // The stalled lab first: the healthy one must not wait behind it.
-        { name: 'Stalled', baseUrl: stalled.baseUrl },
-        { name: 'Healthy', baseUrl: healthy.baseUrl },
-      ],
-      GLOBAL,
-    );
+    restoreLabs = await onlyTheseLabs([
+      // The stalled lab first: the healthy one must not wait behind it.
+      { name: 'Stalled', baseUrl: stalled.baseUrl },
+      { name: 'Healthy', baseUrl: healthy.baseUrl },
+    ]);
     await eventually(async () =>
       assert.deepEqual(
         (await api.getState()).labs.map((lab) => lab.name),
@@ -95,7 +92,7 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
 
   after(async () => {
     await fs.rm(path.join(workspaceFolder(), 'lab-reports'), { recursive: true, force: true });
-    await labData().update('labs', undefined, GLOBAL);
+    await restoreLabs();
     await healthy.stop();
     await stalled.stop();
   });
