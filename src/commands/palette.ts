@@ -6,6 +6,7 @@ import type { Report, Sample } from '../../core/api/records';
 import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { sinceMoment, type Prompts, type PromptsHolder } from '../ui/prompts';
+import { titleFor } from '../ui/prompts/labTitles';
 import { SampleNode, localTime } from '../views/nodes';
 import {
   matchesLocally,
@@ -208,7 +209,7 @@ export async function findReport(
   // The title says which labs are searched: every signed-in one, or the one named (a lab's row).
   const searched = labName ?? several.map((connection) => connection.lab.name).join(', ');
   const title = searched
-    ? vscode.l10n.t('Lab Data: Find Report in {0}', searched)
+    ? titleFor(searched, 'findReport')
     : vscode.l10n.t('Lab Data: Find Report');
   if (labName === undefined && several.length > 1) {
     // Several labs: every one is searched, and the lab is asked only when more than one has the id.
@@ -297,7 +298,7 @@ export async function searchReports(
     return { ids, action, result: await act(action, chosen, api, services) };
   }
   unlessKnownDown(services.labs.get(api.lab.name));
-  const title = vscode.l10n.t('Lab Data: Search Reports in {0}', api.lab.name);
+  const title = titleFor(api.lab.name, 'searchReports');
   const filter = await askReportFilter(api, prompts, title);
   if (!filter) {
     return undefined;

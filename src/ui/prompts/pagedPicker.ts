@@ -1,0 +1,91 @@
+import * as vscode from 'vscode';
+import type { Page } from '../../../core/api/pagination';
+import { errorText } from '../../../core/errors/errorText';
+import type { Choice } from './types';
+
+/**
+ * Streams pages into a quick pick. Lab Data filters the list itself (a case-insensitive part of
+ * the label, description or detail), so the count in the title ("3 of 11 match") is exactly what
+ * is on screen; selections hidden by the filter are kept.
+ */
+export function pickFromPages<T>(
+  title: string,
+  pages: AsyncIterable<Page<T>>,
+  toChoice: (item: T) => Choice,
+  canPickMany: boolean,
+): Promise<T[] | undefined> {
+  type Entry = vscode.QuickPickItem & { item: T };
+  const pick = vscode.window.createQuickPick<Entry>();
+  pick.title = title;
+  pick.canSelectMany = canPickMany;
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  pick.ignoreFocusOut = true;
+  pick.busy = true;
+  pick.placeholder = vscode.l10n.t('Loading… type to filter');
+  const stop = new AbortController();
+  const all: Entry[] = [];
+  const selected = new Set<Entry>();
+  let total: number | undefined;
+  let shown: Entry[] = [];
+  const matches = (entry: Entry, typed: string): boolean =>
+    [entry.label, entry.description, entry.detail].some((text) =>
+      text?.toLowerCase().includes(typed),
+    );
+  const render = (): void => {
+    const typed = pick.value.trim().toLowerCase();
+    shown = typed ? all.filter((entry) => matches(entry, typed)) : [...all];
+    pick.items = shown;
+    if (canPickMany) {
+      pick.selectedItems = shown.filter((entry) => selected.has(entry));
+    }
+    pick.title = typed
+      ? `${title} (${vscode.l10n.t('{0} of {1} match', shown.length, all.length)})`
+      : `${title} (${total !== undefined && total !== all.length ? vscode.l10n.t('{0} of {1}', all.length, total) : all.length})`;
+  };
+  pick.onDidChangeSelection((chosen) => {
+    // Only the rows on screen can change; a choice hidden by the filter stays chosen.
+    shown.forEach((entry) =>
+      chosen.includes(entry) ? selected.add(entry) : selected.delete(entry),
+    );
+  });
+  pick.onDidChangeValue(render);
+  const done = new Promise<T[] | undefined>((resolve) => {
+    pick.onDidAccept(() => {
+      const chosen = canPickMany
+        ? all.filter((entry) => selected.has(entry))
+        : pick.activeItems.slice(0, 1);
+      resolve(chosen.map((entry) => entry.item));
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      stop.abort();
+      resolve(undefined);
+      pick.dispose();
+    });
+  });
+  pick.show();
+  void (async () => {
+    try {
+      for await (const page of pages) {
+        if (stop.signal.aborted) {
+          return;
+        }
+        all.push(...page.items.map((item) => ({ ...toChoice(item), item })));
+        total = page.totalCount;
+        render();
+      }
+      pick.placeholder =
+        all.length === 0
+          ? vscode.l10n.t('Nothing found')
+          : canPickMany
+            ? vscode.l10n.t('Type to filter; select with Space, confirm with Enter')
+            : vscode.l10n.t('Type to filter');
+    } catch (error) {
+      pick.placeholder = vscode.l10n.t('Stopped: {0}', errorText(error));
+    } finally {
+      pick.busy = false;
+    }
+  })();
+  return done;
+}
