@@ -12,7 +12,8 @@ export async function askReportId(
 ): Promise<string | undefined> {
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
   pick.title = options.title ?? vscode.l10n.t('Lab Data: Find Report');
-  const example = suggestions[0]?.id ?? 'RPT-2024-000123';
+  // The label: a suggestion's id may carry more than the report id (its lab, in several labs).
+  const example = suggestions[0]?.label ?? 'RPT-2024-000123';
   pick.placeholder =
     suggestions.length > 0
       ? vscode.l10n.t('Type a report id or part of one (such as {0}), or choose one', example)
