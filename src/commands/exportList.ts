@@ -218,7 +218,7 @@ export async function exportList(
     // (each saying what it is for); then a save dialog on a dated name not yet taken, whose file
     // type chooses between CSV and JSON Lines when the format was not asked.
     if (choice === undefined) {
-      const picked = await pickExportChoice(prompts.current, locale);
+      const picked = await pickExportChoice(prompts.current, locale, lab);
       if (picked === undefined) {
         return undefined;
       }

@@ -377,12 +377,12 @@ export async function listSamples(
     return { ids };
   }
   const prompts = services.prompts.current;
-  const since = await prompts.since(vscode.l10n.t('Lab Data: List Samples'), 'received');
+  const since = await prompts.since(titleFor(api.lab.name, 'listSamples'), 'received');
   if (since === undefined) {
     return undefined;
   }
   const chosen = await prompts.pickFromPages(
-    vscode.l10n.t('Lab Data: Samples'),
+    titleFor(api.lab.name, 'samples'),
     api.iterateSamples({ receivedSince: since === null ? undefined : sinceMoment(since) }),
     sampleChoice,
     false,

@@ -236,13 +236,16 @@ export class FakePrompts implements Prompts {
   choose: (choices: readonly Choice[]) => number[] = () => [0];
 
   readonly sinceCurrent: Array<string | undefined> = [];
+  /** Each date picker's title. */
+  readonly sinceTitles: string[] = [];
 
   async since(
-    _title: string,
+    title: string,
     _verb: SinceVerb,
     current?: string,
   ): Promise<string | null | undefined> {
     this.sinceCurrent.push(current);
+    this.sinceTitles.push(title);
     return this.sinceAnswers.shift();
   }
 
@@ -364,11 +367,15 @@ export class FakePrompts implements Prompts {
     return answer === null ? defaultUri : answer;
   }
 
+  /** Each streamed list's title. */
+  readonly pagesTitles: string[] = [];
+
   async pickFromPages<T>(
-    _title: string,
+    title: string,
     pages: AsyncIterable<Page<T>>,
     toChoice: (item: T) => Choice,
   ): Promise<T[] | undefined> {
+    this.pagesTitles.push(title);
     const items: T[] = [];
     for await (const page of pages) {
       this.streamedPages.push(page.items.length);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Page } from '../../../core/api/pagination';
 import { errorText } from '../../../core/errors/errorText';
+import { spaceToggles } from './spaceToggles';
 import type { Choice } from './types';
 
 /**
@@ -36,6 +37,10 @@ export function pickFromPages<T>(
     const typed = pick.value.trim().toLowerCase();
     shown = typed ? all.filter((entry) => matches(entry, typed)) : [...all];
     pick.items = shown;
+    // The first row highlighted as soon as there is one, so Space and Enter act on it at once.
+    if (pick.activeItems.length === 0 && shown.length > 0) {
+      pick.activeItems = shown.slice(0, 1);
+    }
     if (canPickMany) {
       pick.selectedItems = shown.filter((entry) => selected.has(entry));
     }
@@ -49,12 +54,17 @@ export function pickFromPages<T>(
       chosen.includes(entry) ? selected.add(entry) : selected.delete(entry),
     );
   });
+  if (canPickMany) {
+    spaceToggles(pick, (entry, checked) =>
+      checked ? selected.add(entry) : selected.delete(entry),
+    );
+  }
   pick.onDidChangeValue(render);
   const done = new Promise<T[] | undefined>((resolve) => {
     pick.onDidAccept(() => {
-      const chosen = canPickMany
-        ? all.filter((entry) => selected.has(entry))
-        : pick.activeItems.slice(0, 1);
+      // Nothing checked: the highlighted row, as a list of one choice takes it (never nothing, silently).
+      const checked = canPickMany ? all.filter((entry) => selected.has(entry)) : [];
+      const chosen = checked.length > 0 ? checked : pick.activeItems.slice(0, 1);
       resolve(chosen.map((entry) => entry.item));
       pick.hide();
     });
