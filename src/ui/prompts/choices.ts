@@ -77,9 +77,12 @@ export function pickCriteria(
   spaceToggles(pick);
   /** Enter was pressed once with nothing checked, and the picker said what a second one means. */
   let warned = false;
-  pick.onDidChangeSelection(() => {
-    warned = false;
-    pick.placeholder = keys;
+  // Said again only after something was checked (VS Code may report an unchanged, empty selection on Enter).
+  pick.onDidChangeSelection((checked) => {
+    if (checked.length > 0) {
+      warned = false;
+      pick.placeholder = keys;
+    }
   });
   return new Promise<string[] | undefined>((resolve) => {
     pick.onDidAccept(() => {
