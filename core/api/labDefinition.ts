@@ -87,6 +87,22 @@ export function labNameProblem(name: string): string | undefined {
 }
 
 /**
+ * `name` when `taken` does not hold it, else the first of "name (2)", "name (3)", … that it does
+ * not, cut to fit the 60 characters a lab name may have: the name proposed for a lab whose own name
+ * another lab already has.
+ */
+export function freeLabName(name: string, taken: (candidate: string) => boolean): string {
+  const base = name.trim();
+  for (let count = 1; ; count++) {
+    const suffix = count === 1 ? '' : ` (${count})`;
+    const candidate = `${base.slice(0, 60 - suffix.length).trimEnd()}${suffix}`;
+    if (!taken(candidate)) {
+      return candidate;
+    }
+  }
+}
+
+/**
  * The name a lab gives itself in its records (a report's `lab_name`), cleaned as any server text
  * is, when it is one that can name a lab; else undefined (the caller names the lab otherwise).
  */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { checkFromTokenBox } from './checkConnection';
+import { Commands, Views } from '../constants';
 import { parseBaseUrl } from '../../core/connection/baseUrl';
 import {
   DEFAULT_ENDPOINTS,
@@ -7,9 +8,9 @@ import {
   endpointTemplateProblem,
   type EndpointName,
 } from '../../core/api/endpoints';
-import { labNameProblem } from '../../core/api/labDefinition';
+import { freeLabName, labNameProblem } from '../../core/api/labDefinition';
 import { labError } from '../../core/errors/messages';
-import type { Labs } from '../labs/labs';
+import type { Labs, SignInOutcome } from '../labs/labs';
 import { commandTargets } from '../ui/commandTargets';
 import type { Prompts } from '../ui/prompts';
 import {
@@ -139,27 +140,89 @@ export async function addLab(
   if (checked === undefined) {
     return undefined;
   }
-  const ownName = checked.ownName !== undefined && !taken(checked.ownName) ? checked.ownName : '';
-  const name = await prompts.text(
-    title(4),
-    ownName
-      ? vscode.l10n.t('A name for the lab; it calls itself “{0}”', ownName)
-      : vscode.l10n.t(
-          'A name for the lab, as you and your colleagues call it (for example Riverside contract lab)',
-        ),
-    ownName,
-    (value) =>
-      labNameProblem(value)
-        ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.')
-        : taken(value)
-          ? vscode.l10n.t('There is already a lab named {0}.', value.trim())
-          : undefined,
-  );
+  const name = await askLabName(prompts, title(4), checked.ownName, taken);
   if (name === undefined) {
     return undefined;
   }
   // The token the box checked is stored with the lab: no second request.
-  return signedInResult(await labs.addLab({ ...entry, name }, checked));
+  const outcome = await labs.addLab({ ...entry, name }, checked);
+  sayAdded(outcome, labs);
+  return signedInResult(outcome);
+}
+
+/**
+ * The name step: what the name is for and that it must be unique, starting from the name the lab
+ * gives itself, or a free one made from it ("Meridian (2)") when another lab has it; a name in use
+ * is refused as it is typed, with a free one to take instead.
+ */
+function askLabName(
+  prompts: Prompts,
+  title: string,
+  ownName: string | undefined,
+  taken: (name: string) => boolean,
+): Promise<string | undefined> {
+  const proposed = ownName !== undefined ? freeLabName(ownName, taken) : '';
+  const prompt =
+    ownName === undefined
+      ? vscode.l10n.t(
+          'The name Lab Data shows for this lab in its views, titles and messages, as you and your colleagues call it (for example Riverside contract lab); no other lab of yours may have it.',
+        )
+      : proposed === ownName
+        ? vscode.l10n.t(
+            'The name Lab Data shows for this lab in its views, titles and messages; the lab calls itself “{0}”. No other lab of yours may have it.',
+            ownName,
+          )
+        : vscode.l10n.t(
+            'The name Lab Data shows for this lab in its views, titles and messages. The lab calls itself “{0}”, as another of your labs is named, so “{1}” is proposed; no two labs may share a name.',
+            ownName,
+            proposed,
+          );
+  return prompts.text(title, prompt, proposed, (value) =>
+    labNameProblem(value)
+      ? vscode.l10n.t('A lab name is 1 to 60 characters without control characters.')
+      : taken(value)
+        ? vscode.l10n.t(
+            'There is already a lab named {0}. Try “{1}”.',
+            value.trim(),
+            freeLabName(value, taken),
+          )
+        : undefined,
+  );
+}
+
+/**
+ * Says the lab was added and what comes next: its reports loading in the Reports view (Show
+ * Reports), or, signed out, that signing in shows them (Sign In). Not awaited: the command's result
+ * does not wait for the notification to close.
+ */
+function sayAdded(outcome: SignInOutcome, labs: Labs): void {
+  const name = outcome.lab.name;
+  if (labs.get(name)?.signedIn) {
+    const show = vscode.l10n.t('Show Reports');
+    void vscode.window
+      .showInformationMessage(
+        vscode.l10n.t(
+          '{0} added and signed in: its reports are loading in the Reports view.',
+          name,
+        ),
+        show,
+      )
+      .then((chosen) =>
+        chosen === show ? vscode.commands.executeCommand(`${Views.reports}.focus`) : undefined,
+      );
+    return;
+  }
+  const signIn = vscode.l10n.t('Sign In');
+  void vscode.window
+    .showInformationMessage(vscode.l10n.t('{0} added. Sign in to see its reports.', name), signIn)
+    .then((chosen) =>
+      chosen === signIn
+        ? vscode.commands.executeCommand(Commands.signIn, {
+            name,
+            baseUrl: outcome.lab.url.baseUrl,
+          })
+        : undefined,
+    );
 }
 
 /**

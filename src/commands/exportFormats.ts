@@ -9,6 +9,7 @@ import {
 import type { ExportFormat } from '../../core/derived/exportList';
 import type { Choice, Prompts } from '../ui/prompts';
 import { displayLocale } from '../ui/displayLocale';
+import { titleFor } from '../ui/prompts/labTitles';
 
 /**
  * The formats Export List writes: the standard CSV (RFC 4180: commas, a decimal point, for scripts,
@@ -63,6 +64,8 @@ export function languageName(locale: string): string {
 export async function pickExportChoice(
   prompts: Prompts,
   locale = displayLocale(),
+  /** The lab whose list is exported, named in the picker's title. */
+  lab?: string,
 ): Promise<ExportChoice | 'dialog' | undefined> {
   if (!locale || !needsOwnSpreadsheetCsv(locale)) {
     return 'dialog';
@@ -96,7 +99,7 @@ export async function pickExportChoice(
     },
   ];
   const chosen = await prompts.pickOne(
-    vscode.l10n.t('Lab Data: Export List'),
+    lab !== undefined ? titleFor(lab, 'exportList') : vscode.l10n.t('Lab Data: Export List'),
     vscode.l10n.t('Which format?'),
     choices,
     false,

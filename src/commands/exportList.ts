@@ -304,7 +304,7 @@ async function chosenDestination(
   const { list, lab, root } = asked;
   let choice = asked.given;
   if (choice === undefined) {
-    const picked = await pickExportChoice(prompts.current, asked.locale);
+    const picked = await pickExportChoice(prompts.current, asked.locale, lab);
     if (picked === undefined) {
       return undefined;
     }

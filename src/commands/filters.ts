@@ -9,10 +9,12 @@ import type { Project } from '../../core/api/records';
 import { localTime } from '../views/nodes';
 import type { ReportFilter, ReportsTreeProvider } from '../views/reportsTree';
 import type { SamplesTreeProvider } from '../views/samplesTree';
+import type { Trees } from '../views/registerViews';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { knownNames, statusWord } from '../views/recordText';
 import { serverText } from '../../core/errors/serverText';
+import { titleFor } from '../ui/prompts/labTitles';
 
 /** Arguments of `labData.filterReports` and `labData.searchReports`. */
 export interface ReportFilterArgs {
@@ -109,6 +111,169 @@ function projectChoice(project: Project): Choice {
 
 type Criterion = 'published_since' | 'status' | 'client_id' | 'project_id' | 'report_type';
 
+/** The field of a {@link ReportFilter} each criterion sets. */
+const FIELD_OF: Readonly<Record<Criterion, keyof ReportFilter>> = {
+  published_since: 'publishedSince',
+  status: 'status',
+  client_id: 'clientId',
+  project_id: 'projectId',
+  report_type: 'reportType',
+};
+
+/** A criterion's name, as the criteria list and each step's title say it. */
+function criterionLabel(criterion: Criterion): string {
+  switch (criterion) {
+    case 'published_since':
+      return vscode.l10n.t('Published since');
+    case 'status':
+      return vscode.l10n.t('Status');
+    case 'client_id':
+      return vscode.l10n.t('Client');
+    case 'project_id':
+      return vscode.l10n.t('Project, location or work order');
+    case 'report_type':
+      return vscode.l10n.t('Report type');
+  }
+}
+
+/** What the filter in force says of each criterion, in words (a client by name, a rolling date as such). */
+function valuesInWords(lab: string, current: ReportFilter): Record<Criterion, string | undefined> {
+  const nameOf = knownNames.of(lab);
+  const named = (kind: 'client' | 'project', id: string): string => {
+    const name = nameOf(kind, id);
+    return name ? `${name} (${id})` : id;
+  };
+  return {
+    published_since:
+      current.publishedSince &&
+      (rollingInWords(current.publishedSince) ??
+        localTime(current.publishedSince) ??
+        current.publishedSince),
+    status: current.status && statusWord(current.status),
+    client_id: current.clientId && named('client', current.clientId),
+    project_id: current.projectId && named('project', current.projectId),
+    report_type: current.reportType,
+  };
+}
+
+/** A criterion in the first list: its name, its value (or "any"), checked when it has one. */
+function criterionChoice(
+  criterion: Criterion,
+  value: string | undefined,
+): Choice & { readonly picked: boolean } {
+  return {
+    id: criterion,
+    label: criterionLabel(criterion),
+    description: serverText(value ?? vscode.l10n.t('any'), 160),
+    detail:
+      criterion === 'report_type'
+        ? vscode.l10n.t('The lab has no such filter: Lab Data filters the reports it receives.')
+        : undefined,
+    picked: value !== undefined,
+  };
+}
+
+/** What one step of the filter needs: the lab, the questions, the filter in force and its words, the step's title. */
+interface FilterStep {
+  readonly api: LabApi;
+  readonly prompts: Prompts;
+  readonly current: ReportFilter;
+  readonly values: Record<Criterion, string | undefined>;
+  /** The title of a criterion's step ("Lab Data: Filter Reports — Meridian: Client (1/2)"). */
+  readonly title: (criterion: Criterion) => string;
+}
+
+/**
+ * One of a list for a criterion, its value in force highlighted. A value the list does not hold (a
+ * client past the first page, a type not among the first reports, a status set by automation) is
+ * offered first as itself, so Enter still keeps it; a list the lab does not share asks nothing and
+ * keeps the value in force.
+ */
+function pickValue(
+  step: FilterStep,
+  criterion: Criterion,
+  placeHolder: string,
+  choices: Choice[],
+): Promise<string | null | undefined> {
+  const value = step.current[FIELD_OF[criterion]];
+  const shown = criterion === 'report_type' ? value : step.values[criterion];
+  const offered =
+    value !== undefined && !choices.some((choice) => choice.id === value)
+      ? [
+          {
+            id: value,
+            label: serverText(shown ?? value, 120),
+            description: vscode.l10n.t('current'),
+          },
+          ...choices,
+        ]
+      : choices;
+  return offered.length === 0
+    ? Promise.resolve(value ?? null)
+    : step.prompts.pickOne(step.title(criterion), placeHolder, offered, true, value);
+}
+
+/** Asks one criterion's value: null means any, undefined cancel. Projects are those of `clientId` when one is chosen. */
+async function askCriterion(
+  step: FilterStep,
+  criterion: Criterion,
+  clientId: string | undefined,
+): Promise<string | null | undefined> {
+  const { api } = step;
+  switch (criterion) {
+    case 'published_since':
+      return step.prompts.since(step.title(criterion), 'published', step.current.publishedSince);
+    case 'status':
+      return pickValue(
+        step,
+        criterion,
+        vscode.l10n.t('Status'),
+        STATUSES.map((id) => ({ id, label: statusWord(id) })),
+      );
+    case 'client_id': {
+      const clients = await optionalItems(
+        async () => (await api.listClients({ pageSize: 200 })).items,
+      );
+      clients.forEach((client) =>
+        knownNames.remember(api.lab.name, 'client', client.client_id, client.name),
+      );
+      return pickValue(
+        step,
+        criterion,
+        vscode.l10n.t('Client'),
+        clients.map((c) => ({
+          id: c.client_id,
+          label: serverText(c.name ?? c.client_id, 120),
+          description: c.name ? serverText(c.client_id, 80) : undefined,
+        })),
+      );
+    }
+    case 'project_id': {
+      const projects = await optionalItems(
+        async () => (await api.listProjects({ pageSize: 200, clientId })).items,
+      );
+      projects.forEach((project) =>
+        knownNames.remember(api.lab.name, 'project', project.project_id, project.name),
+      );
+      return pickValue(
+        step,
+        criterion,
+        vscode.l10n.t('Project, location or work order'),
+        projects.map(projectChoice),
+      );
+    }
+    case 'report_type':
+      return pickValue(
+        step,
+        criterion,
+        vscode.l10n.t(
+          'Report type (the lab has no such filter: Lab Data filters the reports it receives)',
+        ),
+        (await reportTypes(api)).map((type) => ({ id: type, label: serverText(type, 120) })),
+      );
+  }
+}
+
 /**
  * Asks for a report filter the way a person sets two or three criteria: first one list of every
  * criterion the lab offers (and the report type, which Lab Data applies itself and says so), each
@@ -122,154 +287,36 @@ export async function askReportFilter(
   title: string,
   current: ReportFilter = {},
 ): Promise<ReportFilter | undefined> {
-  const offered = api.lab.filters;
-  const nameOf = knownNames.of(api.lab.name);
-  const named = (kind: 'client' | 'project', id: string): string => {
-    const name = nameOf(kind, id);
-    return name ? `${name} (${id})` : id;
-  };
-  const values: Record<Criterion, string | undefined> = {
-    published_since:
-      current.publishedSince &&
-      (rollingInWords(current.publishedSince) ??
-        localTime(current.publishedSince) ??
-        current.publishedSince),
-    status: current.status && statusWord(current.status),
-    client_id: current.clientId && named('client', current.clientId),
-    project_id: current.projectId && named('project', current.projectId),
-    report_type: current.reportType,
-  };
-  const labels: Record<Criterion, string> = {
-    published_since: vscode.l10n.t('Published since'),
-    status: vscode.l10n.t('Status'),
-    client_id: vscode.l10n.t('Client'),
-    project_id: vscode.l10n.t('Project, location or work order'),
-    report_type: vscode.l10n.t('Report type'),
-  };
-  const criteria = [
+  const values = valuesInWords(api.lab.name, current);
+  const criteria: Criterion[] = [
     ...(['published_since', 'status', 'client_id', 'project_id'] as const).filter((filter) =>
-      offered.includes(filter),
+      api.lab.filters.includes(filter),
     ),
-    'report_type' as const,
+    'report_type',
   ];
   const chosen = await prompts.pickCriteria(
     title,
-    criteria.map((criterion) => ({
-      id: criterion,
-      label: labels[criterion],
-      description: serverText(values[criterion] ?? vscode.l10n.t('any'), 160),
-      detail:
-        criterion === 'report_type'
-          ? vscode.l10n.t('The lab has no such filter: Lab Data filters the reports it receives.')
-          : undefined,
-      picked: values[criterion] !== undefined,
-    })),
+    criteria.map((criterion) => criterionChoice(criterion, values[criterion])),
   );
   if (chosen === undefined) {
     return undefined;
   }
   const steps = criteria.filter((criterion) => chosen.includes(criterion));
-  const step = (criterion: Criterion): string =>
-    `${title}: ${labels[criterion]} (${steps.indexOf(criterion) + 1}/${steps.length})`;
-  const filter: { -readonly [K in keyof ReportFilter]: ReportFilter[K] } = {};
-  // A value in force that the list does not hold (a client past the first page, a type not among the
-  // first reports, a status set by automation) is offered first as itself, so Enter still keeps it;
-  // a list the lab does not share asks nothing and keeps the value in force.
-  const pick = (
-    criterion: Criterion,
-    placeHolder: string,
-    choices: Choice[],
-    value: string | undefined,
-    shown: string | undefined,
-  ): Promise<string | null | undefined> => {
-    const offered =
-      value !== undefined && !choices.some((choice) => choice.id === value)
-        ? [
-            {
-              id: value,
-              label: serverText(shown ?? value, 120),
-              description: vscode.l10n.t('current'),
-            },
-            ...choices,
-          ]
-        : choices;
-    return offered.length === 0
-      ? Promise.resolve(value ?? null)
-      : prompts.pickOne(step(criterion), placeHolder, offered, true, value);
+  const step: FilterStep = {
+    api,
+    prompts,
+    current,
+    values,
+    title: (criterion) =>
+      `${title}: ${criterionLabel(criterion)} (${steps.indexOf(criterion) + 1}/${steps.length})`,
   };
+  const filter: { -readonly [K in keyof ReportFilter]: ReportFilter[K] } = {};
   for (const criterion of steps) {
-    let answer: string | null | undefined;
-    switch (criterion) {
-      case 'published_since':
-        answer = await prompts.since(step(criterion), 'published', current.publishedSince);
-        filter.publishedSince = answer ?? undefined;
-        break;
-      case 'status':
-        answer = await pick(
-          criterion,
-          vscode.l10n.t('Status'),
-          STATUSES.map((id) => ({ id, label: statusWord(id) })),
-          current.status,
-          values.status,
-        );
-        filter.status = answer ?? undefined;
-        break;
-      case 'client_id': {
-        const clients = await optionalItems(
-          async () => (await api.listClients({ pageSize: 200 })).items,
-        );
-        clients.forEach((client) =>
-          knownNames.remember(api.lab.name, 'client', client.client_id, client.name),
-        );
-        answer = await pick(
-          criterion,
-          vscode.l10n.t('Client'),
-          clients.map((c) => ({
-            id: c.client_id,
-            label: serverText(c.name ?? c.client_id, 120),
-            description: c.name ? serverText(c.client_id, 80) : undefined,
-          })),
-          current.clientId,
-          values.client_id,
-        );
-        filter.clientId = answer ?? undefined;
-        break;
-      }
-      case 'project_id': {
-        const projects = await optionalItems(
-          async () => (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items,
-        );
-        projects.forEach((project) =>
-          knownNames.remember(api.lab.name, 'project', project.project_id, project.name),
-        );
-        answer = await pick(
-          criterion,
-          vscode.l10n.t('Project, location or work order'),
-          projects.map(projectChoice),
-          current.projectId,
-          values.project_id,
-        );
-        filter.projectId = answer ?? undefined;
-        break;
-      }
-      case 'report_type': {
-        const types = await reportTypes(api);
-        answer = await pick(
-          criterion,
-          vscode.l10n.t(
-            'Report type (the lab has no such filter: Lab Data filters the reports it receives)',
-          ),
-          types.map((type) => ({ id: type, label: serverText(type, 120) })),
-          current.reportType,
-          current.reportType,
-        );
-        filter.reportType = answer ?? undefined;
-        break;
-      }
-    }
+    const answer = await askCriterion(step, criterion, filter.clientId);
     if (answer === undefined) {
       return undefined;
     }
+    filter[FIELD_OF[criterion]] = answer ?? undefined;
   }
   return filter;
 }
@@ -281,31 +328,42 @@ export async function askReportFilter(
  */
 export async function filterReports(
   labs: Labs,
-  tree: ReportsTreeProvider,
+  trees: Pick<Trees, 'reports' | 'reportsView'>,
   prompts: Prompts,
   ...args: unknown[]
 ): Promise<ReportFilter | undefined> {
+  const tree = trees.reports;
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts, targets.lab);
   const api = connection?.api;
   if (!connection || !api) {
     return undefined;
   }
-  const filter =
-    targets.automated && hasReportFilter(targets.options)
-      ? filterFromArgs(targets.options as ReportFilterArgs, api)
-      : await askReportFilter(
-          api,
-          prompts,
-          vscode.l10n.t('Lab Data: Filter Reports'),
-          // As set: "Last 30 days" is offered again as itself, still rolling, not as the date it gave today.
-          tree.filterAsSet(connection.lab.name),
-        );
+  const lab = connection.lab.name;
+  const given = targets.automated && hasReportFilter(targets.options);
+  const filter = given
+    ? filterFromArgs(targets.options as ReportFilterArgs, api)
+    : await askReportFilter(
+        api,
+        prompts,
+        titleFor(lab, 'filterReports'),
+        // As set: "Last 30 days" is offered again as itself, still rolling, not as the date it gave today.
+        tree.filterAsSet(lab),
+      );
   if (!filter) {
     return undefined;
   }
-  await tree.setFilter(connection.lab.name, filter);
-  return tree.filterOf(connection.lab.name);
+  await tree.setFilter(lab, filter);
+  if (!given && trees.reportsView.visible) {
+    // A person filtered: the keyboard is on the list's first row, so the arrows work at once.
+    const first = await tree.firstRowAfterFilter(lab);
+    if (first) {
+      await trees.reportsView
+        .reveal(first, { select: true, focus: true })
+        .then(undefined, () => undefined);
+    }
+  }
+  return tree.filterOf(lab);
 }
 
 /** `labData.clearReportsFilter`: clears one lab's filter (`{ lab }` or its row), or every lab's. */
@@ -348,7 +406,7 @@ export async function filterSamples(
     );
     return tree.receivedSinceOf(name);
   }
-  const since = await prompts.since(vscode.l10n.t('Lab Data: Filter Samples'), 'received');
+  const since = await prompts.since(titleFor(name, 'filterSamples'), 'received');
   if (since === undefined) {
     return undefined;
   }

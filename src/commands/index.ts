@@ -127,8 +127,7 @@ export function commandTable({
     [Commands.addLab]: (...args) => addLab(labs, prompts.current, ...args),
     [Commands.signOut]: (...args) => signOut(labs, prompts.current, ...args),
     [Commands.refresh]: () => refreshAll(trees),
-    [Commands.filterReports]: (...args) =>
-      filterReports(labs, trees.reports, prompts.current, ...args),
+    [Commands.filterReports]: (...args) => filterReports(labs, trees, prompts.current, ...args),
     [Commands.clearReportsFilter]: (...args) => clearReportsFilter(trees.reports, ...args),
     [Commands.filterSamples]: (...args) =>
       filterSamples(labs, trees.samples, prompts.current, ...args),

@@ -6,6 +6,7 @@ import type { Report, Sample } from '../../core/api/records';
 import { Commands, Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { sinceMoment, type Prompts, type PromptsHolder } from '../ui/prompts';
+import { titleFor } from '../ui/prompts/labTitles';
 import { SampleNode, localTime } from '../views/nodes';
 import { matchesLocally, type ReportFilter, type ReportsTreeProvider } from '../views/reportsTree';
 import type { Page } from '../../core/api/pagination';
@@ -201,7 +202,7 @@ export async function findReport(
   // The title says which labs are searched: every signed-in one, or the one named (a lab's row).
   const searched = labName ?? several.map((connection) => connection.lab.name).join(', ');
   const title = searched
-    ? vscode.l10n.t('Lab Data: Find Report in {0}', searched)
+    ? titleFor(searched, 'findReport')
     : vscode.l10n.t('Lab Data: Find Report');
   if (labName === undefined && several.length > 1) {
     // Several labs: every one is searched, and the lab is asked only when more than one has the id.
@@ -294,12 +295,12 @@ export async function listSamples(
     return { ids };
   }
   const prompts = services.prompts.current;
-  const since = await prompts.since(vscode.l10n.t('Lab Data: List Samples'), 'received');
+  const since = await prompts.since(titleFor(api.lab.name, 'listSamples'), 'received');
   if (since === undefined) {
     return undefined;
   }
   const chosen = await prompts.pickFromPages(
-    vscode.l10n.t('Lab Data: Samples'),
+    titleFor(api.lab.name, 'samples'),
     api.iterateSamples({ receivedSince: since === null ? undefined : sinceMoment(since) }),
     sampleChoice,
     false,

@@ -17,6 +17,7 @@ import {
 } from './reportSuggestions';
 import type { LabConnection } from '../labs/labConnection';
 import type { Report } from '../../core/api/records';
+import { titleFor } from '../ui/prompts/labTitles';
 
 /** How long the viewer may take to draw page 1 once the file is in hand. */
 const FIRST_PAGE_TIMEOUT_MS = 60_000;
@@ -38,12 +39,15 @@ export async function previewReport(
 ): Promise<{ pages: number } | undefined> {
   const targets = commandTargets(args);
   const ref = targets.refs.find((candidate) => candidate.kind === 'report');
-  const title = vscode.l10n.t('Lab Data: Preview Report');
   const labName = ref?.lab ?? targets.lab;
   const idGiven = ref?.id ?? targets.ids[0];
   let connection: LabConnection | undefined;
   let asked: Report | undefined;
   if (labName === undefined && labs.signedIn.length > 1) {
+    const title = titleFor(
+      labs.signedIn.map((signedIn) => signedIn.lab.name).join(', '),
+      'previewReport',
+    );
     // Several labs (a link Ctrl+clicked in code, the palette): the one that has the id, asked only when several do.
     const found =
       idGiven !== undefined
@@ -56,7 +60,12 @@ export async function previewReport(
     // Without an id, asked as Find Report asks: suggestions, part of one, an unknown id said in the picker.
     asked =
       connection?.api && idGiven === undefined
-        ? await askForReport(prompts.current, connection.api, sources, title)
+        ? await askForReport(
+            prompts.current,
+            connection.api,
+            sources,
+            titleFor(connection.lab.name, 'previewReport'),
+          )
         : undefined;
   }
   const api = connection?.api;

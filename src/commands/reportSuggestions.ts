@@ -276,9 +276,47 @@ export async function reportInLabs(
 }
 
 /**
+ * Between a suggestion's report id and its lab in the ids the report-id picker hands back: an
+ * invisible separator, which no report id or lab name holds, so the same id in two labs is two
+ * suggestions, and the one chosen says its lab.
+ */
+const OF_LAB = '\u2063';
+
+/** A suggestion's id split into the report id and its lab; typed text has no lab. */
+function suggested(value: string): { id: string; lab?: string } {
+  const at = value.indexOf(OF_LAB);
+  return at < 0 ? { id: value } : { id: value.slice(0, at), lab: value.slice(at + 1) };
+}
+
+/**
+ * The suggestions of several labs: each lab's own (recent first, then those loaded), each naming
+ * its lab before its own type and date, so an id two labs have is offered twice, once per lab.
+ */
+export function suggestionsInLabs(
+  connections: readonly LabConnection[],
+  sources: ReportIdSources,
+): Choice[] {
+  return connections
+    .flatMap((connection) => {
+      const lab = connection.lab.name;
+      return reportSuggestions(
+        sources.recent.ids(lab),
+        sources.reportsTree.loadedReports(lab),
+        vscode.l10n.t('recent'),
+      ).map((choice) => ({
+        ...choice,
+        id: `${choice.id}${OF_LAB}${lab}`,
+        description: [serverText(lab, 60), choice.description].filter(Boolean).join(' · '),
+      }));
+    })
+    .slice(0, MAX_SUGGESTIONS);
+}
+
+/**
  * Asks for a report of any of several signed-in labs, as {@link askForReport} asks for one lab's:
- * every lab's suggestions together, each with the labs it belongs to, and the typed id looked up in
- * every lab before the picker closes. An id several labs have is then asked about (which lab).
+ * every lab's suggestions ({@link suggestionsInLabs}), a suggestion chosen looked up in its own
+ * lab, and a typed id in every lab before the picker closes. An id several labs have, typed, is
+ * then asked about (which lab).
  */
 export async function askForReportInLabs(
   prompts: Prompts,
@@ -286,38 +324,21 @@ export async function askForReportInLabs(
   sources: ReportIdSources,
   title: string,
 ): Promise<LabReport | undefined> {
-  const merged = new Map<string, { choice: Choice; labs: string[] }>();
-  for (const connection of connections) {
-    const lab = connection.lab.name;
-    for (const choice of reportSuggestions(
-      sources.recent.ids(lab),
-      sources.reportsTree.loadedReports(lab),
-      vscode.l10n.t('recent'),
-    )) {
-      const known = merged.get(choice.id);
-      if (known) {
-        known.labs.push(lab);
-      } else {
-        merged.set(choice.id, { choice, labs: [lab] });
-      }
-    }
-  }
-  const suggestions = [...merged.values()].slice(0, MAX_SUGGESTIONS).map(({ choice, labs }) => ({
-    ...choice,
-    description: [labs.map((lab) => serverText(lab, 60)).join(', '), choice.description]
-      .filter(Boolean)
-      .join(' · '),
-  }));
+  const suggestions = suggestionsInLabs(connections, sources);
+  const example = suggestions[0] && suggested(suggestions[0].id).id;
   let found: LabReport[] = [];
   const id = await prompts.reportId(suggestions, {
     title,
     check: async (candidate) => {
-      const answer = await labsWithReport(connections, candidate);
+      const { id: wanted, lab } = suggested(candidate);
+      const asked =
+        lab === undefined
+          ? connections
+          : connections.filter((connection) => connection.lab.name === lab);
+      const answer = await labsWithReport(asked, wanted);
       sayLate(answer.late);
       found = answer.found;
-      return found.length > 0
-        ? undefined
-        : phrase(noLabHas(candidate, answer.failures, suggestions[0]?.id));
+      return found.length > 0 ? undefined : phrase(noLabHas(wanted, answer.failures, example));
     },
   });
   return id ? chooseLabOf(prompts, found, title) : undefined;

@@ -13,6 +13,7 @@ import type { Logger } from '../log';
 import type { ExistingFileChoice, PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
+import { titleFor } from '../ui/prompts/labTitles';
 
 /** Options that may come with the reports: `{ ifExists: 'overwrite' | 'keepBoth' | 'skip' }`. */
 export interface SaveArgs {
@@ -74,7 +75,11 @@ export async function saveReportPdf(
   const { groups, options, several } = groupByLab(args);
   if (groups.length === 0) {
     const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);
-    const id = connection && (await prompts.current.reportId());
+    const id =
+      connection &&
+      (await prompts.current.reportId([], {
+        title: titleFor(connection.lab.name, 'saveReportPdf'),
+      }));
     if (!connection || !id) {
       return undefined;
     }

@@ -10,6 +10,7 @@ import { askReportFilter, hasReportFilter, type ReportFilterArgs } from './filte
 import { labForCommand } from './labTarget';
 import { commandTargets } from '../ui/commandTargets';
 import { displayFormat } from '../ui/displayLocale';
+import { titleFor } from '../ui/prompts/labTitles';
 
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,7 @@ export async function saveFilterAsSearch(
   const automated =
     targets.automated &&
     (hasReportFilter(targets.options) || typeof targets.options.name === 'string');
-  const title = vscode.l10n.t('Lab Data: Save Current Filter as Search');
+  const title = titleFor(lab, 'saveFilterAsSearch');
   let filter: ReportFilterArgs | undefined =
     automated && hasReportFilter(targets.options)
       ? pickFilter(targets.options)

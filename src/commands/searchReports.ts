@@ -6,7 +6,8 @@ import { LabApiError } from '../../core/errors/errors';
 import { serverText } from '../../core/errors/serverText';
 import type { LabConnection } from '../labs/labConnection';
 import { commandTargets, type CommandTargets } from '../ui/commandTargets';
-import type { PickPart } from '../ui/pagePick';
+import type { PickPart } from '../ui/prompts';
+import { titleFor } from '../ui/prompts/labTitles';
 import { phrase } from '../ui/phrase';
 import { serverPart, type ReportFilter } from '../views/reportsTree';
 import { askReportFilter, filterFromArgs, type ReportFilterArgs } from './filters';
@@ -191,7 +192,7 @@ export async function searchReports(
   const asked = connections.filter((connection) => !down.includes(connection));
   const prompts = services.prompts.current;
   const names = connections.map((connection) => connection.lab.name).join(', ');
-  const title = vscode.l10n.t('Lab Data: Search Reports in {0}', names);
+  const title = titleFor(names, 'searchReports');
   // The criteria (and the clients and projects offered) are those of the first lab that answers.
   const filter = await askReportFilter((asked[0] ?? connections[0]!).api!, prompts, title);
   if (!filter) {

@@ -10,6 +10,7 @@ import type { CheckedSignIn, Labs, SignInOutcome } from '../labs/labs';
 import type { Prompts } from '../ui/prompts';
 import { phrase } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
+import { titleFor } from '../ui/prompts/labTitles';
 
 /** Arguments for a sign-in without prompts, from tests, tasks or other extensions. */
 export interface SignInArgs {
@@ -90,9 +91,12 @@ export async function signIn(
       }),
     );
   }
+  // The lab is named once it is known: a lab's row, a name given, a lab already at this address.
+  const known = name ?? previous?.lab.name;
   const checked = await prompts.token(
     {
-      title: vscode.l10n.t('Lab Data: Sign In (2/2)'),
+      title:
+        known !== undefined ? titleFor(known, 'signIn') : vscode.l10n.t('Lab Data: Sign In (2/2)'),
       prompt: vscode.l10n.t(
         "Access token for {0} (stored in VS Code's secret storage, sent only to {1})",
         name ?? lab.host,

@@ -29,6 +29,7 @@ import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { listAllReports } from './saveAllReports';
 import { commandTargets } from '../ui/commandTargets';
+import { titleFor } from '../ui/prompts/labTitles';
 
 export interface SyncSummary {
   readonly lab: string;
@@ -126,7 +127,7 @@ export async function syncReports(
   if (!api || !standard) {
     return undefined;
   }
-  const title = vscode.l10n.t('Lab Data: Sync Reports of {0} to Folder…', api.lab.name);
+  const title = titleFor(api.lab.name, 'syncReports');
   const chosen = targets.automated
     ? typeof given.folder === 'string' && given.folder.trim() !== ''
       ? targetFor(path.resolve(standard.root, given.folder.trim()), standard)

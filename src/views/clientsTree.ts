@@ -5,7 +5,8 @@ import type { Client, Project, Report } from '../../core/api/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { LabNode, MessageNode, ReportNode, pagedChildren, reportTitle, shownItem } from './nodes';
+import { LabNode, MessageNode, pagedChildren, reportTitle, shownItem } from './nodes';
+import { ReportNode } from './reportNode';
 import { sharedTitlePrefix } from './sharedTitles';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
@@ -288,6 +289,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
       false,
       shared,
       this.savedState(scope.name, report.report_id),
+      scope.several,
     );
   }
 }

@@ -21,6 +21,8 @@ export interface LabScope {
   readonly connection: LabConnection;
   readonly name: string;
   readonly idPrefix: string;
+  /** Several labs are shown, each under its own row: a row's accessible label names its lab. */
+  readonly several: boolean;
 }
 
 /**
@@ -248,6 +250,7 @@ export abstract class LabTreeProvider
       connection,
       name: connection.lab.name,
       idPrefix: several ? `lab:${connection.lab.name}/` : '',
+      several,
     };
   }
 

@@ -21,13 +21,13 @@ import {
   FilterNode,
   LoadMoreNode,
   MessageNode,
-  ReportNode,
   SavedSearchNode,
   localTime,
   pagedChildren,
   reportTitle,
   type LabNode,
 } from './nodes';
+import { ReportNode } from './reportNode';
 import { formatCount } from '../ui/displayLocale';
 import { sharedTitlePrefix } from './sharedTitles';
 import { sameSavedState, type SavedReportLookup } from './savedState';
@@ -298,7 +298,20 @@ export class ReportsTreeProvider extends LabTreeProvider {
 
   /** With one lab every report sits at the top level; with several, under its lab's row. */
   getParent(node: LabNode): LabNode | undefined {
-    return node.ref ? this.labRowOf(node.ref.lab) : undefined;
+    const lab = node instanceof FilterNode ? node.labName : node.ref?.lab;
+    return lab !== undefined ? this.labRowOf(lab) : undefined;
+  }
+
+  /**
+   * Where the keyboard goes once a lab's filter is set: the first row of its list (the filter's,
+   * else its first report), so the arrows work at once; the lab's own row when that first row is
+   * one the view cannot reveal by its parent.
+   */
+  async firstRowAfterFilter(lab: string): Promise<LabNode | undefined> {
+    const first = (await this.rowsOf(lab))[0];
+    return first && (first instanceof FilterNode || first.ref !== undefined)
+      ? first
+      : (this.labRowOf(lab) ?? first);
   }
 
   /**
@@ -344,11 +357,20 @@ export class ReportsTreeProvider extends LabTreeProvider {
       cached.report === report &&
       cached.isNew === isNew &&
       cached.sharedPrefix === sharedPrefix &&
+      cached.namesLab === scope.several &&
       sameSavedState(cached.saved, saved)
     ) {
       return cached;
     }
-    const node = new ReportNode(report, parentId, scope.name, isNew, sharedPrefix, saved);
+    const node = new ReportNode(
+      report,
+      parentId,
+      scope.name,
+      isNew,
+      sharedPrefix,
+      saved,
+      scope.several,
+    );
     this.nodes.set(id, node);
     return node;
   }

@@ -7,7 +7,7 @@ import { EXTENSION_ID } from '../../src/constants';
 import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
-import { isPickNote, type PickPart } from '../../src/ui/pagePick';
+import { isPickNote, type PickPart } from '../../src/ui/prompts';
 import type {
   Choice,
   ExistingFileAnswer,
@@ -281,13 +281,16 @@ export class FakePrompts implements Prompts {
   choose: (choices: readonly Choice[]) => number[] = () => [0];
 
   readonly sinceCurrent: Array<string | undefined> = [];
+  /** Each date picker's title. */
+  readonly sinceTitles: string[] = [];
 
   async since(
-    _title: string,
+    title: string,
     _verb: SinceVerb,
     current?: string,
   ): Promise<string | null | undefined> {
     this.sinceCurrent.push(current);
+    this.sinceTitles.push(title);
     return this.sinceAnswers.shift();
   }
 
@@ -409,11 +412,15 @@ export class FakePrompts implements Prompts {
     return answer === null ? defaultUri : answer;
   }
 
+  /** Each streamed list's title. */
+  readonly pagesTitles: string[] = [];
+
   async pickFromPages<T>(
     title: string,
     pages: AsyncIterable<PickPart<T>>,
     toChoice: (item: T) => Choice,
   ): Promise<T[] | undefined> {
+    this.pagesTitles.push(title);
     const items: T[] = [];
     const opened = Date.now();
     const streamed: NonNullable<FakePrompts['streamed']> = { title, parts: [] };

@@ -74,7 +74,8 @@ describe('previewing reports inside VS Code', () => {
         undefined,
         'no rejection: the picker said it',
       );
-      assert.equal(prompts.reportIdAsked[0]!.title, 'Lab Data: Preview Report');
+      // The only lab is named too: the title reads the same once a second lab is added.
+      assert.equal(prompts.reportIdAsked[0]!.title, `Lab Data: Preview Report — ${labName}`);
       assert.match(
         prompts.reportIdAsked[0]!.problem ?? '',
         /has no report "NO-SUCH-REPORT"\. Report ids look like RPT-/,

@@ -233,7 +233,8 @@ describe('what every row says, and how a lab that is down or signed out shows', 
         continue; // Gone's reports come from another lab
       }
       const label = spoken(row);
-      assert.ok(label.startsWith(`Report ${report.report_id}, `), label);
+      // Several labs are shown: the label names the lab after the id.
+      assert.ok(label.startsWith(`Report ${report.report_id} in Alpha, `), label);
       const title = report.title.slice(`${report.report_type}: `.length);
       for (const part of [title, report.report_type, report.published_at.slice(0, 4)]) {
         assert.ok(label.includes(part), `"${part}" in "${label}"`);
@@ -251,7 +252,7 @@ describe('what every row says, and how a lab that is down or signed out shows', 
         report.report_id === fresh.report_id &&
         row.item.id?.startsWith('lab:Alpha/reports/report:')
       ) {
-        assert.match(label, new RegExp(`^Report ${fresh.report_id}, new, `));
+        assert.match(label, new RegExp(`^Report ${fresh.report_id} in Alpha, new, `));
         facts.fresh++;
       }
     }

@@ -123,7 +123,7 @@ describe('the everyday tasks with the keyboard alone', () => {
 
       // 2. Filter it: Filter Reports, tick "Client" with Space, then the client by name.
       await paletteCommand(page, 'Lab Data: Filter Reports');
-      await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
+      await quickInput.waitForTitle(page, /^Lab Data: Filter Reports — \S/);
       await waitUntil(
         async () => (await quickInput.rows(page).count()) >= 2,
         'the criteria to choose from',
@@ -131,10 +131,21 @@ describe('the everyday tasks with the keyboard alone', () => {
       const criteria = await quickInput.rows(page).allInnerTexts();
       const clientIndex = criteria.findIndex((text) => /^Client/.test(text.trim()));
       assert.ok(clientIndex >= 0, `"Client" is a criterion (${criteria.join(' | ')})`);
-      // The list takes the arrows; the first Down moves from the box into it.
-      for (let i = 0; i <= clientIndex; i++) {
+      // The picker opens on its first criterion; the arrows move down to "Client".
+      const activeCriterion = (): Promise<string> =>
+        page
+          .locator('.quick-input-widget .quick-input-list .monaco-list-row.focused')
+          .first()
+          .innerText()
+          .catch(() => '');
+      await waitUntil(
+        async () => /^Published since/.test(await activeCriterion()),
+        'the first criterion highlighted',
+      );
+      for (let i = 0; i < clientIndex; i++) {
         await page.keyboard.press('ArrowDown');
       }
+      await waitUntil(async () => /^Client/.test(await activeCriterion()), '"Client" highlighted');
       await page.keyboard.press('Space');
       const clientRow = quickInput.rows(page).nth(clientIndex);
       await waitUntil(
@@ -156,6 +167,20 @@ describe('the everyday tasks with the keyboard alone', () => {
               .allInnerTexts()
           ).length > 0 && (await pane(page, 'Reports').innerText()).includes(client.name),
         'the Reports view filtered by the client',
+      );
+
+      // The list has the keyboard, on its first row (the filter's), once the filter is set.
+      await waitUntil(
+        async () =>
+          (await workbenchFocusIn(page, '.pane-body .monaco-list')) &&
+          (
+            (await pane(page, 'Reports')
+              .locator('.monaco-list-row.focused')
+              .first()
+              .getAttribute('aria-label')
+              .catch(() => null)) ?? ''
+          ).startsWith('Filtered by'),
+        'the filter row focused',
       );
 
       // 3. Open a preview: back in the list, arrows to the report's row, Enter.

@@ -173,7 +173,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
       await clickToolbar(page, 'Reports', 'Filter Reports');
       assert.match(
         await quickInput.waitForTitle(page, 'Filter Reports'),
-        /^Lab Data: Filter Reports$/,
+        /^Lab Data: Filter Reports — \S.*$/,
         `Filter asks its first question (what to filter by) ${when}`,
       );
       await quickInput.close(page);
@@ -473,7 +473,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     const type = 'Certificate of Analysis';
     await clickToolbar(page, 'Reports', 'Filter Reports');
     // Step 1: one list of what the lab can filter by, each with its value ("any" now).
-    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
+    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports — \S/);
     const criteria = quickInput.rows(page);
     await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
     const projectRow = criteria.filter({ hasText: 'Project, location or work order' });
@@ -566,7 +566,7 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
 
     // Reopened: the values are shown and checked, and Enter through every step keeps them.
     await clickToolbar(page, 'Reports', 'Filter Reports');
-    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports$/);
+    await quickInput.waitForTitle(page, /^Lab Data: Filter Reports — \S/);
     await waitUntil(async () => (await criteria.count()) === 5, 'five criteria');
     const clientCriterion = criteria.filter({ hasText: /^Client/ }).first();
     assert.ok(
@@ -724,12 +724,18 @@ describe('the Reports view and its commands, by mouse, keyboard and palette', fu
     }
 
     await runFromPalette(page, 'Lab Data: Search Reports');
-    // Nothing checked: every report. The title names the lab it searches.
+    // Nothing checked: every report, once the picker has said so and Enter is pressed again. The title names the lab it searches.
     await quickInput.waitForTitle(
       page,
       new RegExp(`^Lab Data: Search Reports in ${labName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
     );
     await waitUntil(async () => (await quickInput.rows(page).count()) === 5, 'the criteria');
+    await page.keyboard.press('Enter');
+    await waitUntil(
+      async () =>
+        /^Nothing is checked/.test((await quickInput.box(page).getAttribute('placeholder')) ?? ''),
+      'nothing checked, said',
+    );
     await page.keyboard.press('Enter');
     await quickInput.waitForTitle(page, `(${reports.length})`);
     await quickInput.box(page).fill(part);

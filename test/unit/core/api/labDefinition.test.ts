@@ -9,6 +9,7 @@ import {
 import type { LabApiError } from '../../../../core/errors/errors';
 import {
   DEFAULT_FILTERS,
+  freeLabName,
   isInvalidLab,
   labPaths,
   nameWithAddress,
@@ -244,5 +245,25 @@ describe('nameWithAddress', () => {
       baseUrl: 'https://lab.example:8443/api/v1',
     });
     assert.equal(nameWithAddress(byAddress), 'lab.example:8443');
+  });
+});
+
+describe('freeLabName', () => {
+  const takenOf =
+    (...names: string[]) =>
+    (candidate: string): boolean =>
+      names.some((name) => name.toLowerCase() === candidate.trim().toLowerCase());
+
+  it('keeps a free name, and proposes "name (2)", "(3)", … for one in use, in any case', () => {
+    assert.equal(freeLabName('Meridian', takenOf('Harbor')), 'Meridian');
+    assert.equal(freeLabName(' Meridian ', takenOf('meridian')), 'Meridian (2)');
+    assert.equal(freeLabName('Meridian', takenOf('Meridian', 'MERIDIAN (2)')), 'Meridian (3)');
+  });
+
+  it('stays within the 60 characters a lab name may have', () => {
+    const long = 'M'.repeat(60);
+    const free = freeLabName(long, takenOf(long));
+    assert.equal(free, `${'M'.repeat(56)} (2)`);
+    assert.equal(free.length, 60);
   });
 });

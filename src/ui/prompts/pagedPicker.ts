@@ -1,30 +1,7 @@
 import * as vscode from 'vscode';
-import { errorText } from '../../core/errors/errorText';
-import type { Choice } from './prompts';
-
-/** Some results for a streamed picker (a page of one lab's list). */
-export interface PickItems<T> {
-  readonly items: readonly T[];
-  /** The list's whole length, when one list is streamed and its lab said it. */
-  readonly totalCount?: number;
-}
-
-/**
- * A line about one source of a streamed picker (a lab not answering, a lab failing), said in its
- * title while the rest stream on; a later note of the same source replaces it, an empty one
- * takes it back.
- */
-export interface PickNote {
-  readonly source: string;
-  readonly note: string;
-}
-
-/** What a streamed picker receives: results, or a note about one of its sources. */
-export type PickPart<T> = PickItems<T> | PickNote;
-
-export function isPickNote<T>(part: PickPart<T>): part is PickNote {
-  return 'note' in part;
-}
+import { errorText } from '../../../core/errors/errorText';
+import { spaceToggles } from './spaceToggles';
+import { isPickNote, type Choice, type PickPart } from './types';
 
 /**
  * Streams results into a quick pick as they arrive, busy until the stream ends. Lab Data filters
@@ -32,7 +9,7 @@ export function isPickNote<T>(part: PickPart<T>): part is PickNote {
  * the title ("3 of 11 match") is exactly what is on screen; selections hidden by the filter are
  * kept. Notes (a lab that did not answer) are said in the title, so a missing lab is never silent.
  */
-export function pickFromStream<T>(
+export function pickFromPages<T>(
   title: string,
   parts: AsyncIterable<PickPart<T>>,
   toChoice: (item: T) => Choice,
@@ -61,6 +38,10 @@ export function pickFromStream<T>(
     const typed = pick.value.trim().toLowerCase();
     shown = typed ? all.filter((entry) => matches(entry, typed)) : [...all];
     pick.items = shown;
+    // The first row highlighted as soon as there is one, so Space and Enter act on it at once.
+    if (pick.activeItems.length === 0 && shown.length > 0) {
+      pick.activeItems = shown.slice(0, 1);
+    }
     if (canPickMany) {
       pick.selectedItems = shown.filter((entry) => selected.has(entry));
     }
@@ -77,12 +58,17 @@ export function pickFromStream<T>(
       chosen.includes(entry) ? selected.add(entry) : selected.delete(entry),
     );
   });
+  if (canPickMany) {
+    spaceToggles(pick, (entry, checked) =>
+      checked ? selected.add(entry) : selected.delete(entry),
+    );
+  }
   pick.onDidChangeValue(render);
   const done = new Promise<T[] | undefined>((resolve) => {
     pick.onDidAccept(() => {
-      const chosen = canPickMany
-        ? all.filter((entry) => selected.has(entry))
-        : pick.activeItems.slice(0, 1);
+      // Nothing checked: the highlighted row, as a list of one choice takes it (never nothing, silently).
+      const checked = canPickMany ? all.filter((entry) => selected.has(entry)) : [];
+      const chosen = checked.length > 0 ? checked : pick.activeItems.slice(0, 1);
       resolve(chosen.map((entry) => entry.item));
       pick.hide();
     });
