@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../../core/errors/errors';
-import type { Report, Sample } from '../../core/api/records';
+import type { Sample } from '../../core/api/records';
 import { Commands } from '../constants';
 import { serverText } from '../../core/errors/serverText';
 import { TREE_ROW, type RecordRef } from '../ui/commandTargets';
-import type { LabConnection } from '../labs/labConnection';
-import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
 import type { SavedSearch } from '../../core/derived/savedSearches';
 import { phrase } from '../ui/phrase';
@@ -19,9 +17,8 @@ import {
   statusWord,
 } from './recordText';
 import { errorText } from '../../core/errors/errorText';
-import { withoutSharedPrefix } from './sharedTitles';
 import { formatCount } from '../ui/displayLocale';
-import type { SavedReportState } from './savedState';
+import { countOf, moreCount, type CountedNoun } from '../ui/counts';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -33,112 +30,6 @@ export abstract class LabNode {
   abstract getTreeItem(): vscode.TreeItem;
   getChildren(): Promise<LabNode[]> | LabNode[] {
     return [];
-  }
-}
-
-/**
- * With several labs, the top row of a lab in each view: its name, host and state (signed in,
- * signed out with a "Sign In" row, misconfigured with what is wrong, unreachable).
- */
-export class LabRowNode extends LabNode {
-  readonly id: string;
-  readonly labName: string;
-
-  constructor(
-    readonly entry: LabEntryState,
-    private readonly children: (connection: LabConnection) => Promise<LabNode[]>,
-    /** "120 reports", once known. */
-    private readonly count: (connection: LabConnection) => string | undefined = () => undefined,
-  ) {
-    super();
-    this.labName = entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name;
-    this.id = `lab:${this.labName}`;
-  }
-
-  getTreeItem(): vscode.TreeItem {
-    // Collapsed at first: every lab stays in sight, each with its count and state, however long one lab's list is.
-    const item = new vscode.TreeItem(this.labName, vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = this.id;
-    const { entry } = this;
-    if (entry.kind === 'invalid') {
-      item.description = vscode.l10n.t('misconfigured');
-      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
-      item.tooltip = entry.lab.error.message;
-      item.contextValue = 'labData.lab.invalid';
-      item.accessibilityInformation = {
-        label: vscode.l10n.t('Lab {0}, misconfigured: {1}', this.labName, entry.lab.error.message),
-      };
-      return item;
-    }
-    const { connection } = entry;
-    const state = connection.connection;
-    const offline = connection.signedIn && state.kind === 'offline';
-    const status = !connection.signedIn
-      ? vscode.l10n.t('signed out')
-      : offline
-        ? vscode.l10n.t('unreachable')
-        : state.kind === 'rateLimited' && state.until > Date.now()
-          ? vscode.l10n.t('rate-limited')
-          : undefined;
-    // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
-    const host =
-      connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
-    const count = connection.signedIn ? this.count(connection) : undefined;
-    // State and count first, the host last: at the default width the host is what may be cut off.
-    item.description = [status, count, host].filter(Boolean).join(' · ');
-    item.iconPath = !connection.signedIn
-      ? new vscode.ThemeIcon('account', new vscode.ThemeColor('disabledForeground'))
-      : offline
-        ? new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('errorForeground'))
-        : new vscode.ThemeIcon('beaker');
-    item.tooltip =
-      connection.signedIn && state.kind === 'offline'
-        ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason)
-        : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
-    item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
-    item.accessibilityInformation = {
-      label: [
-        vscode.l10n.t('Lab {0}', this.labName),
-        status ?? vscode.l10n.t('signed in'),
-        count,
-        host,
-      ]
-        .filter(Boolean)
-        .join(', '),
-    };
-    return item;
-  }
-
-  override async getChildren(): Promise<LabNode[]> {
-    const { entry } = this;
-    if (entry.kind === 'invalid') {
-      return [
-        new MessageNode(
-          `${this.id}/invalid`,
-          entry.lab.error.message,
-          'error',
-          undefined,
-          entry.lab.error.message,
-        ),
-      ];
-    }
-    if (!entry.connection.signedIn) {
-      const { lab } = entry.connection;
-      return [
-        new MessageNode(
-          `${this.id}/signIn`,
-          vscode.l10n.t('Sign in to {0}…', lab.name),
-          'sign-in',
-          {
-            command: Commands.signIn,
-            title: vscode.l10n.t('Sign In'),
-            // By `lab`, not `name`: a lab called after its address is named at this sign-in.
-            arguments: [{ lab: lab.name, baseUrl: lab.url.baseUrl }],
-          },
-        ),
-      ];
-    }
-    return this.children(entry.connection);
   }
 }
 
@@ -166,145 +57,6 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
     };
   }
   return item;
-}
-
-/**
- * A report's title as a row shows it: without a leading report type ("Certificate of Analysis:
- * North Well" reads "North Well"), which the row says after it; undefined when the lab sent none.
- */
-export function reportTitle(report: Report): string | undefined {
-  const title = typeof report.raw.title === 'string' ? report.raw.title.trim() : '';
-  const type = report.report_type?.trim();
-  const rest =
-    type && title.toLowerCase().startsWith(type.toLowerCase())
-      ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1]
-      : undefined;
-  if (rest) {
-    return rest;
-  }
-  return title || undefined;
-}
-
-export class ReportNode extends LabNode {
-  readonly id: string;
-  override readonly ref: RecordRef;
-
-  constructor(
-    readonly report: Report,
-    parentId: string,
-    lab: string,
-    /** Published since the user last looked (see NewReports). */
-    readonly isNew = false,
-    /** The start of the title every neighbour in its list shares (its project's name), not repeated on the row. */
-    readonly sharedPrefix?: string,
-    /** A file of it is saved (and verified, or changed since): undefined when none is. */
-    readonly saved?: SavedReportState,
-  ) {
-    super();
-    this.id = `${parentId}/report:${report.report_id}`;
-    this.ref = {
-      lab,
-      kind: 'report',
-      id: report.report_id,
-      record: report.raw,
-      downloadable: report.download_available !== false,
-    };
-  }
-
-  get downloadable(): boolean {
-    return this.report.download_available !== false;
-  }
-
-  getTreeItem(): vscode.TreeItem {
-    const { report } = this;
-    const title = reportTitle(report);
-    const day = localDate(report.published_at);
-    const status =
-      report.status && report.status.toLowerCase() !== 'published'
-        ? statusWord(report.status)
-        : undefined;
-    // What tells one report from the next comes first and survives the default sidebar width: the
-    // id as the label, then the title (without a leading report type, said after it, and without
-    // the words all its neighbours' titles start with, such as their project's name), the day,
-    // the type and a status other than published; a part the title already says is not repeated.
-    const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
-    item.id = this.id;
-    item.description = distinctParts([
-      this.isNew ? vscode.l10n.t('new') : undefined,
-      withoutSharedPrefix(title, this.sharedPrefix),
-      day,
-      report.report_type,
-      status,
-    ]).join(' · ');
-    const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
-    const saved = savedInWords(this.saved);
-    item.iconPath = this.saved
-      ? savedIcon(this.saved, color)
-      : this.downloadable
-        ? new vscode.ThemeIcon('file-pdf', color)
-        : new vscode.ThemeIcon('file', color ?? new vscode.ThemeColor('disabledForeground'));
-    const heading = this.downloadable
-      ? vscode.l10n.t('Report {0}', report.report_id)
-      : vscode.l10n.t('Report {0} (no file available)', report.report_id);
-    item.tooltip = recordTooltip(
-      saved ? vscode.l10n.t('{0}: {1}', heading, saved) : heading,
-      report.raw,
-      knownNames.of(this.ref.lab),
-    );
-    item.contextValue = this.downloadable ? 'labData.report.downloadable' : 'labData.report';
-    // A click, Enter or a double-click previews the PDF, like Explorer's preview mode; metadata and save stay row actions.
-    item.command = this.downloadable
-      ? { command: Commands.previewReport, title: vscode.l10n.t('Preview'), arguments: [this] }
-      : {
-          command: Commands.openReportMetadata,
-          title: vscode.l10n.t('Open Metadata'),
-          arguments: [this],
-        };
-    // The states its icon and colour show come first: a long title cannot push them out.
-    const spoken = [
-      this.isNew ? vscode.l10n.t('new') : undefined,
-      saved,
-      title,
-      report.report_type,
-      localTime(report.published_at),
-      status,
-    ]
-      .filter(Boolean)
-      .join(', ');
-    item.accessibilityInformation = {
-      label: this.downloadable
-        ? vscode.l10n.t('Report {0}, {1}', report.report_id, spoken)
-        : vscode.l10n.t('Report {0}, {1}, no file available', report.report_id, spoken),
-    };
-    return shownItem(item);
-  }
-}
-
-/** A saved report's state in words: "saved", "saved, verified", "saved, changed since it was saved". */
-function savedInWords(state: SavedReportState | undefined): string | undefined {
-  if (!state) {
-    return undefined;
-  }
-  return state.changed
-    ? vscode.l10n.t('saved, changed since it was saved')
-    : state.verified
-      ? vscode.l10n.t('saved, verified')
-      : vscode.l10n.t('saved');
-}
-
-/** A saved report's icon: changed in Explorer's colour for a modified file, verified as a passed check. */
-function savedIcon(
-  state: SavedReportState,
-  color: vscode.ThemeColor | undefined,
-): vscode.ThemeIcon {
-  return state.changed
-    ? new vscode.ThemeIcon(
-        'diff-modified',
-        new vscode.ThemeColor('gitDecoration.modifiedResourceForeground'),
-      )
-    : state.verified
-      ? new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('testing.iconPassed'))
-      : new vscode.ThemeIcon('pass', color);
 }
 
 export class SampleNode extends LabNode {
@@ -543,35 +295,34 @@ export class LoadMoreNode extends LabNode {
   constructor(
     readonly id: string,
     readonly list: PagedList<unknown>,
-    private readonly noun: string,
+    private readonly noun: CountedNoun,
   ) {
     super();
   }
 
   getTreeItem(): vscode.TreeItem {
-    const loaded = formatCount(this.list.items.length);
+    const loaded = this.list.items.length;
     const item = new vscode.TreeItem(
       vscode.l10n.t('Load more…'),
       vscode.TreeItemCollapsibleState.None,
     );
     item.id = this.id;
-    item.description =
-      this.list.total !== undefined
-        ? vscode.l10n.t('{0} of {1}', loaded, formatCount(this.list.total))
-        : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
-    item.iconPath = new vscode.ThemeIcon('ellipsis');
     const { total } = this.list;
+    item.description =
+      total !== undefined
+        ? vscode.l10n.t('{0} of {1}', formatCount(loaded), formatCount(total))
+        : vscode.l10n.t('{0} loaded', countOf(this.noun, loaded));
+    item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.accessibilityInformation = {
       label:
         total !== undefined
           ? vscode.l10n.t(
-              'Load {0} more {1}, {2} of {3} loaded',
-              formatCount(Math.max(0, total - this.list.items.length)),
-              this.noun,
-              loaded,
+              'Load {0}, {1} of {2} loaded',
+              moreCount(this.noun, Math.max(0, total - loaded)),
+              formatCount(loaded),
               formatCount(total),
             )
-          : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
+          : vscode.l10n.t('Load more, {0} loaded so far', countOf(this.noun, loaded)),
     };
     item.command = {
       command: Commands.loadMore,
@@ -600,7 +351,7 @@ export async function pagedChildren<T>(
   list: PagedList<T>,
   toNode: (item: T, index: number) => LabNode,
   empty: string,
-  noun: string,
+  noun: CountedNoun,
   keep: (item: T) => boolean = () => true,
 ): Promise<LabNode[]> {
   await list.ensureLoaded();
