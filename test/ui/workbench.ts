@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { labDataLogFilesIn } from '../support/logFiles';
+import { runFromPalette } from './palette';
 
 /**
  * What a person points at in the workbench, as DOM locators: a view's pane and its toolbar, rows
@@ -363,4 +364,27 @@ export async function workspaceSettings(
     await fs.writeFile(file, JSON.stringify(settings, null, 2));
   }
   await new Promise((resolve) => setTimeout(resolve, 1500));
+}
+
+/** Replaces the user's settings as a person does: Open User Settings (JSON), the new text, save. */
+export async function editUserSettings(page: Page, text: string): Promise<void> {
+  await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  const editor = page
+    .locator('.editor-instance .monaco-editor', { has: page.locator('.view-lines') })
+    .first();
+  await editor.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.waitForTimeout(500);
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('ControlOrMeta+S');
+  await page.waitForTimeout(1000);
+  // VS Code 1.139 opens it in a modal editor over the workbench: Escape closes that; 1.100 has a tab.
+  const modal = page.locator('.monaco-modal-editor-block');
+  if (await modal.isVisible().catch(() => false)) {
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  }
+  await closeTabs(page, /settings\.json|Settings/);
 }
