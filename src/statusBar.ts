@@ -22,6 +22,20 @@ function describe(connection: LabConnection): string {
 }
 
 /**
+ * Several labs in a few words that say what of them: "2 of 4 labs signed in", "1 of 4 labs
+ * unreachable" (signed in, not answering), "Lab Data: signed out".
+ */
+function labsInWords(signedIn: number, answering: number, total: number): string {
+  if (signedIn === 0) {
+    return `$(account) ${vscode.l10n.t('Lab Data: signed out')}`;
+  }
+  const unreachable = signedIn - answering;
+  return unreachable > 0
+    ? `$(warning) ${vscode.l10n.t('{0} of {1} labs unreachable', unreachable, total)}`
+    : `$(beaker) ${vscode.l10n.t('{0} of {1} labs signed in', signedIn, total)}`;
+}
+
+/**
  * Says what matters about the labs in a few words (signed out, unreachable, rate-limited until
  * when, syncing, how many new reports) and opens the Lab Data menu on click.
  */
@@ -95,12 +109,8 @@ export class ConnectionStatusBar implements vscode.Disposable {
       const answering = this.labs.signedIn.filter(
         (connection) => connection.connection.kind !== 'offline',
       ).length;
-      const text =
-        signedIn === 0
-          ? `$(account) ${vscode.l10n.t('Lab Data: signed out')}`
-          : `${answering < signedIn ? '$(warning)' : '$(beaker)'} ${vscode.l10n.t('{0} of {1} labs', answering, entries.length)}${newText}`;
       this.set(
-        text,
+        `${labsInWords(signedIn, answering, entries.length)}${newText}`,
         `${vscode.l10n.t('Lab Data: {0} of {1} labs signed in, {2} answering', signedIn, entries.length, answering)}\n${lines.join('\n')}\n${click}`,
       );
       return;
@@ -114,7 +124,9 @@ export class ConnectionStatusBar implements vscode.Disposable {
       return;
     }
     const connection = entry!.connection;
-    const { host, origin } = connection.lab.url;
+    // Named as every title names it; its address is in the tooltip.
+    const { name } = connection.lab;
+    const { origin } = connection.lab.url;
     const state = connection.connection;
     if (!connection.signedIn) {
       this.set(
@@ -123,21 +135,21 @@ export class ConnectionStatusBar implements vscode.Disposable {
       );
     } else if (state.kind === 'offline') {
       this.set(
-        `$(debug-disconnect) ${vscode.l10n.t('{0}: offline', host)}`,
+        `$(debug-disconnect) ${vscode.l10n.t('{0}: unreachable', name)}`,
         // The reason is the whole sentence ("Cannot reach the lab at … (…)."); said once.
         `${state.reason}\n${click}`,
       );
     } else if (state.kind === 'rateLimited' && state.until > Date.now()) {
       const until = displayFormat().time(new Date(state.until));
       this.set(
-        `$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', host, until)}`,
+        `$(watch) ${vscode.l10n.t('{0}: rate-limited until {1}', name, until)}`,
         `${vscode.l10n.t('The lab is limiting requests; Lab Data waits until {0}.', until)}\n${click}`,
       );
       this.limitEnds = setTimeout(() => this.update(), state.until - Date.now() + 50);
     } else {
       this.set(
-        `$(beaker) ${host}${newText}`,
-        `${vscode.l10n.t('Lab Data: signed in to {0}', origin)}${fresh > 0 ? `\n${vscode.l10n.t('{0} new reports since you last looked', fresh)}` : ''}\n${click}`,
+        `$(beaker) ${name}${newText}`,
+        `${vscode.l10n.t('Lab Data: signed in to {0} ({1})', name, origin)}${fresh > 0 ? `\n${vscode.l10n.t('{0} new reports since you last looked', fresh)}` : ''}\n${click}`,
       );
     }
   }

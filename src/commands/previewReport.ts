@@ -8,7 +8,8 @@ import type { Logger } from '../log';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from '../preview/pdfPreview';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand, unlessKnownDown } from './labTarget';
-import { commandTargets } from '../ui/commandTargets';
+import { commandTargets, type CommandTargets } from '../ui/commandTargets';
+import { RowOpens } from './rowOpens';
 import {
   askForReport,
   askForReportInLabs,
@@ -22,14 +23,18 @@ import { titleFor } from '../ui/prompts/labTitles';
 /** How long the viewer may take to draw page 1 once the file is in hand. */
 const FIRST_PAGE_TIMEOUT_MS = 60_000;
 
+/** Opens of report rows, so a double-click keeps the preview's tab. */
+const rowOpens = new RowOpens<{ pages: number } | undefined>();
+
 /**
  * `labData.previewReport`: a report id, a report tree item, or `{ lab?, id }` (asks for an id
  * without one). Streams the report's PDF from the lab into memory (the download's checks and size
  * cap; nothing is written to the workspace), opens it in the `labData.pdfPreview` editor in a
  * preview tab titled `<id> (preview)` (`<id> (<lab>, preview)` with several labs signed in), and resolves with `{ pages }` once page 1 is on screen. It
- * rejects with the reason when the file cannot be fetched or the viewer cannot show it.
+ * rejects with the reason when the file cannot be fetched or the viewer cannot show it. As in the
+ * Explorer, a click on a report row opens a preview tab and a double-click keeps it (pins it).
  */
-export async function previewReport(
+export function previewReport(
   labs: Labs,
   previews: PdfPreviewProvider,
   prompts: PromptsHolder,
@@ -38,6 +43,57 @@ export async function previewReport(
   ...args: unknown[]
 ): Promise<{ pages: number } | undefined> {
   const targets = commandTargets(args);
+  const ref = targets.refs.find((candidate) => candidate.kind === 'report');
+  const open = () => openPreview(labs, previews, prompts, sources, log, targets);
+  if (!ref || !targets.fromUi) {
+    return open();
+  }
+  const key = `${ref.lab}\n${ref.id}`;
+  const opening = rowOpens.repeatOf(key);
+  return opening
+    ? opening.then(
+        async (shown) => {
+          if (!shown) {
+            return undefined;
+          }
+          // The second click of a double-click: the tab the first one opened is kept.
+          log.info(
+            'Preview',
+            `${ref.id} of ${ref.lab}: opened again at once (a double-click); its tab is kept.`,
+          );
+          await keepTab(PdfPreviewProvider.reportUri(ref.lab, ref.id, labs.signedIn.length > 1));
+          return shown;
+        },
+        // The first click says why it failed; its second says nothing more.
+        () => undefined,
+      )
+    : rowOpens.track(key, open());
+}
+
+/** Keeps (pins) the preview tab of `uri`, as a double-click keeps a file's tab in the Explorer. */
+async function keepTab(uri: vscode.Uri): Promise<void> {
+  await vscode.commands.executeCommand('vscode.openWith', uri, PDF_PREVIEW_VIEW_TYPE, {
+    preview: false,
+  });
+  const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+  if (
+    active?.isPreview &&
+    active.input instanceof vscode.TabInputCustom &&
+    active.input.uri.toString() === uri.toString()
+  ) {
+    await vscode.commands.executeCommand('workbench.action.keepEditor');
+  }
+}
+
+/** Fetches a report's PDF and opens it in a preview tab; resolves once its first page is drawn. */
+async function openPreview(
+  labs: Labs,
+  previews: PdfPreviewProvider,
+  prompts: PromptsHolder,
+  sources: ReportIdSources,
+  log: Logger,
+  targets: CommandTargets,
+): Promise<{ pages: number } | undefined> {
   const ref = targets.refs.find((candidate) => candidate.kind === 'report');
   const labName = ref?.lab ?? targets.lab;
   const idGiven = ref?.id ?? targets.ids[0];

@@ -18,6 +18,7 @@ import {
   describeReportFilter,
   matchesLocally,
   serverPart,
+  type ReportFilter,
   type ReportsTreeProvider,
 } from '../views/reportsTree';
 import { knownNames } from '../views/recordText';
@@ -28,7 +29,7 @@ import type { Activity } from '../ui/activity';
 import type { PromptsHolder } from '../ui/prompts';
 import { labForCommand } from './labTarget';
 import { listAllReports } from './saveAllReports';
-import { commandTargets } from '../ui/commandTargets';
+import { commandTargets, type CommandTargets } from '../ui/commandTargets';
 import { titleFor } from '../ui/prompts/labTitles';
 
 export interface SyncSummary {
@@ -140,11 +141,7 @@ export async function syncReports(
   }
   const lab = { name: api.lab.name, origin: api.origin };
   const folder = shownFolder(target.folder);
-  // The view's filter applies to a sync started from the UI; automation (`{ lab }`) keeps its full sync, as before.
-  const filter = targets.automated ? {} : reportsTree.filterOf(lab.name);
-  const filtered = Object.keys(filter).length > 0;
-  // Clients' and projects' names are server text: cleaned before the question, the summary or the log shows them.
-  const described = serverText(describeReportFilter(filter, knownNames.of(lab.name)), 300);
+  const scope = syncScope(targets, reportsTree, lab.name);
   // A colleague's clone: its manifest records this lab's reports, its watermark (machine state) is not there.
   const recorded = Object.keys(
     sectionFor(
@@ -152,64 +149,22 @@ export async function syncReports(
       lab,
     ).files,
   ).length;
-  const confirm = async (reports: readonly Report[], first: boolean): Promise<boolean> => {
-    const withFile = reports.filter((report) => report.download_available !== false).length;
-    const files =
-      withFile === reports.length
-        ? vscode.l10n.t('each has a file, saved there')
-        : vscode.l10n.t(
-            '{0} of them have a file, saved there; {1} have none',
-            withFile,
-            reports.length - withFile,
-          );
-    return prompts.current.confirm(
-      filtered
-        ? vscode.l10n.t(
-            'Sync the {0} reports of {1} that match the filter into {2}?',
-            reports.length,
-            lab.name,
-            folder,
-          )
-        : vscode.l10n.t('Sync {0} reports of {1} into {2}?', reports.length, lab.name, folder),
-      [
-        filtered
-          ? vscode.l10n.t(
-              'The Reports view is filtered ({0}): only the reports it matches are synced; clear the filter to sync every report.',
-              described,
-            )
-          : undefined,
-        first && recorded > 0
-          ? vscode.l10n.t(
-              "{0}'s manifest records {1} reports of {2}, but this machine has not synced the folder before (its watermark is this machine's own), so every report is listed; to bring back only the recorded reports at their recorded revisions, use Restore Saved Reports instead.",
-              folder,
-              recorded,
-              lab.name,
-            )
-          : first
-            ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab.name)
-            : undefined,
-        vscode.l10n.t('Of these {0} reports, {1}.', reports.length, files),
-        filtered ? undefined : vscode.l10n.t('Later syncs fetch only what is new or changed.'),
-      ]
-        .filter(Boolean)
-        .join(' '),
-      vscode.l10n.t('Sync'),
-    );
-  };
-  const result = await activity.run(vscode.l10n.t('Syncing {0}', lab.name), () =>
-    syncFolder(api, target, {
-      filtered,
-      list: async (query, from) => {
-        const reports = await listAllReports(
-          api,
-          filtered ? { ...query, ...serverPart(filter) } : query,
-          from
-            ? vscode.l10n.t('Checking {0} for new reports…', lab.name)
-            : vscode.l10n.t('Listing reports of {0}…', lab.name),
-        );
-        return reports.filter((report) => matchesLocally(report, filter));
-      },
-      save: (reports, decide) =>
+  const { filter, filtered } = scope;
+  const result = await syncFolder(api, target, {
+    filtered,
+    list: async (query, from) => {
+      const reports = await listAllReports(
+        api,
+        filtered ? { ...query, ...serverPart(filter) } : query,
+        from
+          ? vscode.l10n.t('Checking {0} for new reports…', lab.name)
+          : vscode.l10n.t('Listing reports of {0}…', lab.name),
+      );
+      return reports.filter((report) => matchesLocally(report, filter));
+    },
+    // "Syncing…" in the status bar once files are fetched: never while the question still waits.
+    save: (reports, decide) =>
+      activity.run(vscode.l10n.t('Syncing {0}', lab.name), () =>
         saveWithProgress(vscode.l10n.t('Syncing reports of {0}…', lab.name), reports, {
           api,
           target,
@@ -217,16 +172,25 @@ export async function syncReports(
           log,
           decide,
         }),
-      // Automation (`{ lab }` from a task or another extension) asked for the sync already.
-      confirm: targets.automated ? undefined : confirm,
-    }),
-  );
+      ),
+    // Automation (`{ lab }` from a task or another extension) asked for the sync already.
+    confirm: targets.automated
+      ? undefined
+      : (reports, first) =>
+          askToSync(prompts, { lab: lab.name, folder, recorded, scope }, reports, first),
+  });
   const { since, listed, run, watermark, manifestWritten, files } = result;
   if (result.declined) {
     log.info('Sync', `The sync of ${target.folder} with ${lab.name} was not started.`);
     return undefined;
   }
-  const message = syncSentence(lab.name, folder, run, files, filtered ? described : undefined);
+  const message = syncSentence(
+    lab.name,
+    folder,
+    run,
+    files,
+    filtered ? scope.described : undefined,
+  );
   log.info(
     'Sync',
     `${message} Listed ${listed.length}${since ? ` published since ${since}` : ''}. Folder: ${target.folder}`,
@@ -250,6 +214,118 @@ export async function syncReports(
     files,
     message,
   };
+}
+
+/** What a sync covers: the Reports view's filter, or the client or project whose row it started from. */
+interface SyncScope {
+  readonly filter: ReportFilter;
+  readonly filtered: boolean;
+  /** The filter in words, server text cleaned ("client Riverside Water Authority (CL-0001)"). */
+  readonly described: string;
+  /** The client or project whose row's Sync this is, by name. */
+  readonly row?: string;
+}
+
+/**
+ * The reports a sync covers: from a client's or project's row, that row's reports; from the UI
+ * otherwise, what the Reports view's filter matches; automation (`{ lab }`) keeps its full sync.
+ */
+function syncScope(
+  targets: CommandTargets,
+  reportsTree: ReportsTreeProvider,
+  lab: string,
+): SyncScope {
+  const ref = targets.refs.find(
+    (candidate) => candidate.kind === 'client' || candidate.kind === 'project',
+  );
+  const filter: ReportFilter = targets.automated
+    ? {}
+    : ref?.kind === 'client'
+      ? { clientId: ref.id }
+      : ref?.kind === 'project'
+        ? { projectId: ref.id }
+        : reportsTree.filterOf(lab);
+  // Clients' and projects' names are server text: cleaned before the question, the summary or the log shows them.
+  const described = serverText(describeReportFilter(filter, knownNames.of(lab)), 300);
+  const name = typeof ref?.record?.name === 'string' ? ref.record.name : ref?.id;
+  return {
+    filter,
+    filtered: Object.keys(filter).length > 0,
+    described,
+    ...(ref ? { row: serverText(name ?? ref.id, 120) } : {}),
+  };
+}
+
+/** The question before a first or filtered sync: how many reports, of what, into which folder. */
+function askToSync(
+  prompts: PromptsHolder,
+  sync: {
+    readonly lab: string;
+    readonly folder: string;
+    readonly recorded: number;
+    readonly scope: SyncScope;
+  },
+  reports: readonly Report[],
+  first: boolean,
+): Promise<boolean> {
+  const { lab, folder, recorded, scope } = sync;
+  const withFile = reports.filter((report) => report.download_available !== false).length;
+  const files =
+    withFile === reports.length
+      ? vscode.l10n.t('each has a file, saved there')
+      : vscode.l10n.t(
+          '{0} of them have a file, saved there; {1} have none',
+          withFile,
+          reports.length - withFile,
+        );
+  const question = scope.row
+    ? vscode.l10n.t(
+        'Sync the {0} reports of {1} at {2} into {3}?',
+        reports.length,
+        scope.row,
+        lab,
+        folder,
+      )
+    : scope.filtered
+      ? vscode.l10n.t(
+          'Sync the {0} reports of {1} that match the filter into {2}?',
+          reports.length,
+          lab,
+          folder,
+        )
+      : vscode.l10n.t('Sync {0} reports of {1} into {2}?', reports.length, lab, folder);
+  const which = scope.row
+    ? vscode.l10n.t(
+        'Only the reports of {0} are synced; Sync from the lab or the view syncs every report.',
+        scope.row,
+      )
+    : scope.filtered
+      ? vscode.l10n.t(
+          'The Reports view is filtered ({0}): only the reports it matches are synced; clear the filter to sync every report.',
+          scope.described,
+        )
+      : undefined;
+  return prompts.current.confirm(
+    question,
+    [
+      which,
+      first && recorded > 0
+        ? vscode.l10n.t(
+            "{0}'s manifest records {1} reports of {2}, but this machine has not synced the folder before (its watermark is this machine's own), so every report is listed; to bring back only the recorded reports at their recorded revisions, use Restore Saved Reports instead.",
+            folder,
+            recorded,
+            lab,
+          )
+        : first
+          ? vscode.l10n.t('This is the first sync of {0} with {1}.', folder, lab)
+          : undefined,
+      vscode.l10n.t('Of these {0} reports, {1}.', reports.length, files),
+      scope.filtered ? undefined : vscode.l10n.t('Later syncs fetch only what is new or changed.'),
+    ]
+      .filter(Boolean)
+      .join(' '),
+    vscode.l10n.t('Sync'),
+  );
 }
 
 /**

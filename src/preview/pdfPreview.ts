@@ -473,7 +473,7 @@ export class PdfPreviewProvider
   <button id="save" class="report-only" title="${t(vscode.l10n.t('Save this report into the workspace'))}">${t(vscode.l10n.t('Save to Workspace'))}</button>
 </div>
 <div id="noText" role="status" hidden>${t(vscode.l10n.t('This PDF has no text layer: its pages are images, so their text cannot be searched, copied or read aloud.'))}</div>
-<div id="viewer" tabindex="0" role="document" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div>
+<div id="pages"><div id="viewer" tabindex="0" role="document" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div></div>
 <div id="message" role="alert" hidden></div>
 <script type="module" nonce="${page.nonce}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>`,
       vscode.l10n.t('{0} (PDF preview)', name),

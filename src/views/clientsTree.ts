@@ -5,13 +5,13 @@ import type { Client, Project, Report } from '../../core/api/records';
 import { Views } from '../constants';
 import type { Labs } from '../labs/labs';
 import { LabTreeProvider, type LabScope } from './labTreeProvider';
-import { LabNode, MessageNode, pagedChildren, reportTitle, shownItem } from './nodes';
-import { ReportNode } from './reportNode';
+import { LabNode, MessageNode, pagedChildren, shownItem } from './nodes';
+import { ReportNode, reportTitle } from './reportNode';
 import { sharedTitlePrefix } from './sharedTitles';
 import { knownNames, recordTooltip, statusWord } from './recordText';
 import type { PagedList } from './pagedList';
 import type { SavedReportLookup } from './savedState';
-import { formatCount } from '../ui/displayLocale';
+import { countOf } from '../ui/counts';
 
 /** True when the list failed because the tenant or scope does not offer that kind of record. */
 function notOffered<T>(list: PagedList<T>): boolean {
@@ -154,7 +154,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
   } {
     return {
       list: this.clientList(scope) as PagedList<unknown>,
-      count: (count) => vscode.l10n.t('{0} clients', formatCount(count)),
+      count: (count) => countOf('client', count),
     };
   }
 
@@ -176,7 +176,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
         clients,
         (client) => new ClientNode(this, scope, client),
         vscode.l10n.t('No clients in your access scope'),
-        'clients',
+        'client',
       );
     }
     const projects = this.list(
@@ -206,7 +206,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
         projects,
         (project) => new ProjectNode(this, scope, project, `${scope.idPrefix}clients`),
         vscode.l10n.t('No projects in your access scope'),
-        'projects',
+        'project',
       )),
     ];
   }
@@ -227,7 +227,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
         projects,
         (project) => new ProjectNode(this, scope, project, node.id),
         vscode.l10n.t('No projects for this client'),
-        'projects',
+        'project',
       );
     }
     const reports = this.list(
@@ -249,7 +249,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
         reports,
         (report) => this.reportRow(scope, report, node.id, shared),
         vscode.l10n.t('No published reports for this client'),
-        'reports',
+        'report',
       )),
     ];
   }
@@ -271,7 +271,7 @@ export class ClientsTreeProvider extends LabTreeProvider {
       reports,
       (report) => this.reportRow(scope, report, node.id, shared),
       vscode.l10n.t('No published reports for this project'),
-      'reports',
+      'report',
     );
   }
 

@@ -4,8 +4,8 @@ import type { Page } from '../../core/api/pagination';
 import type { LabDefinition } from '../../core/api/labDefinition';
 import type { LabConnection } from '../labs/labConnection';
 import type { LabEntryState, Labs } from '../labs/labs';
-import { Commands } from '../constants';
-import { LabRowNode, MessageNode, type LabNode } from './nodes';
+import { MessageNode, type LabNode } from './nodes';
+import { LabRowNode, UnreachableNode } from './labRowNode';
 import { PagedList } from './pagedList';
 import type { SavedReportLookup, SavedReportState } from './savedState';
 
@@ -141,17 +141,7 @@ export abstract class LabTreeProvider
       return rows;
     }
     return [
-      new MessageNode(
-        `${scope.idPrefix}unreachable`,
-        vscode.l10n.t('Unreachable: the rows below may be out of date'),
-        'debug-disconnect',
-        { command: Commands.refresh, title: vscode.l10n.t('Refresh') },
-        vscode.l10n.t(
-          'Cannot reach {0}: {1}. Click to try again.',
-          scope.connection.lab.url.origin,
-          state.reason,
-        ),
-      ),
+      new UnreachableNode(`${scope.idPrefix}unreachable`, scope.connection.lab.name, state.reason),
       ...rows,
     ];
   }

@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
 import { LabApiError } from '../../core/errors/errors';
-import type { Report, Sample } from '../../core/api/records';
+import type { Sample } from '../../core/api/records';
 import { Commands } from '../constants';
 import { serverText } from '../../core/errors/serverText';
 import { TREE_ROW, type RecordRef } from '../ui/commandTargets';
-import type { LabConnection } from '../labs/labConnection';
-import type { LabEntryState } from '../labs/labs';
 import type { PagedList } from './pagedList';
 import type { SavedSearch } from '../../core/derived/savedSearches';
 import { phrase } from '../ui/phrase';
@@ -20,6 +18,7 @@ import {
 } from './recordText';
 import { errorText } from '../../core/errors/errorText';
 import { formatCount } from '../ui/displayLocale';
+import { countOf, moreCount, type CountedNoun } from '../ui/counts';
 
 /** One row of a Lab Data tree. Ids are stable, so expansion survives a refresh. */
 export abstract class LabNode {
@@ -31,112 +30,6 @@ export abstract class LabNode {
   abstract getTreeItem(): vscode.TreeItem;
   getChildren(): Promise<LabNode[]> | LabNode[] {
     return [];
-  }
-}
-
-/**
- * With several labs, the top row of a lab in each view: its name, host and state (signed in,
- * signed out with a "Sign In" row, misconfigured with what is wrong, unreachable).
- */
-export class LabRowNode extends LabNode {
-  readonly id: string;
-  readonly labName: string;
-
-  constructor(
-    readonly entry: LabEntryState,
-    private readonly children: (connection: LabConnection) => Promise<LabNode[]>,
-    /** "120 reports", once known. */
-    private readonly count: (connection: LabConnection) => string | undefined = () => undefined,
-  ) {
-    super();
-    this.labName = entry.kind === 'lab' ? entry.connection.lab.name : entry.lab.name;
-    this.id = `lab:${this.labName}`;
-  }
-
-  getTreeItem(): vscode.TreeItem {
-    // Collapsed at first: every lab stays in sight, each with its count and state, however long one lab's list is.
-    const item = new vscode.TreeItem(this.labName, vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = this.id;
-    const { entry } = this;
-    if (entry.kind === 'invalid') {
-      item.description = vscode.l10n.t('misconfigured');
-      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
-      item.tooltip = entry.lab.error.message;
-      item.contextValue = 'labData.lab.invalid';
-      item.accessibilityInformation = {
-        label: vscode.l10n.t('Lab {0}, misconfigured: {1}', this.labName, entry.lab.error.message),
-      };
-      return item;
-    }
-    const { connection } = entry;
-    const state = connection.connection;
-    const offline = connection.signedIn && state.kind === 'offline';
-    const status = !connection.signedIn
-      ? vscode.l10n.t('signed out')
-      : offline
-        ? vscode.l10n.t('unreachable')
-        : state.kind === 'rateLimited' && state.until > Date.now()
-          ? vscode.l10n.t('rate-limited')
-          : undefined;
-    // A lab named after its host (the labData.baseUrl shorthand) would repeat it.
-    const host =
-      connection.lab.url.host === connection.lab.name ? undefined : connection.lab.url.host;
-    const count = connection.signedIn ? this.count(connection) : undefined;
-    // State and count first, the host last: at the default width the host is what may be cut off.
-    item.description = [status, count, host].filter(Boolean).join(' · ');
-    item.iconPath = !connection.signedIn
-      ? new vscode.ThemeIcon('account', new vscode.ThemeColor('disabledForeground'))
-      : offline
-        ? new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('errorForeground'))
-        : new vscode.ThemeIcon('beaker');
-    item.tooltip =
-      connection.signedIn && state.kind === 'offline'
-        ? vscode.l10n.t('Cannot reach {0}: {1}', connection.lab.url.origin, state.reason)
-        : `${connection.lab.name}: ${connection.lab.url.baseUrl}`;
-    item.contextValue = connection.signedIn ? 'labData.lab.signedIn' : 'labData.lab.signedOut';
-    item.accessibilityInformation = {
-      label: [
-        vscode.l10n.t('Lab {0}', this.labName),
-        status ?? vscode.l10n.t('signed in'),
-        count,
-        host,
-      ]
-        .filter(Boolean)
-        .join(', '),
-    };
-    return item;
-  }
-
-  override async getChildren(): Promise<LabNode[]> {
-    const { entry } = this;
-    if (entry.kind === 'invalid') {
-      return [
-        new MessageNode(
-          `${this.id}/invalid`,
-          entry.lab.error.message,
-          'error',
-          undefined,
-          entry.lab.error.message,
-        ),
-      ];
-    }
-    if (!entry.connection.signedIn) {
-      const { lab } = entry.connection;
-      return [
-        new MessageNode(
-          `${this.id}/signIn`,
-          vscode.l10n.t('Sign in to {0}…', lab.name),
-          'sign-in',
-          {
-            command: Commands.signIn,
-            title: vscode.l10n.t('Sign In'),
-            // By `lab`, not `name`: a lab called after its address is named at this sign-in.
-            arguments: [{ lab: lab.name, baseUrl: lab.url.baseUrl }],
-          },
-        ),
-      ];
-    }
-    return this.children(entry.connection);
   }
 }
 
@@ -164,23 +57,6 @@ export function shownItem(item: vscode.TreeItem): vscode.TreeItem {
     };
   }
   return item;
-}
-
-/**
- * A report's title as a row shows it: without a leading report type ("Certificate of Analysis:
- * North Well" reads "North Well"), which the row says after it; undefined when the lab sent none.
- */
-export function reportTitle(report: Report): string | undefined {
-  const title = typeof report.raw.title === 'string' ? report.raw.title.trim() : '';
-  const type = report.report_type?.trim();
-  const rest =
-    type && title.toLowerCase().startsWith(type.toLowerCase())
-      ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1]
-      : undefined;
-  if (rest) {
-    return rest;
-  }
-  return title || undefined;
 }
 
 export class SampleNode extends LabNode {
@@ -419,35 +295,34 @@ export class LoadMoreNode extends LabNode {
   constructor(
     readonly id: string,
     readonly list: PagedList<unknown>,
-    private readonly noun: string,
+    private readonly noun: CountedNoun,
   ) {
     super();
   }
 
   getTreeItem(): vscode.TreeItem {
-    const loaded = formatCount(this.list.items.length);
+    const loaded = this.list.items.length;
     const item = new vscode.TreeItem(
       vscode.l10n.t('Load more…'),
       vscode.TreeItemCollapsibleState.None,
     );
     item.id = this.id;
-    item.description =
-      this.list.total !== undefined
-        ? vscode.l10n.t('{0} of {1}', loaded, formatCount(this.list.total))
-        : vscode.l10n.t('{0} {1} loaded', loaded, this.noun);
-    item.iconPath = new vscode.ThemeIcon('ellipsis');
     const { total } = this.list;
+    item.description =
+      total !== undefined
+        ? vscode.l10n.t('{0} of {1}', formatCount(loaded), formatCount(total))
+        : vscode.l10n.t('{0} loaded', countOf(this.noun, loaded));
+    item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.accessibilityInformation = {
       label:
         total !== undefined
           ? vscode.l10n.t(
-              'Load {0} more {1}, {2} of {3} loaded',
-              formatCount(Math.max(0, total - this.list.items.length)),
-              this.noun,
-              loaded,
+              'Load {0}, {1} of {2} loaded',
+              moreCount(this.noun, Math.max(0, total - loaded)),
+              formatCount(loaded),
               formatCount(total),
             )
-          : vscode.l10n.t('Load more {0}, {1} loaded so far', this.noun, loaded),
+          : vscode.l10n.t('Load more, {0} loaded so far', countOf(this.noun, loaded)),
     };
     item.command = {
       command: Commands.loadMore,
@@ -476,7 +351,7 @@ export async function pagedChildren<T>(
   list: PagedList<T>,
   toNode: (item: T, index: number) => LabNode,
   empty: string,
-  noun: string,
+  noun: CountedNoun,
   keep: (item: T) => boolean = () => true,
 ): Promise<LabNode[]> {
   await list.ensureLoaded();

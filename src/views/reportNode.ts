@@ -2,10 +2,27 @@ import * as vscode from 'vscode';
 import type { Report } from '../../core/api/records';
 import { Commands } from '../constants';
 import type { RecordRef } from '../ui/commandTargets';
-import { LabNode, localTime, reportTitle, shownItem } from './nodes';
+import { LabNode, localTime, shownItem } from './nodes';
 import { distinctParts, knownNames, localDate, recordTooltip, statusWord } from './recordText';
-import type { SavedReportState } from './savedState';
 import { withoutSharedPrefix } from './sharedTitles';
+import type { SavedReportState } from './savedState';
+
+/**
+ * A report's title as a row shows it: without a leading report type ("Certificate of Analysis:
+ * North Well" reads "North Well"), which the row says after it; undefined when the lab sent none.
+ */
+export function reportTitle(report: Report): string | undefined {
+  const title = typeof report.raw.title === 'string' ? report.raw.title.trim() : '';
+  const type = report.report_type?.trim();
+  const rest =
+    type && title.toLowerCase().startsWith(type.toLowerCase())
+      ? /^\s*[:\-–—|]\s*(\S.*)$/u.exec(title.slice(type.length))?.[1]
+      : undefined;
+  if (rest) {
+    return rest;
+  }
+  return title || undefined;
+}
 
 /** A report's row: its id, then what tells it from its neighbours; a click previews its PDF. */
 export class ReportNode extends LabNode {
@@ -49,17 +66,18 @@ export class ReportNode extends LabNode {
         ? statusWord(report.status)
         : undefined;
     // What tells one report from the next comes first and survives the default sidebar width: the
-    // id as the label, then the title (without a leading report type, said after it, and without
-    // the words all its neighbours' titles start with, such as their project's name), the day,
-    // the type and a status other than published; a part the title already says is not repeated.
+    // id as the label, then the day, the type and a status other than published, and last the
+    // title (without a leading report type, and without the words all its neighbours' titles
+    // start with, such as their project's name), which is what the width may cut; a part the
+    // title already says is not repeated.
     const item = new vscode.TreeItem(report.report_id, vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = distinctParts([
       this.isNew ? vscode.l10n.t('new') : undefined,
-      withoutSharedPrefix(title, this.sharedPrefix),
       day,
       report.report_type,
       status,
+      withoutSharedPrefix(title, this.sharedPrefix),
     ]).join(' · ');
     const color = this.isNew ? new vscode.ThemeColor('charts.blue') : undefined;
     const saved = savedInWords(this.saved);
@@ -112,8 +130,7 @@ export class ReportNode extends LabNode {
     return this.downloadable
       ? vscode.l10n.t('Report {0}, {1}', id, spoken)
       : vscode.l10n.t('Report {0}, {1}, no file available', id, spoken);
-  }
-}
+  }}
 
 /** A saved report's state in words: "saved", "saved, verified", "saved, changed since it was saved". */
 function savedInWords(state: SavedReportState | undefined): string | undefined {

@@ -24,11 +24,11 @@ import {
   SavedSearchNode,
   localTime,
   pagedChildren,
-  reportTitle,
   type LabNode,
 } from './nodes';
-import { ReportNode } from './reportNode';
+import { ReportNode, reportTitle } from './reportNode';
 import { formatCount } from '../ui/displayLocale';
+import { countOf, matchCount } from '../ui/counts';
 import { sharedTitlePrefix } from './sharedTitles';
 import { sameSavedState, type SavedReportLookup } from './savedState';
 
@@ -42,9 +42,7 @@ function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | 
   }
   if (filter.reportType === undefined) {
     const count = list.total ?? (list.hasMore ? undefined : list.items.length);
-    return count === undefined
-      ? undefined
-      : vscode.l10n.t('{0} reports match the filter', formatCount(count));
+    return count === undefined ? undefined : matchCount('report', count);
   }
   const matching = list.items.filter((report) => matchesLocally(report, filter)).length;
   return list.hasMore
@@ -53,7 +51,7 @@ function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | 
         formatCount(matching),
         formatCount(list.items.length),
       )
-    : vscode.l10n.t('{0} reports match the filter', formatCount(matching));
+    : matchCount('report', matching);
 }
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
@@ -235,7 +233,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
         list,
         (report) => this.nodeOf(scope, report, undefined, shared),
         empty,
-        'reports',
+        'report',
         (report) => matchesLocally(report, filter),
       )),
     );
@@ -253,10 +251,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
     const filtered = Object.keys(filter).length > 0;
     return {
       list: this.reportList(scope) as PagedList<unknown>,
-      count: (count) =>
-        filtered
-          ? vscode.l10n.t('{0} reports match the filter', formatCount(count))
-          : vscode.l10n.t('{0} reports', formatCount(count)),
+      count: (count) => (filtered ? matchCount('report', count) : countOf('report', count)),
     };
   }
 
@@ -435,7 +430,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
             list,
             (report) => this.nodeOf(scope, report, folderId, shared),
             vscode.l10n.t('No reports match this search'),
-            'reports',
+            'report',
           );
         },
       );

@@ -5,7 +5,7 @@ import { LabTreeProvider, type LabScope } from './labTreeProvider';
 import type { PagedList } from './pagedList';
 import type { Sample } from '../../core/api/records';
 import { FilterNode, SampleNode, localTime, pagedChildren, type LabNode } from './nodes';
-import { formatCount } from '../ui/displayLocale';
+import { countOf, matchCount } from '../ui/counts';
 
 /** Samples of each lab, newest first, a page at a time, optionally received since a date (per lab). */
 export class SamplesTreeProvider extends LabTreeProvider {
@@ -48,10 +48,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
     const filtered = this.receivedSince.has(scope.name);
     return {
       list: this.sampleList(scope) as PagedList<unknown>,
-      count: (count) =>
-        filtered
-          ? vscode.l10n.t('{0} samples match the filter', formatCount(count))
-          : vscode.l10n.t('{0} samples', formatCount(count)),
+      count: (count) => (filtered ? matchCount('sample', count) : countOf('sample', count)),
     };
   }
 
@@ -85,10 +82,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
           'samples',
           undefined,
           {
-            count:
-              count === undefined
-                ? undefined
-                : vscode.l10n.t('{0} samples match the filter', formatCount(count)),
+            count: count === undefined ? undefined : matchCount('sample', count),
           },
         ),
       );
@@ -102,7 +96,7 @@ export class SamplesTreeProvider extends LabTreeProvider {
         list,
         (sample, index) => new SampleNode(sample, `${scope.idPrefix}samples`, index, scope.name),
         empty,
-        'samples',
+        'sample',
       )),
     );
     return nodes;

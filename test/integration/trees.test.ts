@@ -121,7 +121,8 @@ describe('what every row says, and how a lab that is down or signed out shows', 
       await rows(api, 'reports', (await labRow('reports', 'Gone')).node),
     );
     assert.equal(goneReports.length, count);
-    await eventually(() => assert.match(api.statusText(), /^\$\(beaker\) 2 of 4 labs$/));
+    // Says what of the labs: how many are signed in (all of them answer).
+    await eventually(() => assert.match(api.statusText(), /^\$\(beaker\) 2 of 4 labs signed in$/));
     await gone.stop();
     await vscode.commands.executeCommand('labData.refresh');
     const row = await eventually(async () => {
@@ -134,7 +135,20 @@ describe('what every row says, and how a lab that is down or signed out shows', 
     const children = await rows(api, 'reports', row.node);
     assert.match(children[0]!.label, /^Unreachable: the rows below may be out of date$/);
     assert.equal(children[0]!.item.command?.command, 'labData.refresh');
-    assert.match(spoken(children[0]!), /^Unreachable: /);
+    assert.match(spoken(children[0]!), /^Unreachable: the rows below may be out of date\. /);
+    // Said once: no "Unreachable: Unreachable:", no "Cannot reach … Cannot reach", no "..".
+    for (const said of [spoken(children[0]!), String(children[0]!.item.tooltip)]) {
+      assert.ok(said.split(/unreachable/i).length <= 2, said);
+      assert.ok(said.split('Cannot reach').length <= 2, said);
+      assert.doesNotMatch(said, /\.\./, said);
+    }
+    assert.match(
+      String(children[0]!.item.tooltip),
+      /^Cannot reach the lab at .*Click to try again\.$/,
+    );
+    const rowTip = String(row.item.tooltip);
+    assert.equal(rowTip.split('Cannot reach').length, 2, rowTip);
+    assert.doesNotMatch(rowTip, /\.\./, rowTip);
     assert.equal(
       reportRows(children).length,
       count,
@@ -144,7 +158,9 @@ describe('what every row says, and how a lab that is down or signed out shows', 
     assert.match(String((await labRow('reports', 'Beta')).item.description), /^signed out · /);
     assert.equal(String((await labRow('reports', 'Broken')).item.description), 'misconfigured');
     // One of the two signed-in labs answers.
-    await eventually(() => assert.match(api.statusText(), /^\$\(warning\) 1 of 4 labs$/));
+    await eventually(() =>
+      assert.match(api.statusText(), /^\$\(warning\) 1 of 4 labs unreachable$/),
+    );
     assert.match(api.statusTooltip(), /2 of 4 labs signed in, 1 answering/);
   });
 
@@ -199,6 +215,7 @@ describe('what every row says, and how a lab that is down or signed out shows', 
     // Labs: their state (signed in, signed out, misconfigured, unreachable) and count.
     const labs = [
       ...(seen.get('labData.lab.signedIn') ?? []),
+      ...(seen.get('labData.lab.signedIn.unreachable') ?? []),
       ...(seen.get('labData.lab.signedOut') ?? []),
       ...(seen.get('labData.lab.invalid') ?? []),
     ].map(spoken);
@@ -291,7 +308,11 @@ describe('what every row says, and how a lab that is down or signed out shows', 
       ),
     );
     // Messages say what their icon says: the sign-in row, a misconfigured lab's error, the unreachable mark.
-    const messages = (seen.get('labData.message') ?? []).map(spoken);
+    const messages = [
+      ...(seen.get('labData.message') ?? []),
+      // The unreachable mark has its own context value (its Check Connection action).
+      ...(seen.get('labData.unreachable') ?? []),
+    ].map(spoken);
     assert.ok(messages.includes('Sign in to Beta…'), messages.join('\n'));
     assert.ok(
       messages.some((label) => /^Error: .*endpoint "reports" must not contain/.test(label)),
@@ -369,7 +390,8 @@ describe('browsing the lab in the views', () => {
     assert.equal(more.item.description, `50 of ${expected.length.toLocaleString()}`);
     const top = reports[0]!;
     const source = expected[0]!;
-    // What tells reports apart first: the id as the label, then the title without its leading type, the day, the type (and a status other than published).
+    // What tells reports apart first, before the default width cuts the row: the id as the label,
+    // then the day, the type (and a status other than published), and last the title without its leading type.
     assert.equal(top.label, source.report_id);
     const project = source.title.slice(`${source.report_type}: `.length);
     assert.ok(
@@ -377,13 +399,13 @@ describe('browsing the lab in the views', () => {
       'the mock titles read "<type>: <project>"',
     );
     const parts = String(top.item.description).split(' · ');
+    assert.match(parts[0]!, /\d{4}/, `the day first: ${top.item.description}`);
+    assert.equal(parts[1], source.report_type, 'then the type, once');
     assert.equal(
-      parts[0],
+      parts.at(-1),
       project,
-      `the title comes first, without the type: ${top.item.description}`,
+      `the title last, without the type: ${top.item.description}`,
     );
-    assert.match(parts[1]!, /\d{4}/, 'then the day');
-    assert.equal(parts[2], source.report_type, 'then the type, once');
     assert.equal(parts.length, source.status === 'published' ? 3 : 4);
     const tooltip = (top.item.tooltip as vscode.MarkdownString).value;
     // Every field the lab sent, labelled (the metadata document keeps the exact JSON).
@@ -685,13 +707,12 @@ describe('browsing the lab in the views', () => {
         'a screen reader still hears the title',
       );
     }
-    // In the Reports view neighbours come from different projects: there the title still leads.
+    // In the Reports view neighbours come from different projects: the day and type lead there too, the title follows.
     const top = reportRows(await rows(api, 'reports'))[0]!;
     const first = lab.reportsFor('demo-full-access')[0]!;
-    assert.equal(
-      String(top.item.description).split(' · ')[0],
-      first.title.slice(`${first.report_type}: `.length),
-    );
+    const parts = String(top.item.description).split(' · ');
+    assert.equal(parts[1], first.report_type, String(top.item.description));
+    assert.equal(parts.at(-1), first.title.slice(`${first.report_type}: `.length));
   });
 
   it('the filter row lists each criterion and how many reports match on rows of their own, short enough for the default width', async () => {
@@ -816,30 +837,31 @@ describe('browsing the lab in the views', () => {
 
   it('the status bar shows the lab when signed in', async () => {
     await as('demo-full-access');
-    const host = new URL(lab.baseUrl).host;
-    await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
+    // By its name, as every title names it (not by its host).
+    const { name } = (await api.getState()).labs[0]!;
+    await eventually(() => assert.equal(api.statusText(), `$(beaker) ${name}`));
   });
 
   it('the status bar shows when the lab limits requests, and when it cannot be reached', async () => {
     const flaky = await startLab();
     try {
       await as('demo-full-access', flaky);
-      const host = new URL(flaky.baseUrl).host;
+      const { name } = (await api.getState()).labs[0]!;
       await rows(api, 'reports');
       flaky.setFaults({ rateLimit: { times: 1, retryAfter: '3' } });
       const refreshing = vscode.commands.executeCommand('labData.refresh');
       await eventually(() =>
         assert.match(
           api.statusText(),
-          new RegExp(`^\\$\\(watch\\) ${host.replace(/\./g, '\\.')}: rate-limited until \\d`),
+          new RegExp(`^\\$\\(watch\\) ${name}: rate-limited until \\d`),
         ),
       );
       await refreshing;
-      await eventually(() => assert.equal(api.statusText(), `$(beaker) ${host}`));
+      await eventually(() => assert.equal(api.statusText(), `$(beaker) ${name}`));
       await flaky.stop();
       await vscode.commands.executeCommand('labData.refresh');
       await eventually(() =>
-        assert.equal(api.statusText(), `$(debug-disconnect) ${host}: offline`),
+        assert.equal(api.statusText(), `$(debug-disconnect) ${name}: unreachable`),
       );
       const [reason, ...more] = api.statusTooltip().split('\n');
       assert.match(reason!, /^Cannot reach the lab at https?:\/\/127\.0\.0\.1:\d+\b/);

@@ -58,6 +58,7 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   mocha.addFile(path.join(__dirname, 'savedReportsView.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
+  mocha.addFile(path.join(__dirname, 'rowsAtDefaultWidth.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));
   // Last: it leaves its lab signed in.

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { labDataLogFilesIn } from '../support/logFiles';
+import { runFromPalette } from './palette';
 import { uiContext } from './uiContext';
 
 /**
@@ -441,4 +442,33 @@ export async function webviewsWear(page: Page, theme: WebviewTheme): Promise<voi
     const webviews = classes.filter((name) => /\bvscode-(light|dark|high-contrast)\b/.test(name));
     return webviews.every((name) => name.split(/\s+/).includes(theme));
   }, `the webviews to wear ${theme}`);
+}
+
+/** Replaces the user's settings as a person does: Open User Settings (JSON), the new text, save. */
+export async function editUserSettings(page: Page, text: string): Promise<void> {
+  await runFromPalette(page, 'Preferences: Open User Settings (JSON)');
+  const editor = page
+    .locator('.editor-instance .monaco-editor', { has: page.locator('.view-lines') })
+    .first();
+  await editor.waitFor({ state: 'visible', timeout: 15_000 });
+  await editor.locator('.view-lines .view-line').first().waitFor({ state: 'visible' });
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('ControlOrMeta+S');
+  await waitUntil(
+    async () =>
+      (await fs.readFile(path.join(uiContext.userDataDir, 'User', 'settings.json'), 'utf8'))
+        .replace(/\s+/g, '')
+        .includes(text.replace(/\s+/g, '')),
+    'the user settings to be saved',
+  );
+  // VS Code 1.139 opens it in a modal editor over the workbench: Escape closes that; 1.100 has a tab.
+  const modal = page.locator('.monaco-modal-editor-block');
+  if (await modal.isVisible().catch(() => false)) {
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  }
+  await closeTabs(page, /settings\.json|Settings/);
 }
