@@ -130,7 +130,8 @@ export class ReportNode extends LabNode {
     return this.downloadable
       ? vscode.l10n.t('Report {0}, {1}', id, spoken)
       : vscode.l10n.t('Report {0}, {1}, no file available', id, spoken);
-  }}
+  }
+}
 
 /** A saved report's state in words: "saved", "saved, verified", "saved, changed since it was saved". */
 function savedInWords(state: SavedReportState | undefined): string | undefined {
