@@ -208,19 +208,52 @@ export async function saveReports(
   });
   const signal = folderRun.signal;
   const lab = { name: options.api.lab.name, origin: options.api.origin };
+  const ask = existingFileQuestion(options, reports.length > 1, folderRun);
+  const decide = options.decide ?? (await defaultDecision(options, lab));
+  // Each folder is created, resolved and checked against its root once per run, not once per file.
+  const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
+    subfolder === '.'
+      ? prepareFolder(options.target.folder, options.target.root)
+      : prepareFolder(
+          path.join(options.target.folder, subfolder),
+          options.target.root ?? options.target.folder,
+        ),
+  );
+  const saveOne = (item: Report): Promise<void> =>
+    saveOneReport(item, { run, folderRun, options, lab, decide, ask, folderFor });
+  await folderRun.each(reports, saveOne);
+  run.cancelled ||= signal.aborted;
+  // What the run saved is recorded even when it was cancelled part-way, so the folder and its manifest agree.
+  if (run.saved.length > 0) {
+    const savedAt = new Date().toISOString();
+    folderRun.record(lab, (current) =>
+      recordSaved(current, run.saved, savedAt, (id) => options.api.paths.reportFile(id)),
+    );
+  }
+  await folderRun.finish();
+  return run;
+}
+
+/**
+ * Asks about a file in the way, one question at a time; an answer "for all" stands for the rest of
+ * the run; dismissing the question cancels the run.
+ */
+function existingFileQuestion(
+  options: SaveOptions,
+  several: boolean,
+  folderRun: FolderRun,
+): ExistingFileQuestion {
   let standing = options.ifExists;
   let dialog: Promise<unknown> = Promise.resolve();
-  const ask: ExistingFileQuestion = (fileName, reason) => {
+  return (fileName, reason) => {
     const next = dialog.then(async () => {
       if (standing !== undefined && reason === 'exists') {
         return standing;
       }
-      if (signal.aborted) {
+      if (folderRun.signal.aborted) {
         throw cancelledError();
       }
-      const answer = options.ask
-        ? await options.ask(fileName, reason, reports.length > 1)
-        : undefined;
+      const answer = options.ask ? await options.ask(fileName, reason, several) : undefined;
       if (!answer) {
         folderRun.cancel();
         throw cancelledError();
@@ -233,126 +266,112 @@ export async function saveReports(
     dialog = next.catch(() => undefined);
     return next;
   };
-  // One listing per folder per run instead of a look per file (a template may put files in subfolders).
-  const listing = oncePerKey((folder: string) =>
-    fs.readdir(folder).then(
+}
+
+/**
+ * The decision a run takes without a caller's own ({@link decideByExistingFile}), with one listing
+ * per folder instead of a look per file (a template may put files in subfolders), and the folder's
+ * manifest read once before anything is saved: one the run could not record in (git conflict
+ * markers, a newer version, not JSON) stops it with its message before a file is written. It tells
+ * a file already saved by its SHA-256.
+ */
+async function defaultDecision(
+  options: SaveOptions,
+  lab: { readonly name: string; readonly origin: string },
+): Promise<NonNullable<SaveOptions['decide']>> {
+  const folder = options.target.folder;
+  const listing = oncePerKey((subfolder: string) =>
+    fs.readdir(subfolder).then(
       (names) => new Set(names.map(foldCase)),
       () => new Set<string>(),
     ),
   );
   const exists = async (fileName: string): Promise<boolean> =>
-    (await listing(path.join(options.target.folder, path.dirname(fileName)))).has(
+    (await listing(path.join(folder, path.dirname(fileName)))).has(
       foldCase(path.basename(fileName)),
     );
-  // The folder's manifest, read once before anything is saved (a caller's `decide` has read it):
-  // one the run could not record in (git conflict markers, a newer version, not JSON) stops it
-  // with its message before a file is written. It tells a file already saved by its SHA-256.
-  const manifest = options.decide ? undefined : await readManifest(options.target.folder);
-  const section: LabSection | undefined = manifest && sectionFor(manifest, lab);
+  const manifest = await readManifest(folder);
+  const section: LabSection | undefined = sectionFor(manifest, lab);
   const recorded =
-    manifest &&
-    section &&
-    recordedNames(manifest, section, (id) => options.api.paths.reportFile(id));
+    section && recordedNames(manifest, section, (id) => options.api.paths.reportFile(id));
   const identical = async (report: Report, fileName: string): Promise<boolean> => {
     const entry = section?.files[report.report_id];
     if (!entry || entry.file !== fileName || entry.published_at !== report.published_at) {
       return false; // not worth reading the file
     }
-    return isUpToDate(
-      report,
-      entry,
-      await currentSha256(path.join(options.target.folder, fileName), entry),
-    );
+    return isUpToDate(report, entry, await currentSha256(path.join(folder, fileName), entry));
   };
-  const decide =
-    options.decide ??
-    ((report: Report, question: ExistingFileQuestion) =>
-      decideByExistingFile(
-        report,
-        options.target,
-        lab.name,
-        question,
-        exists,
-        identical,
-        recorded,
-      ));
+  return (report, question) =>
+    decideByExistingFile(report, options.target, lab.name, question, exists, identical, recorded);
+}
 
-  // Each folder is created, resolved and checked against its root once per run, not once per file.
-  const folderFor = oncePerKey((subfolder: string): Promise<PreparedFolder> =>
-    subfolder === '.'
-      ? prepareFolder(options.target.folder, options.target.root)
-      : prepareFolder(
-          path.join(options.target.folder, subfolder),
-          options.target.root ?? options.target.folder,
-        ),
-  );
+/** What one report's save shares with the run. */
+interface SaveContext {
+  readonly run: SaveRun;
+  readonly folderRun: FolderRun;
+  readonly options: SaveOptions;
+  readonly lab: { readonly name: string; readonly origin: string };
+  readonly decide: NonNullable<SaveOptions['decide']>;
+  readonly ask: ExistingFileQuestion;
+  readonly folderFor: (subfolder: string) => Promise<PreparedFolder>;
+}
 
-  const saveOne = async (item: Report): Promise<void> => {
-    // The disk is full or read-only, or the lab failed as a whole: this file would fail alike.
-    const known = folderRun.folderFailed() ?? folderRun.labFailure(lab.name);
-    if (known) {
-      run.failed.push({ reportId: item.report_id, error: known });
+/** Saves one report as decided (or says why not), into the run's lists. */
+async function saveOneReport(item: Report, context: SaveContext): Promise<void> {
+  const { run, folderRun, options, lab } = context;
+  const signal = folderRun.signal;
+  // The disk is full or read-only, or the lab failed as a whole: this file would fail alike.
+  const known = folderRun.folderFailed() ?? folderRun.labFailure(lab.name);
+  if (known) {
+    run.failed.push({ reportId: item.report_id, error: known });
+    return;
+  }
+  let received = 0;
+  try {
+    const decision = await context.decide(item, context.ask);
+    if (decision.action === 'skip') {
+      const upToDate = decision.upToDate
+        ? {
+            upToDate: true,
+            ...(decision.fileName
+              ? { path: path.join(options.target.folder, decision.fileName) }
+              : {}),
+          }
+        : {};
+      run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...upToDate });
       return;
     }
-    let received = 0;
-    try {
-      const decision = await decide(item, ask);
-      if (decision.action === 'skip') {
-        const upToDate = decision.upToDate
-          ? {
-              upToDate: true,
-              ...(decision.fileName
-                ? { path: path.join(options.target.folder, decision.fileName) }
-                : {}),
-            }
-          : {};
-        run.skipped.push({ reportId: item.report_id, reason: decision.reason, ...upToDate });
-        return;
-      }
-      // A template with subfolders (`${client_id}/${report_id}.pdf`) writes below the folder, each made inside the root.
-      const subfolder = path.dirname(decision.fileName);
-      const saved = await options.api.downloadReportFile(item.report_id, {
-        folder: await folderFor(subfolder),
-        fileName: path.basename(decision.fileName),
-        ifExists: decision.ifExists,
-        signal,
-        onProgress: options.onProgress
-          ? (bytes) => {
-              folderRun.arrived(bytes - received);
-              received = bytes;
-            }
-          : undefined,
-      });
-      const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
-      run.saved.push({ report: item, file });
-      run.bytes += file.bytes;
-      folderRun.wrote(file.bytes);
-      folderRun.keep(saved);
-    } catch (error) {
-      if (isCancellation(error) || signal.aborted) {
-        run.cancelled = true;
-        return;
-      }
-      // Remembered for the run when no other file could escape it (disk full, the lab refused).
-      folderRun.failed(lab.name, lab.origin, error);
-      run.failed.push({ reportId: item.report_id, error });
-      options.warn?.(
-        `Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`,
-      );
-    } finally {
-      folderRun.arrived(-received);
+    // A template with subfolders (`${client_id}/${report_id}.pdf`) writes below the folder, each made inside the root.
+    const subfolder = path.dirname(decision.fileName);
+    const saved = await options.api.downloadReportFile(item.report_id, {
+      folder: await context.folderFor(subfolder),
+      fileName: path.basename(decision.fileName),
+      ifExists: decision.ifExists,
+      signal,
+      onProgress: options.onProgress
+        ? (bytes) => {
+            folderRun.arrived(bytes - received);
+            received = bytes;
+          }
+        : undefined,
+    });
+    const file = subfolder === '.' ? saved : { ...saved, fileName: decision.fileName };
+    run.saved.push({ report: item, file });
+    run.bytes += file.bytes;
+    folderRun.wrote(file.bytes);
+    folderRun.keep(saved);
+  } catch (error) {
+    if (isCancellation(error) || signal.aborted) {
+      run.cancelled = true;
+      return;
     }
-  };
-
-  await folderRun.each(reports, saveOne);
-  run.cancelled ||= signal.aborted;
-  // What the run saved is recorded even when it was cancelled part-way, so the folder and its manifest agree.
-  if (run.saved.length > 0) {
-    const savedAt = new Date().toISOString();
-    folderRun.record(lab, (current) =>
-      recordSaved(current, run.saved, savedAt, (id) => options.api.paths.reportFile(id)),
+    // Remembered for the run when no other file could escape it (disk full, the lab refused).
+    folderRun.failed(lab.name, lab.origin, error);
+    run.failed.push({ reportId: item.report_id, error });
+    options.warn?.(
+      `Report ${item.report_id} was not saved: ${error instanceof LabApiError ? error.describe() : String(error)}`,
     );
+  } finally {
+    folderRun.arrived(-received);
   }
-  await folderRun.finish();
-  return run;
 }

@@ -151,120 +151,147 @@ export async function connectStep(
   ms: number,
   signal: AbortSignal | undefined,
 ): Promise<{ readonly step: CheckStep; readonly socket?: net.Socket }> {
-  const started = process.hrtime.bigint();
   const host = stripBrackets(url.hostname);
   const port = defaultPort(url);
-  let socket: net.Socket | undefined;
   const target = `${net.isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-  if (proxyUrl && proxy !== undefined) {
-    const proxyHost = stripBrackets(proxyUrl.hostname);
-    const proxyPort = Number(proxyUrl.port || (proxyUrl.protocol === 'https:' ? 443 : 80));
-    try {
-      socket = await openSocket(
-        proxyHost,
-        proxyPort,
-        { secure: proxyUrl.protocol === 'https:', ca: network.ca },
-        ms,
-        signal,
-      );
-      const sent = proxyCredentials(proxyUrl, network);
-      const answer = await connectThrough(socket, target, sent, ms, signal);
-      const source = proxySource(proxy, network) ?? 'your proxy settings';
-      const details = [`CONNECT ${target} → ${answer.statusLine}`];
-      if (answer.status >= 200 && answer.status < 300) {
-        return {
-          step: {
-            kind: 'connect',
-            outcome: 'ok',
-            ms: elapsed(started),
-            summary: `tunnel to ${target} open (HTTP ${answer.status})`,
-            details,
-          },
-          socket,
-        };
-      } else {
-        socket.destroy();
-        socket = undefined;
-        let summary: string;
-        let advice: string;
-        const credentialsAsked = answer.status === 407 || answer.status === 401;
-        if (credentialsAsked) {
-          const from =
-            proxyCredentialSource(proxy, network) === 'proxyAuthorization'
-              ? 'http.proxyAuthorization'
-              : `the user name and password in the proxy address (${source})`;
-          summary =
-            sent === undefined
-              ? `the proxy asks for credentials (HTTP ${answer.status}) and none were sent: set http.proxyAuthorization, or write user:password@ into the proxy address`
-              : `the proxy rejected the credentials from ${from} (HTTP ${answer.status}): the user name or password is wrong`;
-          advice =
-            sent === undefined
-              ? 'Give the proxy your user name and password: set http.proxyAuthorization, or write user:password@ into the proxy address.'
-              : `Correct the user name or password in ${from}.`;
-        } else {
-          summary = `the proxy refused the tunnel to ${target} (HTTP ${answer.status}); ask your network administrators to allow the lab, or add it to http.noProxy`;
-          advice =
-            'Ask your network administrators to allow the lab through the proxy, or add the lab to http.noProxy if it is reached without one.';
-        }
-        return {
-          step: {
-            kind: 'connect',
-            outcome: 'failed',
-            ms: elapsed(started),
-            summary,
-            details,
-            problem: credentialsAsked ? 'proxyCredentials' : 'proxyRefused',
-            advice,
-          },
-        };
-      }
-    } catch (error) {
-      if (signal?.aborted) {
-        throw error;
-      }
-      socket?.destroy();
-      const source = proxySource(proxy, network) ?? 'your proxy settings';
-      return {
-        step: {
-          kind: 'connect',
-          outcome: 'failed',
-          ms: elapsed(started),
-          summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${systemReason(error)}`,
-          details: [`check ${source}`],
-          problem: 'proxyUnreachable',
-          advice: `Check ${source}, or ask your IT department whether the proxy is running.`,
-        },
-      };
-    }
-  } else {
-    try {
-      socket = await openSocket(host, port, { secure: false }, ms, signal);
+  return proxyUrl && proxy !== undefined
+    ? tunnelStep(target, { proxy, proxyUrl, network }, ms, signal)
+    : directStep({ host, port, target }, ms, signal);
+}
+
+/** The connection through a proxy: the tunnel's answer, or why the proxy could not be reached. */
+async function tunnelStep(
+  target: string,
+  via: { readonly proxy: string; readonly proxyUrl: URL; readonly network: NetworkOptions },
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly step: CheckStep; readonly socket?: net.Socket }> {
+  const started = process.hrtime.bigint();
+  const { proxy, proxyUrl, network } = via;
+  const source = proxySource(proxy, network) ?? 'your proxy settings';
+  let socket: net.Socket | undefined;
+  try {
+    socket = await openSocket(
+      stripBrackets(proxyUrl.hostname),
+      Number(proxyUrl.port || (proxyUrl.protocol === 'https:' ? 443 : 80)),
+      { secure: proxyUrl.protocol === 'https:', ca: network.ca },
+      ms,
+      signal,
+    );
+    const sent = proxyCredentials(proxyUrl, network);
+    const answer = await connectThrough(socket, target, sent, ms, signal);
+    const details = [`CONNECT ${target} → ${answer.statusLine}`];
+    if (answer.status >= 200 && answer.status < 300) {
       return {
         step: {
           kind: 'connect',
           outcome: 'ok',
           ms: elapsed(started),
-          summary: `connected to ${target}`,
-          details: [
-            `local ${socket.localAddress ?? '?'}:${socket.localPort ?? '?'} → ${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`,
-          ],
+          summary: `tunnel to ${target} open (HTTP ${answer.status})`,
+          details,
         },
         socket,
       };
-    } catch (error) {
-      if (signal?.aborted) {
-        throw error;
-      }
-      return {
-        step: {
-          kind: 'connect',
-          outcome: 'failed',
-          ms: elapsed(started),
-          summary: `cannot connect to ${target}: ${systemReason(error)}`,
-          details: [],
-          problem: connectProblem(error),
-        },
-      };
     }
+    socket.destroy();
+    return {
+      step: {
+        kind: 'connect',
+        outcome: 'failed',
+        ms: elapsed(started),
+        details,
+        ...tunnelRefusal(answer.status, target, sent !== undefined, via),
+      },
+    };
+  } catch (error) {
+    if (signal?.aborted) {
+      throw error;
+    }
+    socket?.destroy();
+    return {
+      step: {
+        kind: 'connect',
+        outcome: 'failed',
+        ms: elapsed(started),
+        summary: `cannot reach the proxy at ${describeProxy(proxy)}: ${systemReason(error)}`,
+        details: [`check ${source}`],
+        problem: 'proxyUnreachable',
+        advice: `Check ${source}, or ask your IT department whether the proxy is running.`,
+      },
+    };
+  }
+}
+
+/** A proxy's refusal of the tunnel in words: credentials asked for (none sent, or wrong), or the lab not allowed. */
+function tunnelRefusal(
+  status: number,
+  target: string,
+  credentialsSent: boolean,
+  via: { readonly proxy: string; readonly network: NetworkOptions },
+): Pick<CheckStep, 'summary' | 'problem' | 'advice'> {
+  if (status !== 407 && status !== 401) {
+    return {
+      summary: `the proxy refused the tunnel to ${target} (HTTP ${status}); ask your network administrators to allow the lab, or add it to http.noProxy`,
+      problem: 'proxyRefused',
+      advice:
+        'Ask your network administrators to allow the lab through the proxy, or add the lab to http.noProxy if it is reached without one.',
+    };
+  }
+  if (!credentialsSent) {
+    return {
+      summary: `the proxy asks for credentials (HTTP ${status}) and none were sent: set http.proxyAuthorization, or write user:password@ into the proxy address`,
+      problem: 'proxyCredentials',
+      advice:
+        'Give the proxy your user name and password: set http.proxyAuthorization, or write user:password@ into the proxy address.',
+    };
+  }
+  const source = proxySource(via.proxy, via.network) ?? 'your proxy settings';
+  const from =
+    proxyCredentialSource(via.proxy, via.network) === 'proxyAuthorization'
+      ? 'http.proxyAuthorization'
+      : `the user name and password in the proxy address (${source})`;
+  return {
+    summary: `the proxy rejected the credentials from ${from} (HTTP ${status}): the user name or password is wrong`,
+    problem: 'proxyCredentials',
+    advice: `Correct the user name or password in ${from}.`,
+  };
+}
+
+/** A direct TCP connection to the lab. */
+async function directStep(
+  to: { readonly host: string; readonly port: number; readonly target: string },
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly step: CheckStep; readonly socket?: net.Socket }> {
+  const started = process.hrtime.bigint();
+  const { host, port, target } = to;
+  try {
+    const socket = await openSocket(host, port, { secure: false }, ms, signal);
+    return {
+      step: {
+        kind: 'connect',
+        outcome: 'ok',
+        ms: elapsed(started),
+        summary: `connected to ${target}`,
+        details: [
+          `local ${socket.localAddress ?? '?'}:${socket.localPort ?? '?'} → ${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`,
+        ],
+      },
+      socket,
+    };
+  } catch (error) {
+    if (signal?.aborted) {
+      throw error;
+    }
+    return {
+      step: {
+        kind: 'connect',
+        outcome: 'failed',
+        ms: elapsed(started),
+        summary: `cannot connect to ${target}: ${systemReason(error)}`,
+        details: [],
+        problem: connectProblem(error),
+      },
+    };
   }
 }
