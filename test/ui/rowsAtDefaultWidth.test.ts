@@ -18,7 +18,9 @@ import {
   showLabData,
   statusItem,
   waitUntil,
+  animationsDone,
 } from './workbench';
+import { DOUBLE_CLICK_MS } from '../../src/commands/rowOpens';
 
 const TOKEN = 'demo-full-access';
 const LONG_NAME = 'Meridian Analytical Laboratories of Northern Europe';
@@ -254,7 +256,7 @@ describe('at the default width: rows, the status bar and the preview toolbar', f
       );
     }
     await page.mouse.move(900, 700, { steps: 5 });
-    await page.waitForTimeout(300);
+    await animationsDone(page);
     await page.screenshot({
       path: path.join(uiContext.screenshotsDir, 'report-rows-default-width.png'),
     });
@@ -280,7 +282,7 @@ describe('at the default width: rows, the status bar and the preview toolbar', f
       30_000,
     );
     await page.mouse.move(900, 700, { steps: 5 });
-    await page.waitForTimeout(300);
+    await animationsDone(page);
     await page.screenshot({
       path: path.join(uiContext.screenshotsDir, 'lab-rows-unreachable-default-width.png'),
     });
@@ -308,7 +310,8 @@ describe('at the default width: rows, the status bar and the preview toolbar', f
     // Its page drawn before the tab is closed: a preview closed while it loads keeps its command waiting.
     await (await frameWith(page, '.page.drawn')).locator('.page.drawn').first().waitFor();
     await closeTabs(page, report.report_id);
-    await page.waitForTimeout(600);
+    // The first click's open is over: a double-click now is a new one, not the second half of that.
+    await new Promise((resolve) => setTimeout(resolve, DOUBLE_CLICK_MS + 100));
     await target.dblclick();
     await tabLabel.waitFor({ state: 'visible', timeout: 30_000 });
     await waitUntil(
