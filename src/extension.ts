@@ -36,6 +36,7 @@ import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './preview/reportText';
+import { fetchReportAgain } from './commands/previewReport';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 import { useTeamCacheServices } from './downloads/teamCache';
@@ -65,7 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const savedStates = new SavedReportStates(labs, findings, log);
   const decorations = new SavedFileDecorations(labs, savedStates, findings);
   const missingFiles = new MissingFilesNotice(context.workspaceState, log);
-  const views = registerViews(labs, news, searches, savedStates);
+  const views = registerViews(labs, news, searches, savedStates, context.workspaceState);
   const savedFolders = new SavedFolderStates(
     labs,
     log,
@@ -82,7 +83,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
   const documents = new MetadataDocumentProvider(labs);
   const connectionReports = new ConnectionReportDocuments();
   const prompts = new PromptsHolder();
-  const previews = new PdfPreviewProvider(context.extensionUri, prompts, log);
+  const previews = new PdfPreviewProvider(context.extensionUri, prompts, log, (lab, id) =>
+    fetchReportAgain(labs, lab, id),
+  );
   const reportTexts = new ReportTextDocuments();
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
