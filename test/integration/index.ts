@@ -1,5 +1,4 @@
 import * as https from 'node:https';
-import * as path from 'node:path';
 import { runMochaSuite } from './mochaRunner';
 import { vscodeTrustedCertificates } from './helpers';
 
@@ -11,6 +10,5 @@ export function run(): Promise<void> {
   (https.globalAgent as https.Agent & { testCertificates?: string[] }).testCertificates = [
     vscodeTrustedCertificates().caPem,
   ];
-  // Last, after every suite: the work a person leaves open for the reload phase to find (reload/).
-  return runMochaSuite(__dirname, [path.join(__dirname, 'reload', 'prepare.js')]);
+  return runMochaSuite(__dirname);
 }

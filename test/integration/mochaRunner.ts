@@ -6,11 +6,10 @@ import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
 
 /**
- * Runs every `*.test.js` directly in `folder` with mocha inside the extension host, then the files
- * of `last` (in that order), the same contract for @vscode/test-electron and the code-server
- * runner: resolves when all pass.
+ * Runs every `*.test.js` directly in `folder` with mocha inside the extension host, the same
+ * contract for @vscode/test-electron and the code-server runner: resolves when all pass.
  */
-export function runMochaSuite(folder: string, last: readonly string[] = []): Promise<void> {
+export function runMochaSuite(folder: string): Promise<void> {
   const mocha = new Mocha({
     ui: 'bdd',
     timeout: 60_000,
@@ -24,7 +23,6 @@ export function runMochaSuite(folder: string, last: readonly string[] = []): Pro
     .sort()) {
     mocha.addFile(path.join(folder, file));
   }
-  last.forEach((file) => mocha.addFile(file));
   // The messages tests leave stay in the workbench (a headless window has no focus, so no toast
   // hides itself), and every new toast lays out all the ones before it: by the end of the suite the
   // workbench spent most of its CPU there (a renderer profile of the floor host: 39 s of 245 s in
