@@ -95,6 +95,8 @@ export interface LabDataExtensionApi {
       uri: vscode.Uri,
       request: { readonly type: string; readonly [key: string]: unknown },
     ): Promise<PreviewState>;
+    /** As a person's click on a button of the viewer of `uri` (`previewAgain`): whether it was sent. */
+    press(uri: vscode.Uri, button: 'previewAgain'): Promise<boolean>;
   };
   /** New reports since the user last looked: the badge, per-lab counts and marks, and knobs for tests. */
   readonly newReports: NewReportsApi;
@@ -171,6 +173,7 @@ export function createExtensionApi(
       uriOf: (lab, id) => PdfPreviewProvider.reportUri(lab, id, labs.signedIn.length > 1),
       state: (uri) => previews.stateOf(uri),
       ask: (uri, request) => previews.ask(uri, request),
+      press: (uri, button) => previews.press(uri, button),
     },
     newReports: {
       badge: () => fresh.view.badge,

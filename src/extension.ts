@@ -36,6 +36,7 @@ import { registerSavedReportsView } from './views/savedReportsView';
 import { OverviewPanels } from './overview/overviewPanels';
 import { PDF_PREVIEW_VIEW_TYPE, PdfPreviewProvider } from './preview/pdfPreview';
 import { ReportTextDocuments } from './documents/reportTexts';
+import { fetchReportAgain } from './commands/previewReport';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 import { useTeamCacheServices } from './downloads/teamCache';
@@ -123,7 +124,7 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
   const savedStates = new SavedReportStates(labs, findings, log);
   const decorations = new SavedFileDecorations(labs, savedStates, findings);
   const missingFiles = new MissingFilesNotice(context.workspaceState, log);
-  const views = registerViews(labs, news, searches, savedStates);
+  const views = registerViews(labs, news, searches, savedStates, context.workspaceState);
   const savedFolders = new SavedFolderStates(
     labs,
     log,
@@ -140,7 +141,9 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
   const documents = new MetadataDocumentProvider(labs);
   const connectionReports = new ConnectionReportDocuments();
   const prompts = new PromptsHolder();
-  const previews = new PdfPreviewProvider(context.extensionUri, prompts, log);
+  const previews = new PdfPreviewProvider(context.extensionUri, prompts, log, (lab, id) =>
+    fetchReportAgain(labs, lab, id),
+  );
   const reportTexts = new ReportTextDocuments();
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);

@@ -4,9 +4,10 @@
  * a bar that filters the Reports view. Chart.js is loaded from the extension by a nonce'd script
  * tag before this module; colours come from the VS Code theme and follow it when it changes.
  */
-import type { Chart as ChartInstance, ChartConfiguration, ChartEvent } from 'chart.js';
+import type { Chart as ChartInstance, ChartConfiguration } from 'chart.js';
 import type { ReportOverview } from '../core/derived/overview';
 import type { TypeStyle } from '../core/derived/typeStyles';
+import { chartConfig, type ChartContext, type ChartName } from './overviewCharts';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -14,12 +15,12 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 declare const Chart: new (canvas: HTMLCanvasElement, config: ChartConfiguration) => ChartInstance;
 
-type ChartName = 'time' | 'clients' | 'status';
-
 /** A row of the latest reports, with its publication time as the Reports view shows it. */
 type LatestRow = ReportOverview['latest'][number] & { readonly published?: string };
 
 interface OverviewData {
+  /** Which data message this is: echoed with "drawn", so the extension knows what was drawn. */
+  readonly seq?: number;
   readonly lab: string;
   /** The time axis' steps as the Reports view shows dates ("20 Nov 2026", "Week of 16 Nov 2026"), one per bucket. */
   readonly periods?: readonly string[];
@@ -45,79 +46,6 @@ let focusFilterLine = false;
 
 function post(type: string, fields: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...fields });
-}
-
-function css(name: string, fallback: string): string {
-  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
-}
-
-/** The theme's chart colours, then its other accents: readable in light, dark and high-contrast themes. */
-function palette(): string[] {
-  return [
-    css('--vscode-charts-blue', '#3794ff'),
-    css('--vscode-charts-orange', '#d18616'),
-    css('--vscode-charts-green', '#89d185'),
-    css('--vscode-charts-purple', '#b180d7'),
-    css('--vscode-charts-red', '#f14c4c'),
-    css('--vscode-charts-yellow', '#cca700'),
-    css('--vscode-terminal-ansiCyan', '#11a8cd'),
-    css('--vscode-descriptionForeground', '#888888'),
-  ];
-}
-
-/** Marks drawn over a colour so report types differ by more than colour: plain, then lines and dots. */
-const PATTERNS: ReadonlyArray<(context: CanvasRenderingContext2D, size: number) => void> = [
-  () => undefined,
-  (context, size) => line(context, 0, size, size, 0),
-  (context, size) => dot(context, size / 2, size / 2, size / 5),
-  (context, size) => line(context, 0, size / 2, size, size / 2),
-  (context, size) => line(context, size / 2, 0, size / 2, size),
-  (context, size) => line(context, 0, 0, size, size),
-  (context, size) => {
-    line(context, 0, size, size, 0);
-    line(context, 0, 0, size, size);
-  },
-  (context, size) => {
-    dot(context, size / 4, size / 4, size / 8);
-    dot(context, (3 * size) / 4, (3 * size) / 4, size / 8);
-  },
-];
-
-function line(context: CanvasRenderingContext2D, x1: number, y1: number, x2: number, y2: number) {
-  context.beginPath();
-  context.moveTo(x1, y1);
-  context.lineTo(x2, y2);
-  context.stroke();
-}
-
-function dot(context: CanvasRenderingContext2D, x: number, y: number, radius: number) {
-  context.beginPath();
-  context.arc(x, y, radius, 0, 2 * Math.PI);
-  context.fill();
-}
-
-/** A type's fill: its colour with its pattern drawn over it in the background's colour. */
-function patternFill(colour: string, pattern: number, background: string): CanvasPattern | string {
-  const size = 10;
-  const tile = document.createElement('canvas');
-  tile.width = size;
-  tile.height = size;
-  const context = tile.getContext('2d');
-  if (!context) {
-    return colour;
-  }
-  context.fillStyle = colour;
-  context.fillRect(0, 0, size, size);
-  context.strokeStyle = background;
-  context.fillStyle = background;
-  context.lineWidth = 2;
-  PATTERNS[pattern % PATTERNS.length]!(context, size);
-  return context.createPattern(tile, 'repeat') ?? colour;
-}
-
-/** The colour and pattern a report type is drawn with (from the extension, which keeps them whatever the filter). */
-function typeStyle(type: string, index: number): TypeStyle {
-  return data?.styles?.[type] ?? { colour: index, pattern: index };
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(
@@ -203,132 +131,17 @@ function periodOf(index: number, key: string): string {
   return data?.periods?.[index] ?? key;
 }
 
+/** A chart's configuration, from the data drawn now. */
 function config(name: ChartName, overview: ReportOverview): ChartConfiguration {
-  const colours = palette();
-  const foreground = css('--vscode-foreground', '#cccccc');
-  const grid = css('--vscode-editorWidget-border', 'rgba(128,128,128,0.3)');
-  const background = css('--vscode-editor-background', '#ffffff');
-  // The count axis counts whole reports: integer steps only (never 0.5), from zero.
-  const counting = {
-    stacked: true,
-    beginAtZero: true,
-    ticks: { color: foreground, precision: 0 },
-    grid: { color: grid },
+  const context: ChartContext = {
+    styles: data?.styles,
+    locale: data?.locale,
+    reportsLabel: data?.text.reports ?? 'Reports',
+    periodOf,
+    countsOf: (chart) => countsOf(chart, overview),
+    select: (chart, index) => select(chart, index),
   };
-  const category = { stacked: true, ticks: { color: foreground }, grid: { color: grid } };
-  const common = {
-    responsive: true,
-    maintainAspectRatio: false,
-    animation: false as const,
-    onClick: (_event: ChartEvent, elements: Array<{ index: number }>) =>
-      elements[0] && select(name, elements[0].index),
-    plugins: { legend: { labels: { color: foreground } } },
-  };
-  // Paints the theme's background under the chart, so a saved PNG is readable anywhere.
-  const backdrop = {
-    id: 'backdrop',
-    beforeDraw: (chart: ChartInstance) => {
-      const context = chart.ctx;
-      context.save();
-      context.fillStyle = background;
-      context.fillRect(0, 0, chart.width, chart.height);
-      context.restore();
-    },
-  };
-  if (name === 'time') {
-    return {
-      type: 'bar',
-      data: {
-        labels: overview.buckets.map((bucket) => bucket.key),
-        datasets: overview.types.map((type, index) => {
-          const style = typeStyle(type, index);
-          const colour = colours[style.colour % colours.length]!;
-          // The border carries the plain colour (and tells a test which colour the type has).
-          return {
-            label: type,
-            data: overview.buckets.map((bucket) => bucket.byType[type] ?? 0),
-            backgroundColor: patternFill(colour, style.pattern, background),
-            borderColor: colour,
-            borderWidth: 1,
-          };
-        }),
-      },
-      options: {
-        ...(data?.locale ? { locale: data.locale } : {}),
-        ...common,
-        scales: {
-          x: {
-            ...category,
-            ticks: {
-              ...category.ticks,
-              callback: (_value: unknown, index: number) =>
-                periodOf(index, overview.buckets[index]?.key ?? ''),
-            },
-          },
-          y: counting,
-        },
-        plugins: {
-          ...common.plugins,
-          tooltip: {
-            callbacks: {
-              title: (items: Array<{ dataIndex: number }>) =>
-                periodOf(
-                  items[0]?.dataIndex ?? 0,
-                  overview.buckets[items[0]?.dataIndex ?? 0]?.key ?? '',
-                ),
-            },
-          },
-        },
-      },
-      plugins: [backdrop],
-    };
-  }
-  const counts = name === 'clients' ? countsOf(name, overview).slice(0, 25) : overview.byStatus;
-  return {
-    type: 'bar',
-    data: {
-      labels: counts.map((row) => row.label),
-      datasets: [
-        {
-          label: data!.text.reports ?? 'Reports',
-          data: counts.map((row) => row.count),
-          backgroundColor: counts.map(
-            (_, index) => colours[name === 'status' ? index % colours.length : 0],
-          ),
-        },
-      ],
-    },
-    options: {
-      ...(data?.locale ? { locale: data.locale } : {}),
-      ...common,
-      indexAxis: name === 'clients' ? 'y' : 'x',
-      // Long names are shortened on the axis, the id kept whole; the table and the tooltip keep them whole.
-      scales:
-        name === 'clients'
-          ? {
-              x: counting,
-              y: {
-                ...category,
-                ticks: {
-                  ...category.ticks,
-                  callback: (_value: unknown, index: number) => axisLabel(counts[index]),
-                },
-              },
-            }
-          : {
-              x: {
-                ...category,
-                ticks: {
-                  ...category.ticks,
-                  callback: (_value: unknown, index: number) => axisLabel(counts[index]),
-                },
-              },
-              y: counting,
-            },
-      plugins: { legend: { display: false } },
-    },
-    plugins: [backdrop],
-  };
+  return chartConfig(name, overview, context);
 }
 
 /** The bars of the client chart (a client's projects when one is chosen) or the status chart. */
@@ -341,11 +154,6 @@ function countsOf(
     : data!.byProject
       ? overview.byProject
       : overview.byClient;
-}
-
-/** A bar's label on its axis: shortened by the extension (name cut, id whole) when long. */
-function axisLabel(row: ReportOverview['byClient'][number] | undefined): string {
-  return row ? (row.short ?? row.label) : '';
 }
 
 /**
@@ -457,25 +265,27 @@ function section(
   return node;
 }
 
-function render(): void {
-  charts.forEach((chart) => chart.destroy());
-  charts.clear();
-  const current = data!;
-  const { overview, text } = current;
-  const heading = element(
-    'header',
-    { className: 'top' },
-    element('h1', {}, text.title ?? current.lab),
-    element('span', { className: 'summary' }, text.summary ?? ''),
-  );
+/** The title, the count and Refresh. */
+function heading(current: OverviewData): HTMLElement {
+  const { text } = current;
   const refresh = element('button', {
     textContent: text.refresh ?? 'Refresh',
     title: text.refreshTitle ?? '',
   });
   refresh.dataset.action = 'refresh';
   refresh.addEventListener('click', () => post('refresh'));
-  heading.append(refresh);
-  // The filter charted, and a way to drop it (which clears the Reports view's filter too).
+  return element(
+    'header',
+    { className: 'top' },
+    element('h1', {}, text.title ?? current.lab),
+    element('span', { className: 'summary' }, text.summary ?? ''),
+    refresh,
+  );
+}
+
+/** The filter charted, and a way to drop it (which clears the Reports view's filter too). */
+function filterLine(current: OverviewData): HTMLElement {
+  const { text } = current;
   const filterBar = element(
     'p',
     { className: current.filter ? 'filter filtered' : 'filter', tabIndex: -1 },
@@ -490,14 +300,42 @@ function render(): void {
     clear.addEventListener('click', () => post('clearFilter'));
     filterBar.append(clear);
   }
-  const notes: HTMLElement[] = [filterBar];
-  if (current.limit) {
-    notes.push(element('p', { className: 'note' }, text.limited ?? ''));
-  }
-  if (overview.newSince) {
-    notes.push(element('p', { className: 'new' }, text.newSince ?? ''));
-  }
-  const latest = element(
+  return filterBar;
+}
+
+/** One row of the latest reports: its id opens it (preview, or metadata without a file). */
+function latestRow(row: LatestRow, text: Readonly<Record<string, string>>): HTMLElement {
+  const open = element('a', {
+    href: '#',
+    textContent: row.id,
+    title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? ''),
+  });
+  open.addEventListener('click', (event) => {
+    event.preventDefault();
+    post(row.downloadable ? 'preview' : 'metadata', { id: row.id });
+  });
+  const metadata = element('a', { href: '#', textContent: text.metadata ?? 'Metadata' });
+  metadata.addEventListener('click', (event) => {
+    event.preventDefault();
+    post('metadata', { id: row.id });
+  });
+  return element(
+    'tr',
+    {},
+    element('th', { scope: 'row' }, open),
+    element('td', {}, row.type ?? ''),
+    element('td', {}, row.client ?? ''),
+    element('td', {}, row.status ?? ''),
+    element('td', {}, row.published ?? row.publishedAt ?? ''),
+    element('td', {}, metadata),
+  );
+}
+
+/** The latest reports, as a table. */
+function latestTable(current: OverviewData): HTMLElement {
+  const { overview, text } = current;
+  const columns = [text.report, text.type, text.client, text.status, text.published, text.actions];
+  return element(
     'section',
     { className: 'latest' },
     element('h2', {}, text.latest ?? 'Latest reports'),
@@ -508,48 +346,32 @@ function render(): void {
       element(
         'thead',
         {},
-        element(
-          'tr',
-          {},
-          ...[text.report, text.type, text.client, text.status, text.published, text.actions].map(
-            (cell) => element('th', { scope: 'col' }, cell ?? ''),
-          ),
-        ),
+        element('tr', {}, ...columns.map((cell) => element('th', { scope: 'col' }, cell ?? ''))),
       ),
       element(
         'tbody',
         {},
-        ...(overview.latest as readonly LatestRow[]).map((row) => {
-          const open = element('a', {
-            href: '#',
-            textContent: row.id,
-            title: row.downloadable ? (text.preview ?? '') : (text.metadata ?? ''),
-          });
-          open.addEventListener('click', (event) => {
-            event.preventDefault();
-            post(row.downloadable ? 'preview' : 'metadata', { id: row.id });
-          });
-          const metadata = element('a', { href: '#', textContent: text.metadata ?? 'Metadata' });
-          metadata.addEventListener('click', (event) => {
-            event.preventDefault();
-            post('metadata', { id: row.id });
-          });
-          return element(
-            'tr',
-            {},
-            element('th', { scope: 'row' }, open),
-            element('td', {}, row.type ?? ''),
-            element('td', {}, row.client ?? ''),
-            element('td', {}, row.status ?? ''),
-            element('td', {}, row.published ?? row.publishedAt ?? ''),
-            element('td', {}, metadata),
-          );
-        }),
+        ...(overview.latest as readonly LatestRow[]).map((row) => latestRow(row, text)),
       ),
     ),
   );
+}
+
+function render(): void {
+  charts.forEach((chart) => chart.destroy());
+  charts.clear();
+  const current = data!;
+  const { overview, text } = current;
+  const filterBar = filterLine(current);
+  const notes: HTMLElement[] = [filterBar];
+  if (current.limit) {
+    notes.push(element('p', { className: 'note' }, text.limited ?? ''));
+  }
+  if (overview.newSince) {
+    notes.push(element('p', { className: 'new' }, text.newSince ?? ''));
+  }
   root.replaceChildren(
-    heading,
+    heading(current),
     ...notes,
     section('time', text.timeTitle ?? 'Reports over time', text.timeSummary ?? '', overview),
     element(
@@ -563,67 +385,67 @@ function render(): void {
       ),
       section('status', text.statusTitle ?? 'By status', text.statusSummary ?? '', overview),
     ),
-    latest,
+    latestTable(current),
   );
   if (focusFilterLine) {
     focusFilterLine = false;
     filterBar.focus();
   }
-  requestAnimationFrame(() =>
-    requestAnimationFrame(() => {
-      const counts = (name: ChartName): Record<string, number> => {
-        const chart = charts.get(name);
-        const labels = (chart?.data.labels ?? []) as string[];
-        return Object.fromEntries(
-          labels.map((label, index) => [
-            label,
-            chart!.data.datasets.reduce(
-              (sum, dataset) => sum + Number(dataset.data[index] ?? 0),
-              0,
-            ),
-          ]),
-        );
-      };
-      // What each axis shows, so a test can see whole-number counts and the labels a person reads.
-      const countAxis = (name: ChartName): string => (name === 'clients' ? 'x' : 'y');
-      const ticks = (name: ChartName): number[] =>
-        (charts.get(name)?.scales[countAxis(name)]?.ticks ?? []).map((tick) => tick.value);
-      const axisLabels = (name: ChartName): string[] =>
-        (charts.get(name)?.scales[countAxis(name) === 'x' ? 'y' : 'x']?.ticks ?? []).map((tick) =>
-          Array.isArray(tick.label) ? tick.label.join(' ') : String(tick.label ?? ''),
-        );
-      const all = <T>(of: (name: ChartName) => T): Record<ChartName, T> => ({
-        time: of('time'),
-        clients: of('clients'),
-        status: of('status'),
-      });
-      const shown = {
-        filter: root.querySelector('.filter span')?.textContent ?? '',
-        clearFilter: root.querySelector('button[data-action="clearFilter"]') !== null,
-        published: [...root.querySelectorAll('section.latest tbody tr td:nth-of-type(4)')].map(
-          (cell) => cell.textContent ?? '',
-        ),
-      };
-      // Each report type's colour as drawn (the time chart's datasets), so a test can see it kept.
-      const typeColours = Object.fromEntries(
-        (charts.get('time')?.data.datasets ?? []).map((dataset) => [
-          dataset.label ?? '',
-          String(dataset.borderColor),
-        ]),
-      );
-      post('drawn', {
-        ms: Math.round(performance.now() - started),
-        typeColours,
-        time: counts('time'),
-        clients: counts('clients'),
-        status: counts('status'),
-        charts: charts.size,
-        ticks: all(ticks),
-        axisLabels: all(axisLabels),
-        shown,
-      });
-    }),
+  // Once the charts are drawn (they are made in the next frame), says what was drawn.
+  requestAnimationFrame(() => requestAnimationFrame(() => reportDrawn(current.seq)));
+}
+
+/** Tells the extension what each chart drew (counts, axes, colours) and what the page shows. */
+function reportDrawn(seq: number | undefined): void {
+  const counts = (name: ChartName): Record<string, number> => {
+    const chart = charts.get(name);
+    const labels = (chart?.data.labels ?? []) as string[];
+    return Object.fromEntries(
+      labels.map((label, index) => [
+        label,
+        chart!.data.datasets.reduce((sum, dataset) => sum + Number(dataset.data[index] ?? 0), 0),
+      ]),
+    );
+  };
+  // What each axis shows, so a test can see whole-number counts and the labels a person reads.
+  const countAxis = (name: ChartName): string => (name === 'clients' ? 'x' : 'y');
+  const ticks = (name: ChartName): number[] =>
+    (charts.get(name)?.scales[countAxis(name)]?.ticks ?? []).map((tick) => tick.value);
+  const axisLabels = (name: ChartName): string[] =>
+    (charts.get(name)?.scales[countAxis(name) === 'x' ? 'y' : 'x']?.ticks ?? []).map((tick) =>
+      Array.isArray(tick.label) ? tick.label.join(' ') : String(tick.label ?? ''),
+    );
+  const all = <T>(of: (name: ChartName) => T): Record<ChartName, T> => ({
+    time: of('time'),
+    clients: of('clients'),
+    status: of('status'),
+  });
+  const shown = {
+    filter: root.querySelector('.filter span')?.textContent ?? '',
+    clearFilter: root.querySelector('button[data-action="clearFilter"]') !== null,
+    published: [...root.querySelectorAll('section.latest tbody tr td:nth-of-type(4)')].map(
+      (cell) => cell.textContent ?? '',
+    ),
+  };
+  // Each report type's colour as drawn (the time chart's datasets), so a test can see it kept.
+  const typeColours = Object.fromEntries(
+    (charts.get('time')?.data.datasets ?? []).map((dataset) => [
+      dataset.label ?? '',
+      String(dataset.borderColor),
+    ]),
   );
+  post('drawn', {
+    seq,
+    ms: Math.round(performance.now() - started),
+    typeColours,
+    time: counts('time'),
+    clients: counts('clients'),
+    status: counts('status'),
+    charts: charts.size,
+    ticks: all(ticks),
+    axisLabels: all(axisLabels),
+    shown,
+  });
 }
 
 window.addEventListener('message', (event: MessageEvent) => {

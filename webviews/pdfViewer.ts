@@ -40,6 +40,9 @@ const vscode = acquireVsCodeApi();
 const body = document.body;
 const container = document.getElementById('viewer') as HTMLDivElement;
 const message = document.getElementById('message') as HTMLDivElement;
+/** A restored tab's place: fetching its report again, or offering to ("Preview Again"). */
+const offer = document.getElementById('offer') as HTMLDivElement;
+const previewAgain = document.getElementById('previewAgain') as HTMLButtonElement;
 const pageInput = document.getElementById('page') as HTMLInputElement;
 const pageCount = document.getElementById('pageCount') as HTMLSpanElement;
 const zoomSelect = document.getElementById('zoom') as HTMLSelectElement;
@@ -110,6 +113,23 @@ function showError(text: string): void {
   message.textContent = text;
   body.classList.add('failed');
 }
+
+/** A restored tab without its report yet: what is happening, with "Preview Again" when it failed. */
+function showOffer(text: string, button?: string): void {
+  container.hidden = true;
+  offer.hidden = false;
+  offer.querySelector('p')!.textContent = text;
+  previewAgain.hidden = button === undefined;
+  previewAgain.textContent = button ?? '';
+  if (button !== undefined) {
+    previewAgain.focus();
+  }
+}
+
+previewAgain.addEventListener('click', () => {
+  previewAgain.hidden = true;
+  post('previewAgain');
+});
 
 /** The extension's searches waiting for a count: each gets the next final count (a later search supersedes an earlier one). */
 let findRequests: unknown[] = [];
@@ -376,7 +396,19 @@ async function open(data: Uint8Array): Promise<void> {
 window.addEventListener('message', (event: MessageEvent) => {
   const data = event.data as { type: string; [key: string]: unknown };
   switch (data.type) {
+    case 'restoring':
+    case 'offer':
+      showOffer(String(data.text ?? ''), data.type === 'offer' ? String(data.button) : undefined);
+      break;
+    case 'press':
+      // A test presses a button as a person would: the button itself, so a hidden one presses nothing.
+      document
+        .querySelector<HTMLButtonElement>(`button#${String(data.button)}:not([hidden])`)
+        ?.click();
+      break;
     case 'load':
+      offer.hidden = true;
+      container.hidden = false;
       body.classList.toggle('report', data.canSave === true);
       void open(data.data as Uint8Array);
       break;

@@ -185,3 +185,20 @@ async function openPreview(
   );
   return { pages: shown.pages };
 }
+
+/**
+ * A report's PDF fetched again for its preview tab, restored after a window reload (the tab's
+ * address holds its lab and id): once the tokens are read back, from the lab if still signed in.
+ */
+export async function fetchReportAgain(labs: Labs, lab: string, id: string): Promise<Uint8Array> {
+  await labs.ready;
+  const connection = labs.get(lab);
+  if (!connection) {
+    throw new LabApiError('notFound', vscode.l10n.t('{0} is no longer one of your labs.', lab));
+  }
+  const api = connection.api;
+  if (!api) {
+    throw new LabApiError('unauthorized', vscode.l10n.t('Sign in to {0} first.', lab));
+  }
+  return api.fetchReportFile(id, { maxBytes: Math.min(api.maxFileBytes, MAX_PREVIEW_BYTES) });
+}

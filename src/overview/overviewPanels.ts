@@ -1,14 +1,10 @@
-import * as path from 'node:path';
 import { withNotificationProgress } from '../ui/progress';
-import { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
-import { csvRow } from '../../core/derived/exportList';
 import { LabApiError } from '../../core/errors/errors';
-import { aggregateReports, overviewCsv, type ReportOverview } from '../../core/derived/overview';
+import { aggregateReports, type ReportOverview } from '../../core/derived/overview';
 import type { ListFilters } from '../../core/api/query';
 import type { Report } from '../../core/api/records';
-import { isInside, writeFileSafely } from '../../core/files/safeWriter';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Logger } from '../log';
@@ -20,6 +16,8 @@ import { displayLocale } from '../ui/displayLocale';
 import { knownNames, periodLabel } from '../views/recordText';
 import { TypeStyles } from '../../core/derived/typeStyles';
 import { overviewTexts } from './overviewText';
+import { saveChart } from './overviewExport';
+import { sameFilter } from '../views/reportFilters';
 import {
   describeReportFilter,
   matchesLocally,
@@ -63,6 +61,8 @@ class OverviewPanel {
   overview?: ReportOverview;
   filter: ReportFilter;
   private drawnWaiters: Array<{
+    /** The data message this waiter waits to see drawn; undefined: whatever is drawn next. */
+    seq?: number;
     resolve: (drawn: DrawnOverview) => void;
     reject: (error: Error) => void;
   }> = [];
@@ -70,22 +70,47 @@ class OverviewPanel {
   lastDrawn?: DrawnOverview;
   /** The filter last charted, in words. */
   lastDescribed?: string;
+  /**
+   * The last data message sent: the page is built from it again whenever its webview is (VS Code
+   * drops a hidden webview's page and loads it afresh when its tab is shown again).
+   */
+  lastData?: { readonly seq: number; readonly [key: string]: unknown };
+  /** The Reports view's filter changed while the panel was hidden: listed again once it shows. */
+  stale = false;
+  /** Listings started; one started later makes an earlier one's result old news. */
+  loads = 0;
+  private seq = 0;
 
   constructor(
     readonly lab: string,
     readonly panel: vscode.WebviewPanel,
     filter: ReportFilter,
+    readonly connection: LabConnection,
   ) {
     this.filter = filter;
   }
 
-  nextDrawn(): Promise<DrawnOverview> {
-    return new Promise((resolve, reject) => this.drawnWaiters.push({ resolve, reject }));
+  nextSeq(): number {
+    return ++this.seq;
   }
 
-  drawn(result: DrawnOverview): void {
+  /** The next drawing (of data message `seq`, or of anything when undefined). */
+  nextDrawn(seq?: number): Promise<DrawnOverview> {
+    return new Promise((resolve, reject) => this.drawnWaiters.push({ seq, resolve, reject }));
+  }
+
+  drawn(result: DrawnOverview, seq: number | undefined): void {
     this.lastDrawn = result;
-    this.drawnWaiters.splice(0).forEach((waiter) => waiter.resolve(result));
+    const [done, waiting] = [
+      this.drawnWaiters.filter(
+        (waiter) => waiter.seq === undefined || (seq !== undefined && waiter.seq <= seq),
+      ),
+      this.drawnWaiters.filter(
+        (waiter) => waiter.seq !== undefined && (seq === undefined || waiter.seq > seq),
+      ),
+    ];
+    this.drawnWaiters = waiting;
+    done.forEach((waiter) => waiter.resolve(result));
   }
 
   failed(error: Error): void {
@@ -103,14 +128,46 @@ export class OverviewPanels implements vscode.Disposable {
   private readonly panels = new Map<string, OverviewPanel>();
   /** Each lab's report types' colours and patterns, kept whatever the filter (for the session). */
   private readonly typeStyles = new Map<string, TypeStyles>();
+  private readonly filterChanged: vscode.Disposable;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly news: NewReports,
     private readonly log: Logger,
-    /** The Reports view, whose filter for the lab a Refresh uses. */
+    /** The Reports view, whose filter for the lab the overview follows. */
     private readonly reports: ReportsTreeProvider,
-  ) {}
+  ) {
+    this.filterChanged = reports.onDidChangeFilter((lab) =>
+      [...this.panels.values()]
+        .filter((entry) => lab === undefined || entry.lab === lab)
+        .forEach((entry) => this.follow(entry)),
+    );
+  }
+
+  /**
+   * The Reports view's filter for the panel's lab changed: the panel charts it too, at once when
+   * it is on screen, else when it is shown again (a hidden webview hears nothing).
+   */
+  private follow(entry: OverviewPanel): void {
+    const filter = this.reports.filterOf(entry.lab);
+    if (sameFilter(filter, entry.filter)) {
+      return;
+    }
+    entry.filter = filter;
+    if (entry.panel.visible) {
+      this.reload(entry);
+    } else {
+      entry.stale = true;
+    }
+  }
+
+  /** Lists and draws again, in the background (a failure goes to the log). */
+  private reload(entry: OverviewPanel): void {
+    entry.stale = false;
+    void this.load(entry.connection, entry).catch((error: unknown) =>
+      this.log.warn('Overview', `${entry.lab}: ${errorText(error)}`),
+    );
+  }
 
   /** Opens (or reveals and reloads) the overview of a lab with `filter`; resolves once the charts are drawn. */
   async show(connection: LabConnection, filter: ReportFilter): Promise<DrawnOverview> {
@@ -118,6 +175,7 @@ export class OverviewPanels implements vscode.Disposable {
     let entry = this.panels.get(lab);
     if (entry) {
       entry.filter = filter;
+      entry.stale = false;
       entry.panel.reveal();
     } else {
       const panel = vscode.window.createWebviewPanel(
@@ -133,7 +191,7 @@ export class OverviewPanels implements vscode.Disposable {
         },
       );
       panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'lab-data.svg');
-      const created = new OverviewPanel(lab, panel, filter);
+      const created = new OverviewPanel(lab, panel, filter, connection);
       entry = created;
       this.panels.set(lab, created);
       const ready = new Promise<void>((resolve) => {
@@ -147,8 +205,13 @@ export class OverviewPanels implements vscode.Disposable {
             );
           },
         );
+        // Shown again after the filter changed while hidden, its page kept (no "ready" to answer).
+        const viewState = panel.onDidChangeViewState(
+          () => panel.visible && created.stale && this.reload(created),
+        );
         panel.onDidDispose(() => {
           subscription.dispose();
+          viewState.dispose();
           this.panels.delete(lab);
           created.failed(new LabApiError('cancelled', vscode.l10n.t('The overview was closed.')));
         });
@@ -194,6 +257,7 @@ export class OverviewPanels implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.filterChanged.dispose();
     this.panels.forEach((entry) => entry.panel.dispose());
   }
 
@@ -216,6 +280,7 @@ export class OverviewPanels implements vscode.Disposable {
         vscode.l10n.t('Sign in to {0} first.', connection.lab.name),
       );
     }
+    const load = ++entry.loads;
     entry.started = Date.now();
     const limit = Math.max(
       100,
@@ -223,14 +288,69 @@ export class OverviewPanels implements vscode.Disposable {
         .getConfiguration(SETTINGS_SECTION)
         .get<number>(Settings.overviewMaxReports, DEFAULT_OVERVIEW_LIMIT),
     );
-    // The lab filters what it can; the report type (no lab offers it) is applied here, as in the Reports view.
-    const query: ListFilters = serverPart(entry.filter);
     const filter = entry.filter;
     await entry.panel.webview.postMessage({
       type: 'loading',
       text: vscode.l10n.t('Listing the reports of {0}…', connection.lab.name),
     });
-    const { reports, total, more } = await withNotificationProgress(
+    const { reports, total, more } = await this.listReports(connection, api, filter, limit);
+    const names = await this.names(api, lab, filter);
+    if (load !== entry.loads) {
+      // A later listing (the filter changed meanwhile) draws instead of this one.
+      return entry.nextDrawn();
+    }
+    const overview = aggregateReports(reports, {
+      now: new Date(),
+      mark: this.news.markOf(connection.lab.name),
+      ...names,
+    });
+    entry.overview = overview;
+    const described = serverText(describeReportFilter(filter, knownNames.of(lab)), 300);
+    const byProject = filter.clientId !== undefined;
+    entry.lastDescribed = described;
+    const seq = entry.nextSeq();
+    const drawn = entry.nextDrawn(seq);
+    entry.lastData = {
+      type: 'data',
+      seq,
+      lab: connection.lab.name,
+      // Dates as the Reports view shows them, formatted here (the webview's locale may differ).
+      overview: {
+        ...overview,
+        latest: overview.latest.map((row) => ({
+          ...row,
+          published: localTime(row.publishedAt) ?? '',
+        })),
+      },
+      periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
+      filter: described,
+      locale: displayLocale(),
+      byProject,
+      styles: this.stylesOf(lab).of(overview.types),
+      ...(more ? { limit: { limit, total } } : {}),
+      text: overviewTexts(lab, overview, described, more ? { limit, total } : undefined, byProject),
+    };
+    // A hidden panel's webview hears nothing: it asks again ("ready") when shown, and gets this.
+    await entry.panel.webview.postMessage(entry.lastData);
+    const result = await drawn;
+    const ms = Date.now() - entry.started;
+    this.log.info(
+      'Overview',
+      `${connection.lab.name}: ${reports.length} report(s) charted in ${ms} ms${more ? ` (the newest ${limit} of ${total ?? 'more'})` : ''}.`,
+    );
+    return { ...result, lab: connection.lab.name, total: reports.length, ms, filter: described };
+  }
+
+  /** The reports matching `filter`, newest first, at most `limit`, with a progress notification. */
+  private listReports(
+    connection: LabConnection,
+    api: NonNullable<LabConnection['backgroundApi']>,
+    filter: ReportFilter,
+    limit: number,
+  ): Promise<{ reports: Report[]; total?: number; more: boolean }> {
+    // The lab filters what it can; the report type (no lab offers it) is applied here, as in the Reports view.
+    const query: ListFilters = serverPart(filter);
+    return withNotificationProgress(
       vscode.l10n.t('Loading the overview of {0}…', connection.lab.name),
       async (progress, token) => {
         const signal = toAbortSignal(token);
@@ -261,6 +381,14 @@ export class OverviewPanels implements vscode.Disposable {
         };
       },
     );
+  }
+
+  /** The lab's client names, and the chosen client's project names, for the charts' labels. */
+  private async names(
+    api: NonNullable<LabConnection['backgroundApi']>,
+    lab: string,
+    filter: ReportFilter,
+  ): Promise<{ clientNames: Map<string, string>; projectNames: Map<string, string> }> {
     const clientNames = new Map<string, string>();
     if (api.lab.filters.includes('client_id')) {
       try {
@@ -273,9 +401,9 @@ export class OverviewPanels implements vscode.Disposable {
       }
     }
     const projectNames = new Map<string, string>();
-    if (entry.filter.clientId) {
+    if (filter.clientId) {
       try {
-        (await api.listProjects({ pageSize: 200, clientId: entry.filter.clientId })).items.forEach(
+        (await api.listProjects({ pageSize: 200, clientId: filter.clientId })).items.forEach(
           (project) => {
             // The filter line here and in the Reports view names a project chosen by a click.
             knownNames.remember(lab, 'project', project.project_id, project.name);
@@ -286,43 +414,7 @@ export class OverviewPanels implements vscode.Disposable {
         // A tenant without project structures: ids are shown as they are.
       }
     }
-    const overview = aggregateReports(reports, {
-      now: new Date(),
-      mark: this.news.markOf(connection.lab.name),
-      clientNames,
-      projectNames,
-    });
-    entry.overview = overview;
-    const described = serverText(describeReportFilter(entry.filter, knownNames.of(lab)), 300);
-    const byProject = entry.filter.clientId !== undefined;
-    entry.lastDescribed = described;
-    const drawn = entry.nextDrawn();
-    await entry.panel.webview.postMessage({
-      type: 'data',
-      lab: connection.lab.name,
-      // Dates as the Reports view shows them, formatted here (the webview's locale may differ).
-      overview: {
-        ...overview,
-        latest: overview.latest.map((row) => ({
-          ...row,
-          published: localTime(row.publishedAt) ?? '',
-        })),
-      },
-      periods: overview.buckets.map((bucket) => periodLabel(bucket.start, overview.bucketing)),
-      filter: described,
-      locale: displayLocale(),
-      byProject,
-      styles: this.stylesOf(lab).of(overview.types),
-      ...(more ? { limit: { limit, total } } : {}),
-      text: overviewTexts(lab, overview, described, more ? { limit, total } : undefined, byProject),
-    });
-    const result = await drawn;
-    const ms = Date.now() - entry.started;
-    this.log.info(
-      'Overview',
-      `${connection.lab.name}: ${reports.length} report(s) charted in ${ms} ms${more ? ` (the newest ${limit} of ${total ?? 'more'})` : ''}.`,
-    );
-    return { ...result, lab: connection.lab.name, total: reports.length, ms, filter: described };
+    return { clientNames, projectNames };
   }
 
   private async onMessage(
@@ -332,50 +424,73 @@ export class OverviewPanels implements vscode.Disposable {
   ): Promise<void> {
     const lab = connection.lab.name;
     switch (message.type) {
+      case 'ready':
+        // The page was loaded again (its tab shown after being hidden): drawn from what it showed
+        // last, or listed again when the Reports view's filter changed meanwhile. The first
+        // "ready" of a new panel finds neither: `show` loads it.
+        if (entry.stale) {
+          this.reload(entry);
+        } else if (entry.lastData) {
+          await entry.panel.webview.postMessage(entry.lastData);
+        }
+        break;
       case 'drawn':
-        entry.drawn({
-          lab,
-          total: entry.overview?.total ?? 0,
-          ms: Number(message.ms),
-          time: message.time as Record<string, number>,
-          clients: message.clients as Record<string, number>,
-          status: message.status as Record<string, number>,
-          charts: Number(message.charts),
-          ticks: message.ticks as DrawnOverview['ticks'],
-          axisLabels: message.axisLabels as DrawnOverview['axisLabels'],
-          shown: message.shown as DrawnOverview['shown'],
-          typeColours: message.typeColours as DrawnOverview['typeColours'],
-          filter: entry.lastDescribed ?? '',
-        });
+        entry.drawn(
+          {
+            lab,
+            total: entry.overview?.total ?? 0,
+            ms: Number(message.ms),
+            time: message.time as Record<string, number>,
+            clients: message.clients as Record<string, number>,
+            status: message.status as Record<string, number>,
+            charts: Number(message.charts),
+            ticks: message.ticks as DrawnOverview['ticks'],
+            axisLabels: message.axisLabels as DrawnOverview['axisLabels'],
+            shown: message.shown as DrawnOverview['shown'],
+            typeColours: message.typeColours as DrawnOverview['typeColours'],
+            filter: entry.lastDescribed ?? '',
+          },
+          typeof message.seq === 'number' ? message.seq : undefined,
+        );
         break;
       case 'refresh':
         // The Reports view's filter as it is now (a bar click or the filter command may have changed it).
         entry.filter = this.reports.filterOf(lab);
         await this.load(connection, entry);
         break;
-      case 'clearFilter':
+      case 'clearFilter': {
+        // The view's filter cleared: the overview follows it (see `follow`), or lists again here
+        // when the view had none (the overview charted a filter of its own).
+        const loads = entry.loads;
         await vscode.commands.executeCommand(Commands.clearReportsFilter, { lab });
-        entry.filter = {};
-        await this.load(connection, entry);
+        if (entry.loads === loads) {
+          entry.filter = {};
+          await this.load(connection, entry);
+        }
         break;
+      }
       case 'filter': {
         const slice = Object.fromEntries(
           ['publishedSince', 'clientId', 'projectId', 'status']
             .filter((key) => typeof message[key] === 'string')
             .map((key) => [key, message[key] as string]),
         );
+        const loads = entry.loads;
         await vscode.commands.executeCommand(Commands.filterReports, {
           lab,
           ...entry.filter,
           ...slice,
         });
-        // The overview follows its own filter: it charts the slice the Reports view now shows.
-        entry.filter = this.reports.filterOf(lab);
         // A bar clicked shows the Reports view; a row chosen from the keyboard keeps the focus here.
         if (message.keepFocus !== true) {
           await vscode.commands.executeCommand('labData.reports.focus');
         }
-        await this.load(connection, entry);
+        // The overview charts the slice the Reports view now shows: it followed the view's new
+        // filter (see `follow`), or, the view's filter being that already, lists again here.
+        if (entry.loads === loads) {
+          entry.filter = this.reports.filterOf(lab);
+          await this.load(connection, entry);
+        }
         break;
       }
       case 'preview':
@@ -391,65 +506,15 @@ export class OverviewPanels implements vscode.Disposable {
         });
         break;
       case 'save':
-        await this.save(
+        await saveChart(
           lab,
-          entry,
+          entry.overview,
           String(message.chart),
           message.format === 'png' ? 'png' : 'csv',
           typeof message.data === 'string' ? message.data : undefined,
         );
         break;
     }
-  }
-
-  /** "Save as PNG / CSV": into the workspace's `lab-exports` folder (never outside it). */
-  private async save(
-    lab: string,
-    entry: OverviewPanel,
-    chart: string,
-    format: 'png' | 'csv',
-    dataUrl: string | undefined,
-  ): Promise<void> {
-    const root = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === 'file')
-      ?.uri.fsPath;
-    if (!root || !entry.overview) {
-      void vscode.window.showWarningMessage(
-        vscode.l10n.t('Open a folder first: charts are saved into the workspace.'),
-      );
-      return;
-    }
-    const name = ['time', 'clients', 'status'].includes(chart) ? chart : 'time';
-    let body: Buffer;
-    if (format === 'png') {
-      const match = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl ?? '');
-      if (!match) {
-        return;
-      }
-      body = Buffer.from(match[1]!, 'base64');
-    } else {
-      body = Buffer.from(
-        `${overviewCsv(entry.overview, name as 'time' | 'clients' | 'status')
-          .map(csvRow)
-          .join('\r\n')}\r\n`,
-        'utf8',
-      );
-    }
-    const folder = path.join(root, 'lab-exports');
-    const fileName = `overview-${lab.replace(/[^A-Za-z0-9._-]+/g, '_')}-${name}-${new Date().toISOString().slice(0, 10)}.${format}`;
-    if (!isInside(path.join(folder, fileName), root)) {
-      return;
-    }
-    const saved = await writeFileSafely({
-      folder,
-      fileName,
-      root,
-      source: Readable.from([body]),
-      ifExists: 'overwrite',
-    });
-    const uri = vscode.Uri.file(saved.path);
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('Saved {0}.', vscode.workspace.asRelativePath(uri)),
-    );
   }
 
   private html(webview: vscode.Webview, lab: string): string {

@@ -6,6 +6,8 @@ import { Commands } from '../constants';
 import type { Logger } from '../log';
 import type { PromptsHolder } from '../ui/prompts';
 import { WebviewPage, escapeHtml } from '../ui/webviewPage';
+import { serverText } from '../../core/errors/serverText';
+import { errorText } from '../../core/errors/errorText';
 
 export const PDF_PREVIEW_VIEW_TYPE = 'labData.pdfPreview';
 /** Reports previewed from a lab live in memory under this scheme, never in the workspace. */
@@ -15,7 +17,8 @@ const ASK_TIMEOUT_MS = 60_000;
 
 /** What the viewer said last: its page, page count, zoom, search matches, or its failure. */
 export interface PreviewState {
-  readonly status: 'loading' | 'shown' | 'error';
+  /** `offered`: a tab restored after a reload whose report could not be fetched again offers "Preview Again" in place. */
+  readonly status: 'loading' | 'shown' | 'error' | 'offered';
   readonly page?: number;
   readonly pages?: number;
   readonly matches?: number;
@@ -29,13 +32,21 @@ export interface PreviewState {
   /** Whether the PDF has a text layer (false: its pages are images only); undefined until known. */
   readonly hasText?: boolean;
   readonly error?: string;
+  /** What a restored preview offers in place of the report (its words and button), when `offered`. */
+  readonly offer?: string;
 }
 
-/** A PDF open in the preview: its bytes and, for a lab report, which one. */
+/** Fetches a report's PDF again, for a preview tab restored after a window reload. */
+export type FetchReport = (lab: string, id: string) => Promise<Uint8Array>;
+
+/**
+ * A PDF open in the preview: its bytes and, for a lab report, which one. A report's tab restored
+ * after a window reload has no bytes until they are fetched again.
+ */
 class PdfDocument implements vscode.CustomDocument {
   constructor(
     readonly uri: vscode.Uri,
-    readonly bytes: Uint8Array,
+    public bytes: Uint8Array | undefined,
     readonly report: { readonly lab: string; readonly id: string } | undefined,
     private readonly onDispose: () => void,
   ) {}
@@ -171,6 +182,8 @@ export class PdfPreviewProvider
     private readonly extensionUri: vscode.Uri,
     private readonly prompts: PromptsHolder,
     private readonly log: Logger,
+    /** Fetches a restored tab's report again (its lab and id are in the tab's address). */
+    private readonly fetchAgain?: FetchReport,
   ) {}
 
   /**
@@ -183,12 +196,35 @@ export class PdfPreviewProvider
       path: showLab
         ? `/${documentName(id, 'report')} (${documentName(lab, 'lab')}, preview)`
         : `/${documentName(id, 'report')} (preview)`,
-      query: new URLSearchParams({ lab }).toString(),
+      query: new URLSearchParams({ lab, id }).toString(),
     });
   }
 
-  /** Keeps a report's bytes for the preview about to open. */
+  /** The lab and id in a report preview's address (an address from before ids were in it: its name). */
+  static reportOf(uri: vscode.Uri): { lab: string; id: string } | undefined {
+    const query = new URLSearchParams(uri.query);
+    const lab = query.get('lab');
+    const id = query.get('id') ?? /^\/(.+?) \((?:.+, )?preview\)$/.exec(uri.path)?.[1];
+    return uri.scheme === PREVIEW_SCHEME && lab && id ? { lab, id } : undefined;
+  }
+
+  /** As a person's click on a button of the viewer of `uri` ("previewAgain"), for tests. */
+  async press(uri: vscode.Uri, button: string): Promise<boolean> {
+    const session = await this.session(uri);
+    return session.panel.webview.postMessage({ type: 'press', button });
+  }
+
+  /**
+   * Keeps a report's bytes for the preview about to open; a tab of it already open without them
+   * (restored after a reload, its fetch failed) shows them at once.
+   */
   holdReport(uri: vscode.Uri, bytes: Uint8Array, lab: string, id: string): void {
+    const open = this.sessions.get(uri.toString());
+    if (open && !open.document.bytes) {
+      open.document.bytes = bytes;
+      void this.load(open, bytes);
+      return;
+    }
     this.reports.set(uri.toString(), { bytes, lab, id });
   }
 
@@ -268,6 +304,11 @@ export class PdfPreviewProvider
         this.reports.delete(key),
       );
     }
+    // A tab restored after a window reload: its report is fetched again once the viewer is up.
+    const report = PdfPreviewProvider.reportOf(uri);
+    if (report) {
+      return new PdfDocument(uri, undefined, report, () => undefined);
+    }
     if (uri.scheme === PREVIEW_SCHEME) {
       throw new LabApiError(
         'notFound',
@@ -337,12 +378,14 @@ export class PdfPreviewProvider
     const { document, panel } = session;
     switch (message.type) {
       case 'ready':
-        // A copy, so the webview gets a plain Uint8Array (a Node Buffer would arrive as JSON).
-        await panel.webview.postMessage({
-          type: 'load',
-          data: new Uint8Array(document.bytes),
-          canSave: document.report !== undefined,
-        });
+        if (document.bytes) {
+          await this.load(session, document.bytes);
+        } else {
+          await this.restore(session);
+        }
+        break;
+      case 'previewAgain':
+        await this.restore(session);
         break;
       case 'rendered': {
         const pages = Number(message.pages);
@@ -429,6 +472,50 @@ export class PdfPreviewProvider
     }
   }
 
+  private async load(session: PreviewSession, bytes: Uint8Array): Promise<void> {
+    // A copy, so the webview gets a plain Uint8Array (a Node Buffer would arrive as JSON).
+    await session.panel.webview.postMessage({
+      type: 'load',
+      data: new Uint8Array(bytes),
+      canSave: session.document.report !== undefined,
+    });
+  }
+
+  /**
+   * A report's tab restored after a window reload (or its "Preview Again"): the report fetched
+   * again and shown, or, when that fails, the reason and "Preview Again" in its place.
+   */
+  private async restore(session: PreviewSession): Promise<void> {
+    const { document, panel } = session;
+    const report = document.report;
+    if (!report) {
+      return;
+    }
+    session.note({ status: 'loading' });
+    await panel.webview.postMessage({
+      type: 'restoring',
+      text: vscode.l10n.t('Fetching {0} from {1} again…', report.id, report.lab),
+    });
+    try {
+      if (!this.fetchAgain) {
+        throw new LabApiError('notFound', vscode.l10n.t('The preview cannot fetch it again.'));
+      }
+      document.bytes = await this.fetchAgain(report.lab, report.id);
+      await this.load(session, document.bytes);
+    } catch (error) {
+      const text = vscode.l10n.t(
+        '{0} of {1} was open before the window reloaded, but it could not be fetched again: {2}',
+        report.id,
+        report.lab,
+        serverText(errorText(error), 300),
+      );
+      const button = vscode.l10n.t('Preview Again');
+      this.log.warn('Preview', `${report.id} of ${report.lab}: ${text}`);
+      session.note({ status: 'offered', offer: `${text} ${button}` });
+      await panel.webview.postMessage({ type: 'offer', text, button });
+    }
+  }
+
   private html(webview: vscode.Webview, name: string): string {
     const page = new WebviewPage(webview, this.extensionUri);
     const resource = (...path: string[]): string => page.resource(...path);
@@ -475,6 +562,7 @@ export class PdfPreviewProvider
 <div id="noText" role="status" hidden>${t(vscode.l10n.t('This PDF has no text layer: its pages are images, so their text cannot be searched, copied or read aloud.'))}</div>
 <div id="pages"><div id="viewer" tabindex="0" role="document" aria-label="${t(vscode.l10n.t('PDF pages'))}"><div class="pdfViewer"></div></div></div>
 <div id="message" role="alert" hidden></div>
+<div id="offer" role="status" hidden><p></p><button id="previewAgain" hidden></button></div>
 <script type="module" nonce="${page.nonce}" src="${resource('dist', 'webview', 'pdfViewer.js')}"></script>`,
       vscode.l10n.t('{0} (PDF preview)', name),
     );

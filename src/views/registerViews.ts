@@ -21,14 +21,18 @@ export interface LabViews extends Trees {
   readonly disposables: vscode.Disposable[];
 }
 
-/** Creates the three trees and their views; `saved` tells their report rows which reports are saved. */
+/**
+ * Creates the three trees and their views; `saved` tells their report rows which reports are saved,
+ * `filterState` keeps the Reports filters across reloads (the workspace's state).
+ */
 export function registerViews(
   labs: Labs,
   news: NewReports,
   searches: SavedSearchSettings,
   saved?: SavedReportLookup,
+  filterState?: vscode.Memento,
 ): LabViews {
-  const reports = new ReportsTreeProvider(labs, news, searches, saved);
+  const reports = new ReportsTreeProvider(labs, news, searches, saved, filterState);
   const clients = new ClientsTreeProvider(labs, saved);
   const samples = new SamplesTreeProvider(labs);
   const view = (

@@ -31,6 +31,9 @@ import { formatCount } from '../ui/displayLocale';
 import { countOf, matchCount } from '../ui/counts';
 import { sharedTitlePrefix } from './sharedTitles';
 import { sameSavedState, type SavedReportLookup } from './savedState';
+import { ReportFilters, type ReportFilter } from './reportFilters';
+
+export type { ReportFilter } from './reportFilters';
 
 /**
  * How many reports match a filter, in words, once the list has said: the lab's count, or with a
@@ -52,17 +55,6 @@ function matchingCount(list: PagedList<Report>, filter: ReportFilter): string | 
         formatCount(list.items.length),
       )
     : matchCount('report', matching);
-}
-
-/** The Reports view's filter for one lab; dates are already validated and in UTC. */
-export interface ReportFilter {
-  /** A UTC timestamp, or as set from a rolling preset (`today`, `-7d`, `-30d`; see `sinceMoment`). */
-  readonly publishedSince?: string;
-  readonly status?: string;
-  readonly clientId?: string;
-  readonly projectId?: string;
-  /** A report type; no lab offers this filter, so Lab Data applies it to the reports it loads. */
-  readonly reportType?: string;
 }
 
 /** Whether a report passes the parts of a filter Lab Data applies itself (the report type). */
@@ -125,7 +117,9 @@ export function describeSavedSearch(search: SavedSearch): string {
  * user last looked carry a "new" marker.
  */
 export class ReportsTreeProvider extends LabTreeProvider {
-  private readonly filters = new Map<string, ReportFilter>();
+  private readonly filters: ReportFilters;
+  /** A lab's filter was set or cleared (undefined: every lab's). */
+  readonly onDidChangeFilter: vscode.Event<string | undefined>;
   /** Nodes are reused while their report is, so `TreeView.reveal` can find them. */
   private readonly nodes = new Map<string, ReportNode>();
 
@@ -134,8 +128,15 @@ export class ReportsTreeProvider extends LabTreeProvider {
     private readonly news?: NewReports,
     private readonly searches?: SavedSearchSettings,
     saved?: SavedReportLookup,
+    /** Where each lab's filter is kept across reloads (the workspace's state). */
+    filterState?: vscode.Memento,
   ) {
     super(labs, Views.reports, saved);
+    this.filters = new ReportFilters(filterState);
+    this.onDidChangeFilter = this.filters.onDidChange;
+    if (this.filters.any) {
+      void this.updateContext();
+    }
     this.searchesChanged = searches?.onDidChange(() => {
       this.forgetLists('search:');
       this.redraw();
@@ -146,6 +147,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
 
   override dispose(): void {
     this.searchesChanged?.dispose();
+    this.filters.dispose();
     super.dispose();
   }
 
@@ -159,21 +161,14 @@ export class ReportsTreeProvider extends LabTreeProvider {
 
   /** The filter of one lab as it was set: a rolling date stays rolling (`today`, `-7d`, `-30d`). */
   filterAsSet(lab: string): ReportFilter {
-    return this.filters.get(lab) ?? {};
+    return this.filters.of(lab);
   }
 
   /** Sets one lab's filter; an empty filter clears it. */
   async setFilter(lab: string, filter: ReportFilter): Promise<void> {
     this.forgetLists('reports:', lab);
     this.nodes.clear();
-    const kept = Object.fromEntries(
-      Object.entries(filter).filter(([, value]) => value !== undefined && value !== ''),
-    ) as ReportFilter;
-    if (Object.keys(kept).length > 0) {
-      this.filters.set(lab, kept);
-    } else {
-      this.filters.delete(lab);
-    }
+    await this.filters.set(lab, filter);
     await this.updateContext();
   }
 
@@ -181,7 +176,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
   async clearFilters(): Promise<void> {
     this.forgetLists('reports:');
     this.nodes.clear();
-    this.filters.clear();
+    await this.filters.clear();
     await this.updateContext();
   }
 
@@ -332,7 +327,7 @@ export class ReportsTreeProvider extends LabTreeProvider {
     await vscode.commands.executeCommand(
       'setContext',
       ContextKeys.reportsFiltered,
-      this.filters.size > 0,
+      this.filters.any,
     );
     this.redraw();
   }

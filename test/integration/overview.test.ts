@@ -167,6 +167,30 @@ describe('the lab overview', () => {
     );
   });
 
+  it("follows the Reports view's filter for its lab: a filter set or cleared in the view redraws the open overview with it", async () => {
+    await vscode.commands.executeCommand('labData.clearReportsFilter');
+    await vscode.commands.executeCommand('labData.showOverview', {});
+    const panel = api.overview(name)!;
+    assert.match(panel.lastDrawn!.shown.filter, /^Not filtered/);
+    const amended = lab.reportsFor(TOKEN).filter((report) => report.status === 'amended');
+    // Set in the view (as its Filter Reports does), not in the overview: no Refresh pressed.
+    await vscode.commands.executeCommand('labData.filterReports', { lab: name, status: 'amended' });
+    const followed = await eventually(() => {
+      const drawn = panel.lastDrawn!;
+      assert.equal(drawn.shown.filter, 'Filtered by: status Amended');
+      return drawn;
+    }, 30_000);
+    assert.equal(followed.total, amended.length, 'the charts count the new filter');
+    assert.equal(followed.shown.clearFilter, true);
+    await vscode.commands.executeCommand('labData.clearReportsFilter', { lab: name });
+    const cleared = await eventually(() => {
+      const drawn = panel.lastDrawn!;
+      assert.match(drawn.shown.filter, /^Not filtered/);
+      return drawn;
+    }, 30_000);
+    assert.equal(cleared.total, lab.reportsFor(TOKEN).length);
+  });
+
   it('clicking a bar charts that slice in the overview and filters the Reports view to it, each type keeping its colour', async () => {
     const panel = api.overview(name)!;
     const before = panel.lastDrawn!;

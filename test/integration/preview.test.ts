@@ -61,6 +61,52 @@ describe('previewing reports inside VS Code', () => {
     );
   });
 
+  it('a preview tab opened from its address alone (as VS Code restores one after a window reload) fetches its report again, or says why in place with "Preview Again", which draws it', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    try {
+      const [first, second] = lab
+        .reportsFor(DEMO_TOKEN)
+        .filter(
+          (candidate) =>
+            candidate.download_available && candidate.report_id !== lab.multiPageReportId,
+        )
+        .slice(3, 5);
+      // The lab answers: the report is fetched again and drawn (nothing was held for this address).
+      const restored = api.previews.uriOf(labName, first!.report_id);
+      await vscode.commands.executeCommand('vscode.openWith', restored, 'labData.pdfPreview');
+      await eventually(() => {
+        const state = api.previews.state(restored);
+        assert.equal(state?.status, 'shown', JSON.stringify(state));
+        assert.equal(state?.painted, true, 'page 1 has drawn pixels');
+      }, 30_000);
+      // The lab refuses it this once: the tab says why, offers "Preview Again" (no error page), and one press draws it.
+      lab.setFaults({ status: { status: 403, times: 1, path: /\/file$/ } });
+      const offered = api.previews.uriOf(labName, second!.report_id);
+      await vscode.commands.executeCommand('vscode.openWith', offered, 'labData.pdfPreview');
+      const offer = await eventually(() => {
+        const state = api.previews.state(offered);
+        assert.equal(state?.status, 'offered', JSON.stringify(state));
+        return state!.offer ?? '';
+      }, 30_000);
+      assert.match(
+        offer,
+        new RegExp(
+          `^${second!.report_id} of ${labName} was open before the window reloaded, but it could not be fetched again: .+ Preview Again$`,
+        ),
+      );
+      assert.ok(await api.previews.press(offered, 'previewAgain'), 'Preview Again pressed');
+      await eventually(() => {
+        const state = api.previews.state(offered);
+        assert.equal(state?.status, 'shown', JSON.stringify(state));
+        assert.equal(state?.painted, true, 'page 1 has drawn pixels');
+      }, 30_000);
+    } finally {
+      lab.setFaults({});
+      // The suites after this one find no preview open, whatever failed here.
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+  });
+
   it("Preview Report… asks as Find Report does: the lab's ids suggested, an unknown id said in the picker (no error), a known one previewed", async () => {
     const prompts = new FakePrompts();
     const restore = api.setPrompts(prompts);

@@ -8,7 +8,11 @@ import { uiContext } from './uiContext';
 import {
   animationsDone,
   answerIfAsked,
+  clickRowAction,
+  closeTabs,
   focusLeftFrames,
+  pane,
+  scrollToTop,
   showLabData,
   shows,
   webviewsWear,
@@ -248,6 +252,75 @@ describe('the lab overview, as a person sees it', () => {
 
     await frame.locator('p.filter button', { hasText: 'Clear Filter' }).click();
     await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 30_000 });
+  });
+
+  it('is still drawn when its tab is shown again after another editor hid it', async () => {
+    const { page, screenshotsDir } = uiContext;
+    const frame = await showOverview(page);
+    await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 15_000 });
+    const before = await chartsDrawn(frame);
+    const overviewTab = page.locator('.tabs-container .tab', { hasText: 'Overview:' }).first();
+    // Another editor takes the overview's place in its group: its tab is hidden.
+    await runFromPalette(page, 'File: New Untitled Text File');
+    await page
+      .locator('.tabs-container .tab.active', { hasText: 'Untitled' })
+      .waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(
+      await overviewTab.getAttribute('aria-selected'),
+      'false',
+      'the overview is hidden',
+    );
+    await overviewTab.click();
+    // Shown again: the charts, their tables and the filter line are there, as they were.
+    const again = await overviewFrame(page);
+    await again.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 15_000 });
+    const after = await chartsDrawn(again);
+    assert.deepEqual(after.bars, before.bars, 'the same charts, drawn again');
+    assert.equal(
+      (await tableRows(again, 'status')).length,
+      before.bars.status.length,
+      "the status chart's table has its rows",
+    );
+    assert.ok(
+      await again.locator('section.chart.time canvas').isVisible(),
+      'the time chart is on screen',
+    );
+    await animationsDone(page);
+    await page.screenshot({ path: path.join(screenshotsDir, 'overview-shown-again.png') });
+    await closeTabs(page, 'Untitled');
+  });
+
+  it("follows the Reports view's filter when it changes there", async () => {
+    const { page, screenshotsDir } = uiContext;
+    let frame = await showOverview(page);
+    await frame.locator('p.filter', { hasText: 'Not filtered' }).waitFor({ timeout: 15_000 });
+    // Filtered to a client from the overview (a bar clicked), then that filter cleared in the Reports view.
+    const { bars } = await chartsDrawn(frame);
+    const id = /\((C-\d+)\)$/.exec(bars.clients[0]![0])![1]!;
+    const bar = (await frame.evaluate(`(() => {
+      const chart = Chart.getChart(document.querySelector('section.chart.clients canvas'));
+      const point = chart.getDatasetMeta(0).data[0].getCenterPoint();
+      return { x: point.x, y: point.y };
+    })()`)) as { x: number; y: number };
+    await frame.locator('section.chart.clients canvas').click({ position: bar });
+    await frame
+      .locator('p.filter', { hasText: `(${id})` })
+      .waitFor({ state: 'visible', timeout: 30_000 });
+    await scrollToTop(page, 'Reports');
+    const filterRow = pane(page, 'Reports')
+      .locator('.monaco-list-row', { hasText: 'Filtered by' })
+      .first();
+    await filterRow.waitFor({ state: 'visible', timeout: 15_000 });
+    await clickRowAction(filterRow, 'Clear Reports Filter');
+    await filterRow.waitFor({ state: 'hidden', timeout: 15_000 });
+    // The overview, beside the view, charts what the view now shows: every report.
+    frame = await overviewFrame(page);
+    await frame
+      .locator('p.filter', { hasText: 'Not filtered' })
+      .waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(await frame.locator('.summary').innerText(), /^380 reports/);
+    await animationsDone(page);
+    await page.screenshot({ path: path.join(screenshotsDir, 'overview-follows-filter.png') });
   });
 
   it('gives every chart a table of its data and a one-sentence summary that match what is drawn', async () => {

@@ -61,6 +61,8 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'rowsAtDefaultWidth.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));
+  // A window reload: what survives it (a preview tab, the Reports filter).
+  mocha.addFile(path.join(__dirname, 'reload.test.js'));
   // Last: it leaves its lab signed in.
   mocha.addFile(path.join(__dirname, 'overview.test.js'));
   return new Promise((resolve) => {
