@@ -17,6 +17,7 @@ import {
   workspaceFolder,
   type Row,
 } from './helpers';
+import { DOUBLE_CLICK_MS } from '../../src/commands/rowOpens';
 
 const TOKEN = 'demo-full-access';
 const LONG_NAME = 'Meridian Analytical Laboratories of Northern Europe';
@@ -224,7 +225,8 @@ describe('rows say what they are at a glance, and offer what they need', () => {
     await vscode.commands.executeCommand('labData.previewReport', node);
     assert.equal(tab()?.isPreview, true, 'one click: a preview tab');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The first open's double-click window over: the next two runs are a double-click of their own.
+    await new Promise((resolve) => setTimeout(resolve, DOUBLE_CLICK_MS + 100));
     // Two runs of the row's command in quick succession, as VS Code makes of a double-click.
     await Promise.all([
       vscode.commands.executeCommand('labData.previewReport', node),
