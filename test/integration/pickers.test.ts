@@ -32,7 +32,10 @@ describe('pickers that name their lab, Find Report in two labs, and Add Lab’s 
   let restorePrompts: () => void;
 
   const labRow = async (view: 'reports' | 'samples', name: string): Promise<Row> => {
-    const found = (await rows(api, view)).find((candidate) => candidate.label === name);
+    // By the lab's name, not the row's label: a long name is shortened on its row.
+    const found = (await rows(api, view)).find(
+      (candidate) => (candidate.node as { labName?: string }).labName === name,
+    );
     assert.ok(found, `${name} has a row in the ${view} view`);
     return found;
   };
@@ -83,7 +86,10 @@ describe('pickers that name their lab, Find Report in two labs, and Add Lab’s 
       'Lab Data: Filter Reports — Harbor: Status (1/1)',
     );
     prompts.choose = () => [];
-    await vscode.commands.executeCommand('labData.searchReports', harborReports.node);
+    // From the row's menu, as VS Code passes it: (clicked row, selected rows).
+    await vscode.commands.executeCommand('labData.searchReports', harborReports.node, [
+      harborReports.node,
+    ]);
     assert.equal(prompts.criteriaOffered.at(-1)!.title, 'Lab Data: Search Reports in Harbor');
     assert.equal(prompts.pagesTitles.at(-1), 'Lab Data: Search Reports in Harbor');
     prompts.reportIdAnswer = undefined;

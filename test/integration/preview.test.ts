@@ -7,6 +7,7 @@ import type { LabNode } from '../../src/views/nodes';
 import { renderImageOnlyPdf } from '../mock/pdf';
 import { MULTI_PAGE_COUNT, type MockLabServer } from '../mock/server';
 import { FakePrompts, eventually, workspaceFolder, signedInLab, type SignedInLab } from './helpers';
+import { DOUBLE_CLICK_MS } from '../../src/commands/rowOpens';
 
 const DEMO_TOKEN = 'demo-full-access';
 
@@ -355,6 +356,8 @@ describe('previewing reports inside VS Code', () => {
       ({ item }) => item.contextValue === 'labData.report.downloadable',
     )!;
     assert.equal(downloadable.item.command?.command, 'labData.previewReport');
+    // A click on the row the test before clicked, after the tool's double-click window: a click of its own.
+    await new Promise((resolve) => setTimeout(resolve, DOUBLE_CLICK_MS + 100));
     const clicked = await vscode.commands.executeCommand(
       downloadable.item.command!.command,
       ...(downloadable.item.command!.arguments ?? []),
