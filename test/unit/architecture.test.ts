@@ -51,8 +51,15 @@ describe('architecture', () => {
       )
       .map((file) => path.relative(root, file).split(path.sep).join('/'));
     assert.deepEqual(undiciUsers, ['core/connection/undiciTransport.ts']);
+    // The HTTP client hands its transport to the one function that sends (following redirects).
     const client = readFileSync(path.join(root, 'core', 'connection', 'httpClient.ts'), 'utf8');
-    assert.match(client, /this\.transport\.send\(/, 'the HTTP client sends through its transport');
+    assert.match(
+      client,
+      /sendFollowingRedirects\(this\.transport,/,
+      'the HTTP client sends through its transport',
+    );
+    const redirects = readFileSync(path.join(root, 'core', 'connection', 'redirects.ts'), 'utf8');
+    assert.match(redirects, /transport\.send\(/, 'each hop is sent by the transport');
   });
 
   describe('imports run downward only (ESLint, import-x/no-restricted-paths, the layers of eslint.config.mjs)', () => {
