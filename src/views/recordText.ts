@@ -124,7 +124,7 @@ export class KnownNames {
   }
 }
 
-/** The names seen in this window (one per extension host; names are not secrets and are never stored). */
+/** The names seen in this window (one per extension host; names are not secrets; only a kept Reports filter's are stored, with it, in the workspace's state). */
 export const knownNames = new KnownNames();
 
 function scalar(value: unknown): string | undefined {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { knownNames } from './recordText';
 
 /** The Reports view's filter for one lab; dates are already validated and in UTC. */
 export interface ReportFilter {
@@ -21,6 +22,11 @@ const FILTER_KEYS: ReadonlyArray<keyof ReportFilter> = [
 
 /** Where the filters are kept in the workspace's state (`ExtensionContext.workspaceState`). */
 const STATE_KEY = 'labData.reportsFilters';
+/** The names of a kept filter's client and project, so the view says them again after a reload. */
+const NAMES_KEY = 'labData.reportsFilterNames';
+
+/** A kept filter's client and project names, by lab. */
+type FilterNames = Record<string, { client?: string; project?: string }>;
 
 /** A filter's set parts only (no empty or unknown ones); `{}` for none. */
 function keptParts(filter: unknown): ReportFilter {
@@ -53,10 +59,12 @@ export class ReportFilters implements vscode.Disposable {
 
   constructor(private readonly state?: vscode.Memento) {
     const stored = state?.get<Record<string, unknown>>(STATE_KEY) ?? {};
+    const names = state?.get<FilterNames>(NAMES_KEY) ?? {};
     for (const [lab, filter] of Object.entries(stored)) {
       const kept = keptParts(filter);
       if (Object.keys(kept).length > 0) {
         this.filters.set(lab, kept);
+        rememberNames(lab, kept, names[lab]);
       }
     }
   }
@@ -94,5 +102,29 @@ export class ReportFilters implements vscode.Disposable {
 
   private async save(): Promise<void> {
     await this.state?.update(STATE_KEY, Object.fromEntries(this.filters));
+    const names: FilterNames = {};
+    for (const [lab, filter] of this.filters) {
+      const nameOf = knownNames.of(lab);
+      const client = filter.clientId && nameOf('client', filter.clientId);
+      const project = filter.projectId && nameOf('project', filter.projectId);
+      if (client || project) {
+        names[lab] = { ...(client ? { client } : {}), ...(project ? { project } : {}) };
+      }
+    }
+    await this.state?.update(NAMES_KEY, names);
+  }
+}
+
+/** Tells the window the names a kept filter's client and project had when it was set. */
+function rememberNames(
+  lab: string,
+  filter: ReportFilter,
+  names: { client?: unknown; project?: unknown } | undefined,
+): void {
+  if (filter.clientId && typeof names?.client === 'string') {
+    knownNames.remember(lab, 'client', filter.clientId, names.client);
+  }
+  if (filter.projectId && typeof names?.project === 'string') {
+    knownNames.remember(lab, 'project', filter.projectId, names.project);
   }
 }

@@ -57,12 +57,12 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'checkConnection.test.js'));
   mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   mocha.addFile(path.join(__dirname, 'savedReportsView.test.js'));
+  // A window reload: what survives it (a preview tab, the Reports filter).
+  mocha.addFile(path.join(__dirname, 'reload.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
   mocha.addFile(path.join(__dirname, 'rowsAtDefaultWidth.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));
-  // A window reload: what survives it (a preview tab, the Reports filter).
-  mocha.addFile(path.join(__dirname, 'reload.test.js'));
   // Last: it leaves its lab signed in.
   mocha.addFile(path.join(__dirname, 'overview.test.js'));
   return new Promise((resolve) => {
