@@ -3,10 +3,8 @@ import * as vscode from 'vscode';
 import { answerTimeoutMs } from '../../core/connection/httpClient';
 import { MockLabServer } from '../mock/server';
 import { FaultServer, httpHead } from '../support/faultServer';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, signIn } from './helpers';
+import { LEAK_CHECK_TOKEN, activateExtension, eventually, onlyTheseLabs, signIn } from './helpers';
 
-const labData = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
-const GLOBAL = vscode.ConfigurationTarget.Global;
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
 /** What Check Connection of one stalled lab may take: one answer timeout, plus 5 s of slack. */
@@ -41,15 +39,11 @@ describe('Check Connection tells a stalled lab from a healthy one: the API path 
   let stuck: MockLabServer;
   let trickle: FaultServer;
   let trickleUrl: string;
-  let saved: { labs: unknown; baseUrl: unknown; labName: unknown };
+  /** Puts back the settings as they were before this suite made its two labs the only ones. */
+  let restoreLabs: () => Promise<void>;
 
   before(async () => {
     const api = await activateExtension();
-    saved = {
-      labs: labData().inspect('labs')?.globalValue,
-      baseUrl: labData().inspect('baseUrl')?.globalValue,
-      labName: labData().inspect('labName')?.globalValue,
-    };
     stuck = new MockLabServer({ reports: 5, tokens: { [LEAK_CHECK_TOKEN]: { label: 'stuck' } } });
     await stuck.start();
     // The head at once, then the page a byte every 100 ms: far fewer bytes than an answer timeout needs.
@@ -64,16 +58,10 @@ describe('Check Connection tells a stalled lab from a healthy one: the API path 
       everyMs: 100,
     }));
     trickleUrl = await trickle.start();
-    await labData().update('baseUrl', undefined, GLOBAL);
-    await labData().update('labName', undefined, GLOBAL);
-    await labData().update(
-      'labs',
-      [
-        { name: 'Stuck', baseUrl: stuck.baseUrl },
-        { name: 'Trickle', baseUrl: trickleUrl },
-      ],
-      GLOBAL,
-    );
+    restoreLabs = await onlyTheseLabs([
+      { name: 'Stuck', baseUrl: stuck.baseUrl },
+      { name: 'Trickle', baseUrl: trickleUrl },
+    ]);
     await eventually(async () =>
       assert.deepEqual(
         (await api.getState()).labs.map((lab) => lab.name),
@@ -89,9 +77,7 @@ describe('Check Connection tells a stalled lab from a healthy one: the API path 
       .executeCommand('labData.signOut', { name: 'Stuck' })
       .then(undefined, () => false);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await labData().update('labs', saved.labs, GLOBAL);
-    await labData().update('baseUrl', saved.baseUrl, GLOBAL);
-    await labData().update('labName', saved.labName, GLOBAL);
+    await restoreLabs();
     await stuck.stop();
     await trickle.stop();
   });
