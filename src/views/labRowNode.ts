@@ -11,16 +11,22 @@ import { LabNode, MessageNode } from './nodes';
  */
 export const SHOWN_LAB_NAME_LENGTH = 18;
 
-/** A lab's name as its row shows it: whole when short, else its first words and "…". */
+/**
+ * A lab's name as its row shows it: whole when short, else its first words and "…". A number or
+ * word in brackets at its end ("Meridian Analytical Laboratories (2)", the name Add Lab proposes
+ * beside a taken one) is kept, so two labs that share a long name stay told apart.
+ */
 export function shownLabName(name: string): string {
-  const chars = [...name];
-  if (chars.length <= SHOWN_LAB_NAME_LENGTH) {
+  if ([...name].length <= SHOWN_LAB_NAME_LENGTH) {
     return name;
   }
-  const head = chars.slice(0, SHOWN_LAB_NAME_LENGTH - 1).join('');
+  const suffix = /\s\([^()]{1,8}\)$/u.exec(name)?.[0] ?? '';
+  const chars = [...name.slice(0, name.length - suffix.length)];
+  const room = SHOWN_LAB_NAME_LENGTH - [...suffix].length;
+  const head = chars.slice(0, room - 1).join('');
   const atWord = head.replace(/\s+\S*$/u, '');
   // At a word when that keeps most of it ("Harbor Water…"), else mid-word ("Meridian Analytic…").
-  return `${(atWord.length >= (SHOWN_LAB_NAME_LENGTH * 2) / 3 ? atWord : head).trimEnd()}…`;
+  return `${(atWord.length >= (room * 2) / 3 ? atWord : head).trimEnd()}…${suffix}`;
 }
 
 /** A lab row's state in a word or two, when it is anything but signed in and answering. */

@@ -18,6 +18,7 @@ import {
   type Row,
 } from './helpers';
 import { DOUBLE_CLICK_MS } from '../../src/commands/rowOpens';
+import { SHOWN_LAB_NAME_LENGTH, shownLabName } from '../../src/views/labRowNode';
 
 const TOKEN = 'demo-full-access';
 const LONG_NAME = 'Meridian Analytical Laboratories of Northern Europe';
@@ -234,6 +235,15 @@ describe('rows say what they are at a glance, and offer what they need', () => {
     ]);
     await eventually(() => assert.equal(tab()?.isPreview, false, 'a double-click: kept'));
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('two labs that share a long name stay told apart on their rows: the bracketed end Add Lab gives the second is kept', () => {
+    assert.equal(shownLabName('Meridian Analytical Laboratories'), 'Meridian Analytic…');
+    assert.equal(shownLabName('Meridian Analytical Laboratories (2)'), 'Meridian Anal… (2)');
+    assert.ok(
+      [...shownLabName('Meridian Analytical Laboratories (2)')].length <= SHOWN_LAB_NAME_LENGTH,
+    );
+    assert.equal(shownLabName('Harbor (2)'), 'Harbor (2)');
   });
 
   it('a long-named unreachable lab says "unreachable" before its name is cut, once, and offers Check Connection', async () => {
