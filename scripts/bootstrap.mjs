@@ -90,6 +90,11 @@ const TEST_HOST_DEBIAN_PACKAGES = [
   'python3-djangorestframework',
   // The team cache's tests serve it from nginx (its WebDAV module takes PUT).
   'nginx',
+  // The R package labdata (r/) and its tests (scripts/test-r.mjs): R, its two imports, testthat.
+  'r-base-core',
+  'r-cran-jsonlite',
+  'r-cran-digest',
+  'r-cran-testthat',
 ];
 
 function say(message) {

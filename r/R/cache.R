@@ -1,0 +1,195 @@
+# The content cache, by SHA-256, under the lab-data tool's rules: `LAB_DATA_CACHE` (a folder, or a
+# team server's https:// address, http:// only to this machine), else the user's cache folder. Files
+# live at `<cache>/sha256/<first two hex digits>/<sha256>`. Never a lab: a reader restores only what
+# some cache holds, and only bytes that are the recorded SHA-256 take the file's name.
+
+is_cache_address <- function(text) grepl("^[a-z][a-z0-9+.-]*://", trimws(text), ignore.case = TRUE)
+
+default_cache_folder <- function() {
+  sysname <- Sys.info()[["sysname"]]
+  home <- path.expand("~")
+  if (.Platform$OS.type == "windows") {
+    local <- Sys.getenv("LOCALAPPDATA", file.path(home, "AppData", "Local"))
+    return(file.path(local, "lab-data", "Cache"))
+  }
+  if (identical(sysname, "Darwin")) {
+    return(file.path(home, "Library", "Caches", "lab-data"))
+  }
+  xdg <- trimws(Sys.getenv("XDG_CACHE_HOME"))
+  base <- if (nzchar(xdg) && startsWith(xdg, "/")) xdg else file.path(home, ".cache")
+  file.path(base, "lab-data")
+}
+
+# The cache to use: list(kind = "folder", folder) or list(kind = "server", address).
+cache_location <- function() {
+  chosen <- trimws(Sys.getenv("LAB_DATA_CACHE"))
+  if (nzchar(chosen) && is_cache_address(chosen)) {
+    return(list(kind = "server", address = chosen))
+  }
+  list(kind = "folder", folder = if (nzchar(chosen)) normalizePath(chosen, mustWork = FALSE) else default_cache_folder())
+}
+
+cache_path <- function(folder, sha256) file.path(folder, "sha256", substr(sha256, 1, 2), sha256)
+
+# Whether the folder cache holds a file of this SHA-256 and size (not hashed: restoring checks it).
+in_folder_cache <- function(location, sha256, bytes) {
+  if (location$kind != "folder") {
+    return(rep(FALSE, length(sha256)))
+  }
+  sizes <- file.info(cache_path(location$folder, sha256), extra_cols = FALSE)$size
+  !is.na(sizes) & sizes == bytes
+}
+
+is_loopback <- function(host) {
+  host <- tolower(gsub("^\\[|\\]$", "", host))
+  host %in% c("localhost", "::1") || grepl("^127\\.", host)
+}
+
+# Why a team cache's address cannot be used, or NULL when it can (the lab-data tool's rules).
+cache_address_problem <- function(text) {
+  use_token <- "use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead"
+  match <- regmatches(text, regexec("^([a-zA-Z][a-zA-Z0-9+.-]*)://([^/?#]*)([^?#]*)(.*)$", text))[[1]]
+  if (length(match) == 0) {
+    return(sprintf("\"%s\" is not a web address such as https://cache.example.com/lab-data", substr(text, 1, 80)))
+  }
+  scheme <- tolower(match[[2]])
+  authority <- match[[3]]
+  path <- match[[4]]
+  rest <- match[[5]]
+  host_port <- sub("^.*@", "", authority)
+  host <- sub(":[0-9]*$", "", host_port)
+  shown <- sprintf("%s://%s", scheme, host_port)
+  if (!scheme %in% c("https", "http")) {
+    return(sprintf("a team cache's address must start with https:// (got %s:)", scheme))
+  }
+  if (grepl("@", authority, fixed = TRUE)) {
+    return(sprintf("the cache address %s holds a user name or password: %s", shown, use_token))
+  }
+  if (nzchar(rest)) {
+    return(sprintf("the cache address %s has a query or fragment (a token?): %s", shown, use_token))
+  }
+  decoded <- path
+  for (round in 1:3) decoded <- tryCatch(utils::URLdecode(decoded), error = function(e) decoded)
+  if (any(grepl("(^|[/\\\\])\\.\\.?([/\\\\]|$)", c(path, decoded)))) {
+    return(sprintf("the cache address %s has a \".\" or \"..\" in its path, which would leave its prefix; give the folder's address itself", shown))
+  }
+  if (scheme == "http" && !is_loopback(host)) {
+    return(sprintf("the cache address %s must use https:// so its token is never sent unencrypted (http:// is allowed only for this machine)", shown))
+  }
+  NULL
+}
+
+# The login and password of `machine` in a .netrc text (the `default` entry when none names it).
+netrc_credentials <- function(text, machine) {
+  words <- strsplit(trimws(text), "\\s+")[[1]]
+  entries <- list()
+  current <- 0L
+  i <- 1L
+  while (i <= length(words)) {
+    word <- words[[i]]
+    if (word == "machine") {
+      entries[[length(entries) + 1]] <- list(name = tolower(words[i + 1]))
+      current <- length(entries)
+      i <- i + 1L
+    } else if (word == "default") {
+      entries[[length(entries) + 1]] <- list(name = NA_character_)
+      current <- length(entries)
+    } else if (current > 0 && word %in% c("login", "password")) {
+      entries[[current]][[word]] <- words[i + 1]
+      i <- i + 1L
+    } else if (word == "macdef") {
+      current <- 0L
+    }
+    i <- i + 1L
+  }
+  named <- Filter(function(e) identical(e$name, tolower(machine)), entries)
+  fallback <- Filter(function(e) is.na(e$name), entries)
+  found <- c(named, fallback)
+  for (entry in found[1]) {
+    if (!is.null(entry$login) && !is.null(entry$password) && !is.na(entry$login) && !is.na(entry$password)) {
+      return(list(login = entry$login, password = entry$password))
+    }
+  }
+  NULL
+}
+
+# The team cache's own `Authorization`: LAB_DATA_CACHE_TOKEN (Bearer), else the host's machine in
+# NETRC or ~/.netrc (Basic); never a lab's token. NULL when there are none.
+cache_authorization <- function(address) {
+  token <- trimws(Sys.getenv("LAB_DATA_CACHE_TOKEN"))
+  if (nzchar(token)) {
+    return(paste("Bearer", token))
+  }
+  netrc <- trimws(Sys.getenv("NETRC"))
+  file <- if (nzchar(netrc)) netrc else file.path(path.expand("~"), ".netrc")
+  text <- tryCatch(paste(readLines(file, warn = FALSE), collapse = "\n"), error = function(e) NULL, warning = function(w) NULL)
+  if (is.null(text)) {
+    return(NULL)
+  }
+  host <- sub(":[0-9]*$", "", sub("^[^:]*://([^/?#]*).*$", "\\1", address))
+  found <- netrc_credentials(text, gsub("^\\[|\\]$", "", host))
+  if (is.null(found)) {
+    return(NULL)
+  }
+  pair <- jsonlite::base64_enc(charToRaw(paste0(found$login, ":", found$password)))
+  paste("Basic", pair)
+}
+
+# Copies the cache's bytes of `sha256` to a temporary file beside `target`; returns its path, or a
+# condition saying why not (not held, unreachable, refused).
+fetch_from_cache <- function(location, sha256, temp) {
+  if (location$kind == "folder") {
+    source <- cache_path(location$folder, sha256)
+    if (!file.exists(source)) {
+      return(simpleCondition(sprintf("the cache %s does not hold it", location$folder)))
+    }
+    if (!isTRUE(file.copy(source, temp, overwrite = TRUE))) {
+      return(simpleCondition(sprintf("its copy in the cache %s cannot be read", location$folder)))
+    }
+    return(temp)
+  }
+  address <- sub("/+$", "", trimws(location$address))
+  problem <- cache_address_problem(address)
+  if (!is.null(problem)) {
+    return(simpleCondition(paste0("the team cache cannot be used: ", problem)))
+  }
+  url <- paste(address, "sha256", substr(sha256, 1, 2), sha256, sep = "/")
+  authorization <- cache_authorization(address)
+  headers <- if (is.null(authorization)) NULL else c(Authorization = authorization)
+  seconds <- suppressWarnings(as.numeric(Sys.getenv("LAB_DATA_ANSWER_TIMEOUT", "30")))
+  old <- options(timeout = if (is.na(seconds) || seconds <= 0) 30 else seconds)
+  on.exit(options(old))
+  got <- tryCatch(
+    utils::download.file(url, temp, method = "libcurl", quiet = TRUE, mode = "wb", headers = headers),
+    error = function(e) e,
+    warning = function(w) w
+  )
+  if (!identical(got, 0L)) {
+    unlink(temp)
+    # The condition's text names the address only; never the credentials.
+    return(simpleCondition(sprintf("the team cache %s did not give it (%s)", address,
+      sub("\\s+$", "", gsub(authorization %||% "\001", "***", conditionMessage(got), fixed = TRUE)))))
+  }
+  temp
+}
+
+# Restores a missing report file from the cache: its bytes, checked against the recorded SHA-256,
+# take the file's name only when they match. Returns NULL when restored, else why not (text).
+restore_from_cache <- function(target, sha256) {
+  location <- cache_location()
+  dir.create(dirname(target), showWarnings = FALSE, recursive = TRUE)
+  temp <- tempfile(".restore-", tmpdir = dirname(target), fileext = ".part")
+  on.exit(unlink(temp))
+  got <- fetch_from_cache(location, sha256, temp)
+  if (inherits(got, "condition")) {
+    return(conditionMessage(got))
+  }
+  actual <- sha256_file(temp)
+  if (!identical(actual, sha256)) {
+    return(sprintf("the cache's copy is not the recorded file (its SHA-256 is %s)", actual))
+  }
+  if (!isTRUE(file.rename(temp, target))) {
+    return(sprintf("%s cannot be written", target))
+  }
+  NULL
+}

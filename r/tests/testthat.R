@@ -1,0 +1,4 @@
+library(testthat)
+library(labdata)
+
+test_check("labdata")
