@@ -85,7 +85,7 @@ bad <- table$failed > 0 | table$error
 skipped <- !bad & table$skipped
 counts <- list(
   passed = sum(!bad & !skipped), failed = sum(bad), skipped = sum(skipped),
-  failures = I(paste0(table$file[bad], ": ", table$test[bad]))
+  failures = I(paste(table$file[bad], table$test[bad], sep = ": "))
 )
 writeLines(jsonlite::toJSON(counts, auto_unbox = TRUE), Sys.getenv("LABDATA_COUNTS"))
 `;
