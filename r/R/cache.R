@@ -166,9 +166,11 @@ fetch_from_cache <- function(location, sha256, temp) {
   )
   if (!identical(got, 0L)) {
     unlink(temp)
-    # The condition's text names the address only; never the credentials.
-    return(simpleCondition(sprintf("the team cache %s did not give it (%s)", address,
-      sub("\\s+$", "", gsub(authorization %||% "\001", "***", conditionMessage(got), fixed = TRUE)))))
+    # Said with the address only: never the credentials, and the server's words (a status's reason)
+    # without control characters and cut short.
+    why <- gsub(authorization %||% "\001", "***", conditionMessage(got), fixed = TRUE)
+    why <- substr(trimws(gsub("[[:cntrl:]]+", " ", why)), 1, 200)
+    return(simpleCondition(sprintf("the team cache %s did not give it (%s)", address, why)))
   }
   temp
 }

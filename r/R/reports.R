@@ -1,8 +1,9 @@
 # The reader's three calls: reports(), report_path(), verify(); and tar_report() for targets.
 
+# The columns, in the order of the Python reader's DataFrame.
 COLUMNS <- c(
-  "lab", "report_id", "revision", "status", "report_type", "client_id", "project_id",
-  "sample_ids", "published_at", "sha256", "bytes", "path", "state"
+  "lab", "origin", "report_id", "revision", "status", "report_type", "client_id", "project_id",
+  "sample_ids", "published_at", "sha256", "bytes", "file", "path", "state"
 )
 
 text_or_na <- function(x) if (is.character(x) && length(x) == 1) x else NA_character_
@@ -137,7 +138,7 @@ select_rows <- function(rows, lab = NULL, client = NULL, project = NULL, status 
 # The rows as the user sees them: the documented columns, a tibble when tibble is installed.
 as_table <- function(rows) {
   out <- data.frame(
-    lab = rows$lab, report_id = rows$report_id, revision = rows$revision, status = rows$status,
+    lab = rows$lab, origin = rows$origin, report_id = rows$report_id, revision = rows$revision, status = rows$status,
     report_type = rows$report_type, client_id = rows$client_id, project_id = rows$project_id,
     stringsAsFactors = FALSE
   )
@@ -145,6 +146,7 @@ as_table <- function(rows) {
   out$published_at <- parse_time(rows$published)
   out$sha256 <- rows$sha256
   out$bytes <- rows$bytes
+  out$file <- rows$file
   out$path <- rows$path
   out$state <- rows$state
   rownames(out) <- NULL
@@ -167,10 +169,21 @@ with_state <- function(manifest, rows) {
 
 #' @export
 reports <- function(folder = NULL, lab = NULL, client = NULL, project = NULL, status = NULL,
-                    type = NULL, sample = NULL, report = NULL, since = NULL, until = NULL) {
+                    type = NULL, sample = NULL, report = NULL, since = NULL, until = NULL,
+                    state = NULL, client_id = NULL, project_id = NULL, report_type = NULL,
+                    report_id = NULL) {
+  # The column names are the Python reader's filter names too: either spelling selects.
+  client <- c(client, client_id)
+  project <- c(project, project_id)
+  type <- c(type, report_type)
+  report <- c(report, report_id)
   manifest <- read_manifest(find_manifest(folder))
   rows <- select_rows(manifest_rows(manifest), lab, client, project, status, type, sample, report, since, until)
-  as_table(with_state(manifest, rows))
+  rows <- with_state(manifest, rows)
+  if (!is.null(state)) {
+    rows <- rows[rows$state %in% state, , drop = FALSE]
+  }
+  as_table(rows)
 }
 
 #' @export

@@ -6,8 +6,8 @@ test_that("reports() returns every recorded report with its columns, in step", {
   table <- reports(repo$folder)
   expect_s3_class(table, "data.frame")
   expect_identical(names(table), c(
-    "lab", "report_id", "revision", "status", "report_type", "client_id", "project_id",
-    "sample_ids", "published_at", "sha256", "bytes", "path", "state"
+    "lab", "origin", "report_id", "revision", "status", "report_type", "client_id", "project_id",
+    "sample_ids", "published_at", "sha256", "bytes", "file", "path", "state"
   ))
   expect_equal(nrow(table), nrow(entries))
   expect_setequal(paste(table$report_id, table$sha256), paste(entries$report_id, entries$sha256))
@@ -26,8 +26,10 @@ test_that("reports() returns every recorded report with its columns, in step", {
     name <- parsed$labs[[origin]]$name %||% origin
     for (id in names(parsed$labs[[origin]]$reports)) {
       entry <- parsed$labs[[origin]]$reports[[id]]
-      row <- table[table$lab == name & table$report_id == id, ]
+      row <- table[table$origin == origin & table$report_id == id, ]
       expect_equal(nrow(row), 1)
+      expect_identical(row$lab, name)
+      expect_identical(row$file, entry$file)
       expect_identical(row$sha256, entry$sha256)
       expect_identical(row$bytes, as.numeric(entry$bytes))
       expect_identical(row$path, file.path(repo$folder, entry$file))
@@ -87,6 +89,11 @@ test_that("reports() filters by the command line's selection fields", {
   expect_true(middle %in% until$published_at)
   expect_equal(nrow(reports(repo$folder, status = "amended", client = client)), sum(all$status == "amended" & all$client_id == client, na.rm = TRUE))
   expect_equal(nrow(reports(repo$folder, report = all$report_id[[2]], lab = all$lab[[2]])), 1)
+  # The Python reader's names of the same filters select the same reports.
+  expect_identical(reports(repo$folder, client_id = client, project_id = two)$report_id, reports(repo$folder, client = client, project = two)$report_id)
+  expect_identical(reports(repo$folder, report_id = all$report_id[[2]])$report_id, reports(repo$folder, report = all$report_id[[2]])$report_id)
+  type <- all$report_type[[1]]
+  expect_identical(reports(repo$folder, report_type = type)$report_id, all$report_id[all$report_type == type])
 })
 
 test_that("reports() reads a 10,000-entry manifest, hashing each file once, then none", {
@@ -115,6 +122,7 @@ test_that("reports() says which files are missing, changed or restorable from th
     expect_identical(now$state[1:3], c("restorable", "missing", "changed"))
     problems <- verify(repo$folder)
     expect_setequal(problems$report_id, table$report_id[1:3])
+    expect_identical(reports(repo$folder, state = c("missing", "changed"))$report_id, table$report_id[2:3])
   })
 })
 
