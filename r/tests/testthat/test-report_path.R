@@ -80,7 +80,24 @@ test_that("restore = TRUE restores a deleted file from the folder cache the lab-
   expect_identical(reports(repo$folder)$state[[1]], "in step")
 })
 
-test_that("restore = TRUE restores from the nginx team cache with its token, and a wrong copy never takes the name", {
+test_that("a cached copy whose bytes are not the recorded SHA-256 never takes the file's name", {
+  repo <- fixture_repo("packed")
+  table <- reports(repo$folder)
+  cache <- tempfile("corrupt-cache-")
+  held <- file.path(cache, "sha256", substr(table$sha256[[1]], 1, 2), table$sha256[[1]])
+  dir.create(dirname(held), recursive = TRUE)
+  writeBin(charToRaw(strrep("x", table$bytes[[1]])), held)
+  unlink(table$path[[1]])
+  withr_env(c(LAB_DATA_CACHE = cache), {
+    error <- tryCatch(report_path(table$report_id[[1]], lab = table$lab[[1]], folder = repo$folder, restore = TRUE), labdata_integrity_error = function(e) e)
+  })
+  expect_s3_class(error, "labdata_integrity_error")
+  expect_match(conditionMessage(error), "not the recorded file", fixed = TRUE)
+  expect_false(file.exists(table$path[[1]]))
+  expect_length(list.files(dirname(table$path[[1]]), pattern = "\\.part$", all.files = TRUE), 0)
+})
+
+test_that("restore = TRUE restores from the nginx team cache with its token, and not with a wrong one", {
   repo <- fixture_repo("packed")
   team <- fixture_team_cache()
   table <- reports(repo$folder)
