@@ -7,6 +7,7 @@ import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { SHA256_SHAPE } from '../files/fileCache';
 import { fileSha256 } from './reportFiles';
 import { isUnmerged } from './gitState';
+import { lostMerge } from './lostMerge';
 import { errorText } from '../errors/errorText';
 import { labError } from '../errors/messages';
 import {
@@ -373,6 +374,12 @@ export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
   | { readonly kind: 'conflict'; readonly file: string }
   | { readonly kind: 'unmerged'; readonly file: string }
+  | {
+      readonly kind: 'lostMerge';
+      readonly file: string;
+      readonly commit: string;
+      readonly reportIds: readonly string[];
+    }
   | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
   | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
   | {
@@ -387,7 +394,8 @@ export type ManifestProblem =
 /**
  * Reads a folder's manifest for a tool that must not guess (the command-line tool's pull and
  * verify): unlike {@link readManifest}, which starts afresh from anything unreadable, it says
- * what is wrong: no manifest, a file git holds as unmerged, JSON that does not parse, a version it does not know, an entry whose
+ * what is wrong: no manifest, a file git holds as unmerged, a committed merge that lost entries
+ * its parents record (see `lostMerge.ts`), JSON that does not parse, a version it does not know, an entry whose
  * file name would leave the folder or that another entry already uses, or an entry without a
  * usable SHA-256. Returns the manifest only when there is no problem.
  */
@@ -479,6 +487,13 @@ export async function readManifestStrictly(
         continue;
       }
       names.set(folded, reportId);
+    }
+  }
+  if (problems.length === 0) {
+    const lost = await lostMerge(file, manifest);
+    if (lost !== undefined) {
+      const reportIds = lost.lost.map((entry) => entry.reportId);
+      problems.push({ kind: 'lostMerge', file, commit: lost.commit, reportIds });
     }
   }
   return problems.length > 0 ? { problems } : { manifest, problems };
