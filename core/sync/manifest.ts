@@ -272,7 +272,8 @@ const manifestQueues = new Map<string, Promise<unknown>>();
 /**
  * The lab under the name the manifest already gives its origin: a save or sync on a machine that
  * calls the lab otherwise changes entries, not the committed name of every other one (a 0.1.0
- * section is still adopted under the lab's own name).
+ * section is still adopted under the lab's own name). A lab new to the manifest whose name another
+ * address's section holds is named `<name> (<host>)`: a write never replaces another's section.
  */
 export function namedAsRecorded(manifest: SyncManifest, lab: LabKey): LabKey {
   if (manifest.labs[lab.name]?.origin === lab.origin) {
@@ -281,7 +282,24 @@ export function namedAsRecorded(manifest: SyncManifest, lab: LabKey): LabKey {
   const recorded = Object.entries(manifest.labs).find(
     ([name, section]) => section.origin === lab.origin && !name.startsWith(LEGACY_PREFIX),
   );
-  return recorded ? { name: recorded[0], origin: lab.origin } : lab;
+  if (recorded) {
+    return { name: recorded[0], origin: lab.origin };
+  }
+  // The name is another address's section (a colleague's VPN address of the same lab): a
+  // section is keyed by its address, so this one takes a name of its own and that one is kept.
+  const taken = (name: string): boolean =>
+    manifest.labs[name] !== undefined && manifest.labs[name].origin !== lab.origin;
+  if (!taken(lab.name)) {
+    return lab;
+  }
+  const host = new URL(lab.origin).host;
+  const candidates = [`${lab.name} (${host})`, `${lab.name} (${lab.origin})`];
+  for (let n = 2; ; n += 1) {
+    const name = candidates.shift() ?? `${lab.name} (${host}) ${n}`;
+    if (!taken(name)) {
+      return { name, origin: lab.origin };
+    }
+  }
 }
 
 /**
