@@ -136,6 +136,8 @@ export const MESSAGES = {
     'The manifest {file} still holds git conflict markers (<<<<<<<). Run lab-data merge-manifest --resolve {folder} to merge both sides entry by entry (or install the merge driver with lab-data merge-manifest --install); nothing was written.',
   manifestUnmerged:
     'git left the manifest {file} unmerged: a merge did not finish (its merge driver may not have run), and the file may hold only one side. Run lab-data merge-manifest --resolve {folder} to merge both sides entry by entry, then git add {file}; nothing was written.',
+  manifestLostMerge:
+    "The merge {commit} left {count} report(s) out of the manifest {file} that its parents record ({ids}): git kept one side without conflict markers (its merge driver did not run), and the merge was committed so. Run lab-data merge-manifest --resolve {folder} to rebuild it from the merge's parents, then commit it.",
   manifestNewer:
     'The manifest {file} has version {version}, which is newer than this version of Lab Data reads (versions 1 to 3); update Lab Data or lab-data. Nothing was written.',
   manifestUnreadable: 'The manifest {file} cannot be read: {reason}. Nothing was written.',

@@ -246,7 +246,8 @@ async function runnable(program: string, cwd: string): Promise<boolean> {
  * (`merge=<driver>`), or undefined when it can, or none is named, or the folder is not in git: the
  * driver is not configured in this clone, or its program (or an absolute script it names) is not
  * there. Git would then leave the manifest unmerged at the next merge. PATH is this process's,
- * which a GUI's or a hook's git may not share: an absolute path is the sure way.
+ * which a GUI's or a hook's git may not share: a program named without a path is said too, since
+ * an absolute path is the sure way.
  */
 export async function mergeDriverProblem(manifest: string): Promise<string | undefined> {
   const real = await realFile(manifest);
@@ -275,6 +276,11 @@ export async function mergeDriverProblem(manifest: string): Promise<string | und
     if (!there?.isFile()) {
       return `git cannot run the merge driver "${driver}" (${script} is not there): a merge would leave ${path.basename(real)} unmerged.`;
     }
+  }
+  if (!program.includes('/') && !program.includes('\\')) {
+    // Found on this process's PATH, which is not git's own everywhere: a git started by an
+    // editor, a GUI or a hook keeps "ours" without markers when it cannot find the program.
+    return `git runs the merge driver "${driver}" by the name ${program}, which this PATH has but a git started by an editor, a GUI or a hook may not: such a merge keeps one side of ${path.basename(real)}.`;
   }
   return undefined;
 }
@@ -323,4 +329,62 @@ export async function stageFile(file: string): Promise<boolean> {
   return (
     tree !== undefined && (await git(tree.root, ['add', '--', pathIn(tree, real)])) !== undefined
   );
+}
+
+/** A merge commit git records, with its parents (ours first). */
+export interface MergeCommit {
+  readonly commit: string;
+  readonly parents: readonly string[];
+}
+
+/**
+ * The merges of HEAD's history that touched a file, newest first, at most `limit`; empty outside
+ * git or without a commit. `--full-history` keeps a merge whose file equals one parent's, the merge
+ * a driver that never ran leaves (git kept "ours"), which git's default history would skip.
+ */
+export async function mergesTouching(file: string, limit: number): Promise<MergeCommit[]> {
+  const real = await realFile(file);
+  const tree = await workTreeOf(path.dirname(real));
+  if (tree === undefined) {
+    return [];
+  }
+  const output = await git(tree.root, [
+    'rev-list',
+    '--full-history',
+    '--merges',
+    '--parents',
+    `--max-count=${limit}`,
+    'HEAD',
+    '--',
+    pathIn(tree, real),
+  ]);
+  return (output ?? '')
+    .split('\n')
+    .map((line) => line.trim().split(' '))
+    .filter((words) => words.length >= 3 && words.every((word) => /^[0-9a-f]{40,64}$/.test(word)))
+    .map(([commit, ...parents]) => ({ commit: commit!, parents }));
+}
+
+/** The commit HEAD names, or undefined outside git or without a commit. */
+export async function headCommit(file: string): Promise<string | undefined> {
+  const tree = await workTreeOf(path.dirname(await realFile(file)));
+  const output =
+    tree === undefined ? undefined : await git(tree.root, ['rev-parse', '--verify', '-q', 'HEAD']);
+  return output?.trim() || undefined;
+}
+
+/** The best common ancestor of two commits, or undefined when they have none. */
+export async function mergeBase(file: string, a: string, b: string): Promise<string | undefined> {
+  const tree = await workTreeOf(path.dirname(await realFile(file)));
+  const output = tree === undefined ? undefined : await git(tree.root, ['merge-base', a, b]);
+  return output?.trim() || undefined;
+}
+
+/** A file's text as a commit records it; undefined when the commit has no such file. */
+export async function textAtCommit(file: string, commit: string): Promise<string | undefined> {
+  const real = await realFile(file);
+  const tree = await workTreeOf(path.dirname(real));
+  return tree === undefined
+    ? undefined
+    : git(tree.root, ['cat-file', 'blob', `${commit}:${pathIn(tree, real)}`]);
 }

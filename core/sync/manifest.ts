@@ -7,6 +7,7 @@ import { writeFileSafely, type SavedFile } from '../files/safeWriter';
 import { SHA256_SHAPE } from '../files/fileCache';
 import { fileSha256 } from './reportFiles';
 import { isUnmerged } from './gitState';
+import { lostMerge } from './lostMerge';
 import { errorText } from '../errors/errorText';
 import { labError } from '../errors/messages';
 import {
@@ -271,7 +272,8 @@ const manifestQueues = new Map<string, Promise<unknown>>();
 /**
  * The lab under the name the manifest already gives its origin: a save or sync on a machine that
  * calls the lab otherwise changes entries, not the committed name of every other one (a 0.1.0
- * section is still adopted under the lab's own name).
+ * section is still adopted under the lab's own name). A lab new to the manifest whose name another
+ * address's section holds is named `<name> (<host>)`: a write never replaces another's section.
  */
 export function namedAsRecorded(manifest: SyncManifest, lab: LabKey): LabKey {
   if (manifest.labs[lab.name]?.origin === lab.origin) {
@@ -280,7 +282,24 @@ export function namedAsRecorded(manifest: SyncManifest, lab: LabKey): LabKey {
   const recorded = Object.entries(manifest.labs).find(
     ([name, section]) => section.origin === lab.origin && !name.startsWith(LEGACY_PREFIX),
   );
-  return recorded ? { name: recorded[0], origin: lab.origin } : lab;
+  if (recorded) {
+    return { name: recorded[0], origin: lab.origin };
+  }
+  // The name is another address's section (a colleague's VPN address of the same lab): a
+  // section is keyed by its address, so this one takes a name of its own and that one is kept.
+  const taken = (name: string): boolean =>
+    manifest.labs[name] !== undefined && manifest.labs[name].origin !== lab.origin;
+  if (!taken(lab.name)) {
+    return lab;
+  }
+  const host = new URL(lab.origin).host;
+  const candidates = [`${lab.name} (${host})`, `${lab.name} (${lab.origin})`];
+  for (let n = 2; ; n += 1) {
+    const name = candidates.shift() ?? `${lab.name} (${host}) ${n}`;
+    if (!taken(name)) {
+      return { name, origin: lab.origin };
+    }
+  }
 }
 
 /**
@@ -373,6 +392,12 @@ export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
   | { readonly kind: 'conflict'; readonly file: string }
   | { readonly kind: 'unmerged'; readonly file: string }
+  | {
+      readonly kind: 'lostMerge';
+      readonly file: string;
+      readonly commit: string;
+      readonly reportIds: readonly string[];
+    }
   | { readonly kind: 'malformed'; readonly file: string; readonly reason: string }
   | { readonly kind: 'version'; readonly file: string; readonly version: unknown }
   | {
@@ -387,7 +412,8 @@ export type ManifestProblem =
 /**
  * Reads a folder's manifest for a tool that must not guess (the command-line tool's pull and
  * verify): unlike {@link readManifest}, which starts afresh from anything unreadable, it says
- * what is wrong: no manifest, a file git holds as unmerged, JSON that does not parse, a version it does not know, an entry whose
+ * what is wrong: no manifest, a file git holds as unmerged, a committed merge that lost entries
+ * its parents record (see `lostMerge.ts`), JSON that does not parse, a version it does not know, an entry whose
  * file name would leave the folder or that another entry already uses, or an entry without a
  * usable SHA-256. Returns the manifest only when there is no problem.
  */
@@ -479,6 +505,13 @@ export async function readManifestStrictly(
         continue;
       }
       names.set(folded, reportId);
+    }
+  }
+  if (problems.length === 0) {
+    const lost = await lostMerge(file, manifest);
+    if (lost !== undefined) {
+      const reportIds = lost.lost.map((entry) => entry.reportId);
+      problems.push({ kind: 'lostMerge', file, commit: lost.commit, reportIds });
     }
   }
   return problems.length > 0 ? { problems } : { manifest, problems };

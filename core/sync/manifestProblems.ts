@@ -23,6 +23,18 @@ export function manifestProblemText(problem: ManifestProblem): string {
         file: problem.file,
         folder: path.dirname(problem.file),
       }).replace(/; nothing was written\.$/, '.');
+    case 'lostMerge':
+      return formatMessage('manifestLostMerge', {
+        file: problem.file,
+        folder: path.dirname(problem.file),
+        commit: problem.commit.slice(0, 12),
+        count: problem.reportIds.length,
+        ids: problem.reportIds
+          .slice(0, 5)
+          .map((id) => serverText(id, 80))
+          .join(', ')
+          .concat(problem.reportIds.length > 5 ? ', …' : ''),
+      });
     case 'version':
       return typeof problem.version === 'number' && problem.version > 3
         ? formatMessage('manifestNewer', { file: problem.file, version: problem.version }).replace(

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { errorText } from '../errors/errorText';
 import { isTracked, stageText, unmergedStages } from './gitState';
 import { conflictSides, hasConflictMarkers, lockfileText } from './lockfile';
+import { rebuildLostMerge, type LostMerge } from './lostMerge';
 import { MANIFEST_FILE_NAME, parseManifest, type SyncManifest } from './manifest';
 import { mergeManifests, separateFileNames, type SecondName } from './mergeManifest';
 import { fileSha256 } from './reportFiles';
@@ -37,10 +38,13 @@ export class ManifestGitError extends Error {
 export interface ManifestResolution {
   readonly file: string;
   /**
-   * `merged`: both sides merged entry by entry; `separated`: a merged manifest whose reports
+   * `merged`: both sides merged entry by entry; `restored`: a committed merge that lost entries
+   * rebuilt from its parents (see {@link restored}); `separated`: a merged manifest whose reports
    * claimed one file name got second names; `nothing`: nothing to resolve.
    */
-  readonly outcome: 'merged' | 'separated' | 'nothing';
+  readonly outcome: 'merged' | 'restored' | 'separated' | 'nothing';
+  /** With `restored`: the merge that lost entries, and the entries put back. */
+  readonly restored?: LostMerge;
   /** Merged from the versions git keeps in its index (git holds the file unmerged until `git add`). */
   readonly fromGit: boolean;
   /** Conflicts the merge could not decide (our side kept for each). */
@@ -177,13 +181,30 @@ export async function resolveManifest(folderOrFile: string): Promise<ManifestRes
   };
 }
 
-/** A manifest git holds as merged: only file names claimed twice are left to fix. */
+/**
+ * A manifest git holds as merged: a committed merge that lost entries is rebuilt from its
+ * parents; else only file names claimed twice are left to fix.
+ */
 async function separateNames(file: string, text: string): Promise<ManifestResolution> {
   let manifest: SyncManifest;
   try {
     manifest = parseManifest(text, path.dirname(file));
   } catch (error) {
     throw new ManifestGitError(errorText(error), 'unreadable');
+  }
+  const rebuilt = await rebuildLostMerge(file, manifest);
+  if (rebuilt !== undefined) {
+    const merged = separateFileNames(rebuilt.manifest);
+    await replaceText(file, lockfileText(merged.manifest));
+    await moveRenamedFiles(path.dirname(file), merged.manifest, merged.renamed);
+    return {
+      file,
+      outcome: 'restored',
+      restored: rebuilt.merge,
+      fromGit: false,
+      conflicts: rebuilt.conflicts,
+      renamed: merged.renamed,
+    };
   }
   const separated = separateFileNames(manifest);
   const outcome = { file, fromGit: false, conflicts: [], renamed: separated.renamed };

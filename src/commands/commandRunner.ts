@@ -35,8 +35,40 @@ export function labMessage(error: unknown, labNameOf?: LabNameOf): string {
 }
 
 /**
+ * The manifest folder a refusal names when the refusal is a merge git left unfinished (the file
+ * unmerged, or conflict markers in it): Resolve finishes it there, in the Saved Reports view's way.
+ */
+function conflictedFolderOf(error: unknown): { folder: string; sentence: string } | undefined {
+  const text = error instanceof LabApiError ? error.text : undefined;
+  const [file, folder] = [text?.args.file, text?.args.folder];
+  if (typeof file !== 'string' || typeof folder !== 'string') {
+    return undefined;
+  }
+  if (text?.id === 'manifestUnmerged') {
+    return {
+      folder,
+      sentence: vscode.l10n.t(
+        'git left the manifest {0} unmerged: a merge did not finish (its merge driver may not have run), and the file may hold only one side; nothing was written. Resolve merges both sides entry by entry.',
+        file,
+      ),
+    };
+  }
+  if (text?.id === 'manifestConflict') {
+    return {
+      folder,
+      sentence: vscode.l10n.t(
+        'The manifest {0} still holds git conflict markers; nothing was written. Resolve merges both sides entry by entry.',
+        file,
+      ),
+    };
+  }
+  return undefined;
+}
+
+/**
  * Shows one error notification with the actions that help: try again (when the lab could not be
- * reached and the action can be repeated), check the connection, sign in again, show the log.
+ * reached and the action can be repeated), check the connection, sign in again, resolve a
+ * manifest a merge left unfinished, show the log.
  */
 export async function showError(
   error: unknown,
@@ -48,7 +80,9 @@ export async function showError(
   const signIn = vscode.l10n.t('Sign In');
   const copyReport = vscode.l10n.t('Copy Support Report');
   const checkConnection = vscode.l10n.t('Check Connection');
-  const actions = [showLog];
+  const resolve = vscode.l10n.t('Resolve');
+  const conflicted = conflictedFolderOf(error);
+  const actions = conflicted ? [resolve, showLog] : [showLog];
   if (error instanceof LabApiError && error.code === 'unauthorized') {
     actions.unshift(signIn);
   }
@@ -61,7 +95,7 @@ export async function showError(
   if (error instanceof LabApiError && error.path !== undefined) {
     actions.push(copyReport);
   }
-  const message = labMessage(error, options.labNameOf);
+  const message = conflicted?.sentence ?? labMessage(error, options.labNameOf);
   errorsShown.push({ message, actions });
   errorsShown.splice(0, Math.max(0, errorsShown.length - 20));
   const choice = await vscode.window.showErrorMessage(message, ...actions);
@@ -73,6 +107,8 @@ export async function showError(
     await vscode.commands.executeCommand(Commands.signIn);
   } else if (choice === copyReport) {
     await vscode.commands.executeCommand(Commands.copySupportReport);
+  } else if (choice === resolve && conflicted) {
+    await vscode.commands.executeCommand(Commands.resolveManifest, { folder: conflicted.folder });
   } else if (choice === checkConnection) {
     await vscode.commands.executeCommand(Commands.checkConnection, ...checkTargetOf(error));
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { LabApiError } from '../../core/errors/errors';
 import { errorText } from '../../core/errors/errorText';
 import { missingFiles } from '../../core/sync/folderLayout';
 import { MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
@@ -22,6 +23,8 @@ export interface MissingInFolder {
 /** What one check found and did: the folders told of, the message, and the person's answer. */
 export interface MissingFilesOutcome {
   readonly folders: readonly MissingInFolder[];
+  /** Folders whose manifest a merge left unfinished (unmerged, or conflict markers), told of with Resolve. */
+  readonly conflicted?: readonly string[];
   readonly message?: string;
   readonly choice?: 'restore' | 'neverAsk';
 }
@@ -34,6 +37,12 @@ export type NoticeAnswer = (
 
 const showNotice: NoticeAnswer = (message, actions) =>
   vscode.window.showInformationMessage(message, ...actions);
+
+const showWarning: NoticeAnswer = (message, actions) =>
+  vscode.window.showWarningMessage(message, ...actions);
+
+/** What {@link TOLD} keeps for a folder told of as unfinished by a merge. */
+const CONFLICT_TOLD = 'merge-unfinished';
 
 /** One digest of a folder's missing entries: the same files missing give the same digest. */
 function digestOf(ids: readonly string[]): string {
@@ -66,9 +75,17 @@ export class MissingFilesNotice {
     options: { readonly folders?: readonly string[]; readonly answer?: NoticeAnswer } = {},
   ): Promise<MissingFilesOutcome> {
     this.checks += 1;
-    const found = await this.foldersToTell(options.folders ?? (await manifestFolders()));
+    const conflicted: string[] = [];
+    const found = await this.foldersToTell(
+      options.folders ?? (await manifestFolders()),
+      conflicted,
+    );
+    if (conflicted.length > 0) {
+      await this.tellConflicted(conflicted, options.answer ?? showWarning);
+    }
+    const more = conflicted.length > 0 ? { conflicted } : {};
     if (found.length === 0) {
-      return { folders: [] };
+      return { folders: [], ...more };
     }
     const missing = found.reduce((sum, item) => sum + item.missing, 0);
     const one = found.length === 1;
@@ -96,6 +113,7 @@ export class MissingFilesNotice {
     const outcome = {
       folders: found.map(({ folder, missing: count }) => ({ folder, missing: count })),
       message,
+      ...more,
     };
     if (choice === restore) {
       for (const folder of folders) {
@@ -110,9 +128,40 @@ export class MissingFilesNotice {
     return outcome;
   }
 
-  /** The folders with missing files not told of yet in this state, and not set aside by "Don't Ask". */
+  /**
+   * Tells, on opening, of manifests a merge left unfinished (once per folder until it is readable
+   * again), with Resolve: nothing else can use them until then.
+   */
+  private async tellConflicted(folders: readonly string[], answer: NoticeAnswer): Promise<void> {
+    await this.remember(TOLD, (told: Record<string, string>) => ({
+      ...told,
+      ...Object.fromEntries(folders.map((folder) => [folder, CONFLICT_TOLD])),
+    }));
+    const resolve = vscode.l10n.t('Resolve');
+    const message =
+      folders.length === 1
+        ? vscode.l10n.t(
+            'A git merge left {0} unfinished (unmerged, or with conflict markers): nothing can save to or restore that folder until it is resolved. Resolve merges both sides entry by entry.',
+            `${shownFolder(folders[0]!)}/${MANIFEST_FILE_NAME}`,
+          )
+        : vscode.l10n.t(
+            'A git merge left the manifests of {0} folders unfinished (unmerged, or with conflict markers): nothing can save to or restore them until they are resolved. Resolve merges both sides entry by entry.',
+            folders.length,
+          );
+    if ((await answer(message, [resolve])) === resolve) {
+      for (const folder of folders) {
+        await vscode.commands.executeCommand(Commands.resolveManifest, { folder });
+      }
+    }
+  }
+
+  /**
+   * The folders with missing files not told of yet in this state, and not set aside by "Don't
+   * Ask"; a folder whose manifest a merge left unfinished goes to `conflicted` (not told yet).
+   */
   private async foldersToTell(
     folders: readonly string[],
+    conflicted: string[],
   ): Promise<Array<MissingInFolder & { readonly digest: string }>> {
     const never = new Set(this.state.get<string[]>(NEVER_ASK, []));
     const told = this.state.get<Record<string, string>>(TOLD, {});
@@ -127,7 +176,14 @@ export class MissingFilesNotice {
         const entries = await missingFiles(folder, await readManifest(folder));
         missing = entries.map((item) => `${item.origin}\n${item.entry.report_id}`);
       } catch (error) {
-        // A manifest that cannot be read is for Verify and Restore to explain, not for a notice on opening.
+        const id = error instanceof LabApiError ? error.text?.id : undefined;
+        if (
+          (id === 'manifestUnmerged' || id === 'manifestConflict') &&
+          told[folder] !== CONFLICT_TOLD
+        ) {
+          conflicted.push(folder);
+        }
+        // Any other manifest that cannot be read is for Verify and Restore to explain.
         this.log.info('Saved', `Not checked for missing files: ${folder}: ${errorText(error)}`);
         continue;
       }

@@ -208,7 +208,11 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
     if (!manifest) {
       const problem = problems[0];
       const kind =
-        problem?.kind === 'unmerged' || problem?.kind === 'conflict' ? problem.kind : 'other';
+        problem?.kind === 'unmerged' ||
+        problem?.kind === 'conflict' ||
+        problem?.kind === 'lostMerge'
+          ? problem.kind
+          : 'other';
       return {
         folder,
         label,

@@ -14,6 +14,7 @@ import {
   installMergeDriver,
   resolveManifest,
 } from '../../core/sync/resolveManifest';
+import type { LostMerge } from '../../core/sync/lostMerge';
 import { toAbortSignal } from '../cancellation';
 import { Commands } from '../constants';
 import { contentCache, withContentCache } from '../downloads/teamCache';
@@ -261,6 +262,32 @@ export function compareWithLab(labs: Labs, arg?: unknown): Thenable<unknown> | u
   });
 }
 
+/** What Resolve says after rebuilding a committed merge that lost entries from its parents. */
+function restoredText(file: string, merge: LostMerge, conflicts: number, staged: boolean): string {
+  const commit = merge.commit.slice(0, 12);
+  return conflicts > 0
+    ? vscode.l10n.t(
+        'Restored {0} report(s) the merge {1} left out of {2}, with {3} conflict(s) kept from our side: check them, then stage the file (git add) and commit it.',
+        merge.lost.length,
+        commit,
+        file,
+        conflicts,
+      )
+    : staged
+      ? vscode.l10n.t(
+          'Restored {0} report(s) the merge {1} left out of {2}, rebuilt from its parents, and staged it; commit it, then Restore brings their files.',
+          merge.lost.length,
+          commit,
+          file,
+        )
+      : vscode.l10n.t(
+          'Restored {0} report(s) the merge {1} left out of {2}, rebuilt from its parents; stage it (git add) and commit it.',
+          merge.lost.length,
+          commit,
+          file,
+        );
+}
+
 /**
  * Resolve on a conflicted manifest: the core merge of `lab-data merge-manifest --resolve`. A clean
  * merge of a file git holds as unmerged is then staged (as VS Code's merge editor completes a
@@ -278,24 +305,26 @@ export async function resolveManifestConflict(
   let staged = false;
   try {
     const resolved = await oneAtATime(folder, () => resolveManifest(folder));
-    if (resolved.fromGit && resolved.conflicts.length === 0) {
+    if ((resolved.fromGit || resolved.outcome === 'restored') && resolved.conflicts.length === 0) {
       staged = await stageFile(resolved.file);
     }
     const text =
       resolved.outcome === 'nothing'
         ? vscode.l10n.t('{0} has nothing to resolve.', resolved.file)
-        : resolved.conflicts.length > 0
-          ? vscode.l10n.t(
-              'Merged both sides of {0} entry by entry, with {1} conflict(s) kept from our side: check them, then stage the file (git add).',
-              resolved.file,
-              resolved.conflicts.length,
-            )
-          : staged
+        : resolved.outcome === 'restored' && resolved.restored
+          ? restoredText(resolved.file, resolved.restored, resolved.conflicts.length, staged)
+          : resolved.conflicts.length > 0
             ? vscode.l10n.t(
-                "Merged both sides of {0} entry by entry from git's versions and staged it; commit the merge.",
+                'Merged both sides of {0} entry by entry, with {1} conflict(s) kept from our side: check them, then stage the file (git add).',
                 resolved.file,
+                resolved.conflicts.length,
               )
-            : vscode.l10n.t('Merged both sides of {0} entry by entry.', resolved.file);
+            : staged
+              ? vscode.l10n.t(
+                  "Merged both sides of {0} entry by entry from git's versions and staged it; commit the merge.",
+                  resolved.file,
+                )
+              : vscode.l10n.t('Merged both sides of {0} entry by entry.', resolved.file);
     log.info('Saved Reports', text);
     for (const conflict of resolved.conflicts) {
       log.warn('Saved Reports', serverText(conflict, 1000));

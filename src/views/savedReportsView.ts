@@ -40,8 +40,14 @@ export interface SavedFolderRows {
   readonly folder: string;
   /** How the folder is named in the view: relative to its workspace folder. */
   readonly label: string;
-  /** Why the manifest cannot be read: git holds it unmerged, it has conflict markers, or else. */
-  readonly problem?: { readonly kind: 'unmerged' | 'conflict' | 'other'; readonly text: string };
+  /**
+   * Why the manifest cannot be used: git holds it unmerged, it has conflict markers, a committed
+   * merge lost entries its parents record (all three offer Resolve), or else.
+   */
+  readonly problem?: {
+    readonly kind: 'unmerged' | 'conflict' | 'lostMerge' | 'other';
+    readonly text: string;
+  };
   readonly labs: readonly SavedLabRows[];
   /** When the lab was last asked about amendments (undefined: never, so none are shown). */
   readonly checkedAtLab?: Date;
@@ -115,7 +121,9 @@ export class SavedFolderNode extends LabNode {
           ? vscode.l10n.t('unmerged')
           : saved.problem.kind === 'conflict'
             ? vscode.l10n.t('conflict markers')
-            : vscode.l10n.t('cannot be read');
+            : saved.problem.kind === 'lostMerge'
+              ? vscode.l10n.t('a merge lost reports')
+              : vscode.l10n.t('cannot be read');
       item.tooltip = saved.problem.text;
       item.iconPath = new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('errorForeground'));
       item.accessibilityInformation = {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
@@ -11,6 +12,7 @@ import type { MockLabServer } from '../mock/server';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
+  errorsFromNow,
   eventually,
   extensionPackageJson,
   listing,
@@ -653,5 +655,121 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
       folder,
     });
     assert.equal(all.folder, folder, 'automation names its folder');
+  });
+
+  it('a filtered Sync into a folder whose manifest has a section of another address under this lab’s name keeps that section whole; its own section is keyed by its address', async () => {
+    const client = lab.reportsFor(LEAK_CHECK_TOKEN)[0]!.client_id;
+    const matching = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((report) => report.client_id === client && report.download_available);
+    const shared = await fs.mkdtemp(path.join(workspaceFolder(), 'sync-vpn-section-'));
+    const manifestFile = path.join(shared, 'lab-data-sync.json');
+    const vpn = 'https://vpn.meridian.example';
+    // A colleague's VPN address of the same lab, committed under the name this lab has here.
+    const vpnReports = Object.fromEntries(
+      ['V-1', 'V-2', 'V-3', 'V-4'].map((id) => [
+        id,
+        { bytes: 3, file: `${id}.pdf`, revision: '1', sha256: sha256(Buffer.from(id)) },
+      ]),
+    );
+    await fs.writeFile(
+      manifestFile,
+      `${JSON.stringify({ labs: { [vpn]: { name: signedIn.name, reports: vpnReports } }, version: 3 }, null, 2)}\n`,
+    );
+    for (const id of Object.keys(vpnReports)) {
+      await fs.writeFile(path.join(shared, `${id}.pdf`), id);
+    }
+    await vscode.commands.executeCommand('labData.filterReports', { clientId: client });
+    try {
+      // From the UI, as a person syncs: "Choose Another Folder…", the folder, then Sync.
+      prompts.pickOneAnswers = [''];
+      prompts.folderAnswers = [vscode.Uri.file(shared)];
+      prompts.confirmAnswer = true;
+      const synced = await vscode.commands.executeCommand<SyncSummary>('labData.syncReports');
+      assert.equal(synced.folder, shared);
+      assert.match(synced.message, /\(filtered: client /);
+      assert.equal(synced.saved, matching.length, synced.message);
+      const written = JSON.parse(await fs.readFile(manifestFile, 'utf8')) as {
+        labs: Record<string, { name: string; reports: Record<string, unknown> }>;
+      };
+      assert.deepEqual(written.labs[vpn], { name: signedIn.name, reports: vpnReports });
+      const own = written.labs[new URL(lab.baseUrl).origin];
+      assert.ok(own, `a section of this lab's address: ${Object.keys(written.labs).join(', ')}`);
+      assert.notEqual(own.name, signedIn.name, 'a name of its own beside the other address’s');
+      assert.deepEqual(
+        Object.keys(own.reports).sort(),
+        matching.map((report) => report.report_id).sort(),
+      );
+    } finally {
+      await vscode.commands.executeCommand('labData.clearReportsFilter');
+      await fs.rm(shared, { recursive: true, force: true });
+    }
+  });
+
+  it('Save Report PDF into a folder whose manifest git left unmerged refuses with Resolve, in words without the command line', async () => {
+    const id = downloadable()[0]!;
+    const manifestFile = path.join(folder, 'lab-data-sync.json');
+    const run = (...args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: folder,
+        encoding: 'utf8',
+        stdio: 'pipe',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Analyst',
+          GIT_AUTHOR_EMAIL: 'analyst@example.com',
+          GIT_COMMITTER_NAME: 'Analyst',
+          GIT_COMMITTER_EMAIL: 'analyst@example.com',
+        },
+      });
+    const lockfile = (ids: string[]): string =>
+      `${JSON.stringify(
+        {
+          labs: {
+            [new URL(lab.baseUrl).origin]: {
+              name: signedIn.name,
+              reports: Object.fromEntries(
+                ids.map((each) => [
+                  each,
+                  {
+                    bytes: 3,
+                    file: `${each}.pdf`,
+                    revision: '1',
+                    sha256: sha256(Buffer.from(each)),
+                  },
+                ]),
+              ),
+            },
+          },
+          version: 3,
+        },
+        null,
+        2,
+      )}\n`;
+    await fs.mkdir(folder, { recursive: true });
+    run('init', '--quiet', '-b', 'main');
+    run('config', 'merge.lab-data.driver', 'lab-data-not-on-path %O %A %B');
+    await fs.writeFile(path.join(folder, '.gitattributes'), 'lab-data-sync.json merge=lab-data\n');
+    await fs.writeFile(manifestFile, lockfile(['R-1']));
+    run('add', '.');
+    run('commit', '--quiet', '-m', 'base');
+    run('checkout', '--quiet', '-b', 'theirs');
+    await fs.writeFile(manifestFile, lockfile(['R-1', 'R-3']));
+    run('commit', '--quiet', '-am', 'theirs');
+    run('checkout', '--quiet', 'main');
+    await fs.writeFile(manifestFile, lockfile(['R-1', 'R-2']));
+    run('commit', '--quiet', '-am', 'ours');
+    assert.throws(() => run('merge', '--no-edit', 'theirs'));
+    const shown = errorsFromNow(api);
+    await vscode.commands.executeCommand('labData.saveReportPdf', id);
+    const refusal = await eventually(() => {
+      const found = shown().find((each) => each.message.includes('unmerged'));
+      assert.ok(found, JSON.stringify(shown()));
+      return found;
+    });
+    assert.deepEqual(refusal.actions, ['Resolve', 'Show Log']);
+    assert.doesNotMatch(refusal.message, /lab-data merge-manifest/);
+    assert.match(refusal.message, /Resolve merges both sides entry by entry/);
+    assert.equal(existsSync(path.join(folder, `${id}.pdf`)), false, 'nothing was written');
   });
 });

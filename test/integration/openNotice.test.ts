@@ -1,11 +1,18 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { LabApi } from '../../core/api/labApi';
 import { saveReports } from '../../core/sync/bulkSave';
 import { listAllReports } from '../../core/sync/folderSync';
 import { DEFAULT_FILE_NAME_TEMPLATE } from '../../core/sync/reportFiles';
-import { LEAK_CHECK_TOKEN, signedInLab, workspaceFolder, type SignedInLab } from './helpers';
+import {
+  LEAK_CHECK_TOKEN,
+  eventually,
+  signedInLab,
+  workspaceFolder,
+  type SignedInLab,
+} from './helpers';
 
 /**
  * Opening a workspace whose manifest lists files that are not there: one notification, with the
@@ -99,5 +106,74 @@ describe('the notice of missing saved reports on opening a workspace', function 
     const after = await signedIn.api.savedFiles.checkMissing(answering(), [folder]);
     assert.deepEqual(after.folders, []);
     assert.equal(asked.length, told, 'not asked again');
+  });
+
+  it('a manifest a git merge left unmerged is told of on opening, with Resolve, which merges both sides; once', async () => {
+    const repo = await fs.mkdtemp(path.join(workspaceFolder(), 'opened-unmerged-'));
+    const manifestFile = path.join(repo, 'lab-data-sync.json');
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: repo,
+        encoding: 'utf8',
+        stdio: 'pipe',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Analyst',
+          GIT_AUTHOR_EMAIL: 'analyst@example.com',
+          GIT_COMMITTER_NAME: 'Analyst',
+          GIT_COMMITTER_EMAIL: 'analyst@example.com',
+        },
+      });
+    const origin = new URL(signedIn.lab.baseUrl).origin;
+    const lockfile = (ids: string[]): string =>
+      `${JSON.stringify(
+        {
+          labs: {
+            [origin]: {
+              name: 'Lab',
+              reports: Object.fromEntries(
+                ids.map((id) => [
+                  id,
+                  { bytes: 3, file: `${id}.pdf`, revision: '1', sha256: 'c'.repeat(64) },
+                ]),
+              ),
+            },
+          },
+          version: 3,
+        },
+        null,
+        2,
+      )}\n`;
+    try {
+      git('init', '--quiet', '-b', 'main');
+      git('config', 'merge.lab-data.driver', 'lab-data-not-on-path %O %A %B');
+      await fs.writeFile(path.join(repo, '.gitattributes'), 'lab-data-sync.json merge=lab-data\n');
+      await fs.writeFile(manifestFile, lockfile(['R-1']));
+      git('add', '.');
+      git('commit', '--quiet', '-m', 'base');
+      git('checkout', '--quiet', '-b', 'theirs');
+      await fs.writeFile(manifestFile, lockfile(['R-1', 'R-3']));
+      git('commit', '--quiet', '-am', 'theirs');
+      git('checkout', '--quiet', 'main');
+      await fs.writeFile(manifestFile, lockfile(['R-1', 'R-2']));
+      git('commit', '--quiet', '-am', 'ours');
+      assert.throws(() => git('merge', '--no-edit', 'theirs'));
+
+      const told = asked.length;
+      const outcome = await signedIn.api.savedFiles.checkMissing(answering('Resolve'), [repo]);
+      assert.deepEqual(outcome.conflicted, [repo]);
+      assert.equal(asked.length, told + 1, 'one notification');
+      assert.match(asked.at(-1)!.message, /^A git merge left .*lab-data-sync\.json unfinished/);
+      assert.deepEqual(asked.at(-1)!.actions, ['Resolve']);
+      await eventually(() => assert.equal(git('ls-files', '-u').trim(), '', 'resolved and staged'));
+      const reports = (
+        JSON.parse(await fs.readFile(manifestFile, 'utf8')) as {
+          labs: Record<string, { reports: Record<string, unknown> }>;
+        }
+      ).labs[origin]!.reports;
+      assert.deepEqual(Object.keys(reports), ['R-1', 'R-2', 'R-3']);
+    } finally {
+      await fs.rm(repo, { recursive: true, force: true });
+    }
   });
 });

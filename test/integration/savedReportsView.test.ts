@@ -37,6 +37,8 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: GIT_ENV, stdio: 'pipe' });
 }
 
+type Lockfile = { labs: Record<string, { reports: Record<string, unknown> }> };
+
 /** A version 3 manifest of `count` reports of one lab (the files are not there). */
 function bigLockfile(origin: string, count: number, prefix = 'RPT-9'): string {
   const reports: Record<string, unknown> = {};
@@ -318,6 +320,70 @@ describe('the Saved Reports view (labData.savedReports)', function () {
       });
     } finally {
       await fs.rm(conflicted, { recursive: true, force: true });
+    }
+  });
+
+  it('shows a committed merge that lost reports (its driver never ran, git kept ours), with Resolve: rebuilt from the merge’s parents and staged', async () => {
+    const lost = await fs.mkdtemp(path.join(workspaceFolder(), 'view-lost-merge-'));
+    const reports = path.join(lost, 'reports');
+    const origin = new URL(signedIn.lab.baseUrl).origin;
+    const manifestFile = path.join(reports, 'lab-data-sync.json');
+    const lockfileOf = (...prefixes: string[]): string => {
+      const labs = prefixes.map((prefix) => JSON.parse(bigLockfile(origin, 1, prefix)) as Lockfile);
+      const reportsOf = Object.assign({}, ...labs.map((each) => each.labs[origin]!.reports));
+      return `${JSON.stringify({ labs: { [origin]: { name: 'Big lab', reports: reportsOf } }, version: 3 }, null, 2)}\n`;
+    };
+    try {
+      git(lost, 'init', '--quiet', '-b', 'main');
+      git(lost, 'config', 'merge.lab-data.driver', 'lab-data-not-on-path %O %A %B');
+      await fs.mkdir(reports);
+      await fs.writeFile(path.join(lost, '.gitattributes'), 'lab-data-sync.json merge=lab-data\n');
+      await fs.writeFile(manifestFile, lockfileOf('R-1'));
+      git(lost, 'add', '.');
+      git(lost, 'commit', '--quiet', '-m', 'base');
+      git(lost, 'checkout', '--quiet', '-b', 'theirs');
+      await fs.writeFile(manifestFile, lockfileOf('R-1', 'R-3'));
+      git(lost, 'commit', '--quiet', '-am', 'theirs');
+      git(lost, 'checkout', '--quiet', 'main');
+      await fs.writeFile(manifestFile, lockfileOf('R-1', 'R-2'));
+      git(lost, 'commit', '--quiet', '-am', 'ours');
+      assert.throws(() => git(lost, 'merge', '--no-edit', 'theirs'));
+      // No markers in the file: a person adds it and commits the merge, which loses R-3.
+      git(lost, 'add', '.');
+      git(lost, 'commit', '--quiet', '--no-edit');
+      const commit = git(lost, 'rev-parse', 'HEAD').trim();
+
+      const row = await eventually(async () => {
+        const now = await folderRow(reports);
+        assert.equal(now.description, 'a merge lost reports');
+        return now;
+      });
+      assert.equal(row.contextValue, 'labData.savedFolder.conflicted');
+      const item = await provider().getTreeItem(row.node);
+      assert.match(
+        String(item.tooltip),
+        new RegExp(`The merge ${commit.slice(0, 12)} left 1 report\\(s\\) out of .*R-3-000000`),
+      );
+      const resolved = await vscode.commands.executeCommand<{
+        outcome: string;
+        staged: boolean;
+        conflicts: number;
+      }>('labData.resolveManifest', row.node);
+      assert.deepEqual(resolved, { outcome: 'restored', conflicts: 0, staged: true });
+      assert.deepEqual(
+        Object.keys(
+          (JSON.parse(await fs.readFile(manifestFile, 'utf8')) as Lockfile).labs[origin]!.reports,
+        ),
+        ['R-1-000000', 'R-2-000000', 'R-3-000000'],
+      );
+      git(lost, 'commit', '--quiet', '-m', 'the report the merge lost');
+      await eventually(async () => {
+        const now = await folderRow(reports);
+        assert.equal(now.contextValue, 'labData.savedFolder');
+        assert.match(now.description, /^3 recorded · 3 missing/);
+      });
+    } finally {
+      await fs.rm(lost, { recursive: true, force: true });
     }
   });
 

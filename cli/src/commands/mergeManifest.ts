@@ -117,6 +117,13 @@ async function resolve(context: CliContext): Promise<ExitCode> {
     );
     return reportConflicts(context, { conflicts: [], renamed: resolved.renamed });
   }
+  if (resolved.outcome === 'restored' && resolved.restored) {
+    const { commit, lost } = resolved.restored;
+    context.progress.line(
+      `Restored ${lost.length} report(s) the merge ${commit.slice(0, 12)} left out of ${file}, rebuilt from its parents${resolved.conflicts.length > 0 ? `, with ${resolved.conflicts.length} conflict(s) kept from our side` : ''}. Now commit it (git add ${path.relative(process.cwd(), file) || file}, git commit); lab-data pull restores their files.`,
+    );
+    return reportConflicts(context, resolved);
+  }
   const fromGit = resolved.fromGit;
   context.progress.line(
     `Merged both sides of ${file} entry by entry${fromGit ? " from git's versions" : ''}${resolved.conflicts.length > 0 ? `, with ${resolved.conflicts.length} conflict(s) kept from our side` : ''}.${fromGit ? ` Now git add ${path.relative(process.cwd(), file) || file} (git holds it unmerged until then) and commit the merge.` : ''}`,
