@@ -90,6 +90,13 @@ const TEST_HOST_DEBIAN_PACKAGES = [
   'python3-djangorestframework',
   // The team cache's tests serve it from nginx (its WebDAV module takes PUT).
   'nginx',
+  // The Python reader (python/, package labdata): its tests run in a virtual environment of
+  // Debian's own python3, with Debian's pytest, pandas and jsonschema (scripts/test-python.mjs).
+  'python3-venv',
+  'python3-pytest',
+  'python3-pandas',
+  'python3-jsonschema',
+  'python3-setuptools',
 ];
 
 function say(message) {
