@@ -169,6 +169,8 @@ _FILTERS = {
 
 
 def _selected(manifest: Manifest, filters: Dict[str, Any]) -> List[Entry]:
+    if not filters:
+        return manifest.entries
     unknown = sorted(set(filters) - set(_FILTERS))
     if unknown:
         raise TypeError(f"unknown filter {', '.join(unknown)}: filters are {', '.join(sorted(_FILTERS))}")
@@ -219,6 +221,34 @@ def _row(manifest: Manifest, entry: Entry, state: str) -> Dict[str, Any]:
     }
 
 
+def _columns(manifest: Manifest, chosen: List[Entry], states: List[Tuple[str, Optional[str]]]):
+    """The DataFrame of every chosen entry, built column by column (no dict a row: 10,000 rows)."""
+    fields = [entry.fields for entry in chosen]
+    sep = os.sep
+    folder = manifest.folder + sep
+    data = {
+        "lab": [entry.lab_name for entry in chosen],
+        "origin": [entry.origin for entry in chosen],
+        "report_id": [entry.report_id for entry in chosen],
+        "revision": [f.get("revision") for f in fields],
+        "status": [f.get("status") for f in fields],
+        "report_type": [f.get("type") for f in fields],
+        "client_id": [f.get("client") for f in fields],
+        "project_id": [f.get("project") for f in fields],
+        "sample_ids": [list(f["samples"]) if isinstance(f.get("samples"), list) else [] for f in fields],
+        "sha256": [f["sha256"] for f in fields],
+        "bytes": [f["bytes"] for f in fields],
+        "file": [f["file"] for f in fields],
+        "path": [folder + (f["file"] if sep == "/" else f["file"].replace("/", sep)) for f in fields],
+        "state": [state for state, _ in states],
+    }
+    published = [f.get("published_at") for f in fields]
+    frame = _pandas.DataFrame(data, columns=[c for c in COLUMNS if c != "published_at"])
+    times = _pandas.to_datetime(published, utc=True, errors="coerce") if published else _pandas.to_datetime([], utc=True)
+    frame.insert(COLUMNS.index("published_at"), "published_at", times)
+    return frame
+
+
 def _frame(rows: List[Dict[str, Any]], extra: Sequence[str] = ()):
     if _pandas is None:
         for row in rows:
@@ -247,10 +277,13 @@ def reports(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
     renewed: List[Tuple[str, str, str, float]] = []
     rows = []
     chosen = _selected(manifest, filters)
-    for entry, (state, _) in zip(chosen, _states(manifest, chosen, renewed)):
+    states = _states(manifest, chosen, renewed)
+    stamps_for(manifest.folder).renew(renewed)
+    if _pandas is not None and wanted_states is None:
+        return _columns(manifest, chosen, states)
+    for entry, (state, _) in zip(chosen, states):
         if wanted_states is None or state in wanted_states:
             rows.append(_row(manifest, entry, state))
-    stamps_for(manifest.folder).renew(renewed)
     return _frame(rows)
 
 

@@ -308,7 +308,7 @@ def test_the_stamp_vouches_for_an_unchanged_file_and_a_touched_one_is_hashed_and
     _, report_id, entry = entries_of(case.manifest)[0]
     file = Path(case.folder, entry["file"])
     state_file = Path(case.folder, ".lab-data", "state.json")
-    # Same size, other bytes, the recorded time: the stamp vouches (as the command line's verify).
+    # Same bytes, a new time: the stamp no longer vouches, so the file is hashed and the stamp renewed.
     recorded = file.stat()
     os.utime(file, ns=(recorded.st_atime_ns, recorded.st_mtime_ns + 5_000_000_000))
     labdata.path(report_id, folder=case.folder)
