@@ -95,6 +95,13 @@ const TEST_HOST_DEBIAN_PACKAGES = [
   'r-cran-jsonlite',
   'r-cran-digest',
   'r-cran-testthat',
+  // The Python reader (python/, package labdata): its tests run in a virtual environment of
+  // Debian's own python3, with Debian's pytest, pandas and jsonschema (scripts/test-python.mjs).
+  'python3-venv',
+  'python3-pytest',
+  'python3-pandas',
+  'python3-jsonschema',
+  'python3-setuptools',
 ];
 
 function say(message) {

@@ -13,6 +13,7 @@ import { RateLimitGate } from '../../core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
+import { readerCases } from './readerBench';
 import { isLeakWarning } from '../support/processGuard';
 import {
   curlFourAtATime,
@@ -709,6 +710,7 @@ async function main(): Promise<void> {
         ),
     ],
     ['transports', transports],
+    ['readers', () => readerCases(root, RUNS)],
     ['host', hostCases],
   ];
   const results: CaseResult[] = [];

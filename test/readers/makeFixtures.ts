@@ -248,7 +248,7 @@ async function smallFile(
  * 10,000 reports of the mock lab's data, each a small file, recorded through the core's own
  * manifest entry and writer (as a save records them; 10,000 downloads would only slow the tests).
  */
-async function largeCase(dir: string): Promise<FixtureCase> {
+export async function largeCase(dir: string): Promise<FixtureCase> {
   const repo = path.join(dir, 'large');
   gitInit(repo);
   const folder = path.join(repo, 'lab-reports');

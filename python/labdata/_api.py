@@ -1,0 +1,444 @@
+"""labdata's three calls: reports(), path() and verify() (and report(), one record)."""
+
+import dataclasses
+import datetime
+import html
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import _cache
+from ._errors import AmbiguousReport, IntegrityError, ReportNotFound
+from ._manifest import Entry, Manifest, find_manifest, load
+from ._reads import record_read
+from ._stamp import Stamps, sha256_of, stamps_for
+
+IN_STEP = "in step"
+MISSING = "missing"
+CHANGED = "changed"
+RESTORABLE = "restorable"
+
+COLUMNS = [
+    "lab",
+    "origin",
+    "report_id",
+    "revision",
+    "status",
+    "report_type",
+    "client_id",
+    "project_id",
+    "sample_ids",
+    "published_at",
+    "sha256",
+    "bytes",
+    "file",
+    "path",
+    "state",
+]
+
+MIME_TYPE = "application/vnd.labdata.report+json"
+
+try:  # pandas when it is installed; lists of dicts when not.
+    import pandas as _pandas
+except ImportError:  # pragma: no cover - exercised where pandas is absent
+    _pandas = None
+
+
+def _published(text: Optional[str]) -> Optional[datetime.datetime]:
+    """An ISO 8601 time as a timezone-aware datetime (UTC when it names no zone)."""
+    if not isinstance(text, str):
+        return None
+    match = re.match(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip())
+    if not match:
+        return None
+    day, clock, fraction, zone = match.groups()
+    value = datetime.datetime.fromisoformat(f"{day}T{clock or '00:00'}")
+    if fraction:
+        value = value.replace(microsecond=int((fraction[1:] + "000000")[:6]))
+    if zone in (None, "Z"):
+        return value.replace(tzinfo=datetime.timezone.utc)
+    sign = 1 if zone[0] == "+" else -1
+    digits = zone[1:].replace(":", "")
+    offset = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return value.replace(tzinfo=datetime.timezone(sign * offset))
+
+
+def _local_cache_holds(sha256: str) -> bool:
+    configured = (os.environ.get("LAB_DATA_CACHE") or "").strip()
+    folder = configured if configured and not _cache._is_url(configured) else _cache.default_cache_folder()
+    return os.path.isfile(os.path.join(folder, "sha256", sha256[:2], sha256))
+
+
+def _file_path(manifest: Manifest, entry: Entry) -> str:
+    name = entry.file
+    return manifest.folder + os.sep + (name if os.sep == "/" else name.replace("/", os.sep))
+
+
+def _states(
+    manifest: Manifest,
+    entries: List[Entry],
+    renewed: List[Tuple[str, str, str, float]],
+    cache_state: bool = True,
+) -> List[Tuple[str, Optional[str]]]:
+    """Each entry's state and its file's SHA-256 (None when missing): the stamp first (one stat a
+    file), else the bytes hashed, several files at once."""
+    labs = stamps_for(manifest.folder).labs()
+    vouched = Stamps.vouched
+    results: List[Tuple[str, Optional[str]]] = []
+    to_hash: List[Tuple[int, Entry, str, os.stat_result]] = []
+    for entry in entries:
+        file = _file_path(manifest, entry)
+        try:
+            stats = os.stat(file)
+        except OSError:
+            results.append(((RESTORABLE if cache_state and _local_cache_holds(entry.sha256) else MISSING), None))
+            continue
+        if not stat.S_ISREG(stats.st_mode):
+            results.append((CHANGED, None))
+        elif vouched(labs, entry.origin, entry.report_id, entry.sha256, entry.bytes, stats):
+            results.append((IN_STEP, entry.sha256))
+        else:
+            to_hash.append((len(results), entry, file, stats))
+            results.append((CHANGED, None))
+    if to_hash:
+        files = [file for _, _, file, _ in to_hash]
+        sums = [_hash_or_none(file) for file in files]
+        for (position, entry, _, stats), actual in zip(to_hash, sums):
+            if actual is None:
+                results[position] = (MISSING, None)
+            elif actual != entry.sha256:
+                results[position] = (CHANGED, actual)
+            else:
+                renewed.append((entry.origin, entry.report_id, actual, stats.st_mtime_ns / 1e6))
+                results[position] = (IN_STEP, actual)
+    return results
+
+
+def _hash_or_none(file: str) -> Optional[str]:
+    try:
+        return sha256_of(file)
+    except OSError:
+        return None
+
+
+def _check(manifest: Manifest, entry: Entry, renewed: List[Tuple[str, str, str, float]], cache_state: bool = True) -> Tuple[str, Optional[str]]:
+    return _states(manifest, [entry], renewed, cache_state)[0]
+
+
+def _as_list(value: Any) -> Optional[List[str]]:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [str(item) for item in value]
+    return [str(value)]
+
+
+def _since(value: Any) -> Optional[datetime.datetime]:
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, datetime.date):
+        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
+    text = str(value).strip()
+    days = re.match(r"^(\d+)d$", text)
+    if days:
+        return datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=int(days.group(1)))
+    parsed = _published(text)
+    if parsed is None:
+        raise ValueError(f"since={value!r} is not a date, a time or a number of days such as '30d'")
+    return parsed
+
+
+_FILTERS = {
+    "lab": None,
+    "report_id": "report_id",
+    "client": "client",
+    "client_id": "client",
+    "project": "project",
+    "project_id": "project",
+    "status": "status",
+    "type": "type",
+    "report_type": "type",
+    "state": None,
+    "since": None,
+}
+
+
+def _selected(manifest: Manifest, filters: Dict[str, Any]) -> List[Entry]:
+    if not filters:
+        return manifest.entries
+    unknown = sorted(set(filters) - set(_FILTERS))
+    if unknown:
+        raise TypeError(f"unknown filter {', '.join(unknown)}: filters are {', '.join(sorted(_FILTERS))}")
+    labs = _as_list(filters.get("lab"))
+    since = _since(filters.get("since"))
+    wanted = {
+        field: set(_as_list(filters[name]))
+        for name, field in _FILTERS.items()
+        if field is not None and filters.get(name) is not None
+    }
+    chosen = []
+    for entry in manifest.entries:
+        if labs is not None and entry.origin not in labs and entry.lab_name not in labs:
+            continue
+        fields = entry.fields
+        if any(
+            (entry.report_id if field == "report_id" else fields.get(field)) not in values
+            for field, values in wanted.items()
+        ):
+            continue
+        if since is not None:
+            published = _published(fields.get("published_at"))
+            if published is None or published < since:
+                continue
+        chosen.append(entry)
+    return chosen
+
+
+def _row(manifest: Manifest, entry: Entry, state: str) -> Dict[str, Any]:
+    fields = entry.fields
+    samples = fields.get("samples")
+    return {
+        "lab": entry.lab_name,
+        "origin": entry.origin,
+        "report_id": entry.report_id,
+        "revision": fields.get("revision"),
+        "status": fields.get("status"),
+        "report_type": fields.get("type"),
+        "client_id": fields.get("client"),
+        "project_id": fields.get("project"),
+        "sample_ids": list(samples) if isinstance(samples, list) else [],
+        "published_at": fields.get("published_at"),
+        "sha256": entry.sha256,
+        "bytes": entry.bytes,
+        "file": entry.file,
+        "path": _file_path(manifest, entry),
+        "state": state,
+    }
+
+
+def _columns(manifest: Manifest, chosen: List[Entry], states: List[Tuple[str, Optional[str]]]):
+    """The DataFrame of every chosen entry, built column by column (no dict a row: 10,000 rows)."""
+    fields = [entry.fields for entry in chosen]
+    sep = os.sep
+    folder = manifest.folder + sep
+    data = {
+        "lab": [entry.lab_name for entry in chosen],
+        "origin": [entry.origin for entry in chosen],
+        "report_id": [entry.report_id for entry in chosen],
+        "revision": [f.get("revision") for f in fields],
+        "status": [f.get("status") for f in fields],
+        "report_type": [f.get("type") for f in fields],
+        "client_id": [f.get("client") for f in fields],
+        "project_id": [f.get("project") for f in fields],
+        "sample_ids": [list(f["samples"]) if isinstance(f.get("samples"), list) else [] for f in fields],
+        "sha256": [f["sha256"] for f in fields],
+        "bytes": [f["bytes"] for f in fields],
+        "file": [f["file"] for f in fields],
+        "path": [folder + (f["file"] if sep == "/" else f["file"].replace("/", sep)) for f in fields],
+        "state": [state for state, _ in states],
+    }
+    published = [f.get("published_at") for f in fields]
+    frame = _pandas.DataFrame(data, columns=[c for c in COLUMNS if c != "published_at"])
+    times = _pandas.to_datetime(published, utc=True, errors="coerce") if published else _pandas.to_datetime([], utc=True)
+    frame.insert(COLUMNS.index("published_at"), "published_at", times)
+    return frame
+
+
+def _frame(rows: List[Dict[str, Any]], extra: Sequence[str] = ()):
+    if _pandas is None:
+        for row in rows:
+            row["published_at"] = _published(row["published_at"])
+        return rows
+    columns = COLUMNS + list(extra)
+    data = {column: [row[column] for row in rows] for column in columns}
+    published = data.pop("published_at")
+    frame = _pandas.DataFrame(data, columns=[c for c in columns if c != "published_at"])
+    times = _pandas.to_datetime(published, utc=True, errors="coerce") if published else _pandas.to_datetime([], utc=True)
+    frame.insert(columns.index("published_at"), "published_at", times)
+    return frame
+
+
+def _manifest(folder: Optional[Union[str, os.PathLike]]) -> Manifest:
+    return load(find_manifest(folder))
+
+
+def reports(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
+    """Every recorded report (or those the filters select) with its state: a pandas DataFrame, or a
+    list of dicts without pandas. Filters: lab (name or origin), report_id, client/client_id,
+    project/project_id, status, type/report_type, since ('30d', a date), state; each a value or a
+    list of values."""
+    manifest = _manifest(folder)
+    wanted_states = _as_list(filters.pop("state", None))
+    renewed: List[Tuple[str, str, str, float]] = []
+    rows = []
+    chosen = _selected(manifest, filters)
+    states = _states(manifest, chosen, renewed)
+    stamps_for(manifest.folder).renew(renewed)
+    if _pandas is not None and wanted_states is None:
+        return _columns(manifest, chosen, states)
+    for entry, (state, _) in zip(chosen, states):
+        if wanted_states is None or state in wanted_states:
+            rows.append(_row(manifest, entry, state))
+    return _frame(rows)
+
+
+def verify(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
+    """What is not as recorded (missing, changed, restorable), with the file's actual SHA-256: an
+    empty DataFrame (or list) when every file is the recorded one."""
+    manifest = _manifest(folder)
+    renewed: List[Tuple[str, str, str, float]] = []
+    rows = []
+    chosen = _selected(manifest, filters)
+    for entry, (state, actual) in zip(chosen, _states(manifest, chosen, renewed)):
+        if state != IN_STEP:
+            row = _row(manifest, entry, state)
+            row["actual_sha256"] = actual
+            rows.append(row)
+    stamps_for(manifest.folder).renew(renewed)
+    return _frame(rows, ["actual_sha256"])
+
+
+def _entry(manifest: Manifest, report_id: str, lab: Optional[str]) -> Entry:
+    found = manifest.find(report_id)
+    if lab is not None:
+        found = [entry for entry in found if lab in (entry.origin, entry.lab_name)]
+    if not found:
+        where = f" of lab {lab}" if lab is not None else ""
+        raise ReportNotFound(f"{manifest.file} records no report {report_id}{where}")
+    if len(found) > 1:
+        labs = ", ".join(f"{entry.lab_name} ({entry.origin})" for entry in found)
+        raise AmbiguousReport(f"{report_id} is recorded by {len(found)} labs ({labs}): say which with lab=")
+    return found[0]
+
+
+def _quoted(folder: str) -> str:
+    relative = os.path.relpath(folder)
+    shown = folder if relative.startswith(os.pardir) else relative
+    return f'"{shown}"' if re.search(r"\s", shown) else shown
+
+
+def path(
+    report_id: str,
+    *,
+    lab: Optional[str] = None,
+    folder: Optional[Union[str, os.PathLike]] = None,
+    restore: bool = False,
+) -> Path:
+    """The file of a recorded report, checked to be the recorded revision (by its stamp, else its
+    SHA-256). A missing or changed file raises IntegrityError; restore=True first restores a missing
+    one from the content cache (never from a lab). Each read is recorded in .lab-data/reads.jsonl."""
+    manifest = _manifest(folder)
+    entry = _entry(manifest, report_id, lab)
+    renewed: List[Tuple[str, str, str, float]] = []
+    state, actual = _check(manifest, entry, renewed, cache_state=False)
+    file = _file_path(manifest, entry)
+    detail = ""
+    if state == MISSING and restore:
+        why = _cache.restore(entry.sha256, file)
+        if not why:
+            stats = os.stat(file)
+            renewed.append((entry.origin, entry.report_id, entry.sha256, stats.st_mtime_ns / 1e6))
+            state, actual = IN_STEP, entry.sha256
+        else:
+            detail = "Not restored: " + "; ".join(why) + "."
+    stamps_for(manifest.folder).renew(renewed)
+    if state != IN_STEP:
+        pull = f"lab-data pull {_quoted(manifest.folder)}"
+        raise IntegrityError(
+            report_id=entry.report_id,
+            lab=entry.origin,
+            path=file,
+            expected=entry.sha256,
+            actual=actual,
+            reason="missing" if state == MISSING else "changed since it was recorded",
+            command=pull if state == MISSING else f"{pull} --force (it replaces your changed file)",
+            detail=detail,
+        )
+    record_read(manifest.folder, entry.origin, entry.report_id, entry.revision, entry.sha256)
+    return Path(file)
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """One recorded report as a record; in a notebook it shows itself as a card."""
+
+    lab: str
+    origin: str
+    report_id: str
+    revision: Optional[str]
+    status: Optional[str]
+    report_type: Optional[str]
+    client_id: Optional[str]
+    project_id: Optional[str]
+    sample_ids: List[str]
+    published_at: Optional[datetime.datetime]
+    sha256: str
+    bytes: int
+    file: str
+    path: str
+    state: str
+    title: Optional[str] = None
+
+    @property
+    def verified(self) -> bool:
+        return self.state == IN_STEP
+
+    @property
+    def amended(self) -> bool:
+        return self.status == "amended" or (self.revision is not None and self.revision.isdigit() and int(self.revision) > 1)
+
+    def _card(self) -> Dict[str, Any]:
+        return {
+            "id": self.report_id,
+            "title": self.title,
+            "lab": self.lab,
+            "status": self.status,
+            "revision": self.revision,
+            "amended": self.amended,
+            "verified": self.verified,
+        }
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> Dict[str, Any]:
+        card = self._card()
+        text = (
+            f"{self.report_id} ({self.lab}) revision {self.revision or '?'}, {self.status or 'status unknown'}"
+            f"{', amended' if self.amended else ''}: {self.state}"
+        )
+        rows = "".join(
+            f"<tr><th>{html.escape(key)}</th><td>{html.escape(json.dumps(value) if not isinstance(value, str) else value)}</td></tr>"
+            for key, value in card.items()
+        )
+        return {
+            MIME_TYPE: card,
+            "text/plain": text,
+            "text/html": f'<table class="labdata-report">{rows}</table>',
+        }
+
+
+def _title(manifest: Manifest, entry: Entry) -> Optional[str]:
+    try:
+        with open(os.path.join(manifest.folder, ".lab-data", "metadata.json"), encoding="utf-8") as handle:
+            kept = json.load(handle).get(entry.origin, {}).get(entry.report_id, {})
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(kept, dict) and kept.get("sha256") == entry.sha256 and isinstance(kept.get("metadata"), dict):
+        title = kept["metadata"].get("title")
+        return title if isinstance(title, str) else None
+    return None
+
+
+def report(report_id: str, *, lab: Optional[str] = None, folder: Optional[Union[str, os.PathLike]] = None) -> Report:
+    """One recorded report as a Report record (checked like reports(); nothing raised for its file)."""
+    manifest = _manifest(folder)
+    entry = _entry(manifest, report_id, lab)
+    renewed: List[Tuple[str, str, str, float]] = []
+    state, _ = _check(manifest, entry, renewed)
+    stamps_for(manifest.folder).renew(renewed)
+    row = _row(manifest, entry, state)
+    row["published_at"] = _published(row["published_at"])
+    return Report(**row, title=_title(manifest, entry))

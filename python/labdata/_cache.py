@@ -1,0 +1,164 @@
+"""Restoring a recorded file by its SHA-256 from the content cache: the folder cache, then the team
+cache, under the command line's rules (docs/reports-in-git-and-ci.md). Never from a lab."""
+
+import base64
+import hashlib
+import ipaddress
+import netrc
+import os
+import re
+import sys
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import List, Optional
+
+_TIMEOUT_S = 30
+
+
+def default_cache_folder() -> str:
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"), "lab-data", "Cache")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches", "lab-data")
+    xdg = (os.environ.get("XDG_CACHE_HOME") or "").strip()
+    return os.path.join(xdg if xdg and os.path.isabs(xdg) else os.path.join(home, ".cache"), "lab-data")
+
+
+def _is_url(text: str) -> bool:
+    return re.match(r"^[a-z][a-z0-9+.-]*://", text.strip(), re.I) is not None
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def address_problem(text: str) -> Optional[str]:
+    """Why text cannot be a team cache's address (the command line's rules), or None."""
+    given = text.strip()
+    url = urllib.parse.urlsplit(given)
+    shown = f"{url.scheme}://{url.hostname or ''}"
+    if url.scheme not in ("https", "http") or not url.hostname:
+        return f"a team cache's address must start with https:// (got {given[:80]!r})"
+    if url.username is not None or url.password is not None:
+        return f"the cache address {shown} holds a user name or password: use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead"
+    if url.query or url.fragment or "?" in given or "#" in given:
+        return f"the cache address {shown} has a query or fragment (a token?): use LAB_DATA_CACHE_TOKEN (or a machine in ~/.netrc) instead"
+    written = re.sub(r"^[a-z][a-z0-9+.-]*://[^/]*", "", given, flags=re.I)
+    decoded = written
+    for _ in range(3):
+        decoded = urllib.parse.unquote(decoded)
+    if any(re.search(r"(^|[/\\])\.\.?([/\\]|$)", form) for form in (written, decoded)):
+        return f'the cache address {shown} has a "." or ".." in its path, which would leave its prefix'
+    if url.scheme == "http" and not _loopback(url.hostname):
+        return f"the cache address {shown} must use https:// so its token is never sent unencrypted (http:// is allowed only for this machine)"
+    return None
+
+
+def _authorization(url: urllib.parse.SplitResult) -> Optional[str]:
+    token = (os.environ.get("LAB_DATA_CACHE_TOKEN") or "").strip()
+    if token:
+        return f"Bearer {token}"
+    file = (os.environ.get("NETRC") or "").strip() or os.path.join(os.path.expanduser("~"), ".netrc")
+    try:
+        found = netrc.netrc(file).authenticators(url.hostname or "")
+    except (OSError, netrc.NetrcParseError):
+        return None
+    if not found or found[0] is None or found[2] is None:
+        return None
+    pair = base64.b64encode(f"{found[0]}:{found[2]}".encode()).decode()
+    return f"Basic {pair}"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is a miss: the cache's credentials never follow it elsewhere."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D401
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))
+
+
+def _place(source, target: str, sha256: str) -> bool:
+    """Streams bytes into a temporary file beside target; it takes target's name only when its
+    SHA-256 is the recorded one."""
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".labdata-", dir=folder)
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(handle, "wb") as out:
+            while True:
+                chunk = source.read(1 << 20)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() != sha256:
+            os.unlink(temporary)
+            return False
+        if os.path.exists(target):
+            # Never replace a file that appeared meanwhile.
+            os.unlink(temporary)
+            return False
+        os.replace(temporary, target)
+        return True
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def restore(sha256: str, target: str) -> List[str]:
+    """Restores target from a cache holding sha256; returns [] when done, else why each cache could
+    not (one line each)."""
+    configured = (os.environ.get("LAB_DATA_CACHE") or "").strip()
+    folders = [default_cache_folder()] if not configured or _is_url(configured) else [configured]
+    why: List[str] = []
+    for folder in folders:
+        cached = os.path.join(folder, "sha256", sha256[:2], sha256)
+        try:
+            with open(cached, "rb") as source:
+                if _place(source, target, sha256):
+                    return []
+                why.append(f"the cache {folder} holds a damaged copy")
+        except FileNotFoundError:
+            why.append(f"the cache {folder} does not hold it")
+        except OSError as error:
+            why.append(f"the cache {folder} could not be read ({error.strerror})")
+    if configured and _is_url(configured):
+        problem = address_problem(configured)
+        if problem:
+            why.append(problem)
+            return why
+        url = urllib.parse.urlsplit(configured)
+        base = configured.rstrip("/")
+        request = urllib.request.Request(f"{base}/sha256/{sha256[:2]}/{sha256}")
+        authorization = _authorization(url)
+        if authorization:
+            request.add_header("Authorization", authorization)
+        shown = f"{url.scheme}://{url.netloc}{url.path}"
+        try:
+            with _opener.open(request, timeout=_TIMEOUT_S) as response:
+                if _place(response, target, sha256):
+                    return []
+                why.append(f"the team cache {shown} sent other bytes than the recorded ones")
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                why.append(f"the team cache {shown} does not hold it")
+            elif error.code in (401, 403):
+                why.append(f"the team cache {shown} refused the credentials ({error.code}): set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc")
+            else:
+                why.append(f"the team cache {shown} answered {error.code}")
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            why.append(f"the team cache {shown} cannot be reached ({reason})")
+    return why
