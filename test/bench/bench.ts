@@ -13,6 +13,7 @@ import { RateLimitGate } from '../../core/connection/timing';
 import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
+import { usesScan } from './usesBench';
 import { isLeakWarning } from '../support/processGuard';
 import {
   curlFourAtATime,
@@ -708,6 +709,7 @@ async function main(): Promise<void> {
           curl,
         ),
     ],
+    ['uses', () => usesScan(RUNS, say)],
     ['transports', transports],
     ['host', hostCases],
   ];
