@@ -16,6 +16,7 @@ const LAYERS = [
   ['core/api'],
   ['core/sync'],
   ['core/derived'],
+  ['core/uses'],
   // The VS Code layer.
   ['src/ui', 'src/log.ts', 'src/constants.ts', 'src/cancellation.ts'],
   ['src/labs'],

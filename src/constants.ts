@@ -56,6 +56,7 @@ export const Commands = {
   resolveManifest: 'labData.resolveManifest',
   installMergeDriver: 'labData.installMergeDriver',
   pushToTeamCache: 'labData.pushToTeamCache',
+  recordUses: 'labData.recordUses',
   refreshSavedReports: 'labData.refreshSavedReports',
   /** Tree-only: copy the id of a row. */
   copyId: 'labData.copyId',

@@ -240,6 +240,47 @@ On a merged manifest it gives a second name to a report claiming another's file 
     ],
     positionals: 4,
   },
+  uses: {
+    options: { record: { type: 'boolean' } },
+    usage: 'lab-data uses [FOLDER] [--record] [--json]',
+    summary: 'which scripts and notebooks use which reports; --record writes lab-data-uses.json',
+    details: `Tells which consumers (scripts, notebooks, documents of the repository) use which of the manifest's
+reports, from two sources: what the Python and R readers (labdata) logged in .lab-data/reads.jsonl when a
+consumer read a report ("read": that revision and SHA-256), and the report ids the repository's .py, .R,
+.Rmd, .qmd, .ipynb (cells' sources and outputs) and .md files name ("named": taken to use the revision the
+manifest records when uses are recorded). The scan follows .gitignore (git ls-files) and reads again only
+files whose size or time changed. --record writes lab-data-uses.json beside the manifest: per consumer
+(its path from the repository's top), each report with lab, id, revision, SHA-256 and how it is known;
+sorted, one use a line, no times and no machine's paths, so it is committed and merges with
+lab-data merge-manifest. Without --record it prints the uses (--json: { folder, root, uses: [{ consumer,
+lab, id, revision, sha256, how }] }). ${FOLDER_NOTE}
+  --record   write lab-data-uses.json`,
+    examples: ['lab-data uses --record', 'lab-data uses analysis/lab-reports --json'],
+    positionals: 1,
+  },
+  impact: {
+    options: { folder: { type: 'string' }, remote: { type: 'boolean' }, ...CACHE },
+    usage: 'lab-data impact [ID…] [--folder DIR] [--remote] [--json] [--quiet]',
+    summary: 'which scripts and notebooks used another revision of a report than the one recorded',
+    details: `For every report (or only the IDs given) whose recorded revision or SHA-256 differs from what a consumer
+used (see lab-data uses), the consumers affected: a table of consumer, report, the revision it used, the one
+recorded, and how the use is known. --remote measures against each lab's newest revision instead (token and
+address as for pull). --json prints { folder, remote, affected: [{ consumer, lab, id, used_revision,
+used_sha256, revision, published_at, how }], consumers, exit_code }; --quiet prints one line per affected
+consumer and nothing when none is (for CI). Uses are the committed lab-data-uses.json updated with this
+machine's reads (.lab-data/reads.jsonl); a consumer that only names an id counts as using the revision
+recorded when uses were last recorded. Exits 1 when a consumer is affected, 0 when none is, 2 on a
+command line or manifest that cannot be used, 3 and 4 with --remote as status. --folder defaults to
+lab-reports.
+  --folder DIR  the manifest's folder
+  --remote      against the labs' newest revisions`,
+    examples: [
+      'lab-data impact',
+      'lab-data impact RPT-2026-000381 --json',
+      'lab-data impact --remote --quiet',
+    ],
+    positionals: Infinity,
+  },
   cache: {
     options: {
       ...CACHE,

@@ -31,6 +31,8 @@ const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Pr
     status: async () => (await import('./commands/status.js')).status,
     'merge-manifest': async () => (await import('./commands/mergeManifest.js')).mergeManifest,
     cache: async () => (await import('./commands/cache.js')).cache,
+    uses: async () => (await import('./commands/uses.js')).uses,
+    impact: async () => (await import('./commands/uses.js')).impact,
   };
 
 /** Runs one command line; resolves to the exit status. Messages go to stderr, results to stdout. */

@@ -110,7 +110,7 @@ export function localStateOf(manifest: SyncManifest): LocalState {
 }
 
 /** Makes the folder's `.lab-data/` with its `.gitignore` of `*`, once. */
-async function ensureLocalFolder(folder: string): Promise<string> {
+export async function ensureLocalFolder(folder: string): Promise<string> {
   const local = localFolder(folder);
   await fs.mkdir(local, { recursive: true });
   const ignore = path.join(local, '.gitignore');

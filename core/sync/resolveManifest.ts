@@ -20,6 +20,12 @@ import { fileSha256 } from './reportFiles';
 export const GITATTRIBUTES_LINE = `${MANIFEST_FILE_NAME} merge=lab-data`;
 
 /**
+ * The line that has the same driver merge the committed record of uses (`lab-data-uses.json`,
+ * core/uses/usesRecord.ts): the driver tells the two files apart by their content.
+ */
+export const USES_GITATTRIBUTES_LINE = 'lab-data-uses.json merge=lab-data';
+
+/**
  * Why a manifest could not be resolved, or the driver installed: `unreadable` (a side or the file
  * cannot be read, the folder is not in git: the person must act), `unwritable` (the result could
  * not be written). The message says what to do.
@@ -249,12 +255,19 @@ export async function installMergeDriver(folder: string, driver?: string): Promi
   }
   const attributes = path.join(top, '.gitattributes');
   const existing = await fs.readFile(attributes, 'utf8').catch(() => '');
-  const named = existing.split(/\r?\n/).some((line) => line.trim() === GITATTRIBUTES_LINE);
-  if (!named) {
+  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const missing = [GITATTRIBUTES_LINE, USES_GITATTRIBUTES_LINE].filter(
+    (line) => !present.has(line),
+  );
+  if (missing.length > 0) {
     await fs.writeFile(
       attributes,
-      `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${GITATTRIBUTES_LINE}\n`,
+      `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
     );
   }
-  return { top, attributesWritten: !named, ...(driver !== undefined ? { driver } : {}) };
+  return {
+    top,
+    attributesWritten: missing.length > 0,
+    ...(driver !== undefined ? { driver } : {}),
+  };
 }

@@ -52,6 +52,7 @@ import { addLab } from './addLab';
 import { addLabFromManifest } from './addLabFromManifest';
 import { SavedLabNode } from '../views/savedReportsView';
 import { signOut } from './signOut';
+import { recordUses } from './recordUses';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
 import { checkConnection } from './checkConnection';
@@ -181,6 +182,7 @@ export function commandTable({
       resolveManifestConflict(savedFolders, log, node),
     [Commands.installMergeDriver]: (node?: unknown) => installMergeDriverFor(log, node),
     [Commands.pushToTeamCache]: (node?: unknown) => pushToTeamCache(savedFolders, log, node),
+    [Commands.recordUses]: (node?: unknown) => recordUses(savedFolders, log, node),
     [Commands.refreshSavedReports]: () => savedFolders.refresh(),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),
     [Commands.exportReports]: (...args) =>

@@ -14,6 +14,7 @@ import type { MockFaults, MockServerOptions } from '../mock/server';
 import type { LabRequest } from './labProcess';
 import { cliCases } from './cliBench';
 import { readerCases } from './readerBench';
+import { usesScan } from './usesBench';
 import { isLeakWarning } from '../support/processGuard';
 import {
   curlFourAtATime,
@@ -709,6 +710,7 @@ async function main(): Promise<void> {
           curl,
         ),
     ],
+    ['uses', () => usesScan(RUNS, say)],
     ['transports', transports],
     ['readers', () => readerCases(root, RUNS)],
     ['host', hostCases],

@@ -65,7 +65,7 @@ describe('lab-data and a shared lockfile: a team, git, a content cache (packed t
     assert.equal(install.code, 0, said(install));
     assert.equal(
       await fs.readFile(path.join(a, '.gitattributes'), 'utf8'),
-      'lab-data-sync.json merge=lab-data\n',
+      'lab-data-sync.json merge=lab-data\nlab-data-uses.json merge=lab-data\n',
     );
     // This Node and this lab-data by absolute path, so a git whose PATH lacks lab-data finds them.
     assert.match(

@@ -201,8 +201,8 @@ describe('lab-data and a merge git cannot hand to the driver: no merge loses a r
     assert.deepEqual(rest, ['merge-manifest', '%O', '%A', '%B', '%P']);
     assert.equal(
       await fs.readFile(path.join(b, '.gitattributes'), 'utf8'),
-      `${MANIFEST_FILE_NAME} merge=lab-data\n`,
-      'the committed line is kept once',
+      `${MANIFEST_FILE_NAME} merge=lab-data\nlab-data-uses.json merge=lab-data\n`,
+      'the committed line is kept once, and the record of uses is named after it',
     );
 
     const merge = await divergingMerge(a, b, [clients[3]!, clients[4]!]);

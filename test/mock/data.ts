@@ -50,6 +50,8 @@ export interface MockReport {
   revision: number;
   updated_at: string;
   lab_name: string;
+  /** On an amendment published by the mock's control request: the revision it replaces. */
+  replaces?: { report_id: string; revision: number };
 }
 
 export interface MockDataOptions {

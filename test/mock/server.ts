@@ -392,17 +392,57 @@ export class MockLabServer {
       : [];
   }
 
-  /** Amends a report as a lab does: the next revision, status `amended`, updated now; its file changes with it. */
-  amendReport(reportId: string): MockReport {
+  /**
+   * Amends a report as a lab does: the next revision, status `amended`, updated now; its file
+   * changes with it. With `publishNow` (the control request `POST /__mock/amend/<id>`), the new
+   * revision is also published now (after every report listed so far, so a sync's watermark
+   * brings it) and refers to the revision it replaces (`replaces`, as ISO/IEC 17025 7.8.8 asks).
+   */
+  amendReport(reportId: string, options: { readonly publishNow?: boolean } = {}): MockReport {
     const report = this.data.reports.find((candidate) => candidate.report_id === reportId);
     if (!report) {
       throw new Error(`no report ${reportId}`);
     }
+    const replaced = report.revision;
     report.revision += 1;
     report.status = 'amended';
     report.updated_at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (options.publishNow) {
+      const newest = Math.max(
+        ...this.visibleReports.map((candidate) => Date.parse(candidate.published_at)),
+      );
+      const at = new Date(Math.max(Math.ceil(Date.now() / 1000) * 1000, newest + 1000))
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
+      report.published_at = at;
+      report.updated_at = at;
+      report.replaces = { report_id: report.report_id, revision: replaced };
+      this.visibleReports = [
+        report,
+        ...this.visibleReports.filter((candidate) => candidate !== report),
+      ];
+    }
     this.dataChanged();
     return report;
+  }
+
+  /** The mock's own control requests (no lab has them): `POST /__mock/amend/<report id>`. */
+  private control(url: URL, request: http.IncomingMessage, response: http.ServerResponse): boolean {
+    const amend = /^\/__mock\/amend\/([^/]+)$/.exec(url.pathname);
+    if (!amend || request.method !== 'POST') {
+      return false;
+    }
+    let report: MockReport;
+    try {
+      report = this.amendReport(decodeURIComponent(amend[1]!), { publishNow: true });
+    } catch {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: 'no such report' }));
+      return true;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(report));
+    return true;
   }
 
   /** The exact bytes served for a report's file. */
@@ -519,6 +559,10 @@ export class MockLabServer {
       response.writeHead(200, { 'content-type': file ? 'application/pdf' : 'application/json' });
       response.flushHeaders();
       return; // headers, then never the body; the client's timeout must end it
+    }
+    if (this.control(url, request, response)) {
+      record(response.statusCode);
+      return;
     }
     try {
       const prefix = `${this.options.basePath ?? ''}/api/v1`;

@@ -1,6 +1,7 @@
 import { promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { LabApiError } from '../../../core/errors/errors';
+import { errorText } from '../../../core/errors/errorText';
 import { serverText } from '../../../core/errors/serverText';
 import { shellQuoted } from '../../../core/sync/gitState';
 import { lockfileText } from '../../../core/sync/lockfile';
@@ -14,6 +15,13 @@ import {
   replaceText,
   resolveManifest,
 } from '../../../core/sync/resolveManifest';
+import {
+  isUsesText,
+  mergeUses,
+  parseUses,
+  usesText,
+  type UsesRecord,
+} from '../../../core/uses/usesRecord';
 import type { CliContext } from '../context';
 import { CliError, Exit, type ExitCode } from '../exitCodes';
 
@@ -50,6 +58,35 @@ async function readSide(file: string, what: string): Promise<ReturnType<typeof p
       Exit.usage,
     );
   }
+}
+
+/** One side of a record of uses; an empty ancestor (both sides added the file) is no uses. */
+async function readUsesSide(file: string, what: string): Promise<UsesRecord> {
+  const text = await fs.readFile(file, 'utf8').catch(() => {
+    throw new CliError(`Cannot read ${what} ${file}.`, Exit.usage);
+  });
+  try {
+    return parseUses(text);
+  } catch (error) {
+    throw new CliError(`${what} ${file}: ${errorText(error)}`, Exit.usage);
+  }
+}
+
+/**
+ * Whether git handed the driver the record of uses (`lab-data-uses.json`, the same driver's
+ * second file) rather than a manifest: by %P's name when given, else by the sides' content.
+ */
+async function isUsesMerge(sides: readonly string[], pathname?: string): Promise<boolean> {
+  if (pathname !== undefined) {
+    return path.basename(pathname) === 'lab-data-uses.json';
+  }
+  for (const side of sides) {
+    const text = await fs.readFile(side, 'utf8').catch(() => '');
+    if (text.trim() !== '') {
+      return isUsesText(text);
+    }
+  }
+  return false;
 }
 
 /** Runs a core step of the driver, turning its failure into the tool's exit code. */
@@ -132,7 +169,8 @@ async function resolve(context: CliContext): Promise<ExitCode> {
 }
 
 /**
- * `lab-data merge-manifest %O %A %B [%P]`: git's merge driver for `lab-data-sync.json`. Writes the
+ * `lab-data merge-manifest %O %A %B [%P]`: git's merge driver for `lab-data-sync.json` (and
+ * for `lab-data-uses.json`, merged use by use, never a conflict). Writes the
  * merge of the ancestor %O, ours %A and theirs %B into %A (and, given %P, the manifest's path,
  * moves a file given a second name there); exits 0 when it merged, 1 on a
  * conflict (git then marks the file conflicted; %A holds our side of each conflicting entry).
@@ -150,6 +188,16 @@ export async function mergeManifest(context: CliContext): Promise<ExitCode> {
       'Usage: lab-data merge-manifest BASE OURS THEIRS (git gives %O %A %B), or --install, or --resolve FOLDER.',
       Exit.usage,
     );
+  }
+  if (await isUsesMerge([ours, theirs, base], pathname)) {
+    // Uses merge use by use and never conflict (core: mergeUses says which use wins).
+    const uses = mergeUses(
+      await readUsesSide(base, 'The common ancestor'),
+      await readUsesSide(ours, 'Our record of uses'),
+      await readUsesSide(theirs, 'Their record of uses'),
+    );
+    await step(() => replaceText(ours, usesText(uses)));
+    return Exit.ok;
   }
   const merged = mergeManifests(
     await readSide(base, 'The common ancestor'),

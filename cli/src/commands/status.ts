@@ -9,6 +9,28 @@ import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 import { selectionOf } from '../selection';
+import { affectedConsumers, currentUses, hasUses, impactOf } from '../../../core/uses/uses';
+import type { SyncManifest } from '../../../core/sync/manifest';
+
+/**
+ * The one line status says of uses (see lab-data impact), when the folder has any to tell: how
+ * many consumers used another revision than the one recorded. A record that cannot be read is
+ * said, not fatal: status is about files.
+ */
+async function usesLine(folder: string, manifest: SyncManifest): Promise<string | undefined> {
+  if (!(await hasUses(folder))) {
+    return undefined;
+  }
+  try {
+    const found = await currentUses(folder, manifest, { acknowledgeNamed: false });
+    const affected = affectedConsumers(impactOf(found.record, manifest));
+    return affected.length === 0
+      ? `Uses: no script or notebook used another revision than the one recorded.`
+      : `Uses: ${affected.length} script(s) or notebook(s) used another revision than the one recorded; lab-data impact names them.`;
+  } catch (error) {
+    return `Uses: cannot be told (${serverText(error instanceof Error ? error.message : String(error), 300)}).`;
+  }
+}
 
 /** The words of one entry that is out of step; undefined when it is not. */
 function words(entry: EntryStatus): string | undefined {
@@ -85,6 +107,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
       .map((lab) => (lab.error !== undefined ? exitCodeOf(lab.error) : Exit.network)),
   ]);
   const tokens = context.whoami(manifest.labs, several, remote);
+  const uses = context.flag('json') ? undefined : await usesLine(folder, manifest);
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -156,7 +179,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)
           ? 'lab-data pull restores what the cache has without the lab.'
           : ''
-    }\n${checkCache ? cacheLines(context.cache().location, lacking) : ''}`,
+    }\n${checkCache ? cacheLines(context.cache().location, lacking) : ''}${uses !== undefined ? `${uses}\n` : ''}`,
   );
   return exitCode;
 }

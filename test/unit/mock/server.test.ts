@@ -126,4 +126,43 @@ describe('the mock lab', () => {
       await lab.stop();
     }
   });
+
+  it('amends a report while it runs on POST /__mock/amend/<id>: revision n + 1, amended, new bytes, published after every other, replacing revision n', async () => {
+    const lab = new MockLabServer({ now: FIXED_NOW, reports: 12 });
+    const url = await lab.start();
+    try {
+      const auth = { authorization: 'Bearer demo-full-access' };
+      const listed = async (): Promise<Array<Record<string, unknown>>> => {
+        const response = await fetch(`${url}/api/v1/reports?page_size=50`, { headers: auth });
+        return ((await response.json()) as { data: Array<Record<string, unknown>> }).data;
+      };
+      const before = await listed();
+      const target = before.find((report) => report.revision === 1)!;
+      const id = String(target.report_id);
+      const oldBytes = lab.pdfFor(id);
+      const answer = await fetch(`${url}/__mock/amend/${encodeURIComponent(id)}`, {
+        method: 'POST',
+      });
+      assert.equal(answer.status, 200);
+      const after = await listed();
+      const amended = after.find((report) => report.report_id === id)!;
+      assert.equal(after[0]!.report_id, id, 'listed first, newest');
+      assert.equal(amended.revision, 2);
+      assert.equal(amended.status, 'amended');
+      assert.deepEqual(amended.replaces, { report_id: id, revision: 1 });
+      assert.ok(
+        before.every((report) => String(report.published_at) < String(amended.published_at)),
+        'published after every other report',
+      );
+      assert.ok(!lab.pdfFor(id).equals(oldBytes), 'new bytes');
+      const unknown = await fetch(`${url}/__mock/amend/RPT-0000-000000`, { method: 'POST' });
+      assert.equal(unknown.status, 404);
+      const asGet = await fetch(`${url}/__mock/amend/${id}`);
+      await asGet.arrayBuffer();
+      assert.equal(asGet.status, 404, 'only POST amends');
+      assert.equal((await listed()).find((report) => report.report_id === id)!.revision, 2);
+    } finally {
+      await lab.stop();
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { isUnmerged, namesMergeDriver, stageFile } from '../../../../core/sync/g
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../../../core/sync/manifest';
 import {
   GITATTRIBUTES_LINE,
+  USES_GITATTRIBUTES_LINE,
   ManifestGitError,
   installMergeDriver,
   resolveManifest,
@@ -125,7 +126,8 @@ describe('resolving a manifest and installing the merge driver (core of merge-ma
     assert.equal(second.attributesWritten, false);
     assert.equal(
       await fs.readFile(path.join(repo, '.gitattributes'), 'utf8'),
-      `${GITATTRIBUTES_LINE}\n`,
+      `${GITATTRIBUTES_LINE}\n${USES_GITATTRIBUTES_LINE}\n`,
+      'the manifest and the record of uses, each named once',
     );
     assert.equal(
       git(repo, 'config', 'merge.lab-data.driver').trim(),
