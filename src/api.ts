@@ -8,6 +8,7 @@ import type { NewReportsChecker } from './news/newReportsChecker';
 import type { NewReportsView } from './views/newReportsView';
 import type { DrawnOverview, OverviewPanels } from './overview/overviewPanels';
 import type { ReportOverview } from '../core/derived/overview';
+import type { Timers } from '../core/derived/newReports';
 import { PdfPreviewProvider, type PreviewState } from './preview/pdfPreview';
 import type { ConnectionStatusBar } from './statusBar';
 import type { Prompts, PromptsHolder } from './ui/prompts';
@@ -138,8 +139,11 @@ export interface NewReportsApi {
   checks(): number;
   /** Settles when no check of any lab is in flight (rounds already started have ended). */
   settled(): Promise<void>;
-  /** Replaces the checker's interval (the setting still switches it on); undefined restores minutes. */
-  setCheckInterval(ms: number | undefined): void;
+  /**
+   * Replaces the checker's clock (the setting still switches it on and sets its interval), so a
+   * test says when an interval has passed; undefined restores the real clock.
+   */
+  setCheckClock(timers: Timers | undefined): void;
   /** Language-model tool calls so far. */
   toolCalls(): number;
 }
@@ -183,8 +187,8 @@ export function createExtensionApi(
       setLookDelay: (ms) => (fresh.view.lookMs = ms),
       checks: () => fresh.checker.ticks,
       settled: () => fresh.checker.settled(),
-      setCheckInterval: (ms) => {
-        fresh.checker.intervalOverrideMs = ms;
+      setCheckClock: (timers) => {
+        fresh.checker.clockOverride = timers;
         fresh.checker.restart();
       },
       toolCalls: () => fresh.tools.invocations,

@@ -9,6 +9,8 @@ import type { TransportResponse } from './transport';
 /** An attempt's signal that also aborts at a deadline, until cleared; `fired` tells whether the deadline did. */
 export interface AnswerDeadline {
   readonly signal?: AbortSignal;
+  /** When it aborts (epoch ms), if it has a deadline: what a silence it ended is measured to. */
+  readonly at?: number;
   fired(): boolean;
   clear(): void;
 }
@@ -22,6 +24,7 @@ export function answerDeadline(deadline: number | undefined, signal?: AbortSigna
   const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
   return {
     signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
+    at: deadline,
     fired: () => controller.signal.aborted,
     clear: () => clearTimeout(timer),
   };

@@ -74,7 +74,11 @@ const BODY_STALL_MESSAGES: Readonly<Record<BodyStall['kind'], MessageId>> = {
   tooSlow: 'bodyTooSlow',
 };
 
-/** Seconds as a person reads them: "30", "1", "0.4" (a short test timeout). */
+/**
+ * Seconds as a person reads them: "30", "1", "0.4" (a short test timeout). A stall is said as the
+ * answer timeout it broke, not as the time measured: the lab sent nothing for (at least) that long,
+ * and a timer firing late on a busy machine does not make "30 s" into "30.1 s".
+ */
 function secondsWords(ms: number): string {
   return String(Math.round(ms / 100) / 10);
 }
@@ -205,7 +209,7 @@ export function thrownError(error: unknown, context: AttemptContext, lab: LabRou
     return labError(
       'timeout',
       BODY_STALL_MESSAGES[stall.kind],
-      { origin, seconds: secondsWords(stall.waitedMs), bytes: stall.bytes },
+      { origin, seconds: secondsWords(stall.limitMs), bytes: stall.bytes },
       { ...details, detail: 'UND_ERR_BODY_TIMEOUT' },
     );
   }

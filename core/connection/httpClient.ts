@@ -449,7 +449,11 @@ export class HttpClient {
           'silentFor',
           {
             origin: this.baseUrl.origin,
-            seconds: Math.round((Date.now() - marks.sentAt) / 1000),
+            // To the deadline, not to when its timer fired (late, on a busy machine).
+            seconds: Math.max(
+              0,
+              Math.round(((marks.deadline.at ?? Date.now()) - marks.sentAt) / 1000),
+            ),
           },
           { path: spec.path, params: query, detail: "the run's budget for a failing lab ran out" },
         ),

@@ -131,6 +131,11 @@ export interface BodyStall {
   readonly waitedMs: number;
   /** How long after the headers the body was given up. */
   readonly afterHeadersMs: number;
+  /**
+   * The answer timeout the body was held to: what a person is told the lab did ("nothing for
+   * 30 s"), since the rule, not when a busy machine's timer happened to fire, decides.
+   */
+  readonly limitMs: number;
 }
 
 /** A body given up by {@link watchedBody}: `UND_ERR_BODY_TIMEOUT`, with what the lab did. */
@@ -177,7 +182,13 @@ export function watchedBody(
     windowWaitedMs + (waitingSince === undefined ? 0 : now - waitingSince);
   const stall = (kind: BodyStall['kind'], waitedMs: number, bytes: number): void => {
     out.destroy(
-      new BodyStallError({ kind, bytes, waitedMs, afterHeadersMs: Date.now() - headersAt }),
+      new BodyStallError({
+        kind,
+        bytes,
+        waitedMs,
+        afterHeadersMs: Date.now() - headersAt,
+        limitMs: idleMs,
+      }),
     );
   };
   const check = (): void => {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { PeriodicCheck } from '../../core/derived/newReports';
+import { PeriodicCheck, type Timers } from '../../core/derived/newReports';
 import { Commands, SETTINGS_SECTION, Settings, Views } from '../constants';
 import type { LabConnection } from '../labs/labConnection';
 import type { Labs } from '../labs/labs';
@@ -37,8 +37,8 @@ function ready(connection: LabConnection): boolean {
 export class NewReportsChecker implements vscode.Disposable {
   private check?: PeriodicCheck;
   private readonly subscription: vscode.Disposable;
-  /** Replaces the interval in tests (milliseconds), while the setting still switches checking on. */
-  intervalOverrideMs?: number;
+  /** Replaces the clock in tests (they say when an interval has passed); the setting still rules. */
+  clockOverride?: Timers;
 
   constructor(
     private readonly labs: Labs,
@@ -79,9 +79,9 @@ export class NewReportsChecker implements vscode.Disposable {
     if (minutes === 0) {
       return;
     }
-    const intervalMs = this.intervalOverrideMs ?? minutes * 60_000;
     this.check = new PeriodicCheck({
-      intervalMs,
+      intervalMs: minutes * 60_000,
+      ...(this.clockOverride ? { timers: this.clockOverride } : {}),
       targets: () =>
         this.labs.signedIn.map((connection) => ({
           name: connection.lab.name,
@@ -92,10 +92,7 @@ export class NewReportsChecker implements vscode.Disposable {
         this.log.info('New', `Checking ${name} for new reports failed: ${phrase(error)}`),
     });
     this.check.start();
-    this.log.info(
-      'New',
-      `Checking for new reports every ${this.intervalOverrideMs !== undefined ? `${intervalMs} ms` : `${minutes} minutes`}.`,
-    );
+    this.log.info('New', `Checking for new reports every ${minutes} minutes.`);
   }
 
   dispose(): void {

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
+import type { Timers } from '../../core/derived/newReports';
 import { resolveSince } from '../../core/derived/savedSearches';
 import type { LabNode } from '../../src/views/nodes';
 import type { MockLabServer } from '../mock/server';
@@ -29,6 +30,27 @@ const reportRows = (list: Row[]): Row[] =>
   list.filter((row) => row.item.contextValue?.startsWith('labData.report'));
 const isNewRow = (row: Row): boolean => String(row.item.description ?? '').startsWith('new ·');
 
+/** The checker's clock in a test: one interval (the setting's) at a time, passed when the test says. */
+class ManualClock implements Timers {
+  private callback?: () => void;
+  /** The interval the checker asked for, while it is checking. */
+  intervalMs?: number;
+  setInterval(callback: () => void, ms: number): unknown {
+    this.callback = callback;
+    this.intervalMs = ms;
+    return this;
+  }
+  clearInterval(): void {
+    this.callback = undefined;
+    this.intervalMs = undefined;
+  }
+  /** One interval passes. */
+  interval(): void {
+    assert.ok(this.callback, 'the checker is checking');
+    this.callback();
+  }
+}
+
 describe('new since you last looked, and checking for new reports', () => {
   let api: LabDataExtensionApi;
   let lab: MockLabServer;
@@ -41,7 +63,7 @@ describe('new since you last looked, and checking for new reports', () => {
   });
 
   after(async () => {
-    api.newReports.setCheckInterval(undefined);
+    api.newReports.setCheckClock(undefined);
     api.newReports.setLookDelay(4000);
     await config().update(
       'checkForNewReportsMinutes',
@@ -149,46 +171,58 @@ describe('new since you last looked, and checking for new reports', () => {
             request.query.published_since !== undefined &&
             request.query.page_size === '1',
         ).length;
-    // Checking on until `rounds` rounds have begun, then off; what those rounds asked is known once
-    // the checker says no check is in flight (no fixed wait: each round is counted as it begins).
+    // The test is the checker's clock: the setting switches checking on, the clock says when an
+    // interval has passed, and each round is let end before the next, so what each round asked is
+    // known however busy the machine (a wall clock would let a slow check overlap the next round).
+    const clock = new ManualClock();
+    api.newReports.setCheckClock(clock);
     const run = async (rounds: number): Promise<number> => {
       checks(lab);
       checks(other);
       const before = api.newReports.checks();
       await config().update('checkForNewReportsMinutes', 15, vscode.ConfigurationTarget.Global);
-      await eventually(
-        () => assert.ok(api.newReports.checks() - before >= rounds, 'the rounds began'),
-        30_000,
+      await eventually(() =>
+        assert.equal(clock.intervalMs, 15 * 60_000, 'checking on, every 15 minutes'),
       );
+      for (let round = 0; round < rounds; round++) {
+        clock.interval();
+        await api.newReports.settled();
+      }
       await config().update('checkForNewReportsMinutes', 0, vscode.ConfigurationTarget.Global);
-      await eventually(() => assert.equal(config().get('checkForNewReportsMinutes'), 0));
+      await eventually(() => assert.equal(clock.intervalMs, undefined, 'checking off'));
       await api.newReports.settled();
       return api.newReports.checks() - before;
     };
-    api.newReports.setCheckInterval(250);
     await config().update('checkForNewReportsMinutes', 0, vscode.ConfigurationTarget.Global);
 
     const ticks = await run(5);
-    const alpha = checks(lab);
-    const omega = checks(other);
-    console.log(
-      `[new reports] ${ticks} checks at a 250 ms interval: Alpha ${alpha} requests, Omega ${omega} requests`,
-    );
-    assert.ok(ticks >= 3, `the checker ran (${ticks} ticks)`);
-    assert.equal(alpha, ticks, 'one request to Alpha per interval');
-    assert.equal(omega, ticks, 'one request to Omega per interval');
+    assert.equal(ticks, 5, 'one round per interval');
+    assert.equal(checks(lab), 5, 'one request to Alpha per interval');
+    assert.equal(checks(other), 5, 'one request to Omega per interval');
+
+    // Never two in flight for one lab: a round that comes while a lab's check is still out skips it.
+    checks(lab);
+    checks(other);
+    await config().update('checkForNewReportsMinutes', 15, vscode.ConfigurationTarget.Global);
+    await eventually(() => assert.equal(clock.intervalMs, 15 * 60_000));
+    clock.interval();
+    clock.interval();
+    await api.newReports.settled();
+    await config().update('checkForNewReportsMinutes', 0, vscode.ConfigurationTarget.Global);
+    await eventually(() => assert.equal(clock.intervalMs, undefined));
+    assert.deepEqual([checks(lab), checks(other)], [1, 1], 'the second round found both in flight');
 
     await vscode.commands.executeCommand('labData.signOut', { lab: 'Omega' });
     await eventually(async () => assert.equal((await api.getState()).labs[1]!.signedIn, false));
     const ticksSignedOut = await run(3);
-    assert.ok(ticksSignedOut >= 2);
-    assert.equal(checks(lab), ticksSignedOut, 'Alpha is still asked once per interval');
+    assert.equal(ticksSignedOut, 3);
+    assert.equal(checks(lab), 3, 'Alpha is still asked once per interval');
     assert.equal(checks(other), 0, 'no request to a signed-out lab');
 
     // A lab inside a rate-limit pause is not asked until the pause ends.
     lab.setFaults({ status: { status: 429, times: 1, retryAfter: '3600' } });
     const ticksLimited = await run(3);
-    assert.ok(ticksLimited >= 3, `${ticksLimited} ticks`);
+    assert.equal(ticksLimited, 3);
     assert.equal(
       checks(lab),
       1,

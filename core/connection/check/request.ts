@@ -116,9 +116,12 @@ interface WholeAnswer {
   readonly bytes: number;
 }
 
-/** The words a signed-out request's step uses for a body that failed the answer timeout. */
+/**
+ * The words a signed-out request's step uses for a body that failed the answer timeout, said as
+ * the timeout it broke (not the time a late timer measured).
+ */
 function stallSummary(stall: BodyStall, status: number): string {
-  const seconds = Math.round(stall.waitedMs / 100) / 10;
+  const seconds = Math.round(stall.limitMs / 100) / 10;
   switch (stall.kind) {
     case 'headersOnly':
       return `the lab sent its headers (HTTP ${status}) but never the body: nothing for ${seconds} s; the lab's service is stuck`;

@@ -121,7 +121,8 @@ describe('the paged list behind the tree views', function () {
       const cancelledAt = Date.now();
       controller.abort();
       await reloading;
-      assert.ok(Date.now() - cancelledAt < 2_000, 'the reload ended as soon as it was cancelled');
+      // At once: far inside the answer timeout the silent lab would otherwise cost.
+      assert.ok(Date.now() - cancelledAt < 5_000, 'the reload ended as soon as it was cancelled');
       assert.deepEqual(
         list.items.map((report) => report.report_id),
         shown,

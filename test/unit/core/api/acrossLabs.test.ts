@@ -66,8 +66,9 @@ describe('acrossLabs: several labs asked at once, each answer as it comes', () =
 
   it('names a lab that has sent nothing by the deadline without holding up the others, and keeps asking it', async () => {
     const released: { at?: number } = {};
+    // A deadline long beside anything a busy machine adds, so "not held up" is unmistakable.
     const answers = acrossLabs([answering('Healthy', [[1, 2]], 1), silent('Silent', released)], {
-      deadlineMs: 150,
+      deadlineMs: 1_000,
     });
     const seen: Array<LabAnswer<number> & { at: number }> = [];
     const started = Date.now();
@@ -81,9 +82,10 @@ describe('acrossLabs: several labs asked at once, each answer as it comes', () =
       seen.map((answer) => `${answer.kind}:${answer.lab}`),
       ['items:Healthy', 'done:Healthy', 'late:Silent'],
     );
-    assert.ok(seen[0]!.at < 100, `the healthy lab's results came after ${seen[0]!.at} ms`);
+    assert.ok(seen[0]!.at < 500, `the healthy lab's results came after ${seen[0]!.at} ms`);
     const late = seen[2]!;
-    assert.ok(late.kind === 'late' && late.afterMs >= 150 && late.afterMs < 1_000);
+    // Named at the deadline, never before it; a timer fires late on a busy machine, never early.
+    assert.ok(late.kind === 'late' && late.afterMs >= 1_000 && late.afterMs < 4_000);
     assert.ok(
       released.at !== undefined,
       'leaving the loop let the silent lab go (its request aborted)',

@@ -16,7 +16,8 @@ describe('async helpers', () => {
     setTimeout(() => controller.abort(), 20);
     const error = await rejection(sleep(10_000, controller.signal));
     assert.ok(isCancellation(error));
-    assert.ok(Date.now() - started < 1000);
+    // Promptly: far inside the 10 s asked for, whatever a busy machine adds.
+    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   });
 
   it('a semaphore bounds concurrency and lets cancelled waiters go', async () => {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import {
   formatClock,
   waitWords,
@@ -10,7 +11,7 @@ import {
   type LabRoute,
 } from '../../../../core/connection/errorMapping';
 import { DIRECT } from '../../../../core/connection/network';
-import { TransportError } from '../../../../core/connection/transport';
+import { BodyStallError, TransportError, watchedBody } from '../../../../core/connection/transport';
 import { LabApiError } from '../../../../core/errors/errors';
 import { labError } from '../../../../core/errors/messages';
 
@@ -154,6 +155,31 @@ describe('errorMapping: what was thrown', () => {
       assert.equal(error.code, 'timeout');
       assert.deepEqual(error.text?.args, { origin: LAB, what });
     }
+  });
+
+  it('says a stalled body as the answer timeout it broke, however late a busy machine fired the timer', async () => {
+    // A body that sends nothing, watched under a 200 ms answer timeout, on a machine too busy to
+    // run the timer until 600 ms have passed: the lab sent nothing for 0.2 s (and more), never
+    // "for 0.6 s" one run and "for 0.2 s" the next.
+    const source = new PassThrough();
+    const body = watchedBody(source, 200);
+    const failed = new Promise<unknown>((resolve) => body.once('error', resolve));
+    body.resume();
+    await new Promise((resolve) => setImmediate(resolve)); // the reader is waiting for bytes
+    const busyUntil = Date.now() + 600;
+    while (Date.now() < busyUntil) {
+      // the machine is busy
+    }
+    const stall = await failed;
+    assert.ok(stall instanceof BodyStallError, String(stall));
+    assert.ok(stall.stall.waitedMs >= 600, `waited ${stall.stall.waitedMs} ms`);
+    const error = thrownError(stall, CONTEXT, ROUTE);
+    assert.equal(error.code, 'timeout');
+    assert.equal(
+      error.message,
+      'The lab at https://lab.example.com sent its headers, then nothing for 0.2 s.',
+    );
+    source.destroy();
   });
 
   it('takes an abort, or any failure once the caller cancelled, as a cancellation', () => {

@@ -63,21 +63,27 @@ describe('HttpClient with a budget for a lab failing as a whole (a run that must
   });
 
   it('honours Retry-After waits that fit, and says the one that does not fit what is left, without sleeping it', async () => {
-    server.answerWith(() => answer('429 Too Many Requests', { 'retry-after-ms': '300' }));
-    client = budgeted(url, 1_000);
+    // The first wait (0.5 s) fits the 3 s budget and is waited; the second (2.5 s) fits the
+    // budget but no longer what is left of it, and is said at once. Each answer has seconds to
+    // come, so a busy machine's slow answer is never cut by the budget's end instead.
+    server.answerWith((request) =>
+      answer('429 Too Many Requests', { 'retry-after-ms': request === 0 ? '500' : '2500' }),
+    );
+    client = budgeted(url, 3_000);
     const started = Date.now();
     const error = (await rejection(client.getJson(PATH))) as LabApiError;
     const took = Date.now() - started;
-    // Asked at 0, 300, 600 and 900 ms; at 900 ms only 100 ms are left of the second: not waited.
-    assert.equal(server.requests, 4);
-    assert.ok(took >= 850 && took < 1_000, `${took} ms`);
+    assert.equal(server.requests, 2);
+    assert.ok(took >= 450, `${took} ms: the wait that fits was waited`);
+    // The one that does not is not slept: within the budget, and a busy machine's margin.
+    assert.ok(took < 3_000, `${took} ms`);
     assert.equal(error.code, 'rateLimited');
     assert.equal(error.text?.id, 'waitOverBudgetLeft');
     assert.match(
       error.message,
-      /^The lab at http:\/\/127\.0\.0\.1:\d+ asked to wait 1 s \(Retry-After\), longer than the 0 s left of the 1 s budget; not waited: try again after \d\d:\d\d\.$/,
+      /^The lab at http:\/\/127\.0\.0\.1:\d+ asked to wait 3 s \(Retry-After\), longer than the [0-2] s left of the 3 s budget; not waited: try again after \d\d:\d\d\.$/,
     );
-    assert.equal(error.attempts, 4);
+    assert.equal(error.attempts, 2);
   });
 
   it('a Retry-After longer than the whole budget (60 s, a day) is said at once; the lab is then not asked again in the run', async () => {
@@ -89,7 +95,8 @@ describe('HttpClient with a budget for a lab failing as a whole (a run that must
       client = budgeted(url, 30_000);
       const started = Date.now();
       const error = (await rejection(client.getJson(PATH))) as LabApiError;
-      assert.ok(Date.now() - started < 1_000, `${Date.now() - started} ms`);
+      // At once: far inside the wait asked for (60 s), whatever a busy machine adds.
+      assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
       assert.equal(server.requests, 1);
       assert.equal(
         error.message.replace(url, 'LAB').replace(/(\d{4}-\d\d-\d\d )?\d\d:\d\d\.$/, 'T.'),
@@ -189,7 +196,8 @@ describe('HttpClient with a budget for a lab failing as a whole (a run that must
     const started = Date.now();
     const error = (await rejection(client.getJson(PATH))) as LabApiError;
     const took = Date.now() - started;
-    assert.ok(took >= 950 && took < 2_000, `${took} ms`);
+    // Where the budget ends (1 s), not a whole answer timeout (10 s) later.
+    assert.ok(took >= 950 && took < 2_500, `${took} ms`);
     assert.equal(server.requests, 3);
     assert.equal(error.code, 'timeout');
     assert.match(
