@@ -286,9 +286,10 @@ lab-reports.
       ...CACHE,
       'keep-manifest': { type: 'string', multiple: true },
       'older-than': { type: 'string' },
+      repair: { type: 'boolean' },
     },
     usage:
-      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d] | push [FOLDER…]] [--cache DIR]',
+      'lab-data cache [prune [FOLDER…] [--keep-manifest FILE]… [--older-than 30d] | push [FOLDER…] | verify [FOLDER…] [--repair]] [--cache DIR]',
     summary:
       'what the content cache holds; fill it from folders (push); prune what no manifest needs',
     details: `Every file lab-data (and the VS Code extension) saves, syncs or pulls is also kept in a content cache,
@@ -304,15 +305,26 @@ the cache, so a teammate's or CI's pull restores them without the lab: only a fi
 recorded SHA-256 (hashed as it is copied); one that differs or is missing is named and not pushed. What
 the cache holds already is not copied again. It prints pushed N (bytes), already there M, not pushed K
 (why); --json the same per file. A cache that cannot be written (read-only, full) stops the push with a
-message, leaving nothing half-written. Exit 0 when the cache then holds every recorded file, else 1.
+message, leaving nothing half-written; the files after it are still looked for, so it says how many the
+cache lacks, how many it could not check, and advice that fits the refusal (credentials, space). Exit 0
+when the cache then holds every recorded file, 4 when the cache stopped answering (3: it refused the
+credentials), else 1.
+lab-data cache verify [FOLDER…] [--repair] reads back every file the folders' manifests record from the
+cache and checks its SHA-256 (a same-size corrupt copy passes a HEAD); --repair replaces a corrupt copy
+with the folder's file when that is the recorded bytes. Exit 0 when every copy is good (or repaired), 1
+when one is corrupt or missing, 4 when the cache cannot be reached (3: it refused the credentials).
 A team cache on a server (--cache or LAB_DATA_CACHE https://…, its token in LAB_DATA_CACHE_TOKEN or
-~/.netrc): push PUTs each file and checks it is held; lab-data cache says whether the server answers (it
-offers no listing; status --check-cache tells what it lacks); prune is the server's own business.`,
+~/.netrc) has the user's own cache folder in front of it: pull and sync read the folder first, then the
+server, keeping what the server gives in the folder; they never write to the server (only cache push
+publishes; a copy on the server found corrupt is replaced with the good bytes). push PUTs each file and
+checks it is held; lab-data cache says whether the server answers; status --check-cache tells what it
+lacks; prune is the server's own business.`,
     examples: [
       'lab-data cache',
       'lab-data sync && lab-data cache push --cache /mnt/team/lab-data-cache',
       'lab-data cache prune --keep-manifest analysis/lab-reports/lab-data-sync.json',
       'lab-data cache prune --older-than 30d',
+      'lab-data cache verify lab-reports --repair',
     ],
     positionals: Infinity,
   },

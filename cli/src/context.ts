@@ -10,6 +10,7 @@ import type { ParsedCommand } from './commandLine';
 import { errorText } from '../../core/errors/errorText';
 import * as path from 'node:path';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
+import { LayeredCache } from '../../core/files/layeredCache';
 import { isCacheAddress, type FileCache } from '../../core/files/fileCache';
 import { withFolderLock } from '../../core/sync/localState';
 
@@ -285,12 +286,16 @@ export class CliContext {
     this.verbose(
       `[cache] ${address.trim()}${credentials ? ` with credentials from ${credentials.source}` : ' without credentials'}`,
     );
-    return new HttpCache(address, {
-      authorization: credentials?.header,
-      network: this.networkOptions().options,
-      userAgent: `lab-data-cli/${this.version}`,
-      warn,
-    });
+    // The user's own cache folder in front of the server: read through, never published from.
+    return new LayeredCache(
+      new ContentCache(defaultCacheFolder(this.env), { warn }),
+      new HttpCache(address, {
+        authorization: credentials?.header,
+        network: this.networkOptions().options,
+        userAgent: `lab-data-cli/${this.version}`,
+        warn,
+      }),
+    );
   }
 
   /**

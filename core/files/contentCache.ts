@@ -1,11 +1,13 @@
-import { constants, promises as fs } from 'node:fs';
+import { constants, createReadStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { oncePerKey } from '../async/concurrency';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
+import { createHash } from 'node:crypto';
 import { copyFileSafely } from './safeCopy';
 import {
+  type CheckOutcome,
   copyAsHash,
   publishProblem,
   SHA256_SHAPE,
@@ -243,6 +245,59 @@ export class ContentCache implements FileCache {
       await fs.utimes(target, now, now).catch(() => undefined);
       return 'held';
     }
+    return this.copyIn(file, sha256, bytes, signal);
+  }
+
+  /** Puts `file` (checked as it is copied) in place of whatever copy of `sha256` the cache has. */
+  async repair(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'differs';
+    }
+    return this.copyIn(file, sha256, bytes, signal);
+  }
+
+  /** Reads the cache's copy of `sha256` back and hashes it; nothing is written. */
+  async check(sha256: string, bytes: number, signal?: AbortSignal): Promise<CheckOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'missing';
+    }
+    const hash = createHash('sha256');
+    let read = 0;
+    try {
+      for await (const chunk of createReadStream(this.pathOf(sha256), {
+        signal,
+      }) as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        if (read > bytes) {
+          break;
+        }
+        hash.update(chunk);
+      }
+    } catch (error) {
+      if (signal?.aborted) {
+        throw error;
+      }
+      if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+        return 'missing';
+      }
+      throw fileSystemError(error, this.folder);
+    }
+    return read === bytes && hash.digest('hex') === sha256 ? 'good' : 'corrupt';
+  }
+
+  /** Copies `file` in under a temporary name, hashed there, taking the hash's name only when it is its bytes. */
+  private async copyIn(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
+    const target = this.pathOf(sha256);
     const problem = await publishProblem(file, bytes);
     if (problem) {
       return problem;

@@ -14,6 +14,13 @@ export const SHA256_SHAPE = /^[0-9a-f]{64}$/;
  */
 export type PublishOutcome = 'held' | 'kept' | 'differs' | 'missing';
 
+/**
+ * What reading a cached file back came to (`lab-data cache verify`): `good` it is the hash's bytes,
+ * `missing` the cache has none, `corrupt` it has other bytes under that name, `unasked` the cache
+ * could not be asked (a server down, silent or refusing us: its `readProblem` says why).
+ */
+export type CheckOutcome = 'good' | 'missing' | 'corrupt' | 'unasked';
+
 /** Where a restored file goes: a folder, its name there, and what to do with a file of that name. */
 export interface RestoreTarget {
   readonly folder: string | PreparedFolder;
@@ -52,10 +59,28 @@ export interface FileCache {
     bytes: number,
     signal?: AbortSignal,
   ): Promise<PublishOutcome>;
+  /**
+   * Puts `file` (checked against the hash as it is copied) in place of the copy of `sha256`,
+   * whatever copy is there now: the repair of a corrupt entry. Throws when it cannot be written.
+   */
+  repair(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome>;
+  /** Reads its copy of `sha256` back and checks it against the hash; nothing is written. */
+  check(sha256: string, bytes: number, signal?: AbortSignal): Promise<CheckOutcome>;
   /** Writes its copy of `sha256` into a folder, checked first; undefined when it has none (or a bad one). */
   restore(sha256: string, bytes: number, target: RestoreTarget): Promise<SavedFile | undefined>;
   /** Why files cannot be kept there, once a write failed; undefined while they can. */
   readonly writeProblem: string | undefined;
+  /** Why it is not asked any more (a server down, silent or refusing us); undefined while it is. */
+  readonly readProblem?: string;
+  /** Whether {@link readProblem} is a refusal of the credentials (401/403) rather than a server down. */
+  readonly readRefused?: boolean;
+  /** The status a server refused a write with (401, 403, 405, 507…), once one was. */
+  readonly writeStatus?: number;
   /** Lets go of its connections, if it has any. */
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +21,7 @@ import {
   copyAsHash,
   publishProblem,
   SHA256_SHAPE,
+  type CheckOutcome,
   type FileCache,
   type PublishOutcome,
   type RestoreTarget,
@@ -166,7 +168,12 @@ export class HttpCache implements FileCache {
   private readonly said = new Set<string>();
   /** Why the server is not asked any more (down, silent, refusing us): every later look is a miss. */
   private unusable?: string;
+  /** The status the server refused us with (401, 403), when that is why it is not asked. */
+  private unusableStatus?: number;
   private unwritable?: string;
+  private unwritableStatus?: number;
+  /** Hashes whose copy on the server was read and is not that file: a writer puts the good bytes back ({@link repair}). */
+  private readonly corrupt = new Set<string>();
   /** What this object learned the server holds (a HEAD, a PUT, a GET). */
   private readonly known = new Map<string, boolean>();
   private scratch?: Promise<string>;
@@ -208,6 +215,21 @@ export class HttpCache implements FileCache {
   /** Why the server is no longer asked (down, silent, refusing the credentials); undefined while it is. */
   get readProblem(): string | undefined {
     return this.unusable;
+  }
+
+  /** Whether the server is not asked because it refused the credentials (401/403), not because it is down. */
+  get readRefused(): boolean {
+    return this.unusableStatus === 401 || this.unusableStatus === 403;
+  }
+
+  /** The HTTP status a write was refused with (401, 403, 405, 507…), once one was. */
+  get writeStatus(): number | undefined {
+    return this.unwritableStatus;
+  }
+
+  /** Whether this object read the server's copy of `sha256` and found it is not that file. */
+  holdsCorrupt(sha256: string): boolean {
+    return this.corrupt.has(sha256);
   }
 
   /** Says a thing once per cache object (a thousand files missing their server are one line). */
@@ -276,6 +298,7 @@ export class HttpCache implements FileCache {
           return 'refused';
         }
         if (method !== 'PUT' && (response.status === 401 || response.status === 403)) {
+          this.unusableStatus = response.status;
           this.giveUp(
             `it refused ${this.options.authorization ? 'the credentials given' : 'to answer without credentials'} (${response.status}); set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc`,
           );
@@ -300,6 +323,9 @@ export class HttpCache implements FileCache {
 
   async has(sha256: string, bytes?: number): Promise<boolean> {
     if (!SHA256_SHAPE.test(sha256)) {
+      return false;
+    }
+    if (this.corrupt.has(sha256)) {
       return false;
     }
     const known = this.known.get(sha256);
@@ -392,6 +418,8 @@ export class HttpCache implements FileCache {
             throw error;
           }
           if (error.code === 'invalidResponse' || error.text?.id === 'transferShort') {
+            this.corrupt.add(sha256);
+            this.known.set(sha256, false);
             this.sayOnce(
               `bad${sha256}`,
               `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (${error.code === 'invalidResponse' ? 'another SHA-256' : 'another size'}); it was not used, and the file comes from its lab.`,
@@ -421,11 +449,21 @@ export class HttpCache implements FileCache {
       'PUT',
       sha256,
       async (response) => {
-        if ([401, 403, 405, 501].includes(response.status)) {
+        if ([401, 403].includes(response.status)) {
+          this.unwritableStatus = response.status;
           return `it refuses writes (${response.status}): a read-only cache for these credentials`;
         }
+        if ([405, 501].includes(response.status)) {
+          this.unwritableStatus = response.status;
+          return `it refuses writes (${response.status}): the server takes no PUT at this address`;
+        }
+        if (response.status === 507) {
+          this.unwritableStatus = response.status;
+          return `it refused a write (507): no space left on the server`;
+        }
         if (response.status < 200 || response.status >= 300) {
-          return `it answered ${response.status} to a write`;
+          this.unwritableStatus = response.status;
+          return `it answered a write with ${response.status}`;
         }
         return undefined;
       },
@@ -495,6 +533,36 @@ export class HttpCache implements FileCache {
     if (await this.has(sha256, bytes)) {
       return 'held';
     }
+    return this.sendChecked(file, sha256, bytes, signal);
+  }
+
+  /**
+   * Puts the good bytes in place of a copy that is not the file (`lab-data cache verify --repair`,
+   * and a reader that found one): the same checked copy {@link publish} sends, whatever the server
+   * holds under that name now. Throws when it cannot be written.
+   */
+  async repair(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'differs';
+    }
+    // Its HEAD afterwards must be asked, not answered from what was found before.
+    this.corrupt.delete(sha256);
+    this.known.delete(sha256);
+    return this.sendChecked(file, sha256, bytes, signal);
+  }
+
+  /** A copy of `file` taken and hashed first (the file may change meanwhile), then sent and checked with a HEAD. */
+  private async sendChecked(
+    file: string,
+    sha256: string,
+    bytes: number,
+    signal?: AbortSignal,
+  ): Promise<PublishOutcome> {
     this.failIfUnusable();
     const problem = await publishProblem(file, bytes);
     if (problem) {
@@ -518,6 +586,63 @@ export class HttpCache implements FileCache {
     } finally {
       await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Reads the server's copy of `sha256` back and hashes it (`lab-data cache verify`): `good`,
+   * `missing`, `corrupt` (another SHA-256 or size), or `unasked` when the server is not used (down,
+   * silent, refusing us: {@link readProblem} says why). Nothing is written.
+   */
+  async check(sha256: string, bytes: number, signal?: AbortSignal): Promise<CheckOutcome> {
+    if (!SHA256_SHAPE.test(sha256)) {
+      return 'missing';
+    }
+    const answer = await this.ask(
+      'GET',
+      sha256,
+      async (response): Promise<CheckOutcome> => {
+        if (response.status === 404 || response.status === 410) {
+          this.known.set(sha256, false);
+          return 'missing';
+        }
+        if (response.status !== 200) {
+          this.giveUp(`it answered ${response.status} when a file was read back`);
+          return 'unasked';
+        }
+        if (/text\/html/i.test(String(response.headers['content-type'] ?? ''))) {
+          this.giveUp('it answers with a web page instead of files (a sign-in page?)');
+          return 'unasked';
+        }
+        const hash = createHash('sha256');
+        let read = 0;
+        try {
+          for await (const chunk of response.body as AsyncIterable<Buffer>) {
+            read += chunk.length;
+            if (read > bytes) {
+              break;
+            }
+            hash.update(chunk);
+          }
+        } catch (error) {
+          if (signal?.aborted) {
+            throw error;
+          }
+          this.giveUp(`a transfer from it broke off (${systemReason(error, answerTimeoutMs())})`);
+          return 'unasked';
+        }
+        const good = read === bytes && hash.digest('hex') === sha256;
+        if (good) {
+          this.known.set(sha256, true);
+          this.corrupt.delete(sha256);
+        } else {
+          this.known.set(sha256, false);
+          this.corrupt.add(sha256);
+        }
+        return good ? 'good' : 'corrupt';
+      },
+      { signal },
+    );
+    return answer === 'down' || answer === 'refused' ? 'unasked' : answer;
   }
 
   private failIfUnusable(): void {

@@ -16,8 +16,10 @@ export type PushState =
   | 'missing'
   /** The folder's file is not the recorded one (other bytes): never pushed. */
   | 'changed'
-  /** The cache could not be written (read-only, full): this file was not pushed. */
-  | 'cacheUnwritable';
+  /** The cache could not be written (read-only, full) and lacks this file (asked): not pushed. */
+  | 'cacheUnwritable'
+  /** The cache stopped answering (down, silent, refusing us): whether it holds this file is not known. */
+  | 'notChecked';
 
 export interface PushedFile {
   readonly lab: string;
@@ -47,8 +49,10 @@ export interface PushResult {
   /** Bytes copied into the cache. */
   readonly bytes: number;
   /**
-   * Why the cache could not be written, when it could not: the push stopped at the first failed
-   * write (the files not yet pushed are `cacheUnwritable`), leaving no partial entry.
+   * Why the cache could not be written, when it could not: no write is tried after the first
+   * failed one (nothing partial is left); each file not yet done is still looked for, so it counts
+   * as `alreadyThere` or `cacheUnwritable` (the cache lacks it), or `notChecked` when the cache no
+   * longer answers.
    */
   readonly cacheProblem?: LabApiError;
 }
@@ -93,9 +97,22 @@ export async function pushFolder(
   let done = 0;
   let bytes = 0;
 
+  /** After a refused write: whether the cache has the file, asked without writing. */
+  const lookOnly = async (entry: ManifestEntry): Promise<PushState> => {
+    if (cache.readProblem !== undefined) {
+      return 'notChecked';
+    }
+    const held = await cache.has(entry.sha256, entry.bytes);
+    return held
+      ? 'alreadyThere'
+      : cache.readProblem !== undefined
+        ? 'notChecked'
+        : 'cacheUnwritable';
+  };
+
   const pushOne = async ({ entry }: Work): Promise<PushState> => {
     if (cacheProblem !== undefined) {
-      return 'cacheUnwritable';
+      return lookOnly(entry);
     }
     const file = path.resolve(root, entry.file);
     if (!isInside(file, root)) {
@@ -112,7 +129,7 @@ export async function pushFolder(
         throw error;
       }
       cacheProblem ??= error;
-      return 'cacheUnwritable';
+      return cache.readProblem !== undefined ? 'notChecked' : 'cacheUnwritable';
     }
   };
 

@@ -3,6 +3,7 @@ import { SETTINGS_SECTION, Settings } from '../constants';
 import { ContentCache, defaultCacheFolder } from '../../core/files/contentCache';
 import { isCacheAddress, type FileCache } from '../../core/files/fileCache';
 import { cacheAddressProblem, cacheAuthorization, HttpCache } from '../../core/files/httpCache';
+import { LayeredCache } from '../../core/files/layeredCache';
 import type { NetworkSettings } from '../labs/networkSettings';
 import type { Logger } from '../log';
 import type { Prompts } from '../ui/prompts';
@@ -26,7 +27,8 @@ export function useTeamCacheServices(
  * The content cache a Save or Restore runs with: `labData.cacheFolder` (a machine setting, so a
  * repository's settings cannot redirect it): a folder someone chose (perhaps shared), or a team
  * server's address, with its own token (Set Team Cache Token, else `LAB_DATA_CACHE_TOKEN` or
- * ~/.netrc as for lab-data); else the user's own cache folder, the one `lab-data` uses. A server's
+ * ~/.netrc as for lab-data), read through the user's own cache folder and never written by a Save or
+ * Restore; else the user's own cache folder, the one `lab-data` uses. A server's
  * cache holds connections: the caller closes it when the run ends.
  */
 export async function contentCache(log: Logger): Promise<FileCache> {
@@ -46,13 +48,18 @@ export async function contentCache(log: Logger): Promise<FileCache> {
       const authorization = stored
         ? `Bearer ${stored}`
         : cacheAuthorization(new URL(chosen), process.env)?.header;
-      return new HttpCache(chosen, {
-        authorization,
-        network: services?.network.options,
-        transport: services?.network.transportFactory(),
-        userAgent: `lab-data-vscode (VS Code ${vscode.version})`,
-        warn,
-      });
+      // The user's own cache folder in front of the server: Restore reads it first, and Save and
+      // Restore keep files there alone; only Push to Team Cache publishes to the server.
+      return new LayeredCache(
+        new ContentCache(defaultCacheFolder(), { warn }),
+        new HttpCache(chosen, {
+          authorization,
+          network: services?.network.options,
+          transport: services?.network.transportFactory(),
+          userAgent: `lab-data-vscode (VS Code ${vscode.version})`,
+          warn,
+        }),
+      );
     }
     // An address that may not be used (a token in it, http:// to another machine): said, and the user's own folder serves.
     warn(

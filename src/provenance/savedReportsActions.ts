@@ -447,7 +447,7 @@ export async function pushToTeamCache(
     cache: cache.location,
     pushed: count('pushed'),
     alreadyThere: count('alreadyThere'),
-    notPushed: count('missing', 'changed', 'cacheUnwritable'),
+    notPushed: count('missing', 'changed', 'cacheUnwritable', 'notChecked'),
     bytes,
     ...(cacheProblem !== undefined ? { cacheProblem } : {}),
   };

@@ -231,7 +231,7 @@ describe('lab-data cache push: a team cache anyone can fill and check (packed to
       assert.equal(result.code, 1, said(result));
       assert.match(
         result.stderr,
-        /The cache .*not-a-folder\/cache cannot be written: .*The push stopped/,
+        /The cache .*not-a-folder\/cache cannot be written: .*No write was tried after it/,
       );
       assert.match(result.stderr, /nothing half-written is left in the cache/);
       assert.equal(await fs.readFile(blocker, 'utf8'), 'a file');
@@ -296,9 +296,10 @@ describe('lab-data cache push: a team cache anyone can fill and check (packed to
       assert.deepEqual(codes, [1, 1, 0], run.out);
       assert.match(full!, /cannot be written: The disk is full/);
       assert.match(full!, /nothing half-written is left in the cache/);
+      assert.match(full!, /Free space there/, 'the advice fits a full disk');
       assert.match(
         full!,
-        /pushed 0 \(0 B\), already there 0, not pushed \d+ \(\d+ cache unwritable\)/,
+        /pushed 0 \(0 B\), already there 0, not pushed \d+ \(\d+ refused by the cache\)/,
       );
       assert.match(readOnly!, /^files: \.\/filler\s*$/m, 'no partial entry or temporary file');
       assert.match(readOnly!, /cannot be written: The disk holding .* is read-only/);

@@ -31,6 +31,10 @@ export interface NginxCache {
   readonly loginUrl: string;
   /** Takes a PUT (201) and keeps nothing. */
   readonly dropUrl: string;
+  /** The same files; a PUT answers 507 (the server's disk is full). */
+  readonly fullUrl: string;
+  /** The same files, token as {@link tokenUrl}, with nginx's JSON listing of each folder (`autoindex_format json`). */
+  readonly listingUrl: string;
   /** The folder the files are in: `<files>/sha256/ab/abcd…`, the folder cache's layout. */
   readonly files: string;
   /** Each request's method, path, status and Authorization header, as nginx logged them. */
@@ -117,6 +121,16 @@ http {
       default_type text/html;
       return 200 "<html><body><form>Sign in to continue</form></body></html>";
     }
+    location /full/ {
+      if ($request_method = PUT) { return 507; }
+      alias ${files}/;
+    }
+    location /listing/ {
+      if ($http_authorization != "Bearer ${token}") { return 401; }
+      alias ${files}/;
+      autoindex on;
+      autoindex_format json;
+    }
     location /drop/ {
       if ($request_method = PUT) { return 201; }
       return 404;
@@ -159,6 +173,8 @@ http {
     redirectUrl: `${base}/redirect`,
     loginUrl: `${base}/login`,
     dropUrl: `${base}/drop`,
+    fullUrl: `${base}/full`,
+    listingUrl: `${base}/listing`,
     files,
     async accessLog() {
       const text = await fs.readFile(temp('access.log'), 'utf8').catch(() => '');

@@ -11,7 +11,6 @@ import { nginxBinary, startNginxCache, type NginxCache } from '../cli/nginxCache
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
-  eventually,
   signedInLab,
   workspaceFolder,
   type SignedInLab,
@@ -78,7 +77,10 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
     await fs.rm(path.dirname(folder), { recursive: true, force: true });
   });
 
-  it("Save keeps the saved file on the team server (a PUT on the labs' transport), with the token set", async () => {
+  /** PUTs the server had taken when this window's Save began: none may follow (only Push publishes). */
+  let putsBeforeSave = -1;
+
+  it('Save publishes nothing to the team server: the file is kept in the personal cache alone', async () => {
     prompts.cacheTokenAnswers = [CACHE_TOKEN];
     assert.equal(await vscode.commands.executeCommand('labData.setCacheToken'), true);
     const api = LabApi.forBaseUrl(signedIn.lab.baseUrl, { token: LEAK_CHECK_TOKEN });
@@ -89,6 +91,7 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
       (report) => report.download_available && !originals.has(`${report.report_id}.pdf`),
     )!;
     await api.close();
+    putsBeforeSave = (await nginx.accessLog()).filter((line) => line.method === 'PUT').length;
     const uri = await vscode.commands.executeCommand<vscode.Uri>(
       'labData.saveReportPdf',
       other.report_id,
@@ -97,9 +100,9 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
     const hash = createHash('sha256').update(bytes).digest('hex');
     assert.ok(!recorded.has(hash), 'a file the server did not hold yet');
     const onServer = path.join(nginx.files, 'sha256', hash.slice(0, 2), hash);
-    await eventually(async () => assert.ok((await fs.readFile(onServer)).equals(bytes)));
+    assert.equal(await fs.stat(onServer).catch(() => undefined), undefined, 'not on the server');
     const puts = (await nginx.accessLog()).filter((line) => line.method === 'PUT');
-    assert.ok(puts.some((line) => line.path.endsWith(hash) && line.status === 201));
+    assert.ok(!puts.some((line) => line.path.endsWith(hash)), JSON.stringify(puts));
     await fs.rm(uri.fsPath);
   });
 
@@ -126,5 +129,27 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
       assert.equal(line.authorization, `Bearer ${CACHE_TOKEN}`, `${line.method} ${line.path}`);
       assert.ok(!line.authorization.includes(LEAK_CHECK_TOKEN));
     }
+  });
+
+  it('a second Restore takes every file from the personal cache, and no Save or Restore wrote to the server', async () => {
+    for (const name of originals.keys()) {
+      await fs.rm(path.join(folder, name));
+    }
+    const logged = (await nginx.accessLog()).length;
+    const summary = await vscode.commands.executeCommand<{
+      restored: number;
+      fromCache: number;
+      failed: number;
+    }>('labData.restoreReports', { folder });
+    assert.equal(summary.restored, 8);
+    assert.equal(summary.failed, 0);
+    for (const [name, bytes] of originals) {
+      assert.ok((await fs.readFile(path.join(folder, name))).equals(bytes), name);
+    }
+    const asked = (await nginx.accessLog()).slice(logged);
+    assert.deepEqual(asked, [], 'the personal cache served the second Restore');
+    const puts = (await nginx.accessLog()).filter((line) => line.method === 'PUT').length;
+    assert.ok(putsBeforeSave >= 0);
+    assert.equal(puts, putsBeforeSave, 'no PUT since the colleague filled the server');
   });
 });

@@ -7,7 +7,11 @@ import { CliError, Exit, type ExitCode } from '../exitCodes';
 import { out } from '../output';
 import { cachePush } from './cachePush';
 import { ContentCache } from '../../../core/files/contentCache';
-import type { HttpCache } from '../../../core/files/httpCache';
+import type { FileCache } from '../../../core/files/fileCache';
+import { checkCacheFiles, type CheckedFile } from '../../../core/sync/cacheVerify';
+import { serverText } from '../../../core/errors/serverText';
+import { readManifestOrFail } from './folder';
+import { pushAdvice } from './cachePush';
 
 /** A hash no file has: asking for it tells whether the server answers, and accepts the credentials. */
 const NO_FILE = '0'.repeat(64);
@@ -19,7 +23,7 @@ const NO_FILE = '0'.repeat(64);
  */
 async function serverCache(
   context: CliContext,
-  cache: HttpCache,
+  cache: FileCache,
   action: string | undefined,
 ): Promise<ExitCode> {
   if (action !== undefined) {
@@ -85,9 +89,12 @@ export async function cache(context: CliContext): Promise<ExitCode> {
   if (action === 'push') {
     return cachePush(context, folders);
   }
+  if (action === 'verify') {
+    return cacheVerify(context, folders);
+  }
   const chosen = context.cache();
   if (!(chosen instanceof ContentCache)) {
-    return serverCache(context, chosen as HttpCache, action);
+    return serverCache(context, chosen, action);
   }
   const contentCache = chosen;
   const held = await contentCache.list();
@@ -104,7 +111,7 @@ export async function cache(context: CliContext): Promise<ExitCode> {
   }
   if (action !== 'prune') {
     throw new CliError(
-      `"${action.slice(0, 20)}" is not a cache action: lab-data cache [prune|push].`,
+      `"${action.slice(0, 20)}" is not a cache action: lab-data cache [prune|push|verify].`,
       Exit.usage,
     );
   }
@@ -149,4 +156,112 @@ export async function cache(context: CliContext): Promise<ExitCode> {
     context.progress.line(summary);
   }
   return refused > 0 ? Exit.mismatch : Exit.ok;
+}
+
+const STATE_WORDS: Readonly<Record<CheckedFile['state'], string>> = {
+  good: 'good',
+  missing: 'missing',
+  corrupt: 'corrupt',
+  repaired: 'repaired',
+  notChecked: 'not checked',
+};
+
+/**
+ * `lab-data cache verify [FOLDER…] [--repair]`: reads back every file the folders' manifests record
+ * from the cache and checks its SHA-256 (core: checkCacheFiles); `--repair` replaces a corrupt
+ * copy with the folder's file. Exit 0 every copy good (or repaired), 1 one corrupt or missing, 4
+ * the cache could not be asked (3 it refused the credentials).
+ */
+async function cacheVerify(context: CliContext, given: readonly string[]): Promise<ExitCode> {
+  const folders = (given.length > 0 ? given : ['lab-reports']).map((folder) =>
+    path.resolve(folder),
+  );
+  const manifests = [];
+  for (const folder of folders) {
+    manifests.push({ folder, manifest: await readManifestOrFail(folder) });
+  }
+  const cache = context.cache();
+  const repair = context.flag('repair');
+  const files: CheckedFile[] = [];
+  let repairProblem: Error | undefined;
+  for (const { folder, manifest } of manifests) {
+    const result = await checkCacheFiles(folder, manifest, cache, {
+      repair,
+      signal: context.signal,
+    });
+    files.push(...result.files);
+    repairProblem ??= result.repairProblem;
+  }
+  const count = (state: CheckedFile['state']): number =>
+    files.filter((file) => file.state === state).length;
+  const bad = count('corrupt') + count('missing');
+  const exitCode: ExitCode =
+    cache.readProblem !== undefined
+      ? cache.readRefused
+        ? Exit.auth
+        : Exit.network
+      : bad > 0
+        ? Exit.mismatch
+        : Exit.ok;
+  const checked = files.length - count('notChecked');
+  if (context.flag('json')) {
+    await out(
+      `${JSON.stringify(
+        {
+          cache: cache.location,
+          files: files.map((file) => ({
+            lab: file.lab,
+            report_id: file.reportId,
+            file: file.file,
+            sha256: file.sha256,
+            state: file.state,
+            why: file.why,
+          })),
+          checked,
+          good: count('good'),
+          corrupt: count('corrupt'),
+          missing: count('missing'),
+          repaired: count('repaired'),
+          not_checked: count('notChecked'),
+          cache_problem: cache.readProblem,
+          exit_code: exitCode,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return exitCode;
+  }
+  const lines = files
+    .filter((file) => file.state !== 'good' && file.state !== 'notChecked')
+    .map((file) =>
+      serverText(
+        `  ${file.file}  (${file.reportId}): ${STATE_WORDS[file.state]}${file.state === 'corrupt' ? ' (its bytes are not the recorded SHA-256)' : ''}${file.why ? `; ${file.why}` : ''}`,
+        1000,
+      ),
+    );
+  if (repairProblem) {
+    context.progress.problem(
+      `${repairProblem.message} ${pushAdvice(cache.writeStatus, repairProblem)}`,
+    );
+  }
+  if (cache.readProblem !== undefined) {
+    context.progress.problem(
+      `The cache ${cache.location} could not be asked: ${cache.readProblem}; ${count('notChecked')} not checked.`,
+    );
+  }
+  const parts = [
+    `${count('good')} good`,
+    ...(['corrupt', 'missing', 'repaired', 'notChecked'] as const)
+      .filter((state) => count(state) > 0)
+      .map((state) => `${count(state)} ${STATE_WORDS[state]}`),
+  ];
+  await out(
+    `${lines.length > 0 ? `${lines.join('\n')}\n` : ''}The cache ${cache.location}: checked ${checked}: ${parts.join(', ')}.${
+      count('corrupt') > 0 && !repair
+        ? " lab-data cache verify --repair replaces a corrupt copy with the folder's file."
+        : ''
+    }${count('missing') > 0 ? ' lab-data cache push fills in what it lacks.' : ''}\n`,
+  );
+  return exitCode;
 }

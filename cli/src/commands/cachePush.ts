@@ -12,9 +12,10 @@ import { readManifestOrFail } from './folder';
 const WHY: Readonly<Record<string, string>> = {
   changed: 'changed since it was recorded (its bytes are not the recorded SHA-256)',
   missing: 'not in the folder, and not in the cache',
-  cacheUnwritable: 'the cache cannot be written',
+  cacheUnwritable: 'the cache lacks it and refused the write',
 };
 
+/** Files the cache was asked about and lacks after the push. */
 const NOT_PUSHED: ReadonlySet<PushedFile['state']> = new Set([
   'changed',
   'missing',
@@ -28,15 +29,39 @@ function causes(files: readonly PushedFile[]): string {
     counts.set(file.state, (counts.get(file.state) ?? 0) + 1);
   }
   return [...counts]
-    .map(([state, count]) => `${count} ${state === 'cacheUnwritable' ? 'cache unwritable' : state}`)
+    .map(
+      ([state, count]) =>
+        `${count} ${state === 'cacheUnwritable' ? 'refused by the cache' : state}`,
+    )
     .join(', ');
+}
+
+/**
+ * What to do about a cache that refused a write, by what it answered: credentials (401/403), space
+ * (507, a full disk), a server that takes no PUT there (405/501), a folder closed to writes.
+ */
+export function pushAdvice(
+  status: number | undefined,
+  problem: { readonly message: string },
+): string {
+  const text = problem.message;
+  if (status === 401 || status === 403) {
+    return 'Use credentials that may write there: LAB_DATA_CACHE_TOKEN, or the host in ~/.netrc (a read-only token or address refuses writes).';
+  }
+  if (status === 507 || /ENOSPC|EDQUOT|no space|disk is full/i.test(text)) {
+    return 'Free space there (the cache is full), then push again.';
+  }
+  if (status === 405 || status === 501) {
+    return 'That address takes no writes (PUT): push to the address that does (--cache URL or LAB_DATA_CACHE).';
+  }
+  return 'Push to a cache you can write (--cache DIR|URL or LAB_DATA_CACHE, with LAB_DATA_CACHE_TOKEN for a server).';
 }
 
 /**
  * `lab-data cache push [FOLDER…]`: publishes each folder's recorded files, those whose bytes are
  * the recorded SHA-256, to the cache (core: pushFolder), so a teammate's or CI's pull restores them
  * without the lab. Every manifest is read before anything is copied: one that cannot be used stops
- * the run with nothing written. Exit 0 when the cache now holds every recorded file, 1 when a file
+ * the run with nothing written. Exit 4 (3: credentials refused) when the cache stopped answering; 0 when the cache now holds every recorded file, 1 when a file
  * was not pushed (changed, missing) or the cache cannot be written (read-only, full).
  */
 export async function cachePush(context: CliContext, given: readonly string[]): Promise<ExitCode> {
@@ -68,8 +93,17 @@ export async function cachePush(context: CliContext, given: readonly string[]): 
   const notPushed = files.filter((file) => NOT_PUSHED.has(file.state));
   const pushed = files.filter((file) => file.state === 'pushed');
   const bytes = results.reduce((sum, { result }) => sum + result.bytes, 0);
+  const notChecked = files.filter((file) => file.state === 'notChecked');
   const untried = folders.length - results.length;
-  const exitCode = notPushed.length > 0 || problem || untried > 0 ? Exit.mismatch : Exit.ok;
+  // A cache that could not be asked is not one that lacks files: 4 (3 when it refused the credentials).
+  const exitCode =
+    cache.readProblem !== undefined
+      ? cache.readRefused
+        ? Exit.auth
+        : Exit.network
+      : notPushed.length > 0 || problem || untried > 0
+        ? Exit.mismatch
+        : Exit.ok;
   if (context.flag('json')) {
     await out(
       `${JSON.stringify(
@@ -91,6 +125,7 @@ export async function cachePush(context: CliContext, given: readonly string[]): 
           pushed_bytes: bytes,
           already_there: files.filter((file) => file.state === 'alreadyThere').length,
           not_pushed: notPushed.length,
+          not_checked: notChecked.length,
           cache_problem: problem?.message,
           exit_code: exitCode,
         },
@@ -110,14 +145,18 @@ export async function cachePush(context: CliContext, given: readonly string[]): 
     }
   }
   if (problem) {
-    const stopped = files.filter((file) => file.state === 'cacheUnwritable').length;
+    const refused = files.filter((file) => file.state === 'cacheUnwritable').length;
+    const advice =
+      cache.readProblem !== undefined
+        ? 'Run it again when the cache answers.'
+        : pushAdvice(cache.writeStatus, problem);
     context.progress.problem(
-      `The cache ${cache.location} cannot be written: ${problem.message} The push stopped: ${stopped} file${stopped === 1 ? ' was' : 's were'} not pushed${untried > 0 ? `, nor any of ${untried} more folder${untried === 1 ? '' : 's'}` : ''}; nothing half-written is left in the cache. Free space there, or push to a cache you can write (--cache DIR|URL or LAB_DATA_CACHE, with LAB_DATA_CACHE_TOKEN for a server).`,
+      `${problem.message.startsWith('The team cache') ? problem.message : `The cache ${cache.location} cannot be written: ${problem.message}`} No write was tried after it: ${refused} file${refused === 1 ? '' : 's'} the cache lacks ${refused === 1 ? 'was' : 'were'} not pushed${notChecked.length > 0 ? `; ${notChecked.length} could not be checked (the cache stopped answering)` : ''}${untried > 0 ? `; ${untried} more folder${untried === 1 ? ' was' : 's were'} not tried` : ''}; nothing half-written is left in the cache. ${advice}`,
     );
   }
   const where = folders.length === 1 ? folders[0]! : `${folders.length} folders`;
   context.progress.line(
-    `Pushed ${where} to ${cache.location}: pushed ${pushed.length} (${formatBytes(bytes)}), already there ${files.length - pushed.length - notPushed.length}, not pushed ${notPushed.length}${notPushed.length > 0 ? ` (${causes(notPushed)})` : ''}.`,
+    `Pushed ${where} to ${cache.location}: pushed ${pushed.length} (${formatBytes(bytes)}), already there ${files.filter((file) => file.state === 'alreadyThere').length}, not pushed ${notPushed.length}${notPushed.length > 0 ? ` (${causes(notPushed)})` : ''}${notChecked.length > 0 ? `, not checked ${notChecked.length}` : ''}.`,
   );
   return exitCode;
 }

@@ -7,6 +7,8 @@ import { formatBytes } from '../../../core/files/sizes';
 import { out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 import { selectionOf } from '../selection';
+import { LayeredCache } from '../../../core/files/layeredCache';
+import { serverText } from '../../../core/errors/serverText';
 
 const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   present: 'present',
@@ -140,6 +142,11 @@ export async function pull(context: CliContext): Promise<ExitCode> {
     });
   const result = dryRun ? await run() : await context.withFolderLock(folder, run);
   context.progress.clear();
+  const lacked = teamCacheLacked(context, result, problems);
+  if (lacked) {
+    // What the team cache lacks is the first cause: a lab's refusal is only why they could not come from there.
+    context.progress.problem(lacked);
+  }
   const report = new RunReport(context.flag('verbose'));
   for (const file of result.files) {
     report.add(outcomeOf(file, folder, problems, dryRun), {
@@ -173,6 +180,35 @@ export async function pull(context: CliContext): Promise<ExitCode> {
       : context.progress.problem.bind(context.progress);
   report.lines(summary).forEach((line) => say(line));
   return report.exitCode;
+}
+
+/**
+ * Files a team cache (a server) was asked for and lacked, which the lab then could not give: said
+ * before the lab's words, which are only why the files did not come from there instead.
+ */
+function teamCacheLacked(
+  context: CliContext,
+  result: PullResult,
+  problems: ReadonlyMap<string, CliError>,
+): string | undefined {
+  const cache = context.cache();
+  if (!(cache instanceof LayeredCache) || cache.readProblem !== undefined) {
+    return undefined;
+  }
+  const lacked = result.files.filter(
+    (file) =>
+      (file.state === 'failed' &&
+        (problems.has(file.lab) || !(file.error && LOCAL_FAILURES.has(file.error.code)))) ||
+      (file.state === 'changedAtLab' && file.missing) ||
+      (file.state === 'notAtLab' && file.from === undefined),
+  );
+  if (lacked.length === 0) {
+    return undefined;
+  }
+  return `The team cache ${cache.location} lacks these ${lacked.length} (someone's \`lab-data cache push\` did not run), so they were asked of the lab: ${lacked
+    .slice(0, 5)
+    .map((file) => serverText(file.file, 200))
+    .join(', ')}${lacked.length > 5 ? `, and ${lacked.length - 5} more` : ''}.`;
 }
 
 /** The files from one source, and their bytes. */

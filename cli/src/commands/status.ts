@@ -97,10 +97,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
         }
       : undefined,
   });
-  const lacking = result.entries.filter((entry) => !entry.cached);
   const checkCache = context.flag('check-cache');
+  // A cache that could not be asked (down, silent, refusing us) is not an empty one: its cause, exit 4 (3).
+  const cacheProblem = checkCache ? context.cache().readProblem : undefined;
+  const lacking = cacheProblem === undefined ? result.entries.filter((entry) => !entry.cached) : [];
   const exitCode = worst([
     result.inStep && !(checkCache && lacking.length > 0) ? Exit.ok : Exit.mismatch,
+    ...(cacheProblem !== undefined ? [context.cache().readRefused ? Exit.auth : Exit.network] : []),
     ...[...problems.values()].map((problem) => problem.exitCode),
     ...result.unavailable
       .filter((lab) => !problems.has(lab.lab))
@@ -136,7 +139,8 @@ export async function status(context: CliContext): Promise<ExitCode> {
             lab: lab.lab,
             reason: problems.get(lab.lab)?.message ?? lab.reason,
           })),
-          cache_lacks: lacking.length,
+          cache_lacks: checkCache && cacheProblem !== undefined ? undefined : lacking.length,
+          cache_problem: cacheProblem,
           not_selected: selected.json?.not_selected,
           selection: selected.json,
           tokens: tokens.map((token) => ({
@@ -179,7 +183,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)
           ? 'lab-data pull restores what the cache has without the lab.'
           : ''
-    }\n${checkCache ? cacheLines(context.cache().location, lacking) : ''}${uses !== undefined ? `${uses}\n` : ''}`,
+    }\n${
+      checkCache
+        ? cacheProblem !== undefined
+          ? `The cache ${context.cache().location} could not be asked, so which recorded files it holds is not known: ${cacheProblem}.\n`
+          : cacheLines(context.cache().location, lacking)
+        : ''
+    }${uses !== undefined ? `${uses}\n` : ''}`,
   );
   return exitCode;
 }
