@@ -116,6 +116,10 @@ export const MESSAGES = {
   transferBroken: 'The connection to the lab broke off during the download; nothing was saved.',
   fileTooLargeGeneric: 'The file is larger than the {mib} MiB limit.',
   transferShort: 'The transfer ended early: received {received} of {expected} bytes.',
+  transferLonger:
+    'The file is longer than the {expected} bytes it should have; it was not read further, and nothing was saved.',
+  sizeNotRecorded:
+    'The file is {declared} bytes, not the {expected} bytes recorded for it; it was not read, and nothing was saved.',
   writeFailed: 'Could not write to {folder}: {reason}.',
   writeDiskFull: 'The disk is full: nothing could be saved in {folder}.',
   writeQuota: 'Your disk quota is used up: nothing could be saved in {folder}.',
