@@ -144,6 +144,8 @@ export const MESSAGES = {
     'The manifest {file} has version {version}, which is newer than this version of Lab Data reads (versions 1 to 3); update Lab Data or lab-data. Nothing was written.',
   manifestUnreadable: 'The manifest {file} cannot be read: {reason}. Nothing was written.',
   cacheCorrupt: 'The cached copy of {sha256} does not match its SHA-256.',
+  localFolderNotOwn:
+    '{folder} is a link, not a folder: this machine’s state is never written where a link (which a repository can commit) points. Remove the link (git rm it, if it is committed) and run this again; nothing was written there.',
   cacheServerUnwritable: 'The team cache {address} cannot be written: {reason}.',
   // Signing in
   labNameTaken: 'There is already a lab named {name}; choose another name.',
