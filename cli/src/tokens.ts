@@ -45,7 +45,7 @@ export interface TokenSource {
   readonly origin: string;
   /** `LAB_DATA_TOKEN_RIVERSIDE`, `LAB_DATA_TOKEN`, or `--token-file`. */
   readonly variable: string;
-  /** `LAB_DATA_URL_RIVERSIDE`, `LAB_DATA_URL`, `--lab`, or `its name` (a variable named after the address itself). */
+  /** `LAB_DATA_URL_RIVERSIDE`, `LAB_DATA_URL` or `--lab`. */
   readonly confirmedBy: string;
 }
 
@@ -55,11 +55,10 @@ export type TokenChoice =
 
 /** The whoami line of `-v` and `lab-data status`: which variable supplies the token for which address (never the token). */
 export function tokenLine(source: TokenSource): string {
-  const confirmed =
-    source.confirmedBy === 'its name'
-      ? 'named after its address'
-      : `confirmed by ${source.confirmedBy}`;
-  return serverText(`[token] ${source.variable} for ${source.origin} (${confirmed})`, 400);
+  return serverText(
+    `[token] ${source.variable} for ${source.origin} (confirmed by ${source.confirmedBy})`,
+    400,
+  );
 }
 
 /**
@@ -68,8 +67,10 @@ export function tokenLine(source: TokenSource): string {
  * - `--token-file`: to the lab of this run, the address `--lab`, `LAB_DATA_URL` or
  *   `LAB_DATA_URL_<LAB>` gives;
  * - `LAB_DATA_TOKEN_<NAME>` (NAME: a lab's name, or its host and port): to the origin
- *   `LAB_DATA_URL_<NAME>` gives; when that is not set, to the lab whose address gives exactly
- *   that variable name (`127.0.0.1:47101` → `LAB_DATA_TOKEN_127_0_0_1_47101`);
+ *   `LAB_DATA_URL_<NAME>` gives, and nowhere else. Host names that differ only in `.`, `-` or `_`
+ *   give one variable name (`lab-b.com`, `lab_b.com`, `lab.b.com`: `LAB_DATA_TOKEN_LAB_B_COM`), so a
+ *   name never pairs a token with an address: one set without its `LAB_DATA_URL_<NAME>` stops
+ *   every run before any request, naming the variable to set;
  * - `LAB_DATA_TOKEN`: to the origin `LAB_DATA_URL` gives; when that is not set, to the one `--lab`
  *   gives.
  * A per-lab variable that is set but not paired with the lab's address stops the run: the generic
@@ -77,11 +78,23 @@ export function tokenLine(source: TokenSource): string {
  * naming the variable to set. The token itself is never printed: messages name the variable.
  */
 export class Tokens {
+  /** `LAB_DATA_TOKEN_<NAME>` variables set without their `LAB_DATA_URL_<NAME>`, in name order. */
+  private readonly unpairedVariables: readonly string[];
+
   private constructor(
     private readonly env: NodeJS.ProcessEnv,
     private readonly labOption: string | undefined,
     private readonly fromFile?: string,
-  ) {}
+  ) {
+    this.unpairedVariables = Object.keys(env)
+      .filter(
+        (name) =>
+          /^LAB_DATA_TOKEN_./.test(name) &&
+          this.value(name) !== undefined &&
+          this.value(name.replace(/^LAB_DATA_TOKEN_/, 'LAB_DATA_URL_')) === undefined,
+      )
+      .sort();
+  }
 
   /** `labOption`: the address given with `--lab`, which pairs `LAB_DATA_TOKEN` when `LAB_DATA_URL` is not set. */
   static async load(
@@ -143,6 +156,17 @@ export class Tokens {
         ...(host !== undefined ? [variableFor('LAB_DATA_TOKEN', host)] : []),
       ]),
     ].filter((variable) => this.value(variable) !== undefined);
+    // A token variable without its address stops the run whichever lab is asked: where it may go
+    // is not known, so no lab is asked anything until it is paired (or unset).
+    const unpaired = own.find((variable) => this.unpairedVariables.includes(variable));
+    if (unpaired !== undefined || this.unpairedVariables.length > 0) {
+      return {
+        problem:
+          unpaired !== undefined
+            ? this.unpaired(unpaired, lab, origin)
+            : this.withoutAddress(this.unpairedVariables[0]!),
+      };
+    }
     for (const variable of own) {
       const confirmedBy = this.pairing(variable, origin);
       if (confirmedBy !== undefined) {
@@ -193,20 +217,22 @@ export class Tokens {
 
   /**
    * What pairs `LAB_DATA_TOKEN_<NAME>` with `origin`, or undefined: `LAB_DATA_URL_<NAME>` when it
-   * gives that origin; when it is not set, the address itself when its name is exactly `<NAME>`.
-   * A set `LAB_DATA_URL_<NAME>` decides, so two hosts spelt alike (`lab.b.com`, `lab-b.com`, both
-   * `LAB_DATA_TOKEN_LAB_B_COM`) never share the token it pairs with one of them.
+   * gives exactly that origin. A name never does: two hosts spelt alike (`lab.b.com`, `lab-b.com`,
+   * `lab_b.com`, all `LAB_DATA_TOKEN_LAB_B_COM`) never share a token.
    */
   private pairing(tokenVariable: string, origin: string): string | undefined {
     const urlVariable = tokenVariable.replace(/^LAB_DATA_TOKEN_/, 'LAB_DATA_URL_');
     const given = this.value(urlVariable);
-    if (given !== undefined) {
-      return originOf(given) === origin ? urlVariable : undefined;
-    }
-    const host = hostOf(origin);
-    return host !== undefined && variableFor('LAB_DATA_TOKEN', host) === tokenVariable
-      ? 'its name'
-      : undefined;
+    return given !== undefined && originOf(given) === origin ? urlVariable : undefined;
+  }
+
+  /** A `LAB_DATA_TOKEN_<NAME>` set without its `LAB_DATA_URL_<NAME>`, for a lab it is not named after. */
+  private withoutAddress(tokenVariable: string): CliError {
+    const urlVariable = tokenVariable.replace(/^LAB_DATA_TOKEN_/, 'LAB_DATA_URL_');
+    return new CliError(
+      `${tokenVariable} is set, but ${urlVariable} is not: a token goes only to the address a variable names exactly. Set ${urlVariable} to the address of the lab ${tokenVariable} is for (https://lab.example.com), or unset ${tokenVariable}. Nothing was sent.`,
+      Exit.auth,
+    );
   }
 
   /**
@@ -234,7 +260,9 @@ export class Tokens {
     const host = hostOf(origin);
     const byAddress = host !== undefined ? variableFor('LAB_DATA_TOKEN', host) : undefined;
     const other =
-      byAddress !== undefined && byAddress !== tokenVariable ? `set ${byAddress}, or ` : '';
+      byAddress !== undefined && byAddress !== tokenVariable
+        ? `set ${byAddress} with ${variableFor('LAB_DATA_URL', host!)}=${shown}, or `
+        : '';
     return new CliError(
       `${tokenVariable} is only sent to the address ${urlVariable} gives, and ${urlVariable} ${gives}; the lab "${serverText(lab, 80)}" is placed at ${shown}. If ${tokenVariable} is that lab's token, set ${urlVariable}=${shown}; else give the lab at ${shown} its own token: ${other}pass --token-file. LAB_DATA_TOKEN is not sent there instead. Nothing was sent.`,
       Exit.auth,
@@ -254,7 +282,7 @@ export class Tokens {
     const own = host !== undefined ? variableFor('LAB_DATA_TOKEN', host) : undefined;
     const ownToken =
       variable === 'LAB_DATA_TOKEN'
-        ? ` Or give that lab its own token: ${own !== undefined ? `set ${own}, or ` : ''}pass --token-file.`
+        ? ` Or give that lab its own token: ${own !== undefined ? `set ${own} with ${variableFor('LAB_DATA_URL', host!)}=${shown}, or ` : ''}pass --token-file.`
         : '';
     if (giver === undefined) {
       return new CliError(

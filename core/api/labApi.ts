@@ -63,6 +63,12 @@ export interface DownloadOptions {
   readonly checkSha256?: (sha256: string) => LabApiError | undefined;
   /** False when no manifest entry will record the file's modification time (a restore). */
   readonly recordTime?: boolean;
+  /**
+   * The size recorded for the file (a manifest's `bytes`), when only that file will do: a
+   * `Content-Length` of another size is refused before the body is read, and a body is never read
+   * past it (a report recorded at 1 KB is not read to the size limit).
+   */
+  readonly expectedBytes?: number;
 }
 
 export interface IterateOptions {
@@ -366,6 +372,21 @@ export class LabApi {
       async (response) => {
         const maxBytes = options.maxBytes ?? this.maxFileBytes;
         LabApi.checkPdfResponse(response, maxBytes);
+        const recorded = options.expectedBytes;
+        if (
+          recorded !== undefined &&
+          response.contentLength !== undefined &&
+          response.contentLength !== recorded
+        ) {
+          throw labError(
+            'invalidResponse',
+            'sizeNotRecorded',
+            { declared: response.contentLength, expected: recorded },
+            { path: response.path, requestId: response.requestId },
+          );
+        }
+        const boundByRecord =
+          recorded !== undefined && response.contentLength === undefined && recorded < maxBytes;
         try {
           return await writeFileSafely({
             folder: options.folder,
@@ -374,7 +395,9 @@ export class LabApi {
             source: response.body,
             ifExists: options.ifExists,
             expectedBytes: response.contentLength,
-            maxBytes,
+            // A body without a length is not read past the recorded size either (one shorter is
+            // another file: its SHA-256 says so).
+            maxBytes: boundByRecord ? recorded : maxBytes,
             checkHead: pdfHeadProblem,
             checkSha256: options.checkSha256,
             recordTime: options.recordTime,
@@ -382,6 +405,18 @@ export class LabApi {
             onProgress: options.onProgress,
           });
         } catch (error) {
+          if (
+            boundByRecord &&
+            error instanceof LabApiError &&
+            error.text?.id === 'fileTooLargeGeneric'
+          ) {
+            throw labError(
+              'invalidResponse',
+              'transferLonger',
+              { expected: recorded },
+              { path: response.path, requestId: response.requestId },
+            );
+          }
           if (
             error instanceof LabApiError &&
             error.path === undefined &&

@@ -116,6 +116,10 @@ export const MESSAGES = {
   transferBroken: 'The connection to the lab broke off during the download; nothing was saved.',
   fileTooLargeGeneric: 'The file is larger than the {mib} MiB limit.',
   transferShort: 'The transfer ended early: received {received} of {expected} bytes.',
+  transferLonger:
+    'The file is longer than the {expected} bytes it should have; it was not read further, and nothing was saved.',
+  sizeNotRecorded:
+    'The file is {declared} bytes, not the {expected} bytes recorded for it; it was not read, and nothing was saved.',
   writeFailed: 'Could not write to {folder}: {reason}.',
   writeDiskFull: 'The disk is full: nothing could be saved in {folder}.',
   writeQuota: 'Your disk quota is used up: nothing could be saved in {folder}.',
@@ -142,6 +146,8 @@ export const MESSAGES = {
     'The manifest {file} has version {version}, which is newer than this version of Lab Data reads (versions 1 to 3); update Lab Data or lab-data. Nothing was written.',
   manifestUnreadable: 'The manifest {file} cannot be read: {reason}. Nothing was written.',
   cacheCorrupt: 'The cached copy of {sha256} does not match its SHA-256.',
+  localFolderNotOwn:
+    '{folder} is a link, not a folder: this machine’s state is never written where a link (which a repository can commit) points. Remove the link (git rm it, if it is committed) and run this again; nothing was written there.',
   cacheServerUnwritable: 'The team cache {address} cannot be written: {reason}.',
   // Signing in
   labNameTaken: 'There is already a lab named {name}; choose another name.',

@@ -398,6 +398,16 @@ export class HttpCache implements FileCache {
           this.giveUp('it answers with a web page instead of files (a sign-in page?)');
           return undefined;
         }
+        const length = Number(response.headers['content-length'] ?? NaN);
+        if (Number.isFinite(length) && length !== bytes) {
+          // Not read: a copy of another size is not the file, however long it is.
+          response.body.destroy();
+          this.sayOnce(
+            `bad${sha256}`,
+            `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (another size); it was not used, and the file comes from its lab.`,
+          );
+          return undefined;
+        }
         try {
           const saved = await writeFileSafely({
             folder: target.folder,
@@ -422,7 +432,7 @@ export class HttpCache implements FileCache {
             this.known.set(sha256, false);
             this.sayOnce(
               `bad${sha256}`,
-              `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (${error.code === 'invalidResponse' ? 'another SHA-256' : 'another size'}); it was not used, and the file comes from its lab.`,
+              `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (${error.code === 'invalidResponse' && error.text?.id !== 'transferLonger' ? 'another SHA-256' : 'another size'}); it was not used, and the file comes from its lab.`,
             );
             return undefined;
           }

@@ -99,6 +99,14 @@ async function hashCopy(
 export async function copyFileSafely(options: SafeCopyOptions): Promise<SavedFile | undefined> {
   const { fileName, policy, prepared, folder, temp } = await prepareTarget(options);
   try {
+    // A source of another size than expected is not the file: refused before it is read (a report
+    // recorded at 1 KB is never copied, nor hashed, at 2 GiB).
+    const size = (await fs.stat(options.from).catch(() => undefined))?.size;
+    if (size !== undefined && size !== options.expectedBytes) {
+      throw size > options.expectedBytes
+        ? labError('invalidResponse', 'transferLonger', { expected: options.expectedBytes })
+        : labError('network', 'transferShort', { received: size, expected: options.expectedBytes });
+    }
     // EXCL: the temporary name is new, and a link put there meanwhile is refused, never followed.
     try {
       await fs.copyFile(options.from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);

@@ -27,7 +27,7 @@ export interface SafeWriteOptions {
   readonly root?: string;
   readonly source: AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
   readonly ifExists?: ExistingFilePolicy;
-  /** Declared length; a body of another length is a failed transfer. */
+  /** Declared length (or recorded size); a body of another length is a failed transfer, and one longer is not read past it. */
   readonly expectedBytes?: number;
   readonly maxBytes?: number;
   /** Checks the first bytes (up to 1 KiB); returns the error to fail with when they are wrong. */
@@ -113,6 +113,9 @@ class WriteMonitor {
   /** Takes one chunk; throws when the file is too large or does not start as it must. */
   take(chunk: Buffer): void {
     this.bytes += chunk.length;
+    if (this.options.expectedBytes !== undefined && this.bytes > this.options.expectedBytes) {
+      throw labError('invalidResponse', 'transferLonger', { expected: this.options.expectedBytes });
+    }
     if (this.options.maxBytes !== undefined && this.bytes > this.options.maxBytes) {
       throw labError('invalidResponse', 'fileTooLargeGeneric', {
         mib: Math.round(this.options.maxBytes / 1024 / 1024),

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
+import { labError } from '../errors/messages';
 import { writeFileSafely } from '../files/safeWriter';
 import type { LabSection, SyncManifest } from './manifestModel';
 
@@ -109,10 +110,17 @@ export function localStateOf(manifest: SyncManifest): LocalState {
   return { version: 1, labs };
 }
 
-/** Makes the folder's `.lab-data/` with its `.gitignore` of `*`, once. */
+/**
+ * Makes the folder's `.lab-data/` with its `.gitignore` of `*`, once. A `.lab-data` that is a link
+ * (a repository can commit one) is refused: it would make Lab Data write where the link points.
+ */
 export async function ensureLocalFolder(folder: string): Promise<string> {
   const local = localFolder(folder);
   await fs.mkdir(local, { recursive: true });
+  const stats = await fs.lstat(local);
+  if (!stats.isDirectory()) {
+    throw labError('invalidInput', 'localFolderNotOwn', { folder: local });
+  }
   const ignore = path.join(local, '.gitignore');
   await fs
     .writeFile(ignore, '# Lab Data: this machine’s state, never committed\n*\n', {

@@ -387,6 +387,47 @@ export async function currentSha256(
   return fileSha256(file).catch(() => undefined);
 }
 
+/**
+ * Why an entry's recorded size (`bytes`) cannot bound a read of its file, or undefined when it can
+ * (a whole number of bytes, 0 or more, or none recorded): every download and cache read of the
+ * file stops at that size, so a negative, fractional, huge or quoted one is refused, not guessed.
+ */
+export function recordedSizeProblem(bytes: unknown): string | undefined {
+  if (bytes === undefined || (Number.isSafeInteger(bytes) && (bytes as number) >= 0)) {
+    return undefined;
+  }
+  const shown = JSON.stringify(bytes)?.slice(0, 40) ?? String(bytes);
+  const what =
+    typeof bytes === 'string'
+      ? 'a string'
+      : typeof bytes !== 'number'
+        ? `not a number`
+        : bytes < 0
+          ? 'negative'
+          : Number.isInteger(bytes)
+            ? 'too large'
+            : 'not a whole number';
+  return `its "bytes" is ${shown} (${what}), not a size in bytes to check the file against`;
+}
+
+/**
+ * The line (from 1) of `field` in the entry of `reportId` in a manifest's text: the first line
+ * naming the report as a key, then the first `field` after it; undefined when it cannot be found.
+ */
+export function lineOfField(text: string, reportId: string, field: string): number | undefined {
+  const key = new RegExp(`${escapeRegExp(JSON.stringify(reportId))}\\s*:`).exec(text);
+  if (key === null) {
+    return undefined;
+  }
+  const at = text.indexOf(JSON.stringify(field), key.index);
+  const index = at < 0 ? key.index : at;
+  return text.slice(0, index).split('\n').length;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Why a folder's manifest cannot be used as it is; each names the problem for the user. */
 export type ManifestProblem =
   | { readonly kind: 'missing'; readonly file: string }
@@ -407,6 +448,8 @@ export type ManifestProblem =
       readonly reportId: string;
       readonly name: string;
       readonly reason: string;
+      /** The line of the manifest the problem is on, where it can be found. */
+      readonly line?: number;
     };
 
 /**
@@ -493,6 +536,19 @@ export async function readManifestStrictly(
       }
       if (typeof entry.sha256 !== 'string' || !SHA256_SHAPE.test(entry.sha256)) {
         bad('it has no SHA-256 to check the file against');
+        continue;
+      }
+      const sizeProblem = recordedSizeProblem(entry.bytes as unknown);
+      if (sizeProblem !== undefined) {
+        problems.push({
+          kind: 'entry',
+          file,
+          lab,
+          reportId,
+          name,
+          reason: sizeProblem,
+          line: lineOfField(text, reportId, 'bytes'),
+        });
         continue;
       }
       // Case-insensitive file systems (Windows, macOS) would make two such names one file.

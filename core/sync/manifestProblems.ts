@@ -43,6 +43,6 @@ export function manifestProblemText(problem: ManifestProblem): string {
           )
         : `The manifest ${problem.file} has version ${JSON.stringify(problem.version) ?? 'none'}, which this version does not know (it reads versions 1 to 3); update lab-data or Lab Data.`;
     case 'entry':
-      return `The manifest ${problem.file} lists "${serverText(problem.name, 120)}" for ${serverText(problem.reportId, 80)} (lab ${serverText(problem.lab, 80)}), which cannot be used: ${problem.reason}.`;
+      return `The manifest ${problem.file}${problem.line !== undefined ? ` (line ${problem.line})` : ''} lists "${serverText(problem.name, 120)}" for ${serverText(problem.reportId, 80)} (lab ${serverText(problem.lab, 80)}), which cannot be used: ${serverText(problem.reason, 200)}.`;
   }
 }

@@ -342,7 +342,11 @@ class EntryPull {
         ...this.versions(lab.report),
       };
     } catch (error) {
-      if (error instanceof LabApiError && error.text?.id === 'fileChangedAtLab') {
+      if (
+        error instanceof LabApiError &&
+        ['fileChangedAtLab', 'sizeNotRecorded', 'transferLonger'].includes(error.text?.id ?? '') &&
+        (error.text?.id === 'fileChangedAtLab' || !this.options.update)
+      ) {
         const lab = await this.atLab().catch((): AtLab => ({
           report: undefined,
           changes: [],
@@ -456,6 +460,8 @@ class EntryPull {
       // which still refuses a link or a folder standing there.
       ifExists: this.present ? 'overwrite' : 'fail',
       signal: this.options.signal,
+      // Only the recorded file will do: it is not read past its recorded size.
+      expectedBytes: check ? entry.bytes : undefined,
       checkSha256: check
         ? (sha) =>
             sha === entry.sha256

@@ -325,7 +325,11 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     const folder = path.join(work, 'name-taken-by-a-token');
     // The lab answers 401 to any token but its own: had the other lab's token gone out, this would exit 3.
     const synced = await tool.run(['sync', folder, '--json'], {
-      env: { ...env, [otherLabsVariable]: 'another-labs-token' },
+      env: {
+        ...env,
+        [otherLabsVariable]: 'another-labs-token',
+        [otherLabsVariable.replace('_TOKEN_', '_URL_')]: 'https://another-lab.example.org',
+      },
     });
     assert.equal(synced.code, 0, said(synced));
     const host = new URL(lab.baseUrl).host;
@@ -565,14 +569,17 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
       const folder = await manifestOnly('no-token');
       const missing = await tool.run(['pull', folder], { env: { LAB_DATA_URL: lab.baseUrl } });
       assert.equal(missing.code, 3, said(missing));
-      assert.match(missing.stderr, /set LAB_DATA_TOKEN \(or LAB_DATA_TOKEN_127_0_0_1_\d+\)/);
+      assert.match(
+        missing.stderr,
+        /set LAB_DATA_TOKEN \(or LAB_DATA_TOKEN_127_0_0_1_\d+ with LAB_DATA_URL_127_0_0_1_\d+=http:\/\/127\.0\.0\.1:\d+\)/,
+      );
       const inline = await tool.run(['pull', folder, `--token=${SECRET_TOKEN}`]);
       assert.equal(inline.code, 2);
       assert.match(inline.stderr, /never given on the command line/);
       const perLab = await tool.run(['pull', folder], {
         env: {
           [`LAB_DATA_TOKEN_127_0_0_1_${new URL(lab.baseUrl).port}`]: SECRET_TOKEN,
-          LAB_DATA_URL: lab.baseUrl,
+          [`LAB_DATA_URL_127_0_0_1_${new URL(lab.baseUrl).port}`]: lab.baseUrl,
         },
       });
       assert.equal(perLab.code, 0, said(perLab));

@@ -222,12 +222,17 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
     });
     assert.equal(listing.code, 3, said(listing));
     assert.deepEqual(tokensSeen(labB.server), [], 'lab B received no request');
-    // Without LAB_DATA_URL_<NAME>, the lab whose address gives exactly that name gets it.
+    // Without LAB_DATA_URL_<NAME>, not even the lab whose address gives exactly that name gets it
+    // (issue 57: a name never pairs a token with an address).
     const byName = await tool.run(['reports', '--lab', labB.baseUrl], {
       env: { [`LAB_DATA_TOKEN_${named(labB.baseUrl)}`]: TOKEN_B },
     });
-    assert.equal(byName.code, 0, said(byName));
-    assert.deepEqual(tokensSeen(labB.server), ['B']);
+    assert.equal(byName.code, 3, said(byName));
+    assert.match(
+      byName.stderr,
+      new RegExp(`set LAB_DATA_URL_${named(labB.baseUrl)}=http://127\\.0\\.0\\.1:\\d+;`),
+    );
+    assert.deepEqual(tokensSeen(labB.server), []);
   });
 
   it("a per-lab token set but not paired with the address: the generic LAB_DATA_TOKEN (another lab's) is not sent there instead", async () => {
@@ -250,7 +255,7 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
       },
     });
     assert.equal(listing.code, 3, said(listing));
-    assert.match(listing.stderr, /LAB_DATA_TOKEN is not sent there instead\. Nothing was sent\./);
+    assert.match(listing.stderr, /Set LAB_DATA_URL_LAB_B .*Nothing was sent\./);
     assert.deepEqual(tokensSeen(labB.server), [], "lab A's token never reached lab B");
     assert.deepEqual(tokensSeen(labA.server), [], 'LAB_DATA_URL gives lab B: lab A got nothing');
     // Paired, the same run sends lab B its own token.
@@ -329,6 +334,78 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
     }
   });
 
+  it('issue 57, item 1: an unpaired LAB_DATA_TOKEN_<NAME> is refused before any request, so look-alike hosts (lab-b.test, lab_b.test, lab.b.test) never get it', async () => {
+    const certs = makeTestCertificates(['lab-b.test', 'lab_b.test', 'lab.b.test']);
+    const dash = new MockLabServer({ reports: 3, basePath: '/dash', tokens: BOTH });
+    const under = new MockLabServer({ reports: 3, basePath: '/under', tokens: BOTH });
+    const dot = new MockLabServer({ reports: 3, basePath: '/dot', tokens: BOTH });
+    const host = new MockLabHost([dash, under, dot], { tls: { key: certs.key, cert: certs.cert } });
+    const proxy = await startForwardProxy();
+    try {
+      await host.start();
+      const dashUrl = dash.baseUrlAt('lab-b.test');
+      const underUrl = under.baseUrlAt('lab_b.test');
+      const dotUrl = dot.baseUrlAt('lab.b.test');
+      const variable = named(dashUrl);
+      assert.equal(variable, named(underUrl));
+      assert.equal(variable, named(dotUrl));
+      const network = { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: certs.caFile };
+      const unpaired = { ...network, [`LAB_DATA_TOKEN_${variable}`]: TOKEN_B };
+      // A listing at each look-alike address: refused, naming LAB_DATA_URL_<NAME> to set.
+      for (const address of [dashUrl, underUrl, dotUrl]) {
+        const listing = await tool.run(['reports', '--lab', address], { env: unpaired });
+        assert.equal(listing.code, 3, said(listing));
+        assert.match(listing.stderr, new RegExp(`set LAB_DATA_URL_${variable}=https://`));
+        assert.match(listing.stderr, /Nothing was sent\./);
+      }
+      // A committed manifest that names lab-b.test (its section called after its host): pull refused.
+      const folder = path.join(work, 'look-alike');
+      const synced = await tool.run(['sync', folder, '--lab', dashUrl], {
+        env: { ...network, LAB_DATA_TOKEN: TOKEN_B },
+      });
+      assert.equal(synced.code, 0, said(synced));
+      await fs.rm(path.join(folder, '.lab-data'), { recursive: true, force: true });
+      for (const name of await fs.readdir(folder)) {
+        if (name !== MANIFEST_FILE_NAME) {
+          await fs.rm(path.join(folder, name), { recursive: true, force: true });
+        }
+      }
+      assert.deepEqual(tokensSeen(dash), ['B'], 'the sync itself, paired by --lab');
+      const pull = await tool.run(['pull', folder], {
+        env: { ...unpaired, LAB_DATA_CACHE: path.join(work, 'look-alike-cache') },
+      });
+      assert.equal(pull.code, 3, said(pull));
+      assert.match(pull.stderr, new RegExp(`LAB_DATA_URL_${variable}`));
+      // A token variable of another lab, unpaired, stops a run whose own token is paired.
+      const other = await tool.run(['reports', '--lab', dashUrl], {
+        env: { ...network, LAB_DATA_TOKEN: TOKEN_B, LAB_DATA_TOKEN_OLD_LAB: TOKEN_A },
+      });
+      assert.equal(other.code, 3, said(other));
+      assert.match(
+        other.stderr,
+        /LAB_DATA_TOKEN_OLD_LAB is set, but LAB_DATA_URL_OLD_LAB is not: a token goes only to the address a variable names exactly\. Set LAB_DATA_URL_OLD_LAB/,
+      );
+      for (const lab of [dash, under, dot]) {
+        assert.deepEqual(tokensSeen(lab), [], 'no request reached any look-alike host');
+      }
+      // Paired with lab-b.test, the token goes there and to neither look-alike.
+      const paired = { ...unpaired, [`LAB_DATA_URL_${variable}`]: dashUrl };
+      const ok = await tool.run(['reports', '--lab', dashUrl], { env: paired });
+      assert.equal(ok.code, 0, said(ok));
+      for (const address of [underUrl, dotUrl]) {
+        const refused = await tool.run(['reports', '--lab', address], { env: paired });
+        assert.equal(refused.code, 3, said(refused));
+      }
+      assert.deepEqual(tokensSeen(dash), ['B']);
+      assert.deepEqual(tokensSeen(under), []);
+      assert.deepEqual(tokensSeen(dot), []);
+    } finally {
+      await proxy.stop();
+      await host.stop();
+      certs.remove();
+    }
+  });
+
   it('-v and lab-data status say which variable supplies the token for which address (never the token)', async () => {
     const env = {
       LAB_DATA_TOKEN: TOKEN_A,
@@ -354,12 +431,15 @@ describe('lab-data: a token goes only to the address a variable pairs it with (t
       pull.stderr,
     );
     const listing = await tool.run(['clients', '--lab', labB.baseUrl, '--verbose'], {
-      env: { [`LAB_DATA_TOKEN_${named(labB.baseUrl)}`]: TOKEN_B },
+      env: {
+        [`LAB_DATA_TOKEN_${named(labB.baseUrl)}`]: TOKEN_B,
+        [`LAB_DATA_URL_${named(labB.baseUrl)}`]: labB.baseUrl,
+      },
     });
     assert.equal(listing.code, 0, said(listing));
     assert.ok(
       listing.stderr.includes(
-        `[token] LAB_DATA_TOKEN_${named(labB.baseUrl)} for ${originB} (named after its address)`,
+        `[token] LAB_DATA_TOKEN_${named(labB.baseUrl)} for ${originB} (confirmed by LAB_DATA_URL_${named(labB.baseUrl)})`,
       ),
       listing.stderr,
     );

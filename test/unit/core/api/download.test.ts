@@ -67,6 +67,56 @@ describe('downloading report files', () => {
     assert.equal(request.accept, 'application/pdf');
   });
 
+  it('a recorded size bounds the download: a Content-Length of another size is refused unread, a body is not read past it (issue 57)', async () => {
+    const pdf = lab.server.pdfFor(reportId);
+    const declared = await rejection(
+      lab.api().downloadReportFile(reportId, {
+        folder,
+        fileName: 'recorded.pdf',
+        expectedBytes: 1100,
+      }),
+    );
+    assert.ok(declared instanceof LabApiError);
+    assert.equal(declared.text?.id, 'sizeNotRecorded');
+    assert.match(
+      declared.message,
+      new RegExp(`is ${pdf.length} bytes, not the 1100 bytes recorded`),
+    );
+    // The recorded size itself: the file as before.
+    const saved = await lab.api().downloadReportFile(reportId, {
+      folder,
+      fileName: 'recorded.pdf',
+      expectedBytes: pdf.length,
+    });
+    assert.equal(saved.sha256, sha256(pdf));
+    assert.deepEqual(await listing(folder), ['recorded.pdf']);
+  });
+
+  it('the safe writer reads no body past its expected length (a Content-Length or a recorded size)', async () => {
+    let pulled = 0;
+    async function* endless(): AsyncGenerator<Buffer> {
+      for (;;) {
+        pulled += 1;
+        yield Buffer.alloc(64 * 1024, 0x25);
+      }
+    }
+    const error = await rejection(
+      writeFileSafely({
+        folder,
+        fileName: 'long.pdf',
+        source: endless(),
+        expectedBytes: 1100,
+        // Only so that a writer without the bound stops at all (and this test fails, not hangs).
+        maxBytes: 8 * 1024 * 1024,
+      }),
+    );
+    assert.ok(error instanceof LabApiError);
+    assert.equal(error.text?.id, 'transferLonger');
+    assert.match(error.message, /longer than the 1100 bytes it should have/);
+    assert.ok(pulled <= 2, `${pulled} chunks of 64 KiB were read for 1100 bytes`);
+    assert.deepEqual(await listing(folder), []);
+  });
+
   it('streams large files without holding them in memory', async function () {
     this.timeout(60_000);
     // Server and client share this process, so the bound is loose; holding the file would exceed it.

@@ -25,6 +25,32 @@ describe('copyFileSafely', () => {
   const leftovers = async (): Promise<string[]> =>
     (await fs.readdir(folder)).filter((name) => name.endsWith('.part'));
 
+  it('a source of another size than expected is refused before it is copied or read (issue 57: a cached copy recorded at 1 KB is never read at 2 GiB)', async () => {
+    const copies: string[] = [];
+    const copyFile = fs.copyFile;
+    fs.copyFile = ((source: string, ...rest: never[]) => {
+      copies.push(String(source));
+      return (copyFile as (...args: unknown[]) => Promise<void>)(source, ...rest);
+    }) as typeof fs.copyFile;
+    try {
+      for (const expectedBytes of [1100, bytes.length + 1]) {
+        const error = await copyFileSafely({ from, folder, fileName: 'a.pdf', expectedBytes }).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        assert.ok(error instanceof LabApiError);
+        assert.equal(
+          error.text?.id,
+          expectedBytes < bytes.length ? 'transferLonger' : 'transferShort',
+        );
+      }
+      assert.deepEqual(copies, [], 'the source was never copied');
+    } finally {
+      fs.copyFile = copyFile;
+    }
+    assert.deepEqual(await leftovers(), []);
+  });
+
   it('copies a file under its name with its size, SHA-256 and time, a copy and not a link', async () => {
     await fs.chmod(from, 0o600);
     const saved = (await copyFileSafely({

@@ -16,6 +16,18 @@ describe('manifestProblemText: why a manifest cannot be used, as both clients sa
     assert.match(manifestProblemText({ kind: 'conflict', file }), /lab-data-sync\.json/);
     assert.match(manifestProblemText({ kind: 'version', file, version: 9 }), /9/);
     assert.match(manifestProblemText({ kind: 'version', file, version: 'x' }), /versions 1 to 3/);
+    assert.match(
+      manifestProblemText({
+        kind: 'entry',
+        file,
+        lab: 'Lab',
+        reportId: 'R-2',
+        name: 'R-2.pdf',
+        reason: 'its "bytes" is -1 (negative), not a size in bytes to check the file against',
+        line: 12,
+      }),
+      /lab-data-sync\.json \(line 12\) lists "R-2\.pdf" for R-2 .*its "bytes" is -1/,
+    );
   });
 
   it('shows manifest text made safe: no control or bidi characters reach a message', () => {

@@ -11,6 +11,7 @@ import {
   MANIFEST_FILE_NAME,
   currentSha256,
   readManifestStrictly,
+  recordedSizeProblem,
   type ManifestEntry,
 } from '../../../../core/sync/manifest';
 import { pullFolder, reportPathFromSource } from '../../../../core/sync/pull';
@@ -120,6 +121,48 @@ describe('restoring a folder from its manifest (core)', () => {
         },
       });
       assert.match(JSON.stringify((await readManifestStrictly(folder)).problems), /same file name/);
+      await write({
+        version: 2,
+        labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('R-1.pdf') } } },
+      });
+      // Issue 57: a "bytes" that cannot be a size (negative, fractional, a string, beyond any) is
+      // refused, with the line it is on.
+      for (const bad of [-1, 1.5, '1100', 1.05e166]) {
+        const text = JSON.stringify(
+          {
+            version: 3,
+            labs: {
+              'https://lab.example': {
+                name: 'lab',
+                reports: {
+                  'R-1': { file: 'R-1.pdf', sha256: sha, bytes: 1 },
+                  'R-2': { file: 'R-2.pdf', sha256: sha, bytes: bad },
+                },
+              },
+            },
+          },
+          null,
+          2,
+        );
+        await write(text);
+        const sized = (await readManifestStrictly(folder)).problems;
+        assert.equal(sized.length, 1, JSON.stringify(sized));
+        const problem = sized[0]!;
+        assert.ok(problem.kind === 'entry');
+        assert.equal(problem.reportId, 'R-2');
+        assert.equal(
+          problem.line,
+          text.split('\n').findIndex((line) => line.includes(`"bytes": ${JSON.stringify(bad)}`)) +
+            1,
+        );
+        assert.match(problem.reason, /its "bytes" is .*, not a size in bytes/);
+      }
+      assert.equal(recordedSizeProblem(0), undefined);
+      assert.equal(recordedSizeProblem(undefined), undefined);
+      assert.match(recordedSizeProblem(-1)!, /negative/);
+      assert.match(recordedSizeProblem(1.5)!, /not a whole number/);
+      assert.match(recordedSizeProblem('1100')!, /a string/);
+      assert.match(recordedSizeProblem(1.05e166)!, /too large/);
       await write({
         version: 2,
         labs: { lab: { origin: 'https://lab.example', files: { 'R-1': entry('R-1.pdf') } } },
