@@ -69,15 +69,18 @@ describe('HttpClient with a budget for a lab failing as a whole (a run that must
     const error = (await rejection(client.getJson(PATH))) as LabApiError;
     const took = Date.now() - started;
     // Asked at 0, 300, 600 and 900 ms; at 900 ms only 100 ms are left of the second: not waited.
-    assert.equal(server.requests, 4);
-    assert.ok(took >= 850 && took < 1_000, `${took} ms`);
+    // On a busy machine each answer comes later, and fewer asks fit in the second: every wait
+    // that fitted was waited (300 ms each), the one that did not was said at once, within budget.
+    const asked = server.requests;
+    assert.ok(asked >= 2 && asked <= 4, `${asked} requests`);
+    assert.ok(took >= (asked - 1) * 300 - 50 && took < 1_000, `${took} ms for ${asked} requests`);
     assert.equal(error.code, 'rateLimited');
     assert.equal(error.text?.id, 'waitOverBudgetLeft');
     assert.match(
       error.message,
       /^The lab at http:\/\/127\.0\.0\.1:\d+ asked to wait 1 s \(Retry-After\), longer than the 0 s left of the 1 s budget; not waited: try again after \d\d:\d\d\.$/,
     );
-    assert.equal(error.attempts, 4);
+    assert.equal(error.attempts, asked);
   });
 
   it('a Retry-After longer than the whole budget (60 s, a day) is said at once; the lab is then not asked again in the run', async () => {
