@@ -160,6 +160,10 @@ async function runInCodeServer(host) {
   let uiServer;
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
+    // A workbench's first document can take longer than Playwright's 30 s to load when the two cores
+    // are shared with the other host and the unit tests (npm test runs them side by side): a busy
+    // machine must not fail a phase before it starts. The tests' own waits keep their timeouts.
+    page.setDefaultNavigationTimeout(120_000);
     const state = { result: undefined, onExit: () => undefined };
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const line = format(...(Array.isArray(args) ? args : [args]));

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -33,7 +33,12 @@ export interface RunResult {
 /** Everything every run printed, for the token check at the end. */
 export const transcript: string[] = [];
 
-/** Packs cli/ (its prepack builds the bundle) and installs the tarball globally into a fresh prefix. */
+/**
+ * Packs cli/ (its prepack builds the bundle) and installs the tarball globally into a fresh prefix.
+ * `npm test` packs it once before its test processes start side by side and names the tarball in
+ * LABDATA_CLI_TARBALL: packs of their own would each rewrite cli/dist/lab-data.js while another
+ * pack reads it.
+ */
 export function packAndInstall(): PackedTool {
   const scratch = mkdtempSync(path.join(tmpdir(), 'lab-data-cli-'));
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -41,10 +46,15 @@ export function packAndInstall(): PackedTool {
     stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8' as const,
   };
-  execFileSync(npm, ['pack', '--pack-destination', scratch, '--silent'], {
-    ...quiet,
-    cwd: path.join(root, 'cli'),
-  });
+  const packed = process.env.LABDATA_CLI_TARBALL;
+  if (packed) {
+    copyFileSync(packed, path.join(scratch, path.basename(packed)));
+  } else {
+    execFileSync(npm, ['pack', '--pack-destination', scratch, '--silent'], {
+      ...quiet,
+      cwd: path.join(root, 'cli'),
+    });
+  }
   const tarball = path.join(
     scratch,
     readdirSync(scratch).find((name) => name.endsWith('.tgz'))!,

@@ -15,4 +15,10 @@ describe('failureLine', () => {
     assert.equal(failureLine('t', 'x'.repeat(500)), `t — ${'x'.repeat(240)}`);
     assert.equal(failureLine('t', undefined), 't');
   });
+
+  it('reads the message of an error mocha --parallel hands over from a worker (a plain object)', () => {
+    // The worker's error arrives serialised: its fields, no longer an Error.
+    const error = { name: 'AssertionError', message: '3 !== 4\n+ expected', stack: '…' };
+    assert.equal(failureLine('t', error), 't — 3 !== 4');
+  });
 });
