@@ -73,7 +73,11 @@ const FAILING_LABS: ReadonlyArray<{
   },
 ];
 
-/** Seconds a run may take beyond the budget: starting Node and the tool, on a busy machine. */
+/**
+ * Seconds a run may take beyond the budget, counted from the lab's first request to the tool's
+ * exit (so Node's and the tool's start, however slow on a busy machine, are not counted): the
+ * manifest written and the summary said.
+ */
 const MARGIN_S = 8;
 
 describe('lab-data: a lab failing as a whole costs a run at most one answer timeout (packed tool)', function () {
@@ -87,7 +91,10 @@ describe('lab-data: a lab failing as a whole costs a run at most one answer time
   let folder: string;
   let recorded: number;
 
-  /** Runs the tool against the fault server; the wall time from start to exit in seconds. */
+  /**
+   * Runs the tool against the fault server; the seconds from the lab's first request to the
+   * tool's exit: what the budget promises (a busy machine's slow start of Node is not the lab's).
+   */
   async function run(
     args: readonly string[],
     answerTimeout?: number,
@@ -98,7 +105,8 @@ describe('lab-data: a lab failing as a whole costs a run at most one answer time
     }
     const started = Date.now();
     const result = await tool.run(args, { env });
-    return { result, seconds: (Date.now() - started) / 1000 };
+    const firstAsked = faults.firstRequestAt || started;
+    return { result, seconds: (Date.now() - firstAsked) / 1000 };
   }
 
   before(async function () {

@@ -70,6 +70,8 @@ export class FaultServer {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Requests received so far. */
   requests = 0;
+  /** When the first request since {@link answerWith} arrived (Date.now()); 0 before one has. */
+  firstRequestAt = 0;
   /** When the last connection was cut, or the last byte sent (Date.now()). */
   lastFaultAt = 0;
   /**
@@ -88,6 +90,7 @@ export class FaultServer {
   answerWith(answer: (request: number, head: string) => FaultAnswer): void {
     this.answer = answer;
     this.requests = 0;
+    this.firstRequestAt = 0;
     this.slowestDeliveryMs = 0;
   }
 
@@ -130,6 +133,9 @@ export class FaultServer {
       if (end >= 0) {
         socket.off('data', onData);
         const head = received.slice(0, end);
+        if (this.requests === 0) {
+          this.firstRequestAt = Date.now();
+        }
         this.respond(socket, this.answer(this.requests++, head));
       }
     };
