@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { byCodeUnit } from './lockfile';
 import { headCommit, mergeBase, mergesTouching, textAtCommit } from './gitState';
-import { parseManifest, type SyncManifest } from './manifest';
+import type { SyncManifest } from './manifestModel';
 import { mergeManifests } from './mergeManifest';
 
 /**
@@ -80,10 +80,20 @@ export function entriesLost(manifests: Omit<MergeManifests, 'commit'>): LostEntr
   );
 }
 
+/**
+ * The manifest reader's parse (`manifest.ts`'s `parseManifest`), handed in by its callers: the
+ * reader calls this check, so this module does not import the reader back.
+ */
+export type ManifestParser = (text: string | undefined, folder: string) => SyncManifest;
+
 /** Parses a manifest as a commit records it; undefined when it cannot be read. */
-function parsedAt(text: string | undefined, folder: string): SyncManifest | undefined {
+function parsedAt(
+  text: string | undefined,
+  folder: string,
+  parse: ManifestParser,
+): SyncManifest | undefined {
   try {
-    return parseManifest(text?.trim() === '' ? undefined : text, folder);
+    return parse(text?.trim() === '' ? undefined : text, folder);
   } catch {
     return undefined;
   }
@@ -94,14 +104,15 @@ async function manifestsOf(
   file: string,
   commit: string,
   [first, second]: readonly string[],
+  parse: ManifestParser,
 ): Promise<MergeManifests | undefined> {
   const folder = path.dirname(file);
   const base = await mergeBase(file, first!, second!);
   const [b, o, t, m] = await Promise.all(
     [base, first!, second!, commit].map(async (revision) =>
       revision === undefined
-        ? parsedAt(undefined, folder)
-        : parsedAt(await textAtCommit(file, revision), folder),
+        ? parsedAt(undefined, folder, parse)
+        : parsedAt(await textAtCommit(file, revision), folder, parse),
     ),
   );
   return b && o && t && m ? { commit, base: b, ours: o, theirs: t, merged: m } : undefined;
@@ -111,7 +122,7 @@ async function manifestsOf(
 const checkedCache = new Map<string, { readonly head: string; readonly merges: CheckedMerge[] }>();
 
 /** The newest merges of HEAD's history that lost entries of a manifest (read once per HEAD). */
-async function checkedMerges(file: string): Promise<CheckedMerge[]> {
+async function checkedMerges(file: string, parse: ManifestParser): Promise<CheckedMerge[]> {
   const head = await headCommit(file);
   if (head === undefined) {
     return [];
@@ -125,7 +136,7 @@ async function checkedMerges(file: string): Promise<CheckedMerge[]> {
     if (merge.parents.length !== 2) {
       continue;
     }
-    const manifests = await manifestsOf(file, merge.commit, merge.parents);
+    const manifests = await manifestsOf(file, merge.commit, merge.parents, parse);
     const lost = manifests === undefined ? [] : entriesLost(manifests);
     if (manifests !== undefined && lost.length > 0) {
       merges.push({ manifests, lost });
@@ -143,17 +154,19 @@ async function checkedMerges(file: string): Promise<CheckedMerge[]> {
 export async function lostMerge(
   file: string,
   current: SyncManifest,
+  parse: ManifestParser,
 ): Promise<LostMerge | undefined> {
-  const found = await lostMergeManifests(file, current);
+  const found = await lostMergeManifests(file, current, parse);
   return found && { commit: found.manifests.commit, lost: found.lost };
 }
 
 async function lostMergeManifests(
   file: string,
   current: SyncManifest,
+  parse: ManifestParser,
 ): Promise<CheckedMerge | undefined> {
   const now = entriesOf(current);
-  for (const merge of await checkedMerges(file)) {
+  for (const merge of await checkedMerges(file, parse)) {
     const lost = merge.lost.filter((entry) => !now.has(keyOf(entry.origin, entry.reportId)));
     if (lost.length > 0) {
       return { manifests: merge.manifests, lost };
@@ -171,6 +184,7 @@ async function lostMergeManifests(
 export async function rebuildLostMerge(
   file: string,
   current: SyncManifest,
+  parse: ManifestParser,
 ): Promise<
   | {
       readonly merge: LostMerge;
@@ -179,7 +193,7 @@ export async function rebuildLostMerge(
     }
   | undefined
 > {
-  const found = await lostMergeManifests(file, current);
+  const found = await lostMergeManifests(file, current, parse);
   if (found === undefined) {
     return undefined;
   }

@@ -564,7 +564,7 @@ export async function readManifestStrictly(
     }
   }
   if (problems.length === 0) {
-    const lost = await lostMerge(file, manifest);
+    const lost = await lostMerge(file, manifest, parseManifest);
     if (lost !== undefined) {
       const reportIds = lost.lost.map((entry) => entry.reportId);
       problems.push({ kind: 'lostMerge', file, commit: lost.commit, reportIds });

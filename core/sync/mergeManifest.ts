@@ -1,4 +1,4 @@
-import type { LabSection, ManifestEntry, SyncManifest } from './manifest';
+import type { LabSection, ManifestEntry, SyncManifest } from './manifestModel';
 import { byCodeUnit } from './lockfile';
 import { LOCKFILE_VERSION } from './lockfile';
 import { foldedFileName, sanitizeFileName } from '../files/fileNames';

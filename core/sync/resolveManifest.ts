@@ -198,7 +198,7 @@ async function separateNames(file: string, text: string): Promise<ManifestResolu
   } catch (error) {
     throw new ManifestGitError(errorText(error), 'unreadable');
   }
-  const rebuilt = await rebuildLostMerge(file, manifest);
+  const rebuilt = await rebuildLostMerge(file, manifest, parseManifest);
   if (rebuilt !== undefined) {
     const merged = separateFileNames(rebuilt.manifest);
     await replaceText(file, lockfileText(merged.manifest));
