@@ -33,6 +33,9 @@ export interface LabFromManifestResult {
   readonly added: boolean;
 }
 
+/** The id of the picker's Cancel row, the one Enter takes. */
+const CANCEL = '\u0000cancel';
+
 /** A lab a manifest names that this machine lacks, with the manifest that names it. */
 interface Wanted {
   readonly offer: Exclude<LabOffer, { kind: 'served' }>;
@@ -167,6 +170,17 @@ async function addOrServe(
 ): Promise<LabFromManifestResult | undefined> {
   const title = vscode.l10n.t('Lab Data: Add the Lab This Folder Uses');
   const own = labs.all;
+  // A lab of yours with the manifest's name at another address: the name alone joins nothing.
+  const namesake = own.find(
+    (connection) => connection.lab.name.toLowerCase() === offer.name.trim().toLowerCase(),
+  );
+  const elsewhere = namesake
+    ? vscode.l10n.t(
+        'You already have a lab named {0}, at {1}: this one is at another address, so it is not that lab unless you confirm it serves it.',
+        namesake.lab.name,
+        namesake.lab.url.origin,
+      )
+    : undefined;
   if (own.length > 0) {
     const choice = await prompts.pickOne(
       title,
@@ -176,14 +190,16 @@ async function addOrServe(
         named(offer),
       ),
       [
+        // Enter cancels: adding a lab or joining one to an address from the repository is chosen.
+        { id: CANCEL, label: vscode.l10n.t('Cancel') },
         {
           id: '',
           label: vscode.l10n.t('Add Lab {0}…', serverText(offer.name, 60)),
           description: offer.baseUrl,
-          detail: vscode.l10n.t(
-            'Asks for its access token, which is sent only to {0}.',
-            offer.origin,
-          ),
+          detail: [
+            vscode.l10n.t('Asks for its access token, which is sent only to {0}.', offer.origin),
+            ...(elsewhere ? [elsewhere] : []),
+          ].join(' '),
         },
         ...own.map((connection) => ({
           id: connection.lab.name,
@@ -195,12 +211,35 @@ async function addOrServe(
         })),
       ],
       false,
-      '',
+      CANCEL,
     );
-    if (choice === undefined || choice === null) {
+    if (choice === undefined || choice === null || choice === CANCEL) {
       return undefined;
     }
     if (choice !== '') {
+      const serving = labs.get(choice);
+      const confirmed =
+        serving !== undefined &&
+        (await prompts.confirm(
+          vscode.l10n.t(
+            'Does your lab {0} at {1} serve the lab at {2}?',
+            choice,
+            serving.lab.url.origin,
+            offer.origin,
+          ),
+          vscode.l10n.t(
+            '{0} names the lab “{1}” at {2}. Your lab {3} is at {4}. Confirm only if both addresses reach the same lab: reports of that section will then be asked of {4}, with your token for {3}.',
+            shown(manifest),
+            serverText(offer.name, 60),
+            offer.origin,
+            choice,
+            serving.lab.url.origin,
+          ),
+          vscode.l10n.t('{0} Serves It', choice),
+        ));
+      if (!confirmed) {
+        return undefined;
+      }
       await rememberManifestLab(offer.origin, choice);
       return { manifestLab: offer.name, origin: offer.origin, lab: choice, added: false };
     }
@@ -208,13 +247,16 @@ async function addOrServe(
   const add = vscode.l10n.t('Add Lab');
   const confirmed = await prompts.confirm(
     vscode.l10n.t('Add the lab at {0}?', offer.baseUrl),
-    vscode.l10n.t(
-      '{0} names the lab “{1}” at {2}. This address comes from the repository, not from you: add it only if it is your lab’s address. Your access token will be sent to {3} and nowhere else.',
-      shown(manifest),
-      serverText(offer.name, 60),
-      offer.baseUrl,
-      offer.origin,
-    ),
+    [
+      vscode.l10n.t(
+        '{0} names the lab “{1}” at {2}. This address comes from the repository, not from you: add it only if it is your lab’s address. Your access token will be sent to {3} and nowhere else.',
+        shown(manifest),
+        serverText(offer.name, 60),
+        offer.baseUrl,
+        offer.origin,
+      ),
+      ...(elsewhere ? [elsewhere] : []),
+    ].join(' '),
     add,
   );
   if (!confirmed) {

@@ -177,7 +177,7 @@ export function commandTable({
       updateToLabRevision(labs, prompts, savedFolders, findings, log, node),
     [Commands.revealSavedReport]: (node?: unknown) => revealSavedReport(node),
     [Commands.previewSavedReport]: (node?: unknown) => previewSavedReport(labs, node),
-    [Commands.compareWithLab]: (node?: unknown) => compareWithLab(labs, node),
+    [Commands.compareWithLab]: (node?: unknown) => compareWithLab(node),
     [Commands.resolveManifest]: (node?: unknown) =>
       resolveManifestConflict(savedFolders, log, node),
     [Commands.installMergeDriver]: (node?: unknown) => installMergeDriverFor(log, node),

@@ -9,6 +9,7 @@ import {
   type ManifestLabMap,
 } from '../../core/sync/manifestLabs';
 import { SETTINGS_SECTION, Settings } from '../constants';
+import type { LabConnection } from './labConnection';
 import type { Labs } from './labs';
 
 /** Every lab of this machine, as the core matches them to a manifest's labs. */
@@ -60,6 +61,28 @@ export function apiServing(labs: Labs, key: LabKey): LabApi | undefined {
   const lab = labServing(key, signedIn, rememberedManifestLabs());
   // Restore, Verify's fixes and the Saved Reports view's runs are background work: they retry.
   return lab ? labs.get(lab.name)?.backgroundApi : undefined;
+}
+
+/**
+ * The lab of this machine that serves a manifest's section, signed in or not: the one at its
+ * address, or the one the user confirmed serves it (`labData.manifestLabs`). Never a lab chosen by
+ * the section's name alone: a repository's lab name must not send a request to one of your labs.
+ * `origin` is the section's; without it, the origin of the section the folder's manifest names
+ * `name`.
+ */
+export async function connectionServing(
+  labs: Labs,
+  folder: string,
+  name: string,
+  origin?: string,
+): Promise<{ origin: string; connection?: LabConnection } | undefined> {
+  const at =
+    origin || (await readManifest(folder).catch(() => undefined))?.labs[name]?.origin || undefined;
+  if (at === undefined) {
+    return undefined;
+  }
+  const lab = labServing({ name, origin: at }, machineLabs(labs), rememberedManifestLabs());
+  return { origin: at, connection: lab ? labs.get(lab.name) : undefined };
 }
 
 /**

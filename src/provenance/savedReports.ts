@@ -11,6 +11,7 @@ import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
+import { servingLabName } from './savedReportsActions';
 import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedBadges';
 
 export const SAVED_METADATA_SCHEME = 'labdata-saved';
@@ -318,26 +319,35 @@ export async function verifySavedReports(
   return total;
 }
 
-/** Quick action: the saved metadata beside the lab's current metadata. */
+/**
+ * Quick action: the saved metadata beside the lab's current metadata. `lab` is the manifest's name
+ * of the lab; the lab asked is the one of this machine that serves its section (by address, or as
+ * the user confirmed), never one chosen by that name.
+ */
 export async function compareSavedReport(
   labs: Labs,
   documents: MetadataDocumentProvider,
-  args: { folder: string; lab: string; id: string },
+  args: { folder: string; lab: string; id: string; origin?: string },
 ): Promise<void> {
-  const connection = labs.require(args.lab);
+  const lab = await servingLabName(labs, args.folder, {
+    lab: args.lab,
+    origin: args.origin ?? '',
+    reportId: args.id,
+  });
+  if (lab === undefined) {
+    return;
+  }
+  const connection = labs.require(lab);
   const saved = vscode.Uri.from({
     scheme: SAVED_METADATA_SCHEME,
     path: `/${args.id}.json`,
-    query: new URLSearchParams(args).toString(),
+    query: new URLSearchParams({ folder: args.folder, lab: args.lab, id: args.id }).toString(),
   });
-  const current = documents.uriFor(
-    { lab: args.lab, kind: 'report', id: args.id },
-    connection.lab.url.host,
-  );
+  const current = documents.uriFor({ lab, kind: 'report', id: args.id }, connection.lab.url.host);
   await vscode.commands.executeCommand(
     'vscode.diff',
     saved,
     current,
-    vscode.l10n.t('{0}: saved ↔ at {1} now', args.id, args.lab),
+    vscode.l10n.t('{0}: saved ↔ at {1} now', args.id, lab),
   );
 }

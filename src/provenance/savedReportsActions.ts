@@ -19,6 +19,7 @@ import { toAbortSignal } from '../cancellation';
 import { Commands } from '../constants';
 import { contentCache, withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
+import { connectionServing } from '../labs/manifestLabs';
 import type { Logger } from '../log';
 import { withNotificationProgress } from '../ui/progress';
 import type { PromptsHolder } from '../ui/prompts';
@@ -58,11 +59,40 @@ function reportOf(arg: unknown): { folder: string; entry: SavedEntryRow } | unde
   return undefined;
 }
 
-/** The name on this machine of the lab at a manifest section's address (or its own name). */
-function localLabName(labs: Labs, entry: SavedEntryRow): string {
-  return (
-    labs.all.find((connection) => connection.lab.url.origin === entry.origin)?.lab.name ?? entry.lab
-  );
+/**
+ * The name of the lab of this machine that serves a report row's section (by its address, or as
+ * the user confirmed), or undefined after saying that no lab of the user's is at that address, with
+ * Add the Lab This Folder Uses…: the manifest's lab name never chooses a lab.
+ */
+export async function servingLabName(
+  labs: Labs,
+  folder: string,
+  entry: Pick<SavedEntryRow, 'lab' | 'origin' | 'reportId'>,
+): Promise<string | undefined> {
+  const serving = await connectionServing(labs, folder, entry.lab, entry.origin);
+  if (serving?.connection) {
+    return serving.connection.lab.name;
+  }
+  const add = vscode.l10n.t('Add the Lab This Folder Uses…');
+  void vscode.window
+    .showWarningMessage(
+      vscode.l10n.t(
+        '{0} was saved from the lab {1} at {2}, and no lab of yours is at this address: nothing was asked of a lab of that name elsewhere. Add the lab, or confirm that one of yours serves it.',
+        serverText(entry.reportId, 80),
+        serverText(entry.lab, 60),
+        serverText(serving?.origin ?? '?', 200),
+      ),
+      add,
+    )
+    .then((choice) =>
+      choice === add
+        ? vscode.commands.executeCommand(Commands.addLabFromManifest, {
+            folder,
+            ...(serving ? { lab: serving.origin } : {}),
+          })
+        : undefined,
+    );
+  return undefined;
 }
 
 /** Folders to act on: the one given, else every manifest the view lists. */
@@ -230,7 +260,7 @@ export function revealSavedReport(arg?: unknown): Thenable<unknown> | undefined 
 }
 
 /** Preview on a report row: the saved file in the PDF editor, or the lab's when it is missing. */
-export function previewSavedReport(labs: Labs, arg?: unknown): Thenable<unknown> | undefined {
+export async function previewSavedReport(labs: Labs, arg?: unknown): Promise<unknown> {
   const target = reportOf(arg);
   if (!target) {
     return undefined;
@@ -243,22 +273,23 @@ export function previewSavedReport(labs: Labs, arg?: unknown): Thenable<unknown>
       'labData.pdfPreview',
     );
   }
-  return vscode.commands.executeCommand(Commands.previewReport, {
-    lab: localLabName(labs, target.entry),
-    id: target.entry.reportId,
-  });
+  const lab = await servingLabName(labs, target.folder, target.entry);
+  return lab === undefined
+    ? undefined
+    : vscode.commands.executeCommand(Commands.previewReport, { lab, id: target.entry.reportId });
 }
 
 /** Compare with the Lab's on a report row: the saved metadata beside the lab's now. */
-export function compareWithLab(labs: Labs, arg?: unknown): Thenable<unknown> | undefined {
+export function compareWithLab(arg?: unknown): Thenable<unknown> | undefined {
   const target = reportOf(arg);
   if (!target) {
     return undefined;
   }
   return vscode.commands.executeCommand(Commands.compareSavedReport, {
     folder: target.folder,
-    lab: localLabName(labs, target.entry),
+    lab: target.entry.lab,
     id: target.entry.reportId,
+    ...(target.entry.origin ? { origin: target.entry.origin } : {}),
   });
 }
 

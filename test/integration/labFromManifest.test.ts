@@ -138,6 +138,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     assert.match(String(item.description), /no lab of yours/);
     const before = labsSetting();
     prompts.confirmAnswer = false;
+    prompts.pickOneAnswers = [''];
     const asked = prompts.confirmAsked.length;
     const result = await vscode.commands.executeCommand('labData.addLabFromManifest', labNode);
     assert.equal(result, undefined);
@@ -151,12 +152,21 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     const before = labsSetting();
     prompts.confirmAnswer = false;
     prompts.tokenAnswers = [LEAK_CHECK_TOKEN];
-    // Enter on the first row: "Add Lab Coastal Lab…", ahead of "Meridian serves it".
+    // Enter takes Cancel; the person picks "Add Lab Coastal Lab…", ahead of "Meridian serves it".
+    prompts.pickOneAnswers = [];
+    const cancelled = await vscode.commands.executeCommand('labData.addLabFromManifest', {
+      folder,
+    });
+    assert.equal(cancelled, undefined);
+    const enter = prompts.pickOneOffered.at(-1)!;
+    assert.equal(enter.choices[0]!.id, enter.current, 'the first row is the one Enter takes');
+    assert.match(enter.choices[0]!.label, /Cancel/, 'and it cancels');
+    assert.deepEqual(prompts.tokenTitles, [], 'the token was never asked');
+    prompts.pickOneAnswers = [''];
     const result = await vscode.commands.executeCommand('labData.addLabFromManifest', { folder });
     assert.equal(result, undefined);
     const offered = prompts.pickOneOffered.at(-1)!;
-    assert.equal(offered.current, '', 'Add Lab is the row Enter takes');
-    assert.equal(offered.choices[0]!.description, coastal.baseUrl, 'the full address is shown');
+    assert.equal(offered.choices[1]!.description, coastal.baseUrl, 'the full address is shown');
     const asked = prompts.confirmAsked.at(-1)!;
     assert.match(asked.message, new RegExp(escape(coastal.baseUrl)));
     assert.match(asked.detail, /comes from the repository/);
@@ -170,6 +180,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     prompts.confirmAnswer = true;
     prompts.tokenAnswers = [LEAK_CHECK_TOKEN];
     prompts.requestsAtConfirm = undefined;
+    prompts.pickOneAnswers = [''];
     const result = await vscode.commands.executeCommand('labData.addLabFromManifest', { folder });
     assert.deepEqual(result, {
       manifestLab: LAB,
@@ -218,7 +229,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     assert.equal(question.choices[1]!.id, signedIn.name);
   });
 
-  it('a lab of this machine at another address (an alias) serves the repository’s lab: remembered in the user’s labData.manifestLabs, no address confirmed, and Restore uses it', async () => {
+  it('a lab of this machine at another address (an alias) serves the repository’s lab: confirmed in a dialog naming both addresses, remembered in the user’s labData.manifestLabs, and Restore uses it', async () => {
     // This machine reaches the colleague's lab as http://localhost:<port>, not 127.0.0.1.
     await vscode.commands.executeCommand('labData.signOut', { name: LAB });
     const labs = config().inspect<Array<{ name: string }>>('labs')?.globalValue ?? [];
@@ -237,10 +248,17 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     );
     const confirmations = prompts.confirmAsked.length;
     prompts.pickOneAnswers = [alias];
+    prompts.confirmAnswer = true;
     const result = await vscode.commands.executeCommand('labData.addLabFromManifest', { folder });
     const origin = new URL(coastal.baseUrl).origin;
     assert.deepEqual(result, { manifestLab: LAB, origin, lab: alias, added: false });
-    assert.equal(prompts.confirmAsked.length, confirmations, 'no address from the repository used');
+    assert.equal(prompts.confirmAsked.length, confirmations + 1, 'serving it was confirmed');
+    const asked = prompts.confirmAsked.at(-1)!;
+    assert.match(`${asked.message} ${asked.detail}`, new RegExp(escape(origin)));
+    assert.match(
+      `${asked.message} ${asked.detail}`,
+      new RegExp(escape(new URL(coastal.baseUrlAt('localhost')).origin)),
+    );
     assert.deepEqual(config().inspect('manifestLabs')?.globalValue, { [origin]: alias });
     for (const name of names) {
       await fs.rm(path.join(folder, name));
