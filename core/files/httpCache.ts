@@ -400,8 +400,10 @@ export class HttpCache implements FileCache {
         }
         const length = Number(response.headers['content-length'] ?? NaN);
         if (Number.isFinite(length) && length !== bytes) {
-          // Not read: a copy of another size is not the file, however long it is.
+          // Not read: a copy of another size is not the file, however long it is; like a copy of
+          // another SHA-256, a writer puts the good bytes back.
           response.body.destroy();
+          this.corrupt.add(sha256);
           this.sayOnce(
             `bad${sha256}`,
             `The team cache's copy of ${sha256.slice(0, 12)}… is not that file (another size); it was not used, and the file comes from its lab.`,

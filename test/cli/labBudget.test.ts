@@ -26,15 +26,21 @@ function waitAnswer(status: string, retryAfter: string): FaultAnswer {
   };
 }
 
-/** `200` headers (a PDF for a file, JSON for anything else), then nothing, the connection held open. */
+/**
+ * `200` headers (a PDF for a file, JSON for anything else), then nothing, the connection held open.
+ * A file's headers give no length: a length other than the recorded size is refused unread (the
+ * file changed at the lab), which is not the stall this lab is.
+ */
 function headersThenNothing(_request: number, head: string): FaultAnswer {
   const file = /^GET \S*\/file[\s?]/.test(head);
   return {
     kind: 'stall',
-    bytes: httpHead('200 OK', {
-      'content-type': file ? 'application/pdf' : 'application/json',
-      'content-length': '5000',
-    }),
+    bytes: httpHead(
+      '200 OK',
+      file
+        ? { 'content-type': 'application/pdf' }
+        : { 'content-type': 'application/json', 'content-length': '5000' },
+    ),
   };
 }
 

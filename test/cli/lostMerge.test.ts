@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
+import { GITATTRIBUTES_LINE, USES_GITATTRIBUTES_LINE } from '../../core/sync/resolveManifest';
 import { SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
 
@@ -67,7 +68,8 @@ describe('lab-data and a merge committed with one side only: the lost entries ar
     git(work, 'clone', '--quiet', origin, first);
     await fs.writeFile(
       path.join(first, '.gitattributes'),
-      `${MANIFEST_FILE_NAME} merge=lab-data\n`,
+      // As `merge-manifest --install` writes it, so a clone's install leaves it unchanged.
+      `${GITATTRIBUTES_LINE}\n${USES_GITATTRIBUTES_LINE}\n`,
     );
     await fs.writeFile(path.join(first, '.gitignore'), 'reports/*.pdf\n');
     const synced = await tool.run(['sync', path.join(first, 'reports'), '--client', clients[0]!], {
