@@ -336,7 +336,7 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     ]);
   });
 
-  it('a manifest that still holds git conflict markers: Save, Sync and Verify each name the fix (lab-data merge-manifest --resolve) and write nothing', async () => {
+  it('a manifest that still holds git conflict markers: Save, Sync and Verify each name the fix (Resolve) and write nothing', async () => {
     const [mine, theirs, another] = downloadable().slice(30, 33);
     await vscode.commands.executeCommand('labData.saveReportPdf', mine);
     // Two analysts saved different reports into the folder; git merged their version-3 manifests
@@ -379,7 +379,8 @@ describe('saving report PDFs into the workspace, bulk save and sync', () => {
     window.showErrorMessage = capture('error');
     window.showWarningMessage = capture('warning');
     window.showInformationMessage = capture('info');
-    const fix = `error: The manifest ${manifestFile} still holds git conflict markers (<<<<<<<). Run lab-data merge-manifest --resolve ${folder} to merge both sides entry by entry (or install the merge driver with lab-data merge-manifest --install); nothing was written.`;
+    // In the extension's own words, its Resolve button beside it (issue 57): no command line.
+    const fix = `error: The manifest ${manifestFile} still holds git conflict markers; nothing was written. Resolve merges both sides entry by entry.`;
     try {
       for (const [command, args] of [
         ['labData.saveReportPdf', another],

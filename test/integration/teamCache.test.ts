@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LabApi } from '../../core/api/labApi';
+import { defaultCacheFolder } from '../../core/files/contentCache';
 import { HttpCache } from '../../core/files/httpCache';
 import { listAllReports } from '../../core/sync/folderSync';
 import { syncedAsColleague } from '../support/colleagueFolder';
@@ -109,6 +110,14 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
   it("restores every file from the server with the lab stopped, sending the cache's token there and never the lab's", async () => {
     for (const name of originals.keys()) {
       await fs.rm(path.join(folder, name));
+    }
+    // Earlier suites of this window may have kept these reports in the personal cache, which
+    // Restore reads first: gone from it, the server alone can give them.
+    for (const bytes of originals.values()) {
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      await fs.rm(path.join(defaultCacheFolder(), 'sha256', hash.slice(0, 2), hash), {
+        force: true,
+      });
     }
     await signedIn.lab.stop();
     const logged = (await nginx.accessLog()).length;
