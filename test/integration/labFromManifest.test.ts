@@ -54,6 +54,8 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
   let names: string[];
   let cacheBefore: unknown;
   let machineCache: string;
+  /** A colleague's own cache, made for the set-up and removed after. */
+  let colleagueCacheFolder: string;
   let prompts: WatchingPrompts;
   let restorePrompts: () => void;
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('labData');
@@ -76,9 +78,8 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available)
       .slice(0, 5);
-    const colleagueCache = new ContentCache(
-      await fs.mkdtemp(path.join(tmpdir(), 'colleague-coastal-cache-')),
-    );
+    colleagueCacheFolder = await fs.mkdtemp(path.join(tmpdir(), 'colleague-coastal-cache-'));
+    const colleagueCache = new ContentCache(colleagueCacheFolder);
     await syncedAsColleague(api, folder, reports, colleagueCache);
     await api.close();
     names = (await fs.readdir(folder)).filter((name) => name.endsWith('.pdf'));
@@ -104,6 +105,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     await signedIn?.close();
     await fs.rm(path.dirname(folder), { recursive: true, force: true });
     await fs.rm(machineCache, { recursive: true, force: true });
+    await fs.rm(colleagueCacheFolder, { recursive: true, force: true });
   });
 
   const labsSetting = (): string => JSON.stringify(config().inspect('labs')?.globalValue ?? null);

@@ -43,6 +43,8 @@ describe('restoring a colleague’s saved reports in VS Code (labData.restoreRep
   let manifestText: string;
   let cacheBefore: unknown;
   let machineCache: string;
+  /** A colleague's own cache, made for the set-up and removed after. */
+  let colleagueCacheFolder: string;
   const git = (...args: string[]): string =>
     execFileSync('git', args, {
       cwd: repo,
@@ -74,9 +76,8 @@ describe('restoring a colleague’s saved reports in VS Code (labData.restoreRep
     git('init', '--quiet', '-b', 'main');
     await fs.writeFile(path.join(repo, '.gitignore'), 'lab-reports/*.pdf\n');
     const api = LabApi.forBaseUrl(signedIn.lab.baseUrl, { token: LEAK_CHECK_TOKEN });
-    const colleagueCache = new ContentCache(
-      await fs.mkdtemp(path.join(tmpdir(), 'colleague-cache-')),
-    );
+    colleagueCacheFolder = await fs.mkdtemp(path.join(tmpdir(), 'colleague-cache-'));
+    const colleagueCache = new ContentCache(colleagueCacheFolder);
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available)
       .slice(0, 12);
@@ -103,6 +104,7 @@ describe('restoring a colleague’s saved reports in VS Code (labData.restoreRep
     await signedIn?.close();
     await fs.rm(repo, { recursive: true, force: true });
     await fs.rm(machineCache, { recursive: true, force: true });
+    await fs.rm(colleagueCacheFolder, { recursive: true, force: true });
   });
 
   /** The clone as a colleague's checkout has it: every PDF but two gone, one of the two changed. */

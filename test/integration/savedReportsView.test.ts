@@ -66,6 +66,8 @@ describe('the Saved Reports view (labData.savedReports)', function () {
   let folder: string;
   let names: string[];
   let machineCache: string;
+  /** A colleague's own cache, made for the set-up and removed after. */
+  let colleagueCacheFolder: string;
   let cacheBefore: unknown;
   const provider = (): vscode.TreeDataProvider<unknown> =>
     signedIn.api.savedReports.provider as vscode.TreeDataProvider<unknown>;
@@ -116,9 +118,8 @@ describe('the Saved Reports view (labData.savedReports)', function () {
     git(repo, 'init', '--quiet', '-b', 'main');
     await fs.writeFile(path.join(repo, '.gitignore'), 'lab-reports/*.pdf\n');
     const api = LabApi.forBaseUrl(signedIn.lab.baseUrl, { token: LEAK_CHECK_TOKEN });
-    const colleagueCache = new ContentCache(
-      await fs.mkdtemp(path.join(tmpdir(), 'view-colleague-cache-')),
-    );
+    colleagueCacheFolder = await fs.mkdtemp(path.join(tmpdir(), 'view-colleague-cache-'));
+    const colleagueCache = new ContentCache(colleagueCacheFolder);
     const reports = (await listAllReports(api, {}))
       .filter((report) => report.download_available && report.status !== 'amended')
       .slice(0, 8);
@@ -149,6 +150,7 @@ describe('the Saved Reports view (labData.savedReports)', function () {
     await signedIn?.close();
     await fs.rm(repo, { recursive: true, force: true });
     await fs.rm(machineCache, { recursive: true, force: true });
+    await fs.rm(colleagueCacheFolder, { recursive: true, force: true });
   });
 
   it('shows a colleague’s repository as it is (missing from the cache or the lab, changed locally) without a lab request; after Restore, in step', async () => {

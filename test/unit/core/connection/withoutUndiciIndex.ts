@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   await viaProxy.close();
   await proxy.stop();
   await secure.stop();
+  certs.remove();
   const index = Object.keys(require.cache).some((file) => /undici[\\/]index\.js$/.test(file));
   process.stdout.write(JSON.stringify({ directReports, proxiedReports, tunnelled, index }));
 }

@@ -330,6 +330,7 @@ describe('a team cache on a server (HttpCache)', () => {
   it('TLS as for labs: a server whose authority is given (a CA file) is trusted, one unknown is said once and not used', async function () {
     this.timeout(30_000);
     const certs = makeTestCertificates();
+    closers.push(async () => certs.remove());
     const server = https.createServer({ key: certs.key, cert: certs.cert }, (_request, response) =>
       response.end(bytes),
     );

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Report } from '../../../../core/api/records';
@@ -201,11 +201,15 @@ describe('sync planning', () => {
     );
 
     const folder = await mkdtemp(path.join(tmpdir(), 'lab-data-manifest-'));
-    await writeManifest(folder, two);
-    assert.deepEqual(await readManifest(folder), two);
-    assert.ok(!(await readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')).includes('token'));
-    await writeFile(path.join(folder, MANIFEST_FILE_NAME), '{ not json');
-    await assert.rejects(readManifest(folder), /cannot be read/, 'never started afresh over it');
+    try {
+      await writeManifest(folder, two);
+      assert.deepEqual(await readManifest(folder), two);
+      assert.ok(!(await readFile(path.join(folder, MANIFEST_FILE_NAME), 'utf8')).includes('token'));
+      await writeFile(path.join(folder, MANIFEST_FILE_NAME), '{ not json');
+      await assert.rejects(readManifest(folder), /cannot be read/, 'never started afresh over it');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
     assert.deepEqual(parseManifest(JSON.stringify({ version: 2, labs: { bad: { origin: 3 } } })), {
       version: 3,
       labs: {},
