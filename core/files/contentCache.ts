@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { oncePerKey } from '../async/concurrency';
 import { LabApiError } from '../errors/errors';
 import { labError } from '../errors/messages';
-import { createHash } from 'node:crypto';
+import { holdsExactly } from './exactBytes';
 import { copyFileSafely } from './safeCopy';
 import {
   type CheckOutcome,
@@ -266,18 +266,13 @@ export class ContentCache implements FileCache {
     if (!SHA256_SHAPE.test(sha256)) {
       return 'missing';
     }
-    const hash = createHash('sha256');
-    let read = 0;
+    let good: boolean;
     try {
-      for await (const chunk of createReadStream(this.pathOf(sha256), {
-        signal,
-      }) as AsyncIterable<Buffer>) {
-        read += chunk.length;
-        if (read > bytes) {
-          break;
-        }
-        hash.update(chunk);
-      }
+      good = await holdsExactly(
+        createReadStream(this.pathOf(sha256), { signal }) as AsyncIterable<Buffer>,
+        bytes,
+        sha256,
+      );
     } catch (error) {
       if (signal?.aborted) {
         throw error;
@@ -287,7 +282,7 @@ export class ContentCache implements FileCache {
       }
       throw fileSystemError(error, this.folder);
     }
-    return read === bytes && hash.digest('hex') === sha256 ? 'good' : 'corrupt';
+    return good ? 'good' : 'corrupt';
   }
 
   /** Copies `file` in under a temporary name, hashed there, taking the hash's name only when it is its bytes. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -26,6 +25,7 @@ import {
   type PublishOutcome,
   type RestoreTarget,
 } from './fileCache';
+import { holdsExactly } from './exactBytes';
 import { writeFileSafely, type SavedFile } from './safeWriter';
 
 /** Where to put a cache's credentials instead of its address. */
@@ -625,16 +625,9 @@ export class HttpCache implements FileCache {
           this.giveUp('it answers with a web page instead of files (a sign-in page?)');
           return 'unasked';
         }
-        const hash = createHash('sha256');
-        let read = 0;
+        let good: boolean;
         try {
-          for await (const chunk of response.body as AsyncIterable<Buffer>) {
-            read += chunk.length;
-            if (read > bytes) {
-              break;
-            }
-            hash.update(chunk);
-          }
+          good = await holdsExactly(response.body as AsyncIterable<Buffer>, bytes, sha256);
         } catch (error) {
           if (signal?.aborted) {
             throw error;
@@ -642,7 +635,6 @@ export class HttpCache implements FileCache {
           this.giveUp(`a transfer from it broke off (${systemReason(error, answerTimeoutMs())})`);
           return 'unasked';
         }
-        const good = read === bytes && hash.digest('hex') === sha256;
         if (good) {
           this.known.set(sha256, true);
           this.corrupt.delete(sha256);
