@@ -3,7 +3,7 @@ import { labError } from '../errors/messages';
 import { Throttle } from '../async/concurrency';
 import type { FileCache } from '../files/fileCache';
 import { recordFileTimes } from './localState';
-import { updateManifest, type LabKey, type LabSection } from './manifest';
+import { updateManifest, type LabKey, type LabSection, type ManifestEntry } from './manifest';
 
 /** How far a run is: files finished, and bytes written including files still arriving. */
 export interface RunProgress {
@@ -91,6 +91,8 @@ export class FolderRun {
     readonly lab: LabKey;
     readonly change: (section: LabSection) => LabSection | undefined;
   }> = [];
+  /** The entries {@link recordEntry} sets, a lab's at a time (by name and origin). */
+  private readonly entries = new Map<string, Map<string, ManifestEntry>>();
   private readonly times: Array<{
     origin: string;
     reportId: string;
@@ -232,6 +234,25 @@ export class FolderRun {
     if (time.mtimeMs !== undefined) {
       this.times.push({ ...time, mtimeMs: time.mtimeMs });
     }
+  }
+
+  /**
+   * An entry of a lab's section, set when the run ends. A run's entries are set in one pass over the
+   * section (ten thousand updated reports copy the section once, not once each).
+   */
+  recordEntry(lab: LabKey, entry: ManifestEntry): void {
+    const key = `${lab.name}\n${lab.origin}`;
+    const known = this.entries.get(key);
+    if (known) {
+      known.set(entry.report_id, entry);
+      return;
+    }
+    const entries = new Map([[entry.report_id, entry]]);
+    this.entries.set(key, entries);
+    this.record(lab, (section) => ({
+      ...section,
+      files: { ...section.files, ...Object.fromEntries(entries) },
+    }));
   }
 
   /** A change to a lab's section of the folder's manifest, applied when the run ends. */

@@ -167,11 +167,14 @@ export async function recordMetadata(folder: string, manifest: SyncManifest): Pr
   const all: Record<string, Record<string, unknown>> = isObject(parsed)
     ? (parsed as Record<string, Record<string, unknown>>)
     : {};
+  // Each origin's record copied once, not once an entry: ten thousand saved reports are one pass.
+  const copied = new Set<string>();
   for (const { origin, entry } of carried) {
-    all[origin] = {
-      ...all[origin],
-      [entry.report_id]: { sha256: entry.sha256, metadata: entry.metadata },
-    };
+    if (!copied.has(origin)) {
+      copied.add(origin);
+      all[origin] = { ...all[origin] };
+    }
+    all[origin]![entry.report_id] = { sha256: entry.sha256, metadata: entry.metadata };
   }
   await writeLocal(folder, METADATA_FILE, JSON.stringify(all));
 }

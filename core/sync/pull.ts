@@ -172,19 +172,16 @@ export async function pullFolder(
           cacheHolds,
           onUpdated: (report, saved) =>
             // The file `update` took is recorded in its lab's section when the run ends.
-            run.record({ name: item.lab, origin: item.origin }, (section) => ({
-              ...section,
-              files: {
-                ...section.files,
-                [item.entry.report_id]: manifestEntry(
-                  report,
-                  { ...saved, fileName: item.entry.file },
-                  new Date().toISOString(),
-                  item.entry.source,
-                  item.entry,
-                ),
-              },
-            })),
+            run.recordEntry(
+              { name: item.lab, origin: item.origin },
+              manifestEntry(
+                report,
+                { ...saved, fileName: item.entry.file },
+                new Date().toISOString(),
+                item.entry.source,
+                item.entry,
+              ),
+            ),
         });
       } catch (error) {
         result = {

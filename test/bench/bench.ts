@@ -471,6 +471,62 @@ async function sync(): Promise<CaseResult> {
   }
 }
 
+/**
+ * A full sync of N small reports into an empty folder, at 1,000 and at 8,000: the work must grow
+ * with N, not with N² (the manifest, the local state and the metadata written once, each in one pass).
+ */
+async function syncScaling(): Promise<CaseResult> {
+  say('sync of 1,000 and of 8,000 small reports');
+  const once = async (reports: number): Promise<{ ms: number; saved: number }> => {
+    const lab = await LabProcess.start({ reports });
+    const client = api(lab);
+    const folder = await freshFolder(`scaling-${reports}`);
+    const target = { root: folder, folder, template: '${report_id}.pdf' };
+    try {
+      let saved = 0;
+      const ms = await timed(async () => {
+        const result = await syncFolder(client, target, {
+          list: (query) => listAllReports(client, { ...query, pageSize: 100 }),
+          save: (items, decide) =>
+            saveReports(items, {
+              api: client,
+              target,
+              decide,
+              concurrency: 4,
+              signal: new AbortController().signal,
+            }),
+        });
+        saved = result.run.saved.length;
+      });
+      return { ms, saved };
+    } finally {
+      await client.close();
+      await lab.stop();
+      await fs.rm(folder, { recursive: true, force: true });
+    }
+  };
+  const small: number[] = [];
+  const big: number[] = [];
+  let saved = { small: 0, big: 0 };
+  for (let run = 0; run < Math.min(RUNS, 3); run += 1) {
+    const a = await once(1000);
+    const b = await once(8000);
+    small.push(a.ms);
+    big.push(b.ms);
+    saved = { small: a.saved, big: b.saved };
+  }
+  const ratio = median(big) / median(small);
+  return {
+    case: 'sync of 8,000 small reports vs 1,000',
+    ours: `${(median(big) / 1000).toFixed(1)} s for ${saved.big} files`,
+    baseline: `${(median(small) / 1000).toFixed(1)} s for ${saved.small} files`,
+    ratio: `${ratio.toFixed(1)}×`,
+    target: '≤ 9× (linear: 8× the files)',
+    met: ratio <= 9,
+    details: { smallMs: small, bigMs: big, saved },
+  };
+}
+
 /** Case 6: 100 files from a lab that allows 10 requests a second and answers 429 + Retry-After beyond. */
 async function rateLimited(): Promise<CaseResult> {
   say('rate-limited bulk save: 100 files at 10 requests/s');
@@ -693,6 +749,7 @@ async function main(): Promise<void> {
     ['huge', () => hugeFile(curl)],
     ['list', listing],
     ['sync', sync],
+    ['scaling', syncScaling],
     ['rate', rateLimited],
     ['bundle', bundle],
     [

@@ -107,4 +107,39 @@ describe('FolderRun, the run every folder command shares', () => {
     idle.record(lab, () => undefined);
     assert.equal(await idle.finish(), false, 'no change, no write');
   });
+
+  it('sets many entries of a lab in one pass over its section, the last entry of an id winning, each lab its own', async () => {
+    const run = new FolderRun({ folder, concurrency: 1 });
+    const lab = { name: 'Lab', origin: 'https://lab.example' };
+    const other = { name: 'Other', origin: 'https://other.example' };
+    const entry = (id: string, sha: string) =>
+      ({
+        report_id: id,
+        file: `${id}.pdf`,
+        bytes: 1,
+        sha256: sha.repeat(64),
+        saved_at: '2026-01-01T00:00:00.000Z',
+        source: `/api/v1/reports/${id}/file`,
+      }) as never;
+    // The section's files are copied once for the batch, however many entries it holds.
+    let copies = 0;
+    const recordBefore = run.record.bind(run);
+    run.record = (key, change) =>
+      recordBefore(key, (section) => {
+        copies += 1;
+        return change(section);
+      });
+    for (let n = 0; n < 1000; n += 1) {
+      run.recordEntry(lab, entry(`R${n}`, 'a'));
+    }
+    run.recordEntry(lab, entry('R7', 'b'));
+    run.recordEntry(other, entry('R7', 'c'));
+    assert.equal(await run.finish(), true);
+    const manifest = await readManifest(folder);
+    assert.equal(Object.keys(manifest.labs.Lab?.files ?? {}).length, 1000);
+    assert.equal(manifest.labs.Lab?.files.R7?.sha256, 'b'.repeat(64));
+    assert.deepEqual(Object.keys(manifest.labs.Other?.files ?? {}), ['R7']);
+    assert.equal(manifest.labs.Other?.files.R7?.sha256, 'c'.repeat(64));
+    assert.equal(copies, 2, 'one change a lab, not one an entry');
+  });
 });
