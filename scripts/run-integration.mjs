@@ -250,6 +250,7 @@ async function runInCodeServer(host) {
         screenshotsDir,
         workspace: dirs.workspace,
         userDataDir: dirs.userData,
+        hostEnv: env,
         onFailure: (title) => failed(`UI: ${title}`),
       }),
     );

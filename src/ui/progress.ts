@@ -2,10 +2,12 @@ import * as vscode from 'vscode';
 
 type Report = { message?: string; increment?: number };
 
-/** A progress notification of late (for the extension's API to tests): its title, when it started and showed, what it said. */
+/** A progress notification of late (for the extension's API to tests): its title, when it started, the delay it was scheduled at, when it showed, what it said. */
 export interface ProgressShown {
   readonly title: string;
   readonly startedAt: number;
+  /** How long after `startedAt` the notification was scheduled to appear (a busy machine's timer fires later). */
+  readonly delayMs: number;
   shownAt?: number;
   readonly messages: string[];
 }
@@ -36,7 +38,7 @@ export function withNotificationProgress<T>(
   let shown: vscode.Progress<Report> | undefined;
   let message: string | undefined;
   let increment = 0;
-  const record: ProgressShown = { title, startedAt: Date.now(), messages: [] };
+  const record: ProgressShown = { title, startedAt: Date.now(), delayMs, messages: [] };
   progressShown.push(record);
   progressShown.splice(0, Math.max(0, progressShown.length - 20));
   const progress: vscode.Progress<Report> = {

@@ -202,6 +202,21 @@ export async function labDataLogFiles(): Promise<string[]> {
   return labDataLogFilesIn(userData);
 }
 
+/** A version 3 manifest of `count` reports of one lab (the files are not there). */
+export function bigLockfile(origin: string, count: number, prefix = 'RPT-9'): string {
+  const reports: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    const id = `${prefix}-${String(i).padStart(6, '0')}`;
+    reports[id] = {
+      bytes: 1000 + i,
+      file: `${id}.pdf`,
+      sha256: i.toString(16).padStart(64, '0'),
+      revision: '1',
+    };
+  }
+  return `${JSON.stringify({ labs: { [origin]: { name: 'Big lab', reports } }, version: 3 }, null, 2)}\n`;
+}
+
 export function workspaceFolder(): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   assert.ok(folder, 'the test window has a workspace folder');

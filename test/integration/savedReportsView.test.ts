@@ -12,6 +12,7 @@ import { syncedAsColleague } from '../support/colleagueFolder';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
+  bigLockfile,
   eventually,
   signedInLab,
   workspaceFolder,
@@ -38,21 +39,6 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 type Lockfile = { labs: Record<string, { reports: Record<string, unknown> }> };
-
-/** A version 3 manifest of `count` reports of one lab (the files are not there). */
-function bigLockfile(origin: string, count: number, prefix = 'RPT-9'): string {
-  const reports: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) {
-    const id = `${prefix}-${String(i).padStart(6, '0')}`;
-    reports[id] = {
-      bytes: 1000 + i,
-      file: `${id}.pdf`,
-      sha256: i.toString(16).padStart(64, '0'),
-      revision: '1',
-    };
-  }
-  return `${JSON.stringify({ labs: { [origin]: { name: 'Big lab', reports } }, version: 3 }, null, 2)}\n`;
-}
 
 /**
  * The Saved Reports view over a colleague's repository (made by the same core sync as `lab-data
@@ -389,14 +375,16 @@ describe('the Saved Reports view (labData.savedReports)', function () {
     }
   });
 
-  it('opens a manifest of 10,000 reports within a second', async () => {
+  // Its speed (≤ 1 s) is a figure of `npm run bench` (test/integration/performance.test.ts), not a
+  // timed test: a busy machine took 5 s. Here, what it does: every row, from the disk alone.
+  it('opens a manifest of 10,000 reports: every report a row, the first one named, from the disk alone (no lab request)', async () => {
     const big = await fs.mkdtemp(path.join(workspaceFolder(), 'view-big-'));
     try {
       await fs.writeFile(
         path.join(big, 'lab-data-sync.json'),
         bigLockfile(new URL(signedIn.lab.baseUrl).origin, 10_000),
       );
-      // Once the view knows of the new manifest (the watcher), it is timed from a fresh read.
+      // Once the view knows of the new manifest (the watcher), it is opened from a fresh read.
       await eventually(() => folderRow(big));
       await vscode.commands.executeCommand('labData.refreshSavedReports');
       signedIn.lab.takeRequests();
@@ -404,16 +392,14 @@ describe('the Saved Reports view (labData.savedReports)', function () {
       const row = await folderRow(big);
       const [lab] = await rowsOf(row.node);
       const reports = await provider().getChildren(lab!.node);
-      const elapsed = performance.now() - started;
       console.log(
-        `      (10,000 reports: the view opened the folder and its lab in ${elapsed.toFixed(0)} ms)`,
+        `      (10,000 reports: the view opened the folder and its lab in ${(performance.now() - started).toFixed(0)} ms)`,
       );
       assert.equal(reports?.length, 10_000);
       assert.equal(row.description, '10,000 recorded · 10,000 missing');
-      assert.ok(
-        elapsed < 1000 + 1500,
-        `opened in ${elapsed.toFixed(0)} ms (≤ 1 s, and a margin for a loaded machine)`,
-      );
+      const first = await provider().getTreeItem(reports[0]);
+      const firstLabel = String(typeof first.label === 'object' ? first.label.label : first.label);
+      assert.match(firstLabel, /RPT-9-000000/);
       assert.deepEqual(signedIn.lab.takeRequests(), []);
     } finally {
       await fs.rm(big, { recursive: true, force: true });

@@ -27,8 +27,6 @@ async function pdfsUnder(folder: string): Promise<string[]> {
 const answerMs = answerTimeoutMs();
 /** What an action a person waits for may take on a lab that stalls: one answer timeout, plus 5 s of slack. */
 const deadlineMs = answerMs + 5_000;
-/** "Well within the deadline": a healthy lab's results do not wait for a stalled one. */
-const promptlyMs = 3_000;
 
 const STALLS: ReadonlyArray<{ readonly name: string; readonly faults: MockFaults }> = [
   { name: 'a silent lab', faults: { hangHeaders: { times: Infinity } } },
@@ -113,12 +111,14 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
       assert.match(streamed.title, /^Lab Data: Search Reports in Stalled, Healthy$/);
       const results = streamed.parts.filter((part) => part.choices);
       assert.ok(results.length > 0, 'results came');
-      assert.ok(
-        results[0]!.at < promptlyMs,
-        `the healthy lab's first results came after ${results[0]!.at} ms`,
-      );
       const notes = streamed.parts.filter((part) => part.note);
       assert.equal(notes.length, 1, JSON.stringify(notes));
+      // Not waited for: the healthy lab's results came before the stalled lab was given up on (at
+      // its answer timeout), whatever a busy machine adds to both.
+      assert.ok(
+        results[0]!.at < notes[0]!.at,
+        `the healthy lab's first results came after ${results[0]!.at} ms, the stalled lab's note after ${notes[0]!.at} ms`,
+      );
       assert.equal(notes[0]!.source, 'Stalled');
       assert.equal(notes[0]!.note, `Stalled did not answer in ${Math.round(answerMs / 1000)} s`);
       assert.ok(notes[0]!.at < deadlineMs, `the stalled lab was named after ${notes[0]!.at} ms`);
@@ -146,7 +146,11 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
       >('labData.findReport', { id, action: 'copyId' });
       const took = Date.now() - started;
       assert.equal(found?.report.report_id, id);
-      assert.ok(took < promptlyMs + 2_000, `Find took ${took} ms: it waited for the stalled lab`);
+      // Waiting for the stalled lab would take at least its answer timeout.
+      assert.ok(
+        took < answerMs,
+        `Find took ${took} ms: it waited for the stalled lab (answer timeout ${answerMs} ms)`,
+      );
     });
   }
 
@@ -164,7 +168,7 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
     await vscode.commands.executeCommand('labData.searchReports', row, [row]);
     // Had the silent lab been asked too, the search would have ended only at its answer timeout.
     const took = Date.now() - started;
-    assert.ok(took < promptlyMs, `took ${took} ms`);
+    assert.ok(took < answerMs, `took ${took} ms (answer timeout ${answerMs} ms)`);
     assert.deepEqual(
       prompts.streamed!.parts.filter((part) => part.note),
       [],
@@ -260,7 +264,31 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
     return shown.message;
   }
 
+  /** Within this a person waiting must see something: the product schedules its progress sooner. */
   const PROGRESS_WITHIN_MS = 500;
+
+  /**
+   * The progress naming the lab was scheduled within half a second of the work's start (by the
+   * product's own timer, not the wall clock: a busy host fires it late) and was shown while the lab's
+   * answer was still awaited, not after the action had settled.
+   */
+  function assertProgressEarly(
+    progress: ReturnType<LabDataExtensionApi['progressShown']>,
+    settledAt: number,
+  ): void {
+    const all = JSON.stringify(api.progressShown().slice(-3));
+    assert.ok(progress.length > 0, `progress named the lab: ${all}`);
+    const first = progress[0]!;
+    assert.ok(
+      first.delayMs <= PROGRESS_WITHIN_MS,
+      `the progress was scheduled ${first.delayMs} ms after the work started`,
+    );
+    assert.ok(first.shownAt !== undefined, `the progress was shown: ${all}`);
+    assert.ok(
+      first.shownAt <= settledAt,
+      `the progress showed ${first.shownAt - first.startedAt} ms after the work started, which settled after ${settledAt - first.startedAt} ms`,
+    );
+  }
 
   type ShownErrors = ReturnType<LabDataExtensionApi['errorsShown']>;
   /** The error notifications shown after those in `before` (the list keeps the last 20 only, so not by index). */
@@ -305,13 +333,7 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
         );
         const message = await errorNamingTheLab(before);
         assert.match(message, /sent nothing|nothing for|did not answer|timed out/, message);
-        const progress = progressNaming('Stalled', started);
-        assert.ok(
-          progress.length > 0,
-          `progress named the lab: ${JSON.stringify(api.progressShown())}`,
-        );
-        const shownAfter = progress[0]!.shownAt! - progress[0]!.startedAt;
-        assert.ok(shownAfter <= PROGRESS_WITHIN_MS, `the progress showed after ${shownAfter} ms`);
+        assertProgressEarly(progressNaming('Stalled', started), started + took);
       });
     }
 
@@ -325,9 +347,7 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
       await vscode.commands.executeCommand('labData.refresh');
       const took = Date.now() - started;
       assert.ok(took < deadlineMs, `Refresh took ${took} ms; the deadline is ${deadlineMs} ms`);
-      const progress = progressNaming('Stalled', started);
-      assert.ok(progress.length > 0, JSON.stringify(api.progressShown().slice(-3)));
-      assert.ok(progress[0]!.shownAt! - progress[0]!.startedAt <= PROGRESS_WITHIN_MS);
+      assertProgressEarly(progressNaming('Stalled', started), started + took);
     });
   }
 
@@ -369,7 +389,11 @@ describe('A stalled lab beside a healthy one: Search and Find across labs never 
       id: stalled.reportsFor(LEAK_CHECK_TOKEN)[3]!.report_id,
     });
     const took = Date.now() - started;
-    assert.ok(took < 3_000, `took ${took} ms: the wait was waited`);
+    // A wait the product keeps is one answer timeout at most; an hour is said, not waited.
+    assert.ok(
+      took < answerMs,
+      `took ${took} ms: the wait was waited (answer timeout ${answerMs} ms)`,
+    );
     const shown = await eventually(() => since(before)[0]!);
     assert.match(shown.message, /^Stalled: /);
     assert.match(shown.message, /asks to wait 1 hour/, shown.message);

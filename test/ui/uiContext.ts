@@ -8,6 +8,8 @@ export interface UiContext {
   workspace: string;
   /** code-server's user-data folder (its logs hold the "Lab Data" log). */
   userDataDir: string;
+  /** The environment the test host runs with (its LAB_DATA_ANSWER_TIMEOUT, for one). */
+  hostEnv: NodeJS.ProcessEnv;
   /** Told the full title of each UI test that fails (the runner names it with its host). */
   onFailure?: (title: string) => void;
 }
