@@ -62,7 +62,8 @@ function revisionsOf(manifest: SyncManifest): Map<string, string | undefined> {
  * The impact of each manifest of the workspace, as `lab-data impact` computes it (the core's
  * `currentUses` and `impactOf`): which consumers used another revision than the one recorded, and
  * where their text names it. Read again when a manifest, a record of uses, a readers' log or a
- * scanned file changes on disk; tells when a change of a manifest recorded a new revision.
+ * scanned file changes on disk; tells when a change of a manifest recorded a new revision. Nothing
+ * is read in a workspace not trusted (the scan asks git, which a repository's configuration steers).
  */
 export class ImpactState implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -88,6 +89,7 @@ export class ImpactState implements vscode.Disposable {
       watcher.onDidChange(later),
       watcher.onDidDelete(later),
       vscode.workspace.onDidChangeWorkspaceFolders(later),
+      vscode.workspace.onDidGrantWorkspaceTrust(later),
     );
     this.ready = this.refresh();
   }
@@ -153,6 +155,12 @@ export class ImpactState implements vscode.Disposable {
   }
 
   private async readAll(): Promise<void> {
+    // The scan runs git in the workspace's repository, whose configuration could run a program.
+    if (!vscode.workspace.isTrusted) {
+      this.folders.clear();
+      this.changed.fire();
+      return;
+    }
     const manifests = await vscode.workspace.findFiles(
       `**/${MANIFEST_FILE_NAME}`,
       '**/node_modules/**',

@@ -58,22 +58,38 @@ describe('uses of an amended report in VS Code: Problems, CodeLens, quick fix, n
   let folder: string;
   const originals = {
     showWarningMessage: vscode.window.showWarningMessage,
+    showQuickPick: vscode.window.showQuickPick,
   };
   const warnings: string[] = [];
+  /** The quick picks shown: each item's label and description. */
+  const picks: string[][] = [];
 
   before(async () => {
     signedIn = await signedInLab({ reports: 12 });
     repo = await fs.mkdtemp(path.join(workspaceFolder(), 'impact-'));
     execFileSync('git', ['init', '--quiet'], { cwd: repo });
     folder = path.join(repo, 'lab-reports');
-    (vscode.window as { showWarningMessage: unknown }).showWarningMessage = (message: unknown) => {
+    // The person chooses Show Affected; the list of consumers is recorded and dismissed.
+    (vscode.window as { showWarningMessage: unknown }).showWarningMessage = (
+      message: unknown,
+      ...buttons: unknown[]
+    ) => {
       warnings.push(String(message));
-      return Promise.resolve(undefined);
+      return Promise.resolve(buttons.includes('Show Affected') ? 'Show Affected' : undefined);
+    };
+    (vscode.window as { showQuickPick: unknown }).showQuickPick = async (items: unknown) => {
+      picks.push(
+        ((await items) as vscode.QuickPickItem[]).map(
+          (item) => `${item.label} ${item.description ?? ''}`,
+        ),
+      );
+      return undefined;
     };
   });
   after(async () => {
     (vscode.window as { showWarningMessage: unknown }).showWarningMessage =
       originals.showWarningMessage;
+    (vscode.window as { showQuickPick: unknown }).showQuickPick = originals.showQuickPick;
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await fs.rm(repo, { recursive: true, force: true });
     await signedIn?.close();
@@ -158,6 +174,7 @@ describe('uses of an amended report in VS Code: Problems, CodeLens, quick fix, n
       );
     }, PROMISED_MS * BUSY_MARGIN);
     const appeared = Date.now() - syncedAt;
+    console.log(`      the warnings appeared ${appeared} ms after the sync ended`);
     assert.ok(
       appeared < PROMISED_MS * BUSY_MARGIN,
       `diagnostics within 2 s of the sync (a busy machine's margin allowed): ${appeared} ms`,
@@ -194,6 +211,13 @@ describe('uses of an amended report in VS Code: Problems, CodeLens, quick fix, n
       assert.deepEqual(
         warnings.filter((each) => each.includes(id)),
         [`${id} was amended (revision 2): 3 script(s) and notebook(s) used revision 1.`],
+      ),
+    );
+    // Show Affected: the three, none other.
+    await eventually(() =>
+      assert.deepEqual(
+        picks.map((items) => items.map((item) => item.split(' ')[0]).sort()),
+        [['cites.R', 'nitrate.ipynb', 'trend.py']],
       ),
     );
 
