@@ -109,6 +109,11 @@ export interface LabDataExtensionApi {
     vscode.AuthenticationProvider,
     'getSessions' | 'removeSession' | 'onDidChangeSessions'
   >;
+  /** Uses of reports amended since (Problems, CodeLens, notification). */
+  readonly uses: {
+    /** Reads every folder's uses and impact again now; settles when the warnings are up to date. */
+    refresh(): Promise<void>;
+  };
   /** Saved report files: their Explorer decoration, and the notice of missing files on opening. */
   readonly savedFiles: {
     /** The decoration the Explorer shows for `uri`. */
@@ -162,8 +167,10 @@ export function createExtensionApi(
   activationMs: number,
   log: Logger,
   savedReports: LabDataExtensionApi['savedReports'],
+  uses: LabDataExtensionApi['uses'],
 ): LabDataExtensionApi {
   return {
+    uses,
     savedReports,
     activationMs,
     accounts,

@@ -57,6 +57,7 @@ export const Commands = {
   installMergeDriver: 'labData.installMergeDriver',
   pushToTeamCache: 'labData.pushToTeamCache',
   recordUses: 'labData.recordUses',
+  openAmendedRevisions: 'labData.openAmendedRevisions',
   refreshSavedReports: 'labData.refreshSavedReports',
   /** Tree-only: copy the id of a row. */
   copyId: 'labData.copyId',

@@ -40,6 +40,12 @@ import { fetchReportAgain } from './commands/previewReport';
 import { PromptsHolder } from './ui/prompts';
 import { registerViews } from './views/registerViews';
 import { useTeamCacheServices } from './downloads/teamCache';
+import { ImpactState } from './impact/impactState';
+import { ImpactDiagnostics } from './impact/impactDiagnostics';
+import { ImpactLenses } from './impact/impactLenses';
+import { ImpactActions } from './impact/impactActions';
+import { USED_REVISION_SCHEME, UsedRevisionDocuments } from './impact/usedRevisionDocuments';
+import { AmendmentNotice } from './impact/amendmentNotice';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -100,6 +106,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     activationMs,
     log,
     { provider: savedView.provider },
+    { refresh: () => parts.impact.refresh() },
   );
 }
 
@@ -122,7 +129,10 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
   const searches = new SavedSearchSettings(log);
   const findings = new SavedReportFindings();
   const savedStates = new SavedReportStates(labs, findings, log);
-  const decorations = new SavedFileDecorations(labs, savedStates, findings);
+  const impact = new ImpactState(log);
+  const impactDiagnostics = new ImpactDiagnostics(impact);
+  const amendmentNotice = new AmendmentNotice(impact, context.workspaceState);
+  const decorations = new SavedFileDecorations(labs, savedStates, findings, impact);
   const missingFiles = new MissingFilesNotice(context.workspaceState, log);
   const views = registerViews(labs, news, searches, savedStates, context.workspaceState);
   const savedFolders = new SavedFolderStates(
@@ -157,6 +167,11 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
     searches,
     findings,
     savedStates,
+    impact,
+    impactDiagnostics,
+    amendmentNotice,
+    usedRevisions: new UsedRevisionDocuments(impact),
+    impactLenses: new ImpactLenses(impactDiagnostics),
     decorations,
     missingFiles,
     views,
@@ -190,6 +205,10 @@ function registerProviders(parts: Parts): vscode.Disposable[] {
   const textDocuments: vscode.DocumentSelector = [
     { scheme: 'file' },
     { scheme: 'untitled' },
+    { scheme: 'vscode-notebook-cell' },
+  ];
+  const consumerDocuments: vscode.DocumentSelector = [
+    { scheme: 'file' },
     { scheme: 'vscode-notebook-cell' },
   ];
   return [
@@ -231,6 +250,18 @@ function registerProviders(parts: Parts): vscode.Disposable[] {
       { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
     ),
     vscode.workspace.registerTextDocumentContentProvider(SAVED_METADATA_SCHEME, findings),
+    // Uses of reports amended since: Problems, CodeLens, the quick fix, the older revision's side.
+    parts.impact,
+    parts.impactDiagnostics,
+    parts.amendmentNotice,
+    parts.impactLenses,
+    vscode.languages.registerCodeLensProvider(consumerDocuments, parts.impactLenses),
+    vscode.languages.registerCodeActionsProvider(
+      consumerDocuments,
+      new ImpactActions(parts.impactDiagnostics),
+      { providedCodeActionKinds: ImpactActions.kinds },
+    ),
+    vscode.workspace.registerTextDocumentContentProvider(USED_REVISION_SCHEME, parts.usedRevisions),
   ];
 }
 
@@ -259,6 +290,7 @@ function commandServices(
     activity: parts.activity,
     syncFolders: new SyncFolders(context.workspaceState),
     integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
+    usedRevisions: parts.usedRevisions,
   };
 }
 

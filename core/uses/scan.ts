@@ -15,11 +15,16 @@ const MAX_BYTES = 32 * 1024 * 1024;
 /** Files read at once. */
 const READ_AT_ONCE = 16;
 
-/** One place a file names an id: its line (0-based), in a notebook its cell (0-based) and the line in that cell. */
+/**
+ * One place a file names an id: its line (0-based), in a notebook its cell (0-based) and the line
+ * in that cell's source, or `output` when the id is in the cell's outputs (its line is then the
+ * line of that output's text, not of the cell).
+ */
 export interface ScanHit {
   readonly id: string;
   readonly line: number;
   readonly cell?: number;
+  readonly output?: true;
 }
 
 /** Whether the scan reads this file (by its extension, case aside). */
@@ -97,7 +102,7 @@ function joined(value: unknown): string {
       : '';
 }
 
-function linesOf(text: string, pattern: RegExp, cell?: number): ScanHit[] {
+function linesOf(text: string, pattern: RegExp, cell?: number, output?: boolean): ScanHit[] {
   const hits: ScanHit[] = [];
   const starts = [0];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
@@ -108,12 +113,17 @@ function linesOf(text: string, pattern: RegExp, cell?: number): ScanHit[] {
     while (line + 1 < starts.length && starts[line + 1]! <= match.start) {
       line += 1;
     }
-    hits.push({ id: match.id, line, ...(cell !== undefined ? { cell } : {}) });
+    hits.push({
+      id: match.id,
+      line,
+      ...(cell !== undefined ? { cell } : {}),
+      ...(output ? { output: true as const } : {}),
+    });
   }
   return hits;
 }
 
-/** The text parts of a notebook cell: its source, and its outputs' text (streams, text data, errors). */
+/** The text parts of a notebook cell: its source first, then its outputs' text (streams, text data, errors). */
 function cellTexts(cell: Record<string, unknown>): string[] {
   const texts = [joined(cell.source)];
   for (const output of Array.isArray(cell.outputs) ? (cell.outputs as unknown[]) : []) {
@@ -156,8 +166,8 @@ export function scanText(file: string, text: string, pattern: RegExp): ScanHit[]
     if (Array.isArray(cells)) {
       return cells.flatMap((cell, index) =>
         typeof cell === 'object' && cell !== null
-          ? cellTexts(cell as Record<string, unknown>).flatMap((part) =>
-              linesOf(part, pattern, index),
+          ? cellTexts(cell as Record<string, unknown>).flatMap((part, at) =>
+              linesOf(part, pattern, index, at > 0),
             )
           : [],
       );
@@ -171,6 +181,9 @@ interface CachedFile {
   readonly mtimeMs: number;
   readonly hits: readonly ScanHit[];
 }
+
+/** Bumped when what a hit holds changes, so a cache of an older scan is read again. */
+const CACHE_FORMAT = 2;
 
 interface ScanCache {
   readonly pattern: string;
@@ -208,7 +221,8 @@ export async function scanRepository(
   cacheFile?: string,
 ): Promise<RepositoryScan> {
   const files = await scannedFiles(root);
-  const cached = cacheFile ? await readCache(cacheFile, pattern.source) : {};
+  const key = `${CACHE_FORMAT} ${pattern.source}`;
+  const cached = cacheFile ? await readCache(cacheFile, key) : {};
   const next: Record<string, CachedFile> = {};
   let read = 0;
   let next_index = 0;
@@ -235,7 +249,7 @@ export async function scanRepository(
   if (cacheFile && changed) {
     await fs.mkdir(path.dirname(cacheFile), { recursive: true });
     const temporary = `${cacheFile}.${process.pid}.tmp`;
-    await fs.writeFile(temporary, JSON.stringify({ pattern: pattern.source, files: next }));
+    await fs.writeFile(temporary, JSON.stringify({ pattern: key, files: next }));
     await fs.rename(temporary, cacheFile);
   }
   const hits = new Map<string, readonly ScanHit[]>();

@@ -34,6 +34,13 @@ export async function hasUses(folder: string): Promise<boolean> {
   );
 }
 
+/** The pattern of the ids a manifest records (the shapes hovers and links learn); none when it records none. */
+export function reportIdPattern(manifest: SyncManifest): RegExp | undefined {
+  const shapes = new IdShapes();
+  shapes.learn(labEntries(manifest).map(({ entry }) => entry.report_id));
+  return shapes.pattern;
+}
+
 /** The uses a folder's consumers have now, and what was found on the way. */
 export interface CurrentUses {
   readonly record: UsesRecord;
@@ -84,9 +91,7 @@ export async function currentUses(
   const root = await repositoryTop(folder);
   const previous = options.previous ?? (await readUses(folder));
   const reports = byLabAndId(manifest);
-  const shapes = new IdShapes();
-  shapes.learn(reports.keys());
-  const pattern = shapes.pattern;
+  const pattern = reportIdPattern(manifest);
   const scan = pattern
     ? await scanRepository(
         root,
@@ -236,4 +241,24 @@ export function impactOf(
 /** The distinct consumers among affected uses, sorted. */
 export function affectedConsumers(affected: readonly AffectedUse[]): string[] {
   return [...new Set(affected.map((each) => each.use.consumer))].sort();
+}
+
+/**
+ * Where a consumer's use of a report is shown (the Problems panel, a CodeLens): each line of the
+ * consumer's text that names the id (in a notebook, of a cell's source; an id only in a cell's
+ * outputs is shown on that cell's first line); when its text names it nowhere (a read whose id
+ * came from elsewhere), the file's first line (a notebook's first cell).
+ */
+export function placesOf(id: string, hits: readonly ScanHit[] | undefined): ScanHit[] {
+  const places = new Map<string, ScanHit>();
+  for (const hit of hits ?? []) {
+    if (hit.id !== id) {
+      continue;
+    }
+    const place: ScanHit = hit.output
+      ? { id, line: 0, ...(hit.cell !== undefined ? { cell: hit.cell } : {}) }
+      : { id, line: hit.line, ...(hit.cell !== undefined ? { cell: hit.cell } : {}) };
+    places.set(`${place.cell ?? -1}:${place.line}`, place);
+  }
+  return places.size > 0 ? [...places.values()] : [{ id, line: 0 }];
 }

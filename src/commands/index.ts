@@ -53,6 +53,8 @@ import { addLabFromManifest } from './addLabFromManifest';
 import { SavedLabNode } from '../views/savedReportsView';
 import { signOut } from './signOut';
 import { recordUses } from './recordUses';
+import { openAmendedRevisions } from './openAmendedRevisions';
+import type { UsedRevisionDocuments } from '../impact/usedRevisionDocuments';
 import { syncReports } from './syncReports';
 import { statusMenu } from './statusMenu';
 import { checkConnection } from './checkConnection';
@@ -93,6 +95,8 @@ export interface CommandServices {
   readonly syncFolders: SyncFolders;
   /** "Lab Data for VS Code <version> (VS Code <version>)", for support reports. */
   readonly integration: string;
+  /** The older side of Open Both Revisions: what the record of uses knows of a revision used. */
+  readonly usedRevisions: UsedRevisionDocuments;
 }
 
 /** The table of every command id and its handler. */
@@ -115,6 +119,7 @@ export function commandTable({
   activity,
   syncFolders,
   integration,
+  usedRevisions,
 }: CommandServices): Record<string, CommandHandler> {
   const palette = {
     labs,
@@ -183,6 +188,7 @@ export function commandTable({
     [Commands.installMergeDriver]: (node?: unknown) => installMergeDriverFor(log, node),
     [Commands.pushToTeamCache]: (node?: unknown) => pushToTeamCache(savedFolders, log, node),
     [Commands.recordUses]: (node?: unknown) => recordUses(savedFolders, log, node),
+    [Commands.openAmendedRevisions]: (arg?: unknown) => openAmendedRevisions(usedRevisions, arg),
     [Commands.refreshSavedReports]: () => savedFolders.refresh(),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),
     [Commands.exportReports]: (...args) =>

@@ -319,4 +319,69 @@ describe('lab-data uses and impact: which scripts and notebooks used an amended 
       'the merge is what recording there writes',
     );
   });
+
+  it('impact --remote: a report the lab amended since the last sync names its consumers against the lab’s newest (exit 1); without --remote, none (exit 0)', async () => {
+    const repo = path.join(work, 'remote');
+    await fs.mkdir(repo);
+    git(repo, 'init', '--quiet', '-b', 'main');
+    const folder = path.join(repo, 'lab-reports');
+    assert.equal((await tool.run(['sync', folder], { env })).code, 0);
+    const section = Object.values((await readManifest(folder)).labs)[0]!;
+    const [amended, kept] = Object.values(section.files).filter((entry) => entry.revision === '1');
+    assert.ok(amended && kept, 'two reports at revision 1');
+    await fs.writeFile(path.join(repo, 'reads.py'), 'import labdata\n');
+    await fs.writeFile(path.join(repo, 'cites.R'), `# as in ${amended.report_id}\n`);
+    await fs.writeFile(path.join(repo, 'other.py'), `# as in ${kept.report_id}\n`);
+    await fs.writeFile(
+      path.join(folder, '.lab-data', 'reads.jsonl'),
+      `${readLine('reads.py', section.origin, amended, '2026-11-30T09:00:00Z')}\n`,
+    );
+    assert.equal((await tool.run(['uses', folder, '--record'], { env: {} })).code, 0);
+
+    const answer = await fetch(
+      `${new URL(lab.baseUrl).origin}/__mock/amend/${encodeURIComponent(amended.report_id)}`,
+      { method: 'POST' },
+    );
+    assert.equal(answer.status, 200);
+    const local = await tool.run(['impact', '--folder', folder], { env: {} });
+    assert.equal(
+      local.code,
+      0,
+      `not synced: the manifest still records revision 1. ${said(local)}`,
+    );
+
+    const remote = await tool.run(['impact', '--folder', folder, '--remote'], { env });
+    assert.equal(remote.code, 1, said(remote));
+    assert.deepEqual(
+      remote.stdout
+        .split('\n')
+        .filter((line) => line.includes(amended.report_id))
+        .map((row) => row.split(/\s+/).slice(0, 4).join(' '))
+        .sort(),
+      [`cites.R ${amended.report_id} 1 2`, `reads.py ${amended.report_id} 1 2`],
+      said(remote),
+    );
+    assert.match(remote.stdout, /at the lab/);
+    assert.doesNotMatch(remote.stdout, /other\.py/);
+    assert.match(
+      remote.stdout,
+      /2 script\(s\), notebook\(s\) or document\(s\) used another revision than the labs' newest/,
+    );
+    const json = await tool.run(['impact', '--folder', folder, '--remote', '--json'], { env });
+    assert.equal(json.code, 1, said(json));
+    const parsed = JSON.parse(json.stdout) as {
+      remote: boolean;
+      consumers: string[];
+      affected: { id: string; used_revision: string; revision: string }[];
+    };
+    assert.equal(parsed.remote, true);
+    assert.deepEqual(parsed.consumers, ['cites.R', 'reads.py']);
+    assert.ok(parsed.affected.every((each) => each.used_revision === '1' && each.revision === '2'));
+
+    // Synced, the manifest records revision 2: impact without --remote says the same two.
+    assert.equal((await tool.run(['sync', folder], { env })).code, 0);
+    const synced = await tool.run(['impact', '--folder', folder, '--quiet'], { env: {} });
+    assert.equal(synced.code, 1, said(synced));
+    assert.equal(synced.stdout.trim().split('\n').length, 2, said(synced));
+  });
 });

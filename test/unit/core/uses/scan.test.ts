@@ -40,7 +40,7 @@ describe('core/uses/scan: report ids named in a repository', () => {
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('finds ids by line in scripts, and by cell and line in a notebook’s sources and outputs', () => {
+  it('finds ids by line in scripts, and by cell and line in a notebook’s sources, and marks those in its outputs', () => {
     assert.deepEqual(
       scanText('a.py', 'x = 1\ny = "RPT-2026-000001"  # RPT-2026-000009\n', pattern()),
       [
@@ -50,8 +50,8 @@ describe('core/uses/scan: report ids named in a repository', () => {
     );
     assert.deepEqual(scanText('n.ipynb', NOTEBOOK, pattern()), [
       { id: 'RPT-2026-000001', line: 1, cell: 1 },
-      { id: 'RPT-2026-000002', line: 0, cell: 1 },
-      { id: 'RPT-2026-000003', line: 0, cell: 1 },
+      { id: 'RPT-2026-000002', line: 0, cell: 1, output: true },
+      { id: 'RPT-2026-000003', line: 0, cell: 1, output: true },
     ]);
     assert.deepEqual(scanText('bad.ipynb', 'not json RPT-2026-000004', pattern()), [
       { id: 'RPT-2026-000004', line: 0 },

@@ -9,6 +9,7 @@ import {
   currentUses,
   hasUses,
   impactOf,
+  placesOf,
   readUses,
 } from '../../../../core/uses/uses';
 import { USES_FILE_NAME, usesText } from '../../../../core/uses/usesRecord';
@@ -161,5 +162,33 @@ describe('core/uses/uses: uses as they stand, and their impact', () => {
       found.record.uses.map((use) => `${use.consumer} ${use.id} ${use.revision} ${use.how}`),
       ['named.py RPT-2026-000002 1 named', 'read.py RPT-2026-000001 2 read'],
     );
+  });
+
+  it('places a use on each line naming its id (a notebook’s output on its cell’s first line), else on the first line', () => {
+    const id = 'RPT-2026-000001';
+    assert.deepEqual(
+      placesOf(id, [
+        { id, line: 3 },
+        { id: 'RPT-2026-000002', line: 4 },
+        { id, line: 7 },
+        { id, line: 7 },
+      ]),
+      [
+        { id, line: 3 },
+        { id, line: 7 },
+      ],
+    );
+    assert.deepEqual(
+      placesOf(id, [
+        { id, line: 1, cell: 2 },
+        { id, line: 5, cell: 3, output: true },
+      ]),
+      [
+        { id, line: 1, cell: 2 },
+        { id, line: 0, cell: 3 },
+      ],
+    );
+    assert.deepEqual(placesOf(id, undefined), [{ id, line: 0 }]);
+    assert.deepEqual(placesOf(id, [{ id: 'RPT-2026-000002', line: 4 }]), [{ id, line: 0 }]);
   });
 });
