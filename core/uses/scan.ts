@@ -247,10 +247,17 @@ export async function scanRepository(
   await Promise.all(Array.from({ length: READ_AT_ONCE }, worker));
   const changed = read > 0 || Object.keys(cached).length !== Object.keys(next).length;
   if (cacheFile && changed) {
-    await fs.mkdir(path.dirname(cacheFile), { recursive: true });
+    // Written only where its folder is (the caller made it): never a folder deleted meanwhile.
     const temporary = `${cacheFile}.${process.pid}.tmp`;
-    await fs.writeFile(temporary, JSON.stringify({ pattern: key, files: next }));
-    await fs.rename(temporary, cacheFile);
+    try {
+      await fs.writeFile(temporary, JSON.stringify({ pattern: key, files: next }));
+      await fs.rename(temporary, cacheFile);
+    } catch (error) {
+      // The folder went away while it was scanned: there is nothing to keep a cache for.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw error;
+      }
+    }
   }
   const hits = new Map<string, readonly ScanHit[]>();
   for (const file of files) {

@@ -96,7 +96,7 @@ export async function currentUses(
     ? await scanRepository(
         root,
         pattern,
-        path.join(await ensureLocalFolder(folder), SCAN_CACHE_FILE_NAME),
+        path.join(await ensureLocalFolder(folder, { makeFolder: false }), SCAN_CACHE_FILE_NAME),
       )
     : { hits: new Map<string, readonly ScanHit[]>(), files: 0, read: 0 };
   const named = new Map<string, readonly ScanHit[]>();

@@ -97,7 +97,9 @@ describe('core/uses/scan: report ids named in a repository', () => {
     await write(root, 'a.py', 'RPT-2026-000001\n');
     await write(root, 'b.py', 'nothing\n');
     await write(root, 'n.ipynb', NOTEBOOK);
+    // The caller makes the cache's folder (currentUses: ensureLocalFolder); the scan never does.
     const cache = path.join(root, 'lab-reports', '.lab-data', 'uses-scan.json');
+    await fs.mkdir(path.dirname(cache), { recursive: true });
     const first = await scanRepository(root, pattern(), cache);
     assert.equal(first.read, 3);
     assert.deepEqual([...first.hits.keys()], ['a.py', 'n.ipynb']);
