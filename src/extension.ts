@@ -291,6 +291,7 @@ function commandServices(
     syncFolders: new SyncFolders(context.workspaceState),
     integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
     usedRevisions: parts.usedRevisions,
+    impact: parts.impact,
   };
 }
 

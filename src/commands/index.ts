@@ -53,6 +53,7 @@ import { addLabFromManifest } from './addLabFromManifest';
 import { SavedLabNode } from '../views/savedReportsView';
 import { signOut } from './signOut';
 import { recordUses } from './recordUses';
+import type { ImpactState } from '../impact/impactState';
 import { openAmendedRevisions } from './openAmendedRevisions';
 import type { UsedRevisionDocuments } from '../impact/usedRevisionDocuments';
 import { syncReports } from './syncReports';
@@ -97,6 +98,8 @@ export interface CommandServices {
   readonly integration: string;
   /** The older side of Open Both Revisions: what the record of uses knows of a revision used. */
   readonly usedRevisions: UsedRevisionDocuments;
+  /** The uses the Problems panel, the CodeLenses and the Explorer show: read again after Record Report Uses. */
+  readonly impact: ImpactState;
 }
 
 /** The table of every command id and its handler. */
@@ -120,6 +123,7 @@ export function commandTable({
   syncFolders,
   integration,
   usedRevisions,
+  impact,
 }: CommandServices): Record<string, CommandHandler> {
   const palette = {
     labs,
@@ -187,7 +191,8 @@ export function commandTable({
       resolveManifestConflict(savedFolders, log, node),
     [Commands.installMergeDriver]: (node?: unknown) => installMergeDriverFor(log, node),
     [Commands.pushToTeamCache]: (node?: unknown) => pushToTeamCache(savedFolders, log, node),
-    [Commands.recordUses]: (node?: unknown) => recordUses(savedFolders, log, node),
+    [Commands.recordUses]: (node?: unknown) =>
+      recordUses(savedFolders, log, node, () => impact.refresh()),
     [Commands.openAmendedRevisions]: (arg?: unknown) => openAmendedRevisions(usedRevisions, arg),
     [Commands.refreshSavedReports]: () => savedFolders.refresh(),
     [Commands.exportList]: (...args) => exportList(labs, trees, prompts, log, undefined, ...args),

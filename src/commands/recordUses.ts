@@ -29,12 +29,14 @@ function folderOf(arg: unknown): string | undefined {
 /**
  * Record Report Uses (`labData.recordUses`): writes each saved-reports folder's
  * `lab-data-uses.json` (or the one given as `{ folder }`), as `lab-data uses --record` does, with
- * the same core call.
+ * the same core call. What the workspace shows of the uses (`reread`) is read again before it says
+ * so: a sync right after it is measured against the record just written.
  */
 export async function recordUses(
   states: SavedFolderStates,
   log: Logger,
   arg?: unknown,
+  reread: () => Promise<void> = () => Promise.resolve(),
 ): Promise<RecordedUses> {
   const given = folderOf(arg);
   const folders =
@@ -63,6 +65,7 @@ export async function recordUses(
   for (const problem of problems) {
     log.warn('Uses', problem);
   }
+  await reread();
   const total = recorded.reduce((sum, each) => sum + each.uses, 0);
   const consumers = recorded.reduce((sum, each) => sum + each.consumers, 0);
   const text =

@@ -75,9 +75,8 @@ describe('a script that used an amended report, as a person sees it', function (
     await runFromPalette(page, 'Lab Data: Record Report Uses');
     await toast(page, /^Recorded \d+ use\(s\) of reports/);
     assert.match(await fs.readFile(path.join(folder, 'lab-data-uses.json'), 'utf8'), /trend\.py/);
+    // The command's message comes once the workspace has read the uses it recorded.
     await clearToasts(page);
-    // Let the extension read the uses as recorded before the lab amends the report.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
 
     lab.amendReport(id, { publishNow: true });
     const amended = (await listAllReports(api, {})).find((report) => report.report_id === id)!;
