@@ -14,6 +14,7 @@ from . import _cache
 from ._errors import AmbiguousReport, IntegrityError, ReportNotFound
 from ._manifest import Entry, Manifest, find_manifest, load
 from ._reads import record_read
+from ._selection import selected
 from ._stamp import Stamps, sha256_of, stamps_for
 
 IN_STEP = "in step"
@@ -136,69 +137,6 @@ def _as_list(value: Any) -> Optional[List[str]]:
     return [str(value)]
 
 
-def _since(value: Any) -> Optional[datetime.datetime]:
-    if value is None:
-        return None
-    if isinstance(value, datetime.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-    if isinstance(value, datetime.date):
-        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
-    text = str(value).strip()
-    days = re.match(r"^(\d+)d$", text)
-    if days:
-        return datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=int(days.group(1)))
-    parsed = _published(text)
-    if parsed is None:
-        raise ValueError(f"since={value!r} is not a date, a time or a number of days such as '30d'")
-    return parsed
-
-
-_FILTERS = {
-    "lab": None,
-    "report_id": "report_id",
-    "client": "client",
-    "client_id": "client",
-    "project": "project",
-    "project_id": "project",
-    "status": "status",
-    "type": "type",
-    "report_type": "type",
-    "state": None,
-    "since": None,
-}
-
-
-def _selected(manifest: Manifest, filters: Dict[str, Any]) -> List[Entry]:
-    if not filters:
-        return manifest.entries
-    unknown = sorted(set(filters) - set(_FILTERS))
-    if unknown:
-        raise TypeError(f"unknown filter {', '.join(unknown)}: filters are {', '.join(sorted(_FILTERS))}")
-    labs = _as_list(filters.get("lab"))
-    since = _since(filters.get("since"))
-    wanted = {
-        field: set(_as_list(filters[name]))
-        for name, field in _FILTERS.items()
-        if field is not None and filters.get(name) is not None
-    }
-    chosen = []
-    for entry in manifest.entries:
-        if labs is not None and entry.origin not in labs and entry.lab_name not in labs:
-            continue
-        fields = entry.fields
-        if any(
-            (entry.report_id if field == "report_id" else fields.get(field)) not in values
-            for field, values in wanted.items()
-        ):
-            continue
-        if since is not None:
-            published = _published(fields.get("published_at"))
-            if published is None or published < since:
-                continue
-        chosen.append(entry)
-    return chosen
-
-
 def _row(manifest: Manifest, entry: Entry, state: str) -> Dict[str, Any]:
     fields = entry.fields
     samples = fields.get("samples")
@@ -269,14 +207,16 @@ def _manifest(folder: Optional[Union[str, os.PathLike]]) -> Manifest:
 
 def reports(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
     """Every recorded report (or those the filters select) with its state: a pandas DataFrame, or a
-    list of dicts without pandas. Filters: lab (name or origin), report_id, client/client_id,
-    project/project_id, status, type/report_type, since ('30d', a date), state; each a value or a
-    list of values."""
+    list of dicts without pandas. Filters, as the lab-data tool's selection flags: lab (a name, or
+    an address: its origin), client, project, status, type, sample, report (or their column names
+    client_id, project_id, report_type, sample_ids, report_id), each a value or a list of values
+    (any of them); since and until (a date, until including its day; a time with its zone; today,
+    24h, 30d, 2w, 1m, 1y); and state. Every filter given must hold."""
     manifest = _manifest(folder)
     wanted_states = _as_list(filters.pop("state", None))
     renewed: List[Tuple[str, str, str, float]] = []
     rows = []
-    chosen = _selected(manifest, filters)
+    chosen = selected(manifest, filters)
     states = _states(manifest, chosen, renewed)
     stamps_for(manifest.folder).renew(renewed)
     if _pandas is not None and wanted_states is None:
@@ -293,7 +233,7 @@ def verify(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
     manifest = _manifest(folder)
     renewed: List[Tuple[str, str, str, float]] = []
     rows = []
-    chosen = _selected(manifest, filters)
+    chosen = selected(manifest, filters)
     for entry, (state, actual) in zip(chosen, _states(manifest, chosen, renewed)):
         if state != IN_STEP:
             row = _row(manifest, entry, state)

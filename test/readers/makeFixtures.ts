@@ -11,6 +11,7 @@ import { packAndInstall, type PackedTool, type RunResult } from '../cli/packedTo
 import { lockfileSchemaErrors, LOCKFILE_SCHEMA_FILE } from '../support/lockfileSchema';
 import { FIXED_NOW, FULL, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { namedLabApi, syncWithCore, updateWithCore } from './coreWriter';
+import { selectionCases, type SelectionCase } from './selectionCases';
 
 /**
  * The report folders the readers' tests (Python's pytest, R's testthat) read: real repositories
@@ -49,6 +50,8 @@ export interface FixtureCase {
   readonly folder_cache?: string;
   /** Whether every recorded file is in the team cache too. */
   readonly in_team_cache: boolean;
+  /** Criteria and the reports the command line's selection keeps: reports() must keep the same. */
+  readonly selections?: SelectionCase[];
 }
 
 export interface Fixtures {
@@ -282,8 +285,13 @@ export async function makeFixtures(dir: string): Promise<Fixtures> {
   const nginx = nginxBinary() ? await startNginxCache(TEAM_CACHE_TOKEN) : undefined;
   try {
     const cases: Record<string, FixtureCase> = {};
-    cases.packed = await packedCase(dir, tool, labA, labB, nginx);
-    cases.core = await coreCase(dir, labA, labB);
+    for (const [name, written] of [
+      ['packed', await packedCase(dir, tool, labA, labB, nginx)],
+      ['core', await coreCase(dir, labA, labB)],
+    ] as const) {
+      const selections = await selectionCases(written.folder, (origin) => `${origin}/api/v1/`);
+      cases[name] = { ...written, selections };
+    }
     cases.large = await largeCase(dir);
     const fixtures = {
       dir,
