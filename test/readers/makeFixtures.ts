@@ -69,6 +69,8 @@ export interface Fixtures {
     readonly netrc_password: string;
     /** Where nginx keeps the files (`sha256/ab/abcd…`). */
     readonly files: string;
+    /** Redirects every request to the token's address on another host name (localhost): never followed. */
+    readonly redirect_url: string;
   };
   stop(): Promise<void>;
 }
@@ -304,6 +306,7 @@ export async function makeFixtures(dir: string): Promise<Fixtures> {
         netrc_login: 'ci',
         netrc_password: nginx.basicPassword,
         files: nginx.files,
+        redirect_url: nginx.redirectUrl,
       },
     };
     await fs.writeFile(path.join(dir, 'index.json'), `${JSON.stringify(fixtures, null, 2)}\n`);
