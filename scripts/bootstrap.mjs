@@ -95,6 +95,8 @@ const TEST_HOST_DEBIAN_PACKAGES = [
   'r-cran-jsonlite',
   'r-cran-digest',
   'r-cran-testthat',
+  // labdata's restore from a team cache runs curl (R's own download follows redirects).
+  'curl',
   // The Python reader (python/, package labdata): its tests run in a virtual environment of
   // Debian's own python3, with Debian's pytest, pandas and jsonschema (scripts/test-python.mjs).
   'python3-venv',

@@ -7,14 +7,16 @@ import json
 import os
 import re
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _cache
 from ._errors import AmbiguousReport, IntegrityError, ReportNotFound
-from ._manifest import Entry, Manifest, find_manifest, load
+from ._manifest import MANIFEST_FILE_NAME, Entry, Manifest, find_manifest, load
 from ._reads import record_read
-from ._stamp import Stamps, sha256_of, stamps_for
+from ._selection import selected
+from ._stamp import sha256_and_stats, stamps_for
 
 IN_STEP = "in step"
 MISSING = "missing"
@@ -77,51 +79,89 @@ def _file_path(manifest: Manifest, entry: Entry) -> str:
     return manifest.folder + os.sep + (name if os.sep == "/" else name.replace("/", os.sep))
 
 
+def _file_paths(manifest: Manifest, entries: List[Entry]) -> List[str]:
+    folder = manifest.folder + os.sep
+    if os.sep == "/":
+        return [folder + entry.fields["file"] for entry in entries]
+    return [folder + entry.fields["file"].replace("/", os.sep) for entry in entries]
+
+
+# Hashing this many recorded bytes or more is shared among threads (hashlib lets go of the GIL for
+# large buffers); below it, for many small files, threads only add switching (measured).
+_THREADED_BYTES = 64 << 20
+_THREADS = min(4, os.cpu_count() or 1)
+
+
+def _digests(files: List[str], recorded_bytes: int) -> List[Tuple[Optional[str], Optional[os.stat_result]]]:
+    if recorded_bytes >= _THREADED_BYTES and _THREADS > 1 and len(files) > 1:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            return list(pool.map(_digest_or_none, files))
+    digest = _digest_or_none
+    return [digest(file) for file in files]
+
+
+def _digest_or_none(file: str) -> Tuple[Optional[str], Optional[os.stat_result]]:
+    try:
+        return sha256_and_stats(file)
+    except OSError:
+        return None, None
+
+
 def _states(
     manifest: Manifest,
     entries: List[Entry],
     renewed: List[Tuple[str, str, str, float]],
     cache_state: bool = True,
+    paths: Optional[List[str]] = None,
 ) -> List[Tuple[str, Optional[str]]]:
-    """Each entry's state and its file's SHA-256 (None when missing): the stamp first (one stat a
-    file), else the bytes hashed, several files at once."""
+    """Each entry's state and its file's SHA-256 (None when missing or not a file): a stamp that
+    holds vouches with one stat; any other file is opened and hashed once (its stats from the same
+    open, so a fresh clone's files are not also stat'ed first)."""
     labs = stamps_for(manifest.folder).labs()
-    vouched = Stamps.vouched
-    results: List[Tuple[str, Optional[str]]] = []
-    to_hash: List[Tuple[int, Entry, str, os.stat_result]] = []
-    for entry in entries:
-        file = _file_path(manifest, entry)
-        try:
-            stats = os.stat(file)
-        except OSError:
-            results.append(((RESTORABLE if cache_state and _local_cache_holds(entry.sha256) else MISSING), None))
+    paths = _file_paths(manifest, entries) if paths is None else paths
+    results: List[Tuple[str, Optional[str]]] = [(CHANGED, None)] * len(entries)
+    to_hash: List[int] = []
+    stamps_of: Dict[str, dict] = {}
+    is_regular = stat.S_ISREG
+    for position, entry in enumerate(entries):
+        fields = entry.fields
+        files = stamps_of.get(entry.origin)
+        if files is None:
+            lab = labs.get(entry.origin)
+            files = lab.get("files") if isinstance(lab, dict) else None
+            files = stamps_of[entry.origin] = files if isinstance(files, dict) else {}
+        stamp = files.get(entry.report_id)
+        mtime = stamp.get("mtime_ms") if type(stamp) is dict and stamp.get("sha256") == fields["sha256"] else None
+        if mtime is None or isinstance(mtime, bool) or not isinstance(mtime, (int, float)):
+            to_hash.append(position)
             continue
-        if not stat.S_ISREG(stats.st_mode):
-            results.append((CHANGED, None))
-        elif vouched(labs, entry.origin, entry.report_id, entry.sha256, entry.bytes, stats):
-            results.append((IN_STEP, entry.sha256))
+        try:
+            stats = os.stat(paths[position])
+        except OSError:
+            results[position] = (RESTORABLE if cache_state and _local_cache_holds(fields["sha256"]) else MISSING, None)
+            continue
+        if not is_regular(stats.st_mode):
+            continue
+        if stats.st_size == fields["bytes"] and abs(stats.st_mtime_ns / 1e6 - mtime) < 1:
+            results[position] = (IN_STEP, fields["sha256"])
         else:
-            to_hash.append((len(results), entry, file, stats))
-            results.append((CHANGED, None))
+            to_hash.append(position)
     if to_hash:
-        files = [file for _, _, file, _ in to_hash]
-        sums = [_hash_or_none(file) for file in files]
-        for (position, entry, _, stats), actual in zip(to_hash, sums):
-            if actual is None:
-                results[position] = (MISSING, None)
-            elif actual != entry.sha256:
+        recorded = sum(entries[position].fields["bytes"] for position in to_hash)
+        sums = _digests([paths[position] for position in to_hash], recorded)
+        for position, (actual, stats) in zip(to_hash, sums):
+            entry = entries[position]
+            if stats is None:
+                results[position] = (
+                    RESTORABLE if cache_state and _local_cache_holds(entry.sha256) else MISSING,
+                    None,
+                )
+            elif actual is None or actual != entry.sha256:
                 results[position] = (CHANGED, actual)
             else:
                 renewed.append((entry.origin, entry.report_id, actual, stats.st_mtime_ns / 1e6))
                 results[position] = (IN_STEP, actual)
     return results
-
-
-def _hash_or_none(file: str) -> Optional[str]:
-    try:
-        return sha256_of(file)
-    except OSError:
-        return None
 
 
 def _check(manifest: Manifest, entry: Entry, renewed: List[Tuple[str, str, str, float]], cache_state: bool = True) -> Tuple[str, Optional[str]]:
@@ -134,69 +174,6 @@ def _as_list(value: Any) -> Optional[List[str]]:
     if isinstance(value, (list, tuple, set, frozenset)):
         return [str(item) for item in value]
     return [str(value)]
-
-
-def _since(value: Any) -> Optional[datetime.datetime]:
-    if value is None:
-        return None
-    if isinstance(value, datetime.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
-    if isinstance(value, datetime.date):
-        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
-    text = str(value).strip()
-    days = re.match(r"^(\d+)d$", text)
-    if days:
-        return datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=int(days.group(1)))
-    parsed = _published(text)
-    if parsed is None:
-        raise ValueError(f"since={value!r} is not a date, a time or a number of days such as '30d'")
-    return parsed
-
-
-_FILTERS = {
-    "lab": None,
-    "report_id": "report_id",
-    "client": "client",
-    "client_id": "client",
-    "project": "project",
-    "project_id": "project",
-    "status": "status",
-    "type": "type",
-    "report_type": "type",
-    "state": None,
-    "since": None,
-}
-
-
-def _selected(manifest: Manifest, filters: Dict[str, Any]) -> List[Entry]:
-    if not filters:
-        return manifest.entries
-    unknown = sorted(set(filters) - set(_FILTERS))
-    if unknown:
-        raise TypeError(f"unknown filter {', '.join(unknown)}: filters are {', '.join(sorted(_FILTERS))}")
-    labs = _as_list(filters.get("lab"))
-    since = _since(filters.get("since"))
-    wanted = {
-        field: set(_as_list(filters[name]))
-        for name, field in _FILTERS.items()
-        if field is not None and filters.get(name) is not None
-    }
-    chosen = []
-    for entry in manifest.entries:
-        if labs is not None and entry.origin not in labs and entry.lab_name not in labs:
-            continue
-        fields = entry.fields
-        if any(
-            (entry.report_id if field == "report_id" else fields.get(field)) not in values
-            for field, values in wanted.items()
-        ):
-            continue
-        if since is not None:
-            published = _published(fields.get("published_at"))
-            if published is None or published < since:
-                continue
-        chosen.append(entry)
-    return chosen
 
 
 def _row(manifest: Manifest, entry: Entry, state: str) -> Dict[str, Any]:
@@ -221,11 +198,9 @@ def _row(manifest: Manifest, entry: Entry, state: str) -> Dict[str, Any]:
     }
 
 
-def _columns(manifest: Manifest, chosen: List[Entry], states: List[Tuple[str, Optional[str]]]):
+def _columns(chosen: List[Entry], states: List[Tuple[str, Optional[str]]], paths: List[str]):
     """The DataFrame of every chosen entry, built column by column (no dict a row: 10,000 rows)."""
     fields = [entry.fields for entry in chosen]
-    sep = os.sep
-    folder = manifest.folder + sep
     data = {
         "lab": [entry.lab_name for entry in chosen],
         "origin": [entry.origin for entry in chosen],
@@ -239,7 +214,7 @@ def _columns(manifest: Manifest, chosen: List[Entry], states: List[Tuple[str, Op
         "sha256": [f["sha256"] for f in fields],
         "bytes": [f["bytes"] for f in fields],
         "file": [f["file"] for f in fields],
-        "path": [folder + (f["file"] if sep == "/" else f["file"].replace("/", sep)) for f in fields],
+        "path": paths,
         "state": [state for state, _ in states],
     }
     published = [f.get("published_at") for f in fields]
@@ -263,24 +238,48 @@ def _frame(rows: List[Dict[str, Any]], extra: Sequence[str] = ()):
     return frame
 
 
+# A folder given → the manifest found in it, when that is the folder's own lab-data-sync.json:
+# nothing can come before it, so a later call only stats it (in load). Found in lab-reports/ or
+# by searching, it is looked for again each call (a nearer manifest may have appeared).
+_found_in: Dict[Tuple[str, str], str] = {}
+
+
 def _manifest(folder: Optional[Union[str, os.PathLike]]) -> Manifest:
-    return load(find_manifest(folder))
+    if folder is None:
+        return load(find_manifest(None))
+    given = os.fspath(folder)
+    key = (given, "" if os.path.isabs(given) else os.getcwd())
+    file = _found_in.get(key)
+    if file is not None:
+        try:
+            return load(file)
+        except FileNotFoundError:
+            del _found_in[key]
+    file = find_manifest(folder)
+    manifest = load(file)
+    given = os.path.abspath(given)
+    if file in (given, os.path.join(given, MANIFEST_FILE_NAME)):
+        _found_in[key] = file
+    return manifest
 
 
 def reports(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
     """Every recorded report (or those the filters select) with its state: a pandas DataFrame, or a
-    list of dicts without pandas. Filters: lab (name or origin), report_id, client/client_id,
-    project/project_id, status, type/report_type, since ('30d', a date), state; each a value or a
-    list of values."""
+    list of dicts without pandas. Filters, as the lab-data tool's selection flags: lab (a name, or
+    an address: its origin), client, project, status, type, sample, report (or their column names
+    client_id, project_id, report_type, sample_ids, report_id), each a value or a list of values
+    (any of them); since and until (a date, until including its day; a time with its zone; today,
+    24h, 30d, 2w, 1m, 1y); and state. Every filter given must hold."""
     manifest = _manifest(folder)
     wanted_states = _as_list(filters.pop("state", None))
     renewed: List[Tuple[str, str, str, float]] = []
     rows = []
-    chosen = _selected(manifest, filters)
-    states = _states(manifest, chosen, renewed)
+    chosen = selected(manifest, filters)
+    paths = _file_paths(manifest, chosen)
+    states = _states(manifest, chosen, renewed, paths=paths)
     stamps_for(manifest.folder).renew(renewed)
     if _pandas is not None and wanted_states is None:
-        return _columns(manifest, chosen, states)
+        return _columns(chosen, states, paths)
     for entry, (state, _) in zip(chosen, states):
         if wanted_states is None or state in wanted_states:
             rows.append(_row(manifest, entry, state))
@@ -293,7 +292,7 @@ def verify(folder: Optional[Union[str, os.PathLike]] = None, **filters: Any):
     manifest = _manifest(folder)
     renewed: List[Tuple[str, str, str, float]] = []
     rows = []
-    chosen = _selected(manifest, filters)
+    chosen = selected(manifest, filters)
     for entry, (state, actual) in zip(chosen, _states(manifest, chosen, renewed)):
         if state != IN_STEP:
             row = _row(manifest, entry, state)
@@ -360,7 +359,16 @@ def path(
             detail=detail,
         )
     record_read(manifest.folder, entry.origin, entry.report_id, entry.revision, entry.sha256)
-    return Path(file)
+    found = _paths.get(file)
+    if found is None:
+        if len(_paths) > 100_000:
+            _paths.clear()
+        found = _paths[file] = Path(file)
+    return found
+
+
+# A Path is immutable: one per file read, not one built per call.
+_paths: Dict[str, Path] = {}
 
 
 @dataclasses.dataclass(frozen=True)

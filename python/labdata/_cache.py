@@ -84,6 +84,21 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+def _redirect_host(location: Optional[str], base: urllib.parse.SplitResult) -> str:
+    """Where a redirect points, for its message: the host only (its path and query may hold anything)."""
+    if not location:
+        return "an unreadable address"
+    try:
+        target = urllib.parse.urlsplit(urllib.parse.urljoin(base.geturl(), location))
+    except ValueError:
+        return "an unreadable address"
+    host = target.netloc.rsplit("@", 1)[-1]
+    if host.lower() == base.netloc.rsplit("@", 1)[-1].lower():
+        return "another address on the same server"
+    # The server's words: printable characters only, cut short.
+    return re.sub(r"[^\x21-\x7e]", "", host)[:100] or "an unreadable address"
+
+
 _opener = urllib.request.build_opener(_NoRedirect, urllib.request.ProxyHandler({}))
 
 
@@ -152,7 +167,13 @@ def restore(sha256: str, target: str) -> List[str]:
                     return []
                 why.append(f"the team cache {shown} sent other bytes than the recorded ones")
         except urllib.error.HTTPError as error:
-            if error.code == 404:
+            if 300 <= error.code < 400:
+                where = _redirect_host(error.headers.get("Location") if error.headers else None, url)
+                why.append(
+                    f"the team cache {shown} redirects to {where}, which is not followed "
+                    "(a redirect could take its credentials elsewhere)"
+                )
+            elif error.code == 404:
                 why.append(f"the team cache {shown} does not hold it")
             elif error.code in (401, 403):
                 why.append(f"the team cache {shown} refused the credentials ({error.code}): set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc")

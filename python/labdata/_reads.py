@@ -1,10 +1,10 @@
 """The reads log, .lab-data/reads.jsonl (docs/lockfile.md): one line per successful path()."""
 
-import datetime
 import json
 import os
 import sys
-from typing import Optional
+import time
+from typing import Dict, Optional, Tuple
 
 from ._stamp import LOCAL_FOLDER
 
@@ -51,34 +51,61 @@ def consumer_path(manifest_folder: str) -> Optional[str]:
     return relative.replace(os.sep, "/")
 
 
+# The part of a read's line after its time, by what it depends on: a script reading one report
+# again and again builds it once (the time is all that changes).
+_rests: Dict[Tuple[Optional[str], str, str, str, Optional[str], str, str], str] = {}
+
+
+def _rest_of_line(manifest_folder: str, lab: str, report_id: str, revision: Optional[str], sha256: str) -> str:
+    main = sys.modules.get("__main__")
+    notebook = getattr(main, "__vsc_ipynb_file__", None)
+    script = notebook if isinstance(notebook, str) and notebook else getattr(main, "__file__", None)
+    script = script if isinstance(script, str) else None
+    relative_to = "" if script is None or os.path.isabs(script) else os.getcwd()
+    key = (script, relative_to, manifest_folder, lab, report_id, revision, sha256)
+    rest = _rests.get(key)
+    if rest is None:
+        if len(_rests) > 10_000:
+            _rests.clear()
+        rest = _rests[key] = json.dumps(
+            {
+                "consumer": consumer_path(manifest_folder),
+                "lab": lab,
+                "report_id": report_id,
+                "revision": revision,
+                "sha256": sha256,
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        )[1:]
+    return rest
+
+
 def record_read(manifest_folder: str, lab: str, report_id: str, revision: Optional[str], sha256: str) -> None:
     """Appends one line; a folder that cannot be written loses the line, never the read."""
-    now = datetime.datetime.now(datetime.timezone.utc)
-    line = json.dumps(
-        {
-            "at": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z",
-            "consumer": consumer_path(manifest_folder),
-            "lab": lab,
-            "report_id": report_id,
-            "revision": revision,
-            "sha256": sha256,
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    local = os.path.join(manifest_folder, LOCAL_FOLDER)
+    now = time.time()
+    at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % (int(now * 1000) % 1000)
+    # The keys in sorted order, as json.dumps(sort_keys=True) writes them: "at" comes first.
+    line = '{"at": "' + at + '", ' + _rest_of_line(manifest_folder, lab, report_id, revision, sha256) + "\n"
+    file = os.path.join(manifest_folder, LOCAL_FOLDER, READS_FILE)
     try:
-        if not os.path.isdir(local):
+        try:
+            descriptor = os.open(file, _APPEND, 0o644)
+        except FileNotFoundError:
+            local = os.path.dirname(file)
             os.makedirs(local, exist_ok=True)
             ignore = os.path.join(local, ".gitignore")
             if not os.path.exists(ignore):
                 with open(ignore, "w", encoding="utf-8") as handle:
                     handle.write("# Lab Data: this machine\u2019s state, never committed\n*\n")
+            descriptor = os.open(file, _APPEND, 0o644)
         # One write in append mode: concurrent readers never interleave lines.
-        descriptor = os.open(os.path.join(local, READS_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(descriptor, (line + "\n").encode("utf-8"))
+            os.write(descriptor, line.encode("utf-8"))
         finally:
             os.close(descriptor)
     except OSError:
         return
+
+
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from typing import Dict, Iterable, Optional, Tuple
 
@@ -11,15 +12,38 @@ STATE_FILE = "state.json"
 _IGNORE = "# Lab Data: this machine\u2019s state, never committed\n*\n"
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_CHUNK = 1 << 20
+
+
 def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb", buffering=0) as handle:
-        while True:
-            chunk = handle.read(1 << 20)
-            if not chunk:
-                break
+    digest, _ = sha256_and_stats(path)
+    if digest is None:
+        raise IsADirectoryError(path)
+    return digest
+
+
+def sha256_and_stats(path: str) -> Tuple[Optional[str], os.stat_result]:
+    """The SHA-256 of a regular file (None for any other kind) and its stats, from one open: a
+    small file is one read of its size (no stat of the path before, no buffer larger than the
+    file: 10,000 small files a verify). Never blocks on a FIFO (opened non-blocking)."""
+    descriptor = os.open(path, _OPEN_FLAGS)
+    try:
+        stats = os.fstat(descriptor)
+        if not stat.S_ISREG(stats.st_mode):
+            return None, stats
+        size = stats.st_size
+        chunk = os.read(descriptor, min(size + 1, _CHUNK))
+        digest = hashlib.sha256(chunk)
+        # All of it at once (size bytes of the size + 1 asked for): no read to find the end.
+        if len(chunk) == size < _CHUNK:
+            return digest.hexdigest(), stats
+        while chunk:
+            chunk = os.read(descriptor, _CHUNK)
             digest.update(chunk)
-    return digest.hexdigest()
+        return digest.hexdigest(), stats
+    finally:
+        os.close(descriptor)
 
 
 class Stamps:
@@ -58,21 +82,6 @@ class Stamps:
     def labs(self) -> dict:
         """The stamps by lab origin as they are now (read again only when state.json changed)."""
         return self._fresh()["labs"]
-
-    @staticmethod
-    def vouched(labs: dict, origin: str, report_id: str, sha256: str, size: int, stats: os.stat_result) -> bool:
-        """Whether the stamp in labs vouches that a file of these stats has the recorded SHA-256."""
-        lab = labs.get(origin)
-        files = lab.get("files") if isinstance(lab, dict) else None
-        stamp = files.get(report_id) if isinstance(files, dict) else None
-        if not isinstance(stamp, dict) or stamp.get("sha256") != sha256:
-            return False
-        mtime = stamp.get("mtime_ms")
-        return (
-            isinstance(mtime, (int, float))
-            and stats.st_size == size
-            and abs(stats.st_mtime_ns / 1e6 - mtime) < 1
-        )
 
     def renew(self, renewed: Iterable[Tuple[str, str, str, float]]) -> None:
         """Records (origin, report id, sha256, mtime_ms) of files hashed just now; skipped while a

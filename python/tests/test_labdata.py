@@ -205,6 +205,22 @@ def test_restore_of_the_amended_report_from_the_team_cache_with_its_token(copy_c
     assert reads(case.folder)[-1]["revision"] == "2"
 
 
+def test_restore_follows_no_redirect_of_the_team_cache_and_says_so(copy_case, index, monkeypatch):
+    if not index.get("team_cache"):
+        pytest.skip("nginx is not installed: npm run bootstrap installs it")
+    case = copy_case("packed")
+    origin, report_id, entry = one_entry(case)
+    file = Path(case.folder, entry["file"])
+    file.unlink()
+    # It redirects to the token's own address under another host name, which holds the file.
+    monkeypatch.setenv("LAB_DATA_CACHE", index["team_cache"]["redirect_url"])
+    monkeypatch.setenv("LAB_DATA_CACHE_TOKEN", index["team_cache"]["token"])
+    with pytest.raises(labdata.IntegrityError, match=r"redirects to localhost:\d+, which is not followed") as raised:
+        labdata.path(report_id, lab=origin, folder=case.folder, restore=True)
+    assert index["team_cache"]["token"] not in str(raised.value)
+    assert not file.exists()
+
+
 def test_restore_from_the_team_cache_with_netrc_credentials(copy_case, index, monkeypatch, tmp_path):
     if not index.get("team_cache"):
         pytest.skip("nginx is not installed: npm run bootstrap installs it")

@@ -154,25 +154,78 @@ fetch_from_cache <- function(location, sha256, temp) {
     return(simpleCondition(paste0("the team cache cannot be used: ", problem)))
   }
   url <- paste(address, "sha256", substr(sha256, 1, 2), sha256, sep = "/")
-  authorization <- cache_authorization(address)
-  headers <- if (is.null(authorization)) NULL else c(Authorization = authorization)
   seconds <- suppressWarnings(as.numeric(Sys.getenv("LAB_DATA_ANSWER_TIMEOUT", "30")))
-  old <- options(timeout = if (is.na(seconds) || seconds <= 0) 30 else seconds)
-  on.exit(options(old))
-  got <- tryCatch(
-    utils::download.file(url, temp, method = "libcurl", quiet = TRUE, mode = "wb", headers = headers),
-    error = function(e) e,
-    warning = function(w) w
-  )
-  if (!identical(got, 0L)) {
+  if (is.na(seconds) || seconds <= 0) seconds <- 30
+  why <- download_without_redirect(url, temp, cache_authorization(address), seconds)
+  if (!is.null(why)) {
     unlink(temp)
-    # Said with the address only: never the credentials, and the server's words (a status's reason)
-    # without control characters and cut short.
-    why <- gsub(authorization %||% "\001", "***", conditionMessage(got), fixed = TRUE)
-    why <- substr(trimws(gsub("[[:cntrl:]]+", " ", why)), 1, 200)
     return(simpleCondition(sprintf("the team cache %s did not give it (%s)", address, why)))
   }
   temp
+}
+
+# Where a redirect points, for its message: the host only (its path and query may hold anything).
+redirect_host <- function(location, url) {
+  host_of <- function(text) tolower(sub("^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/?#]*@)?([^/?#]*).*$", "\\1", text, perl = TRUE))
+  if (!nzchar(location) || !grepl("^[a-zA-Z][a-zA-Z0-9+.-]*://", location)) {
+    return(if (nzchar(location)) "another address on the same server" else "an unreadable address")
+  }
+  if (identical(host_of(location), host_of(url))) "another address on the same server" else host_of(location)
+}
+
+# GETs `url` into `temp` as the lab-data tool does: no redirect followed (it could take the cache's
+# credentials elsewhere), no proxy, the answer in time. R's own download (libcurl) always follows a
+# redirect, so the curl command does it: its configuration files are not read (-q), and the
+# credentials go in a header file only this user can read, never on its command line. NULL when
+# the file came, else why not.
+download_without_redirect <- function(url, temp, authorization, seconds) {
+  curl <- Sys.which("curl")
+  if (!nzchar(curl)) {
+    return("restoring from a team cache needs the curl command, which is not installed")
+  }
+  args <- c(
+    "-q", "--silent", "--show-error", "--noproxy", shQuote("*"), "--proto", "=http,https",
+    # As the tool's answer timeout: no connection, or no byte for that long, gives up.
+    "--connect-timeout", seconds, "--speed-limit", "1", "--speed-time", seconds,
+    "--output", shQuote(temp), "--write-out", shQuote("%{http_code} %{redirect_url}")
+  )
+  if (!is.null(authorization)) {
+    header_file <- tempfile("labdata-header-")
+    file.create(header_file)
+    Sys.chmod(header_file, "0600")
+    on.exit(unlink(header_file), add = TRUE)
+    writeLines(paste0("Authorization: ", authorization), header_file)
+    args <- c(args, "--header", shQuote(paste0("@", header_file)))
+  }
+  errors <- tempfile("labdata-curl-")
+  on.exit(unlink(errors), add = TRUE)
+  out <- suppressWarnings(system2(curl, c(args, shQuote(url)), stdout = TRUE, stderr = errors))
+  status <- attr(out, "status") %||% 0L
+  said <- paste(out, collapse = " ")
+  code <- suppressWarnings(as.integer(sub(" .*$", "", said)))
+  clean <- function(text) {
+    text <- gsub(authorization %||% "\001", "***", text, fixed = TRUE)
+    substr(trimws(gsub("[[:cntrl:]]+", " ", text)), 1, 200)
+  }
+  if (status != 0 || is.na(code) || code == 0) {
+    message <- tryCatch(paste(readLines(errors, warn = FALSE), collapse = " "), error = function(e) "")
+    return(sprintf("it cannot be reached: %s", clean(if (nzchar(message)) message else paste("curl exited with", status))))
+  }
+  if (code >= 300 && code < 400) {
+    where <- clean(redirect_host(trimws(sub("^[0-9]+ ?", "", said)), url))
+    return(sprintf("it redirects to %s, which is not followed (a redirect could take its credentials elsewhere)", where))
+  }
+  if (code == 404) {
+    return("it does not hold it")
+  }
+  if (code == 401 || code == 403) {
+    return(sprintf("it refused %s (%d); set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc",
+      if (is.null(authorization)) "to answer without credentials" else "the credentials given", code))
+  }
+  if (code < 200 || code >= 300) {
+    return(sprintf("it answered %d", code))
+  }
+  NULL
 }
 
 # Restores a missing report file from the cache: its bytes, checked against the recorded SHA-256,

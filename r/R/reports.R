@@ -66,75 +66,6 @@ manifest_rows <- function(manifest) {
   rows
 }
 
-# A "since"/"until" as the lab-data tool reads one: a date (an `until` date includes its day, UTC),
-# a timestamp with its zone, `today`, or an age (24h, 30d, 2w, 1m, 1y).
-selection_time <- function(value, until = FALSE) {
-  name <- if (until) "until" else "since"
-  if (inherits(value, "POSIXt")) {
-    return(as.numeric(value))
-  }
-  if (inherits(value, "Date")) {
-    value <- format(value)
-  }
-  text <- trimws(as.character(value))
-  if (length(text) != 1) {
-    stop(sprintf("%s takes one date or age", name), call. = FALSE)
-  }
-  now <- Sys.time()
-  if (tolower(text) == "today") {
-    return(as.numeric(as.POSIXct(format(now, "%Y-%m-%d"))))
-  }
-  age <- regmatches(text, regexec("^(\\d+)([hdwmy])$", tolower(text)))[[1]]
-  if (length(age) == 3) {
-    amount <- as.numeric(age[[2]])
-    unit <- age[[3]]
-    if (unit %in% c("h", "d", "w")) {
-      hours <- amount * c(h = 1, d = 24, w = 168)[[unit]]
-      return(as.numeric(now) - hours * 3600)
-    }
-    months <- if (unit == "m") amount else amount * 12
-    return(as.numeric(seq(now, by = sprintf("-%d months", months), length.out = 2)[[2]]))
-  }
-  if (grepl("^\\d{4}-\\d{2}-\\d{2}$", text)) {
-    day <- as.numeric(as.POSIXct(paste0(text, "T00:00:00"), format = "%Y-%m-%dT%H:%M:%S", tz = "UTC"))
-    if (is.na(day)) {
-      stop(sprintf("%s \"%s\" is not a date (2026-01-31), a time with its zone, or an age (30d)", name, text), call. = FALSE)
-    }
-    return(if (until) day + 86400 - 0.001 else day)
-  }
-  when <- as.numeric(parse_time(text))
-  if (is.na(when) || !grepl("(Z|[+-]\\d{2}:?\\d{2})$", text)) {
-    stop(sprintf("%s \"%s\" is not a date (2026-01-31), a time with its zone, or an age (30d)", name, text), call. = FALSE)
-  }
-  when
-}
-
-# The rows a selection keeps: every field given must hold; several values of one field are any of them.
-select_rows <- function(rows, lab = NULL, client = NULL, project = NULL, status = NULL, type = NULL,
-                        sample = NULL, report = NULL, since = NULL, until = NULL) {
-  keep <- rep(TRUE, nrow(rows))
-  one_of <- function(values, field) field %in% as.character(values)
-  if (!is.null(lab)) {
-    lab <- as.character(lab)
-    origins <- vapply(lab, function(l) if (grepl("://", l)) sub("^([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*).*$", "\\1", tolower(l)) else NA_character_, character(1))
-    keep <- keep & (rows$lab %in% lab | tolower(rows$origin) %in% origins[!is.na(origins)])
-  }
-  if (!is.null(client)) keep <- keep & one_of(client, rows$client_id)
-  if (!is.null(project)) keep <- keep & one_of(project, rows$project_id)
-  if (!is.null(status)) keep <- keep & one_of(status, rows$status)
-  if (!is.null(type)) keep <- keep & one_of(type, rows$report_type)
-  if (!is.null(report)) keep <- keep & one_of(report, rows$report_id)
-  if (!is.null(sample)) {
-    keep <- keep & vapply(rows$sample_ids, function(s) any(s %in% as.character(sample)), logical(1))
-  }
-  if (!is.null(since) || !is.null(until)) {
-    published <- as.numeric(parse_time(rows$published))
-    if (!is.null(since)) keep <- keep & !is.na(published) & published >= selection_time(since)
-    if (!is.null(until)) keep <- keep & !is.na(published) & published <= selection_time(until, until = TRUE)
-  }
-  rows[keep, , drop = FALSE]
-}
-
 # The rows as the user sees them: the documented columns, a tibble when tibble is installed.
 as_table <- function(rows) {
   out <- data.frame(
@@ -171,14 +102,13 @@ with_state <- function(manifest, rows) {
 reports <- function(folder = NULL, lab = NULL, client = NULL, project = NULL, status = NULL,
                     type = NULL, sample = NULL, report = NULL, since = NULL, until = NULL,
                     state = NULL, client_id = NULL, project_id = NULL, report_type = NULL,
-                    report_id = NULL) {
-  # The column names are the Python reader's filter names too: either spelling selects.
-  client <- c(client, client_id)
-  project <- c(project, project_id)
-  type <- c(type, report_type)
-  report <- c(report, report_id)
+                    sample_ids = NULL, report_id = NULL) {
   manifest <- read_manifest(find_manifest(folder))
-  rows <- select_rows(manifest_rows(manifest), lab, client, project, status, type, sample, report, since, until)
+  # The column names are the flags' names too: either spelling selects.
+  rows <- select_rows(
+    manifest_rows(manifest), lab, c(client, client_id), c(project, project_id), status,
+    c(type, report_type), c(sample, sample_ids), c(report, report_id), since, until
+  )
   rows <- with_state(manifest, rows)
   if (!is.null(state)) {
     rows <- rows[rows$state %in% state, , drop = FALSE]
@@ -187,9 +117,16 @@ reports <- function(folder = NULL, lab = NULL, client = NULL, project = NULL, st
 }
 
 #' @export
-verify <- function(folder = NULL) {
+verify <- function(folder = NULL, lab = NULL, client = NULL, project = NULL, status = NULL,
+                   type = NULL, sample = NULL, report = NULL, since = NULL, until = NULL,
+                   client_id = NULL, project_id = NULL, report_type = NULL, sample_ids = NULL,
+                   report_id = NULL) {
   manifest <- read_manifest(find_manifest(folder))
-  rows <- with_state(manifest, manifest_rows(manifest))
+  rows <- select_rows(
+    manifest_rows(manifest), lab, c(client, client_id), c(project, project_id), status,
+    c(type, report_type), c(sample, sample_ids), c(report, report_id), since, until
+  )
+  rows <- with_state(manifest, rows)
   as_table(rows[rows$state != "in step", , drop = FALSE])
 }
 

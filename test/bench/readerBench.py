@@ -1,6 +1,10 @@
 """The Python reader's figures on a 10,000-entry manifest of small files (run by readerBench.ts):
 reports() against json.load + pandas.DataFrame of the same file, path() of a present stamped file,
-and the first verify() (no stamps, a fresh clone) against sha256sum -c on the same files."""
+and the first verify() (no stamps, a fresh clone) against sha256sum -c on the same files.
+
+Each run times ours and its reference one after the other, so a ratio compares two figures taken
+under the same load (the machine may be busy): the ratios are of each run's pair, and every figure
+comes with its spread (the fastest and slowest run) besides its median."""
 
 import json
 import os
@@ -71,14 +75,32 @@ for _ in range(runs):
         timed(lambda: subprocess.run(["sha256sum", "--quiet", "-c", sums], cwd=folder, check=True))
     )
 
+
+def spread(values):
+    return [min(values), max(values)]
+
+
+reports_ratio = [ours / reference for ours, reference in zip(reports_s, baseline_s)]
+verify_ratio = [ours / reference for ours, reference in zip(verify_s, sha256sum_s)]
+path_ms = [seconds * 1000 for seconds in per_call]
 print(
     json.dumps(
         {
+            "runs": runs,
             "reports_s": statistics.median(reports_s),
+            "reports_spread": spread(reports_s),
             "baseline_s": statistics.median(baseline_s),
-            "path_ms": statistics.median(per_call) * 1000,
+            "baseline_spread": spread(baseline_s),
+            "reports_ratio": statistics.median(reports_ratio),
+            "reports_ratio_spread": spread(reports_ratio),
+            "path_ms": statistics.median(path_ms),
+            "path_spread": spread(path_ms),
             "verify_s": statistics.median(verify_s),
+            "verify_spread": spread(verify_s),
             "sha256sum_s": statistics.median(sha256sum_s),
+            "sha256sum_spread": spread(sha256sum_s),
+            "verify_ratio": statistics.median(verify_ratio),
+            "verify_ratio_spread": spread(verify_ratio),
             "entries": sum(len(s["reports"]) for s in parsed["labs"].values()),
         }
     )

@@ -11,6 +11,7 @@ import { packAndInstall, type PackedTool, type RunResult } from '../cli/packedTo
 import { lockfileSchemaErrors, LOCKFILE_SCHEMA_FILE } from '../support/lockfileSchema';
 import { FIXED_NOW, FULL, SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { namedLabApi, syncWithCore, updateWithCore } from './coreWriter';
+import { selectionCases, type SelectionCase } from './selectionCases';
 
 /**
  * The report folders the readers' tests (Python's pytest, R's testthat) read: real repositories
@@ -49,6 +50,8 @@ export interface FixtureCase {
   readonly folder_cache?: string;
   /** Whether every recorded file is in the team cache too. */
   readonly in_team_cache: boolean;
+  /** Criteria and the reports the command line's selection keeps: reports() must keep the same. */
+  readonly selections?: SelectionCase[];
 }
 
 export interface Fixtures {
@@ -66,6 +69,8 @@ export interface Fixtures {
     readonly netrc_password: string;
     /** Where nginx keeps the files (`sha256/ab/abcd…`). */
     readonly files: string;
+    /** Redirects every request to the token's address on another host name (localhost): never followed. */
+    readonly redirect_url: string;
   };
   stop(): Promise<void>;
 }
@@ -282,8 +287,13 @@ export async function makeFixtures(dir: string): Promise<Fixtures> {
   const nginx = nginxBinary() ? await startNginxCache(TEAM_CACHE_TOKEN) : undefined;
   try {
     const cases: Record<string, FixtureCase> = {};
-    cases.packed = await packedCase(dir, tool, labA, labB, nginx);
-    cases.core = await coreCase(dir, labA, labB);
+    for (const [name, written] of [
+      ['packed', await packedCase(dir, tool, labA, labB, nginx)],
+      ['core', await coreCase(dir, labA, labB)],
+    ] as const) {
+      const selections = await selectionCases(written.folder, (origin) => `${origin}/api/v1/`);
+      cases[name] = { ...written, selections };
+    }
     cases.large = await largeCase(dir);
     const fixtures = {
       dir,
@@ -296,6 +306,7 @@ export async function makeFixtures(dir: string): Promise<Fixtures> {
         netrc_login: 'ci',
         netrc_password: nginx.basicPassword,
         files: nginx.files,
+        redirect_url: nginx.redirectUrl,
       },
     };
     await fs.writeFile(path.join(dir, 'index.json'), `${JSON.stringify(fixtures, null, 2)}\n`);

@@ -115,6 +115,27 @@ test_that("restore = TRUE restores from the nginx team cache with its token, and
   expect_identical(reports(repo$folder)$state[[2]], "in step")
 })
 
+test_that("restore = TRUE follows no redirect of the team cache and says so", {
+  repo <- fixture_repo("packed")
+  team <- fixture_team_cache()
+  redirect <- fixtures_index()$team_cache$redirect_url
+  table <- reports(repo$folder)
+  unlink(table$path[[2]])
+  # It redirects to the token's own address under another host name, which holds the file:
+  # following it would restore the file.
+  withr_env(c(LAB_DATA_CACHE = redirect, LAB_DATA_CACHE_TOKEN = team$token), {
+    refused <- tryCatch(
+      report_path(table$report_id[[2]], lab = table$lab[[2]], folder = repo$folder, restore = TRUE),
+      labdata_integrity_error = function(e) e
+    )
+  })
+  expect_s3_class(refused, "labdata_integrity_error")
+  expect_match(conditionMessage(refused), "redirects to localhost:[0-9]+, which is not followed")
+  expect_false(grepl(team$token, conditionMessage(refused), fixed = TRUE))
+  expect_false(file.exists(table$path[[2]]))
+  expect_length(list.files(dirname(table$path[[2]]), pattern = "[.]part$", all.files = TRUE), 0)
+})
+
 test_that("the team cache's credentials come from ~/.netrc when LAB_DATA_CACHE_TOKEN is not set", {
   repo <- fixture_repo("packed")
   team <- fixture_team_cache()
