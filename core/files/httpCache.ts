@@ -222,6 +222,11 @@ export class HttpCache implements FileCache {
     return this.unusableStatus === 401 || this.unusableStatus === 403;
   }
 
+  /** The status the server refused the credentials with (401, 403), when that is why it is not asked. */
+  get readStatus(): number | undefined {
+    return this.unusableStatus;
+  }
+
   /** The HTTP status a write was refused with (401, 403, 405, 507…), once one was. */
   get writeStatus(): number | undefined {
     return this.unwritableStatus;
