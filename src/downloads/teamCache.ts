@@ -88,6 +88,7 @@ function teamServer(address: string, authorization: string | undefined, log: Log
     transport: services?.network.transportFactory(),
     userAgent: `lab-data-vscode (VS Code ${vscode.version})`,
     warn: (message) => log.warn('Cache', message),
+    credentialsAdvice: 'set its token with Lab Data: Set Team Cache Token',
   });
 }
 

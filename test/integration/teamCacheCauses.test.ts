@@ -344,6 +344,22 @@ describe('a team cache that says what it is in VS Code (Set Team Cache Token che
       );
       assert.doesNotMatch(shown.message, /LAB_DATA_CACHE_TOKEN|netrc/);
       assert.deepEqual(shown.actions, ['Set Team Cache Token', 'Show Log']);
+      // The log says the extension's advice too, not the command line's.
+      const logged = await eventually(async () => {
+        const lines: string[] = [];
+        for (const file of await labDataLogFiles()) {
+          lines.push(
+            ...(await fs.readFile(file, 'utf8'))
+              .split('\n')
+              .filter((line) => line.includes(cache.url) && line.includes('refused')),
+          );
+        }
+        assert.ok(lines.length > 0, 'the refusal is in the log');
+        return lines;
+      });
+      for (const line of logged) {
+        assert.doesNotMatch(line, /LAB_DATA_CACHE_TOKEN|netrc/, line);
+      }
     } finally {
       await cache.close();
     }
