@@ -21,7 +21,7 @@ import type {
   NoticeAnswer,
 } from './provenance/missingFilesNotice';
 import { signInForDemo } from './auth/demoSignIn';
-import { errorsShown } from './ui/phrase';
+import { errorsShown, warningsShown } from './ui/phrase';
 import { progressShown, type ProgressShown } from './ui/progress';
 
 /** One lab as other extensions and tests see it: never its token. */
@@ -57,6 +57,8 @@ export interface LabDataExtensionApi {
   statusText(): string;
   /** The error notifications commands have shown (newest last, at most 20): their text and buttons. */
   errorsShown(): ReadonlyArray<{ readonly message: string; readonly actions: readonly string[] }>;
+  /** The warning notifications shown through `showWarning` (newest last, at most 20): their text and buttons. */
+  warningsShown(): ReadonlyArray<{ readonly message: string; readonly actions: readonly string[] }>;
   /** The progress notifications of the work started lately (newest last, at most 20): title, times, messages. */
   progressShown(): ReadonlyArray<Readonly<ProgressShown>>;
   /** The status bar tooltip now. */
@@ -231,6 +233,7 @@ export function createExtensionApi(
     views: { reports: views.reports, clients: views.clients, samples: views.samples },
     statusText: () => statusBar.text,
     errorsShown: () => [...errorsShown],
+    warningsShown: () => [...warningsShown],
     progressShown: () =>
       progressShown.map((shown) => ({ ...shown, messages: [...shown.messages] })),
     statusTooltip: () => statusBar.tooltip,

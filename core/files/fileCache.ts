@@ -79,6 +79,8 @@ export interface FileCache {
   readonly readProblem?: string;
   /** Whether {@link readProblem} is a refusal of the credentials (401/403) rather than a server down. */
   readonly readRefused?: boolean;
+  /** The status a server refused the credentials with (401, 403), when {@link readRefused}. */
+  readonly readStatus?: number;
   /** The status a server refused a write with (401, 403, 405, 507…), once one was. */
   readonly writeStatus?: number;
   /** Lets go of its connections, if it has any. */

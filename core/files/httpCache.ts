@@ -146,6 +146,8 @@ export interface HttpCacheOptions {
   readonly userAgent?: string;
   /** Told once of each kind of trouble (down, refused, read-only, a bad copy); the run goes on. */
   readonly warn?: (message: string) => void;
+  /** What to do about refused credentials, in the client's words (the tool's by default: its variable, ~/.netrc). */
+  readonly credentialsAdvice?: string;
 }
 
 /** What one request came to, when the server could not be asked. */
@@ -220,6 +222,11 @@ export class HttpCache implements FileCache {
   /** Whether the server is not asked because it refused the credentials (401/403), not because it is down. */
   get readRefused(): boolean {
     return this.unusableStatus === 401 || this.unusableStatus === 403;
+  }
+
+  /** The status the server refused the credentials with (401, 403), when that is why it is not asked. */
+  get readStatus(): number | undefined {
+    return this.unusableStatus;
   }
 
   /** The HTTP status a write was refused with (401, 403, 405, 507…), once one was. */
@@ -300,7 +307,7 @@ export class HttpCache implements FileCache {
         if (method !== 'PUT' && (response.status === 401 || response.status === 403)) {
           this.unusableStatus = response.status;
           this.giveUp(
-            `it refused ${this.options.authorization ? 'the credentials given' : 'to answer without credentials'} (${response.status}); set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc`,
+            `it refused ${this.options.authorization ? 'the credentials given' : 'to answer without credentials'} (${response.status}); ${this.options.credentialsAdvice ?? 'set LAB_DATA_CACHE_TOKEN or a machine in ~/.netrc'}`,
           );
           return 'refused';
         }

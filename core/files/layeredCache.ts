@@ -35,6 +35,10 @@ export class LayeredCache implements FileCache {
     return this.team.readRefused;
   }
 
+  get readStatus(): number | undefined {
+    return this.team.readStatus;
+  }
+
   get writeStatus(): number | undefined {
     return this.team.writeStatus;
   }

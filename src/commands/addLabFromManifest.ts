@@ -236,6 +236,8 @@ async function addOrServe(
             serving.lab.url.origin,
           ),
           vscode.l10n.t('{0} Serves It', choice),
+          // Enter declines: joining a repository's address to a lab of yours is chosen.
+          { decline: vscode.l10n.t('Not the Same Lab') },
         ));
       if (!confirmed) {
         return undefined;
@@ -258,6 +260,8 @@ async function addOrServe(
       ...(elsewhere ? [elsewhere] : []),
     ].join(' '),
     add,
+    // Enter declines: sending a token to an address from the repository is chosen, never defaulted.
+    { decline: vscode.l10n.t('Don’t Add') },
   );
   if (!confirmed) {
     return undefined;

@@ -208,7 +208,7 @@ export function commandTable({
     [Commands.statusMenu]: () => statusMenu(labs, log, news),
     [Commands.checkConnection]: (...args) =>
       checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
-    [Commands.setCacheToken]: () => setCacheToken(prompts.current),
+    [Commands.setCacheToken]: () => setCacheToken(prompts.current, log),
     [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
     [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };

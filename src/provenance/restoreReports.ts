@@ -10,7 +10,12 @@ import { pullFolder, type PulledFile } from '../../core/sync/pull';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
-import { withContentCache } from '../downloads/teamCache';
+import {
+  sayTeamCacheTrouble,
+  teamCacheCause,
+  withContentCache,
+  type TeamCacheCause,
+} from '../downloads/teamCache';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
@@ -154,6 +159,8 @@ export async function restoreReports(
   const problems: string[] = [];
   const missingLabs: MissingLab[] = [];
   let bytes = 0;
+  /** Why the team server could not be read, when it could not: said before the lab's words. */
+  let teamCause: TeamCacheCause | undefined;
   await withNotificationProgress(
     vscode.l10n.t('Restoring saved reports…'),
     async (progress, token) => {
@@ -185,7 +192,7 @@ export async function restoreReports(
                 });
                 reported = percent;
               },
-            }),
+            }).finally(() => (teamCause ??= teamCacheCause(cache))),
           ).catch((error: unknown) => {
             if (token.isCancellationRequested) {
               return undefined;
@@ -217,7 +224,7 @@ export async function restoreReports(
     changedLocally: count('changedLocally'),
     missingLabs,
   };
-  say(summary, bytes, files, problems, log);
+  say(summary, bytes, files, problems, log, teamCause);
   return summary;
 }
 
@@ -228,6 +235,7 @@ function say(
   files: readonly PulledFile[],
   problems: readonly string[],
   log: Logger,
+  teamCause?: TeamCacheCause,
 ): void {
   const failed = files.filter(
     (file) => file.state === 'failed' || file.state === 'changedAtLab' || file.state === 'notAtLab',
@@ -252,14 +260,29 @@ function say(
   if (problems.length > 0) {
     void vscode.window.showErrorMessage(problems.join(' '));
   }
+  if (teamCause) {
+    // The team cache's cause first: what the lab said is only why the files did not come from there instead.
+    log.warn('Restore', teamCause.sentence);
+  }
   if (failed.length > 0) {
     const details = failureCauses(failed).join('; ');
     const missing = summary.missingLabs.map((lab) => missingLabText(lab));
     missing.forEach((line) => log.warn('Restore', line));
+    const offered = summary.missingLabs.filter((lab) => lab.offered);
+    if (teamCause && offered.length === 0) {
+      void sayTeamCacheTrouble(
+        [teamCause.sentence, text, details, ...missing].join(' '),
+        teamCause,
+        log,
+      );
+      return;
+    }
     void offerMissingLabs(
-      [text, details, ...missing].join(' '),
-      summary.missingLabs.filter((lab) => lab.offered),
+      [...(teamCause ? [teamCause.sentence] : []), text, details, ...missing].join(' '),
+      offered,
     );
+  } else if (teamCause) {
+    void sayTeamCacheTrouble(`${teamCause.sentence} ${text}`, teamCause, log);
   } else if (problems.length === 0) {
     void vscode.window.showInformationMessage(text);
   }

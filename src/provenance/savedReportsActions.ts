@@ -17,7 +17,12 @@ import {
 import type { LostMerge } from '../../core/sync/lostMerge';
 import { toAbortSignal } from '../cancellation';
 import { Commands } from '../constants';
-import { contentCache, withContentCache } from '../downloads/teamCache';
+import {
+  contentCache,
+  sayTeamCacheTrouble,
+  teamCacheCause,
+  withContentCache,
+} from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
 import { connectionServing } from '../labs/manifestLabs';
 import type { Logger } from '../log';
@@ -493,14 +498,21 @@ export async function pushToTeamCache(
     count('missing'),
   );
   log.info('Saved Reports', text);
+  // The cache's own cause first (refused credentials, silent, full), in the extension's words.
+  const cause = teamCacheCause(cache, true);
   const trouble = [
-    ...(cacheProblem !== undefined
-      ? [vscode.l10n.t('The cache cannot be written: {0}', serverText(cacheProblem, 300))]
-      : []),
+    ...(cause
+      ? [cause.sentence]
+      : cacheProblem !== undefined
+        ? [vscode.l10n.t('The cache cannot be written: {0}', serverText(cacheProblem, 300))]
+        : []),
     ...problems,
   ];
-  if (trouble.length > 0 || summary.notPushed > 0) {
-    void vscode.window.showWarningMessage([text, ...trouble].join(' '));
+  if (cause) {
+    log.warn('Saved Reports', cause.sentence);
+    void sayTeamCacheTrouble([...trouble, text].join(' '), cause, log);
+  } else if (trouble.length > 0 || summary.notPushed > 0) {
+    void sayTeamCacheTrouble([text, ...trouble].join(' '), undefined, log);
   } else {
     void vscode.window.showInformationMessage(text);
   }

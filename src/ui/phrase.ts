@@ -29,3 +29,16 @@ export function phrase(error: unknown): string {
 /** The error notifications commands showed lately (newest last, at most 20), for the extension's API to tests. */
 export const errorsShown: Array<{ readonly message: string; readonly actions: readonly string[] }> =
   [];
+
+/** The warning notifications shown lately through {@link showWarning} (newest last, at most 20), for the extension's API to tests. */
+export const warningsShown: Array<{
+  readonly message: string;
+  readonly actions: readonly string[];
+}> = [];
+
+/** `vscode.window.showWarningMessage`, remembered in {@link warningsShown}: what a person was told, and the buttons beside it. */
+export function showWarning(message: string, ...actions: string[]): Thenable<string | undefined> {
+  warningsShown.push({ message, actions });
+  warningsShown.splice(0, Math.max(0, warningsShown.length - 20));
+  return vscode.window.showWarningMessage(message, ...actions);
+}

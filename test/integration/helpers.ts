@@ -8,8 +8,10 @@ import { MockLabServer, type MockServerOptions } from '../mock/server';
 import { labDataLogFilesIn } from '../support/logFiles';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates';
 import { isPickNote, type PickPart } from '../../src/ui/prompts';
+import { confirmButtons } from '../../src/ui/prompts/inputs';
 import type {
   Choice,
+  ConfirmOptions,
   ExistingFileAnswer,
   Prompts,
   ReportIdOptions,
@@ -274,11 +276,20 @@ export class FakePrompts implements Prompts {
   }
 
   confirmAnswer = true;
-  readonly confirmAsked: Array<{ message: string; detail: string }> = [];
+  /** Answer each confirmation as Enter would: with its dialog's first (default) button. */
+  confirmEnter = false;
+  readonly confirmAsked: Array<{ message: string; detail: string; decline?: string }> = [];
 
-  async confirm(message: string, detail: string): Promise<boolean> {
-    this.confirmAsked.push({ message, detail });
-    return this.confirmAnswer;
+  async confirm(
+    message: string,
+    detail: string,
+    action = '',
+    options: ConfirmOptions = {},
+  ): Promise<boolean> {
+    this.confirmAsked.push({ message, detail, ...options });
+    return this.confirmEnter
+      ? confirmButtons(action, options)[0]!.title === action
+      : this.confirmAnswer;
   }
 
   sinceAnswers: Array<string | null | undefined> = [];
@@ -324,13 +335,6 @@ export class FakePrompts implements Prompts {
     return this.criteriaAnswers.length > 0
       ? this.criteriaAnswers.shift()
       : criteria.map((criterion) => criterion.id);
-  }
-
-  /** Team cache tokens typed, in order; none left means Escape. */
-  cacheTokenAnswers: Array<string | undefined> = [];
-
-  async cacheToken(): Promise<string | undefined> {
-    return this.cacheTokenAnswers.shift();
   }
 
   passwordAnswers: Array<string | undefined> = [];

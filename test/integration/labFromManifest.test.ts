@@ -10,6 +10,7 @@ import { ContentCache } from '../../core/files/contentCache';
 import { listAllReports } from '../../core/sync/folderSync';
 import { syncedAsColleague } from '../support/colleagueFolder';
 import type { MockLabServer } from '../mock/server';
+import type { ConfirmOptions } from '../../src/ui/prompts';
 import {
   FakePrompts,
   LEAK_CHECK_TOKEN,
@@ -34,9 +35,14 @@ class WatchingPrompts extends FakePrompts {
   constructor(private readonly lab: MockLabServer) {
     super();
   }
-  override async confirm(message: string, detail: string): Promise<boolean> {
+  override async confirm(
+    message: string,
+    detail: string,
+    action?: string,
+    options?: ConfirmOptions,
+  ): Promise<boolean> {
     this.requestsAtConfirm = this.lab.requests.length;
-    return super.confirm(message, detail);
+    return super.confirm(message, detail, action, options);
   }
 }
 
@@ -178,6 +184,28 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
     assert.deepEqual(coastal.requests, [], 'nothing sent to the manifest’s address');
   });
 
+  it('Enter in the Add dialog (its default, first button) declines: no token is asked, nothing is added or sent', async () => {
+    const before = labsSetting();
+    prompts.confirmEnter = true;
+    prompts.tokenAnswers = [LEAK_CHECK_TOKEN];
+    prompts.pickOneAnswers = [''];
+    try {
+      const result = await vscode.commands.executeCommand('labData.addLabFromManifest', {
+        folder,
+      });
+      assert.equal(result, undefined);
+    } finally {
+      prompts.confirmEnter = false;
+    }
+    const asked = prompts.confirmAsked.at(-1)!;
+    assert.match(asked.message, new RegExp(escape(coastal.baseUrl)));
+    assert.equal(asked.decline, 'Don’t Add', 'the first button does nothing');
+    assert.deepEqual(prompts.tokenTitles, [], 'the token was never asked');
+    assert.equal(labsSetting(), before, 'nothing added to labData.labs');
+    assert.deepEqual(coastal.requests, [], 'nothing sent to the manifest’s address');
+    prompts.tokenAnswers = [];
+  });
+
   it('confirmed: no token reaches the lab before the confirmation; then it is added to the user’s labData.labs, and Restore restores from it', async () => {
     prompts.confirmAnswer = true;
     prompts.tokenAnswers = [LEAK_CHECK_TOKEN];
@@ -261,6 +289,7 @@ describe('the lab a folder’s manifest names (labData.addLabFromManifest)', fun
       `${asked.message} ${asked.detail}`,
       new RegExp(escape(new URL(coastal.baseUrlAt('localhost')).origin)),
     );
+    assert.equal(asked.decline, 'Not the Same Lab', 'Enter (the first button) does not join them');
     assert.deepEqual(config().inspect('manifestLabs')?.globalValue, { [origin]: alias });
     for (const name of names) {
       await fs.rm(path.join(folder, name));

@@ -67,7 +67,7 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
     if (!signedIn) {
       return;
     }
-    prompts.cacheTokenAnswers = [''];
+    prompts.tokenAnswers = [''];
     await vscode.commands.executeCommand('labData.setCacheToken');
     restorePrompts();
     await vscode.workspace
@@ -82,7 +82,7 @@ describe('restoring from a team cache server in VS Code (labData.cacheFolder add
   let putsBeforeSave = -1;
 
   it('Save publishes nothing to the team server: the file is kept in the personal cache alone', async () => {
-    prompts.cacheTokenAnswers = [CACHE_TOKEN];
+    prompts.tokenAnswers = [CACHE_TOKEN];
     assert.equal(await vscode.commands.executeCommand('labData.setCacheToken'), true);
     const api = LabApi.forBaseUrl(signedIn.lab.baseUrl, { token: LEAK_CHECK_TOKEN });
     const recorded = new Set(

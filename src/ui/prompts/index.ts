@@ -4,16 +4,24 @@ import { pickCriteria, pickOne } from './choices';
 import { askSince, type SinceVerb } from './dates';
 import { askExistingFile } from './existingFile';
 import { chooseFolder, pickFolderOnDisk, pickWorkspaceFolder } from './folders';
-import { askCacheToken, askPassword, askSaveFile, askText, confirm } from './inputs';
+import { askPassword, askSaveFile, askText, confirm } from './inputs';
 import { pickFromPages } from './pagedPicker';
 import { askReportId } from './reportIdPicker';
 import { askToken } from './tokenBox';
-import type { Choice, PickPart, Prompts, ReportIdOptions, TokenBoxText } from './types';
+import type {
+  Choice,
+  ConfirmOptions,
+  PickPart,
+  Prompts,
+  ReportIdOptions,
+  TokenBoxText,
+} from './types';
 
 export type { ExistingFileAnswer, ExistingFileChoice } from '../../../core/sync/bulkSave';
 export { rollingInWords, sinceMoment, validateIsoDate, type SinceVerb } from './dates';
 export type {
   Choice,
+  ConfirmOptions,
   PickItems,
   PickNote,
   PickPart,
@@ -62,8 +70,13 @@ export class VsCodePrompts implements Prompts {
     return askReportId(suggestions, options);
   }
 
-  confirm(message: string, detail: string, action: string): Promise<boolean> {
-    return confirm(message, detail, action);
+  confirm(
+    message: string,
+    detail: string,
+    action: string,
+    options?: ConfirmOptions,
+  ): Promise<boolean> {
+    return confirm(message, detail, action, options);
   }
 
   since(title: string, verb: SinceVerb, current?: string): Promise<string | null | undefined> {
@@ -89,10 +102,6 @@ export class VsCodePrompts implements Prompts {
 
   password(name: string, incorrect: boolean): Promise<string | undefined> {
     return askPassword(name, incorrect);
-  }
-
-  cacheToken(): Promise<string | undefined> {
-    return askCacheToken();
   }
 
   token<T>(

@@ -1,23 +1,30 @@
 import * as vscode from 'vscode';
+import type { ConfirmOptions } from './types';
 
-/** A yes-or-no question before something big starts; false means do not start. */
-export async function confirm(message: string, detail: string, action: string): Promise<boolean> {
-  return (
-    (await vscode.window.showInformationMessage(message, { modal: true, detail }, action)) ===
-    action
-  );
+/**
+ * The buttons of a confirmation, in order: VS Code's modal makes the first its default (Enter) and
+ * adds Cancel itself, so a `decline` choice (doing nothing) goes first when the act must be chosen.
+ */
+export function confirmButtons(action: string, options: ConfirmOptions = {}): vscode.MessageItem[] {
+  return [
+    ...(options.decline !== undefined ? [{ title: options.decline }] : []),
+    { title: action },
+  ];
 }
 
-/** The team cache server's token, hidden as typed (empty: remove it); undefined means cancel. */
-export async function askCacheToken(): Promise<string | undefined> {
-  return vscode.window.showInputBox({
-    title: vscode.l10n.t('Team cache token'),
-    prompt: vscode.l10n.t(
-      "The token of the team cache server in labData.cacheFolder (not a lab's token). Leave empty to remove it.",
-    ),
-    password: true,
-    ignoreFocusOut: true,
-  });
+/** A yes-or-no question in a modal (before something big starts); false means do not start. */
+export async function confirm(
+  message: string,
+  detail: string,
+  action: string,
+  options: ConfirmOptions = {},
+): Promise<boolean> {
+  const choice = await vscode.window.showInformationMessage(
+    message,
+    { modal: true, detail },
+    ...confirmButtons(action, options),
+  );
+  return choice?.title === action;
 }
 
 /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */

@@ -55,7 +55,7 @@ export function askToken<T>(
       if (box.busy) {
         return;
       }
-      if (!token) {
+      if (!token && !text.acceptsEmpty) {
         if (checkConnection !== undefined && box.validationMessage !== undefined) {
           // Enter again on an empty box: the keyboard's way to Check Connection.
           await runCheck();

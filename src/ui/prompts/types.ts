@@ -49,7 +49,12 @@ export interface Prompts {
    */
   reportId(suggestions?: readonly Choice[], options?: ReportIdOptions): Promise<string | undefined>;
   /** A yes-or-no question before something big starts (a first sync); false means do not start. */
-  confirm(message: string, detail: string, action: string): Promise<boolean>;
+  confirm(
+    message: string,
+    detail: string,
+    action: string,
+    options?: ConfirmOptions,
+  ): Promise<boolean>;
   /**
    * A "since" date: a preset or a typed ISO 8601 date, in UTC; `current` (the value in force) is
    * offered first, so Enter keeps it. `null` means any date; undefined, cancel. The presets that
@@ -71,8 +76,6 @@ export interface Prompts {
   ): Promise<string[] | undefined>;
   /** The password of a protected PDF (`incorrect` after a wrong one); undefined means cancel. */
   password(name: string, incorrect: boolean): Promise<string | undefined>;
-  /** The team cache server's token, hidden as typed (empty: remove it); undefined means cancel. */
-  cacheToken(): Promise<string | undefined>;
   /**
    * The token box: a hidden input whose Enter runs `attempt` while the box stays open (busy, and
    * cancelled by closing it). A failure `problemOf` explains (a token the lab refused) is shown under
@@ -111,6 +114,15 @@ export interface Prompts {
 }
 
 /** The words of the token box, and which failures it keeps open for. */
+/** How a confirmation's dialog is laid out. */
+export interface ConfirmOptions {
+  /**
+   * A choice that does nothing, put first so that it is the dialog's default (Enter): for an act
+   * that sends a token somewhere or joins two addresses, which must be chosen, never defaulted.
+   */
+  readonly decline?: string;
+}
+
 export interface TokenBoxText {
   readonly title: string;
   readonly prompt: string;
@@ -123,6 +135,8 @@ export interface TokenBoxText {
    * lab typed and resolves with the verdict in one line, shown under the token; no button without it.
    */
   readonly checkConnection?: () => Promise<string | undefined>;
+  /** Whether Enter on an empty box is an answer (the attempt gets ''), as when it removes a kept token. */
+  readonly acceptsEmpty?: boolean;
 }
 
 /** Some results for a streamed picker (a page of one lab's list). */
