@@ -111,9 +111,12 @@ async function runInCodeServer(host) {
     ? 'activates in a real|performance in the extension host'
     : process.env.LABDATA_TEST_GREP;
   const env = {
-    // A lab that never answers is given up on after 10 s here, not 30 s: the tests of such a lab
-    // (sign-in, Add Lab, Check Connection) wait one answer timeout each, in both hosts.
-    LAB_DATA_ANSWER_TIMEOUT: '10',
+    // A lab that never answers is given up on after 5 s in the extension host suites, not 30 s:
+    // the tests of such a lab (sign-in, Add Lab, Check Connection, Save All's retries) wait one
+    // answer timeout each, or a few, in both hosts, and take their bounds from this. The mock labs
+    // are local: a healthy answer takes milliseconds, and still came well within 5 s with two CPU
+    // burners beside the suite. The UI checks run with 10 s (see below).
+    LAB_DATA_ANSWER_TIMEOUT: '5',
     LABDATA_TEST_USER_DATA_DIR: dirs.userData,
     LABDATA_TEST_WORKSPACE: dirs.workspace,
     ...(grep ? { LABDATA_TEST_GREP: grep } : {}),
@@ -236,7 +239,9 @@ async function runInCodeServer(host) {
     addCounts(checkPackageContents(vsix, installVsix(host, dirs, vsix)));
     uiServer = await startCodeServer({
       ...dirs,
-      env,
+      // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
+      // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
+      env: { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' },
       host,
       smokeTestDriver: false,
       ...(bound ? { systemBundle } : {}),
