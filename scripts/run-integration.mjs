@@ -10,6 +10,9 @@
 //   2b. out/test/integration/reload/signedOut/index.js (after a second reload: the sign-out lasted)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright), in a second
 //      code-server with the packaged .vsix installed (what it holds is checked first)
+//   LABDATA_TEST_PHASE=extension: phases 1 and 2 only; LABDATA_TEST_PHASE=ui: phase 3 only, on a fresh
+//   profile and workspace (the UI checks set up what they need themselves). npm test runs the two
+//   side by side, each in its own sandbox, so a host's UI checks need not wait for its main suite.
 //   LABDATA_TEST_PHASE=bench: phase 1's activation and performance tests only (for npm run bench).
 // Writes the summed counts (and each host's, with the titles of its failed tests) to LABDATA_RESULTS_FILE when set.
 // Screenshots: the newest host's land in test-results/screenshots/ (the README's), another host's in
@@ -95,6 +98,46 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
   return result;
 }
 
+/**
+ * Phases 1 and 2 in `server` (with the smoke-test driver): the main suite, then the two window
+ * reloads that check what it left. `bench` runs phase 1 only.
+ */
+async function runExtensionSuites(page, state, server, dirs, bench) {
+  addCounts(
+    await runSuiteInPage(
+      page,
+      state,
+      server,
+      dirs,
+      join(root, 'out', 'test', 'integration', 'index.js'),
+      'extension host suite',
+    ),
+  );
+  if (bench) {
+    return;
+  }
+  addCounts(
+    await runSuiteInPage(
+      page,
+      state,
+      server,
+      dirs,
+      join(root, 'out', 'test', 'integration', 'reload', 'index.js'),
+      'after window reload',
+    ),
+  );
+  addCounts(
+    await runSuiteInPage(
+      page,
+      state,
+      server,
+      dirs,
+      join(root, 'out', 'test', 'integration', 'reload', 'signedOut', 'index.js'),
+      'after a second window reload',
+    ),
+  );
+}
+
 async function runInCodeServer(host) {
   const dirs = makeSandbox('lab-data-it-');
   const resultsDir = join(root, 'test-results');
@@ -106,14 +149,21 @@ async function runInCodeServer(host) {
   // LABDATA_TEST_GREP narrows the extension-host suite while developing (never set by npm test).
   // LABDATA_TEST_PHASE=bench (npm run bench) runs only activation and the tree's request counts,
   // which write their figures to test-results/bench-host.json.
-  const bench = process.env.LABDATA_TEST_PHASE === 'bench';
+  const phase = process.env.LABDATA_TEST_PHASE;
+  const bench = phase === 'bench';
+  /** The extension-host suites (phases 1 and 2); the UI checks (phase 3). */
+  const runExtension = phase !== 'ui';
+  const runUi = phase !== 'extension' && !bench;
   const grep = bench
     ? 'activates in a real|performance in the extension host'
     : process.env.LABDATA_TEST_GREP;
   const env = {
-    // A lab that never answers is given up on after 10 s here, not 30 s: the tests of such a lab
-    // (sign-in, Add Lab, Check Connection) wait one answer timeout each, in both hosts.
-    LAB_DATA_ANSWER_TIMEOUT: '10',
+    // A lab that never answers is given up on after 5 s in the extension host suites, not 30 s:
+    // the tests of such a lab (sign-in, Add Lab, Check Connection, Save All's retries) wait one
+    // answer timeout each, or a few, in both hosts, and take their bounds from this. The mock labs
+    // are local: a healthy answer takes milliseconds, and still came well within 5 s with two CPU
+    // burners beside the suite. The UI checks run with 10 s (see below).
+    LAB_DATA_ANSWER_TIMEOUT: '5',
     LABDATA_TEST_USER_DATA_DIR: dirs.userData,
     LABDATA_TEST_WORKSPACE: dirs.workspace,
     ...(grep ? { LABDATA_TEST_GREP: grep } : {}),
@@ -147,15 +197,19 @@ async function runInCodeServer(host) {
       : 'unshare --mount with a bind mount is not permitted here (it needs root)',
   });
   const started = Date.now();
-  const server = await startCodeServer({
-    ...dirs,
-    env,
-    host,
-    ...(bound ? { systemBundle } : {}),
-  });
-  say(
-    `code-server ${host.codeServerVersion} (Node ${host.nodeVersion ?? process.versions.node}) on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
-  );
+  const server = runExtension
+    ? await startCodeServer({
+        ...dirs,
+        env,
+        host,
+        ...(bound ? { systemBundle } : {}),
+      })
+    : undefined;
+  if (server) {
+    say(
+      `code-server ${host.codeServerVersion} (Node ${host.nodeVersion ?? process.versions.node}) on ${server.url} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
+  }
   const browser = await launchChromium(dirs.browser);
   let uiServer;
   try {
@@ -191,52 +245,28 @@ async function runInCodeServer(host) {
       );
     }
 
-    addCounts(
-      await runSuiteInPage(
-        page,
-        state,
-        server,
-        dirs,
-        join(root, 'out', 'test', 'integration', 'index.js'),
-        'extension host suite',
-      ),
-    );
-    if (bench) {
+    if (server) {
+      await runExtensionSuites(page, state, server, dirs, bench);
+    }
+    if (!runUi) {
       return;
     }
-    addCounts(
-      await runSuiteInPage(
-        page,
-        state,
-        server,
-        dirs,
-        join(root, 'out', 'test', 'integration', 'reload', 'index.js'),
-        'after window reload',
-      ),
-    );
-    addCounts(
-      await runSuiteInPage(
-        page,
-        state,
-        server,
-        dirs,
-        join(root, 'out', 'test', 'integration', 'reload', 'signedOut', 'index.js'),
-        'after a second window reload',
-      ),
-    );
 
     // The UI checks run on Lab Data installed from its .vsix, in a second code-server on the same
-    // profile and workspace (and the same test environment): that is each host's check that the package
-    // installs and works. In VS Code 1.139 this code-server also goes without the smoke-test driver,
-    // which the suites above need: with it, that VS Code shows no notification toasts and skips modal
-    // dialogs; without it, it loads no development extension from the URL.
+    // profile and workspace (a fresh one when they run alone, LABDATA_TEST_PHASE=ui) and the same
+    // test environment: that is each host's check that the package installs and works. In VS Code
+    // 1.139 this code-server also goes without the smoke-test driver, which the suites above need:
+    // with it, that VS Code shows no notification toasts and skips modal dialogs; without it, it
+    // loads no development extension from the URL.
     say('phase: UI checks, in a code-server with Lab Data installed from its .vsix');
-    await server.stop();
+    await server?.stop();
     const vsix = join(dirs.sandbox, 'ui.vsix');
     addCounts(checkPackageContents(vsix, installVsix(host, dirs, vsix)));
     uiServer = await startCodeServer({
       ...dirs,
-      env,
+      // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
+      // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
+      env: { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' },
       host,
       smokeTestDriver: false,
       ...(bound ? { systemBundle } : {}),
@@ -256,13 +286,13 @@ async function runInCodeServer(host) {
     );
   } finally {
     await browser.close().catch(() => undefined);
-    await server.stop();
+    await server?.stop();
     await uiServer?.stop();
     if (counts.failed === 0) {
       rmSync(dirs.sandbox, { recursive: true, force: true });
     } else {
       say(
-        `kept ${dirs.sandbox} for inspection; code-server log:\n${(uiServer ?? server).serverLog.join('').slice(-4000)}`,
+        `kept ${dirs.sandbox} for inspection; code-server log:\n${(uiServer ?? server)?.serverLog.join('').slice(-4000)}`,
       );
     }
   }

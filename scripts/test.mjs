@@ -4,9 +4,10 @@
 // mocha --parallel), the command-line tool's tests again under each other host's Node, the demo
 // check, the Python and R readers' tests (scripts/test-python.mjs, scripts/test-r.mjs, when present),
 // and the integration and UI tests in each VS Code test host (bootstrap.mjs's TEST_HOSTS: the floor
-// we support and the newest; LABDATA_TEST_HOSTS=floor or newest runs one). It ends with each stage's
-// line and time, the total time, and one line `N passed, N failed` that sums them all. Exits
-// non-zero on any failure.
+// we support and the newest; LABDATA_TEST_HOSTS=floor or newest runs one), a host's extension-host
+// suites and its UI checks as two stages in their own sandboxes, the UI checks started once the
+// unit tests and the demo check are done. It ends with each stage's line and time, the total
+// time, and one line `N passed, N failed` that sums them all. Exits non-zero on any failure.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   createWriteStream,
@@ -272,28 +273,40 @@ if (only !== 'integration') {
 }
 /** Each stage's promise; its part of the summary is added when it ends, in this order. */
 const stages = [];
+/**
+ * One part of a host's tests (LABDATA_TEST_PHASE: `extension`, its extension-host suites, or `ui`,
+ * its UI checks), in its own sandbox, started once `ready` settles.
+ */
+function hostPart(host, phase, what, ready = Promise.resolve()) {
+  const file = join(scratch, `integration-${host.name}-${phase}.json`);
+  const label = `${host.name} host, ${what} (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
+  return ready
+    .then(() => {
+      process.stderr.write(`[test] ${label}: started, shown when done\n`);
+      return besides(label, [join(root, 'scripts', 'run-integration.mjs')], {
+        LABDATA_RESULTS_FILE: file,
+        LABDATA_TEST_HOSTS: host.name,
+        LABDATA_TEST_PHASE: phase,
+        ...(vsix ? { LABDATA_VSIX: vsix } : {}),
+      });
+    })
+    .then(
+      ({ status, ms }) =>
+        () =>
+          add(label, status, file, ms),
+    );
+}
+/**
+ * The UI checks wait for this: the unit tests and the demo check (each host's extension-host suites
+ * run from the start), so that their workbenches do not start in the same burst as the demo's and
+ * the mocha workers. Most of the suites' time is spent waiting on labs that stall on purpose, so the
+ * UI checks fill the cores the other stages leave, rather than each host's UI checks waiting for
+ * its own suites to end.
+ */
+let uiReady = Promise.resolve();
 if (only !== 'unit') {
   for (const host of hosts) {
-    const file = join(scratch, `integration-${host.name}.json`);
-    const label = `${host.name} host (code-server ${host.codeServerVersion}, Node ${host.nodeVersion ?? process.versions.node})`;
-    process.stderr.write(
-      `[test] integration and UI tests in the ${label}: started, shown when done\n`,
-    );
-    stages.push(
-      besides(
-        `integration and UI tests in the ${label}`,
-        [join(root, 'scripts', 'run-integration.mjs')],
-        {
-          LABDATA_RESULTS_FILE: file,
-          LABDATA_TEST_HOSTS: host.name,
-          ...(vsix ? { LABDATA_VSIX: vsix } : {}),
-        },
-      ).then(
-        ({ status, ms }) =>
-          () =>
-            add(label, status, file, ms),
-      ),
-    );
+    stages.push(hostPart(host, 'extension', 'extension-host suites'));
   }
 }
 // The rules the code is held to (the PDF viewer's browser code type-checks; imports run downward
@@ -345,23 +358,30 @@ if (only !== 'integration') {
   // demo's, the mocha workers) left a workbench waiting over a minute for its first page.
   const after = unit.then(() => undefined);
   stages.push(after.then(cliTestsUnderHostNodes).then(() => () => undefined));
+  const waitedFor = [after];
   if (only === 'all') {
     // The main job, as a new user runs it: the demo lab and VS Code, signed in, listing reports.
-    stages.push(
-      after
-        .then(() =>
-          besides(
-            'demo check (npm run demo -- --check)',
-            [join(root, 'scripts', 'demo.mjs'), '--check', '--built'],
-            vsix ? { LABDATA_VSIX: vsix } : {},
-          ),
-        )
-        .then(
-          ({ status, ms }) =>
-            () =>
-              addCheck('demo check', status === 0, ms),
-        ),
+    const demo = after.then(() =>
+      besides(
+        'demo check (npm run demo -- --check)',
+        [join(root, 'scripts', 'demo.mjs'), '--check', '--built'],
+        vsix ? { LABDATA_VSIX: vsix } : {},
+      ),
     );
+    waitedFor.push(demo);
+    stages.push(
+      demo.then(
+        ({ status, ms }) =>
+          () =>
+            addCheck('demo check', status === 0, ms),
+      ),
+    );
+  }
+  uiReady = Promise.allSettled(waitedFor);
+}
+if (only !== 'unit') {
+  for (const host of hosts) {
+    stages.push(hostPart(host, 'ui', 'UI checks', uiReady));
   }
 }
 if (only !== 'integration') {

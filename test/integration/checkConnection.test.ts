@@ -316,7 +316,7 @@ describe('Check Connection: the way to a lab, step by step, in the log and a rea
         lab: 'Silent',
       })) as string;
       const took = Date.now() - started;
-      // One answer timeout (30 s; 10 s in the test hosts); the lab's client retrying it took 124 s before.
+      // One answer timeout (30 s; 5 s in the test hosts); the lab's client retrying it took 124 s before.
       assert.ok(took < answerMs + 10_000, `took ${took} ms (one answer timeout is ${answerMs} ms)`);
       // The answer comes first (after the title): its sentence and the next thing to try, one paragraph.
       assert.match(

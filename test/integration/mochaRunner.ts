@@ -4,6 +4,7 @@ import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
+import { printSuiteTimes } from '../support/suiteTimes';
 
 /**
  * Runs every `*.test.js` directly in `folder` with mocha inside the extension host, the same
@@ -47,5 +48,6 @@ export function runMochaSuite(folder: string): Promise<void> {
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, error) =>
       console.log(`LABDATA_FAILED ${failureLine(test.fullTitle(), error)}`),
     );
+    printSuiteTimes(runner, 'time per file, hooks included');
   });
 }

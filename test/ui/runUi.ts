@@ -2,6 +2,7 @@ import Mocha from 'mocha';
 import * as path from 'node:path';
 import { failureLine } from '../support/failureLine';
 import SummaryReporter from '../support/summaryReporter';
+import { printSuiteTimes } from '../support/suiteTimes';
 import { uiContext, type UiContext } from './uiContext';
 import { pointAwayFromLists, whenAWaitTimesOut } from './workbench';
 
@@ -71,6 +72,7 @@ export function runUiSuite(
       const stats = runner.stats!;
       resolve({ passed: stats.passes, failed: stats.failures, skipped: stats.pending });
     });
+    printSuiteTimes(runner, 'UI checks, time per file, hooks included');
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test, error) => {
       context.onFailure?.(failureLine(test.fullTitle(), error));
       const file = path.join(
