@@ -3,12 +3,19 @@ import * as vscode from 'vscode';
 import { answerTimeoutMs } from '../../core/connection/httpClient';
 import { MockLabServer } from '../mock/server';
 import { FaultServer, httpHead } from '../support/faultServer';
-import { LEAK_CHECK_TOKEN, activateExtension, eventually, onlyTheseLabs, signIn } from './helpers';
+import {
+  LEAK_CHECK_TOKEN,
+  activateExtension,
+  eventually,
+  oneAnswerTimeoutDeadline,
+  onlyTheseLabs,
+  signIn,
+} from './helpers';
 
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
-/** What Check Connection of one stalled lab may take: one answer timeout, plus 5 s of slack. */
-const deadlineMs = answerMs + 5_000;
+/** What Check Connection of one stalled lab may take: one answer timeout, never two. */
+const deadlineMs = oneAnswerTimeoutDeadline(answerMs);
 /** A page of the reports list, large enough that a byte a tenth of a second never finishes it. */
 const PAGE = Buffer.from(
   JSON.stringify({

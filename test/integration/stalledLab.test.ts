@@ -11,12 +11,13 @@ import {
   eventually,
   onlyTheseLabs,
   signIn,
+  oneAnswerTimeoutDeadline,
 } from './helpers';
 
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
-/** What an action a person waits for may take on a lab that stalls: one answer timeout, plus 5 s of slack. */
-const deadlineMs = answerMs + 5_000;
+/** What an action a person waits for may take on a lab that stalls: one answer timeout, never two. */
+const deadlineMs = oneAnswerTimeoutDeadline(answerMs);
 
 /** The two ways a lab stalls: it accepts and never answers; it sends `200` headers and then nothing. */
 const STALLS: ReadonlyArray<{ readonly name: string; readonly faults: MockFaults }> = [

@@ -15,6 +15,7 @@ import {
   signIn,
   workspaceFolder,
   onlyTheseLabs,
+  oneAnswerTimeoutDeadline,
 } from './helpers';
 
 /** The PDFs under `folder`, at any depth (a folder per lab or not). */
@@ -25,8 +26,8 @@ async function pdfsUnder(folder: string): Promise<string[]> {
 
 /** The answer timeout the extension runs with (LAB_DATA_ANSWER_TIMEOUT, from the test host's environment). */
 const answerMs = answerTimeoutMs();
-/** What an action a person waits for may take on a lab that stalls: one answer timeout, plus 5 s of slack. */
-const deadlineMs = answerMs + 5_000;
+/** What an action a person waits for may take on a lab that stalls: one answer timeout, never two. */
+const deadlineMs = oneAnswerTimeoutDeadline(answerMs);
 
 const STALLS: ReadonlyArray<{ readonly name: string; readonly faults: MockFaults }> = [
   { name: 'a silent lab', faults: { hangHeaders: { times: Infinity } } },

@@ -19,6 +19,7 @@ import {
   signedInLab,
   workspaceFolder,
   type SignedInLab,
+  oneAnswerTimeoutDeadline,
 } from './helpers';
 
 const GOOD_TOKEN = 'team-cache-good-4b1d9f0c77e2';
@@ -96,8 +97,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** What an action a person waits for may take on a silent cache: one answer timeout (not two), plus 5 s of slack. */
-const deadlineMs = answerTimeoutMs() + 5_000;
+/** What an action a person waits for may take on a silent cache: one answer timeout, never two. */
+const deadlineMs = oneAnswerTimeoutDeadline(answerTimeoutMs());
 /** Progress is on screen within half a second (PROGRESS_DELAY_MS is 250 ms; a busy machine's timers fire late). */
 const PROGRESS_WITHIN_MS = 500;
 
