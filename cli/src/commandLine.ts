@@ -49,8 +49,9 @@ must all hold. The others are "not selected", never "missing": a selection in st
   --since, --until published at or after / at or before: a date (2026-01-31; --until includes that day),
                    or a time ago (today, 24h, 7d, 2w, 1m, 1y)
   --profile NAME   a named selection of the folder's lab-data-profiles.json (committed beside the manifest);
-                   its "default" applies when no --profile is given, and flags narrow a profile further
-  --all            no profile, not even the default (flags still apply)
+                   without --profile: LAB_DATA_PROFILE, else this clone's own (lab-data profile use NAME),
+                   else the file's "default"; flags narrow a profile further
+  --all            no profile at all (flags still apply)
 A selection that matches no report is a usage error (exit 2). A line on stderr says what it selects.`;
 const FORMATS = {
   jsonl: { type: 'boolean' },
@@ -212,6 +213,29 @@ ${SELECT_NOTE}`,
       'lab-data status --client C-1001 --until 2026-03-31',
     ],
     positionals: 1,
+  },
+  profile: {
+    options: { clear: { type: 'boolean' } },
+    usage:
+      'lab-data profile [FOLDER] | profile use NAME [FOLDER] | profile use --clear [FOLDER] [--json]',
+    summary: "this clone's own profile: the selection pull, status and verify take by default",
+    details: `A clone's own default selection, kept on this machine only, in FOLDER/.lab-data/profile (git ignores
+.lab-data/), so one teammate's clone can pull only the "coa" reports while another's takes every report.
+lab-data profile use NAME makes NAME, a profile of the folder's lab-data-profiles.json, the clone's own:
+pull, status and verify (and the VS Code extension's Saved Reports view) then select by it; a name the
+file lacks is refused, naming the file. lab-data profile use --clear forgets it. lab-data profile says
+which profile applies and why, and lists the file's profiles (--json: { folder, profile, source,
+clone_profile, variable, default, profiles }). Which profile applies, strongest first: --profile NAME,
+then LAB_DATA_PROFILE, then the clone's own, then the "default" of lab-data-profiles.json; --all takes
+none. ${FOLDER_NOTE}
+  --clear    with use: forget the clone's own profile`,
+    examples: [
+      'lab-data profile use coa',
+      'lab-data profile',
+      'lab-data profile use --clear analysis/lab-reports',
+      'LAB_DATA_PROFILE=mine lab-data status',
+    ],
+    positionals: 3,
   },
   'merge-manifest': {
     options: { install: { type: 'boolean' }, resolve: { type: 'boolean' } },
@@ -410,6 +434,8 @@ Environment:
                           lab, as LAB_DATA_TOKEN (LAB_DATA_URL, else --lab); a lab's own paired
                           LAB_DATA_TOKEN_<NAME> comes first. -v and lab-data status say which
                           variable supplies the token for which address (never the token).
+  LAB_DATA_PROFILE        the profile pull, status and verify select by when no --profile is given (before
+                          the clone's own, lab-data profile use, and the default of lab-data-profiles.json)
   LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
                           default: the user's cache folder)
   LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
