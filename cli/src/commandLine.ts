@@ -359,7 +359,9 @@ lacks; prune is the server's own business.`,
     summary: 'list reports, newest first, as pages arrive',
     details: `Lists the lab's reports: a table, or every field as --json (an array), --jsonl (one object a line) or
 --csv (the extension's export columns: every field any record has). JSON and JSON Lines stream as pages
-arrive; CSV is written when the last page has come, since its header needs every field.${OUTPUT_NOTE}`,
+arrive; CSV is written when the last page has come, since its header needs every field. A control character
+the lab sent (ESC, BEL, NUL, DEL, C1) never reaches the terminal raw: CSV writes it as its escape (\\u001b),
+JSON as the JSON escape of the same value.${OUTPUT_NOTE}`,
     examples: [
       'lab-data reports --lab https://lab.example.com --since 7d',
       'lab-data reports --jsonl -o reports.jsonl',
