@@ -440,7 +440,9 @@ Environment:
                           the clone's own, lab-data profile use, and the default of lab-data-profiles.json)
   LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
                           default: the user's cache folder)
-  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
+  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host's machine in ~/.netrc, or the
+                          file NETRC names: a file others may read or write, and its default entry,
+                          are refused, saying why), never a lab's
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to answer (default 30): to start, and between two parts of
                           an answer; also the most a lab failing as a whole (no answer, 5xx, a long
                           Retry-After) costs pull, sync and status --remote, retries and waits included

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs, readFileSync } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopbackHost } from '../connection/baseUrl';
@@ -74,14 +74,16 @@ export function cacheAddressProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The `machine`'s login and password in a `.netrc` text (the `default` entry when none names it). */
-export function netrcCredentials(
-  text: string,
-  machine: string,
-): { readonly login: string; readonly password: string } | undefined {
+interface NetrcEntry {
+  name?: string;
+  login?: string;
+  password?: string;
+}
+
+function netrcEntries(text: string): NetrcEntry[] {
   const words = text.split(/\s+/).filter(Boolean);
-  let current: { name?: string; login?: string; password?: string } | undefined;
-  const entries: Array<{ name?: string; login?: string; password?: string }> = [];
+  let current: NetrcEntry | undefined;
+  const entries: NetrcEntry[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     if (word === 'machine' || word === 'default') {
@@ -93,42 +95,108 @@ export function netrcCredentials(
       current = undefined;
     }
   }
-  const found =
-    entries.find((entry) => entry.name === machine.toLowerCase()) ??
-    entries.find((entry) => entry.name === undefined);
+  return entries;
+}
+
+/**
+ * The `machine`'s login and password in a `.netrc` text. Its `default` entry is never taken: a
+ * default login would go to whatever host the cache's address names.
+ */
+export function netrcCredentials(
+  text: string,
+  machine: string,
+): { readonly login: string; readonly password: string } | undefined {
+  const found = netrcEntries(text).find((entry) => entry.name === machine.toLowerCase());
   return found?.login !== undefined && found.password !== undefined
     ? { login: found.login, password: found.password }
     : undefined;
 }
 
+/** A `.netrc` as read: its text and its mode (`stats.mode`, the permission bits in it). */
+export interface NetrcFile {
+  readonly text: string;
+  readonly mode: number;
+}
+
+function readNetrc(file: string): NetrcFile {
+  const text = readFileSync(file, 'utf8');
+  return { text, mode: statSync(file).mode };
+}
+
+/**
+ * Why a `.netrc` of this mode is not used, as curl and ftp refuse it: another user may read its
+ * passwords (or write a machine of theirs into it). Undefined for a file of its owner alone, and
+ * on Windows, which keeps no such mode.
+ */
+export function netrcModeProblem(
+  file: string,
+  mode: number,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (platform === 'win32' || (mode & 0o077) === 0) {
+    return undefined;
+  }
+  const readable = (mode & 0o044) !== 0;
+  const writable = (mode & 0o022) !== 0;
+  const how =
+    readable && writable
+      ? 'readable and writable'
+      : readable
+        ? 'readable'
+        : writable
+          ? 'writable'
+          : 'open';
+  const octal = (mode & 0o777).toString(8).padStart(4, '0');
+  return `${file} is ${how} ${how === 'open' ? 'to' : 'by'} others (mode ${octal}): chmod 600 ${file}; its credentials are not sent to the team cache.`;
+}
+
+/** The team cache's credentials: a header to send, or the file that was refused and why. */
+export type CacheCredentials =
+  | { readonly header: string; readonly source: string; readonly refused?: undefined }
+  | { readonly header?: undefined; readonly source: string; readonly refused: string };
+
 /**
  * The team cache's own credentials, never a lab's: `LAB_DATA_CACHE_TOKEN` (a bearer token), else the
  * address's host in the user's `.netrc` (`NETRC`, else `~/.netrc`: login and password, sent as Basic).
- * Registered as secrets, so no text shows them. Undefined when there are none.
+ * A `.netrc` others may read or write, or only its `default` entry, gives none: the answer says
+ * which file and why (`refused`), for the client to tell. Registered as secrets, so no text shows
+ * them. Undefined when there are none.
  */
 export function cacheAuthorization(
   address: URL,
   env: NodeJS.ProcessEnv = process.env,
-  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
-): { readonly header: string; readonly source: string } | undefined {
+  read: (file: string) => NetrcFile = readNetrc,
+  platform: NodeJS.Platform = process.platform,
+): CacheCredentials | undefined {
   const token = env.LAB_DATA_CACHE_TOKEN?.trim();
   if (token) {
     registerSecret(token);
     return { header: `Bearer ${token}`, source: 'LAB_DATA_CACHE_TOKEN' };
   }
   const file = env.NETRC?.trim() || path.join(os.homedir(), '.netrc');
-  let text: string;
+  let netrc: NetrcFile;
   try {
-    text = read(file);
+    netrc = read(file);
   } catch {
     return undefined;
   }
-  const found = netrcCredentials(text, address.hostname);
+  const found = netrcCredentials(netrc.text, address.hostname);
   if (!found) {
-    return undefined;
+    const entries = netrcEntries(netrc.text);
+    return entries.some((entry) => entry.name === undefined && entry.login !== undefined)
+      ? {
+          source: file,
+          refused: `${file}: its default entry is not used for the team cache (a default login would go to any host); add "machine ${address.hostname}" with its login and password.`,
+        }
+      : undefined;
+  }
+  registerSecret(found.password);
+  const problem = netrcModeProblem(file, netrc.mode, platform);
+  if (problem !== undefined) {
+    return { source: file, refused: problem };
   }
   const pair = Buffer.from(`${found.login}:${found.password}`).toString('base64');
-  [found.password, pair].forEach(registerSecret);
+  registerSecret(pair);
   return { header: `Basic ${pair}`, source: file };
 }
 

@@ -263,7 +263,13 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     );
     // Basic credentials from a .netrc (its machine is the server's host): the same files.
     const netrc = path.join(work, 'netrc-file');
-    await fs.writeFile(netrc, `machine 127.0.0.1\n  login ci\n  password ${nginx.basicPassword}\n`);
+    await fs.writeFile(
+      netrc,
+      `machine 127.0.0.1\n  login ci\n  password ${nginx.basicPassword}\n`,
+      {
+        mode: 0o600,
+      },
+    );
     const viaNetrc = await clone('netrc');
     const pullNetrc = await tool.run(['pull', viaNetrc, '-v'], {
       env: { LAB_DATA_CACHE: nginx.basicUrl, NETRC: netrc },
@@ -276,6 +282,53 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     const info = await tool.run(['cache'], { env: serverEnv() });
     assert.equal(info.code, 0, said(info));
     assert.match(info.stdout, /a team cache on a server that answers/);
+  });
+
+  it('a .netrc others may read, or its default entry, sends the cache no credentials and says so, naming the file and why', async () => {
+    const netrc = path.join(work, 'netrc-open');
+    const sent = async (
+      env: Record<string, string>,
+    ): Promise<{ run: RunResult; auth: string[] }> => {
+      const before = (await nginx.accessLog()).length;
+      const run = await tool.run(['cache'], { env: { LAB_DATA_CACHE: nginx.basicUrl, ...env } });
+      const auth = (await nginx.accessLog()).slice(before).map((line) => line.authorization);
+      assert.ok(auth.length > 0, `the server was asked\n${said(run)}`);
+      return { run, auth };
+    };
+    await fs.writeFile(netrc, `machine 127.0.0.1 login ci password ${nginx.basicPassword}\n`);
+    await fs.chmod(netrc, 0o644);
+    const open = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(open.auth), new Set(['-']), 'no credentials from a 0644 .netrc');
+    assert.equal(open.run.code, 1, said(open.run));
+    assert.ok(
+      open.run.stderr.includes(`${netrc} is readable by others (mode 0644): chmod 600 ${netrc}`),
+      said(open.run),
+    );
+    await fs.chmod(netrc, 0o620);
+    const writable = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(writable.auth), new Set(['-']));
+    assert.match(writable.run.stderr, /is writable by others \(mode 0620\): chmod 600/);
+
+    await fs.chmod(netrc, 0o600);
+    const own = await sent({ NETRC: netrc });
+    assert.equal(own.run.code, 0, said(own.run));
+    assert.ok(
+      own.auth.every((value) => value.startsWith('Basic ')),
+      'a private .netrc is used',
+    );
+    assert.doesNotMatch(own.run.stderr, /netrc/);
+
+    await fs.writeFile(netrc, `default login ci password ${nginx.basicPassword}\n`);
+    const byDefault = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(byDefault.auth), new Set(['-']), 'a default entry is not used');
+    assert.equal(byDefault.run.code, 1, said(byDefault.run));
+    assert.ok(
+      byDefault.run.stderr.includes(
+        `${netrc}: its default entry is not used for the team cache (a default login would go to any host); add "machine 127.0.0.1" with its login and password.`,
+      ),
+      said(byDefault.run),
+    );
+    assert.ok(!`${byDefault.run.stderr}${open.run.stderr}`.includes(nginx.basicPassword));
   });
 
   it("the lab's token never reaches the cache server, and the cache's never reaches the lab", async () => {

@@ -135,7 +135,10 @@ describe('a team cache on a server (HttpCache)', () => {
     });
     const netrc =
       'machine other.example.com login a password b\nmachine cache.example.com\n  login ci\n  password netrc-pass-42\n';
-    const found = cacheAuthorization(address, { NETRC: '/x/netrc' }, () => netrc);
+    const found = cacheAuthorization(address, { NETRC: '/x/netrc' }, () => ({
+      text: netrc,
+      mode: 0o600,
+    }));
     assert.equal(found?.header, `Basic ${Buffer.from('ci:netrc-pass-42').toString('base64')}`);
     assert.equal(found?.source, '/x/netrc');
     assert.ok(!redactSecrets(`said netrc-pass-42 and ${found!.header}`).includes('netrc-pass-42'));
@@ -145,10 +148,57 @@ describe('a team cache on a server (HttpCache)', () => {
       }),
       undefined,
     );
-    assert.deepEqual(netrcCredentials('default login d password dd', 'x.example'), {
-      login: 'd',
-      password: 'dd',
-    });
+  });
+
+  it('refuses a .netrc others may read or write, and its default entry, naming the file and why (as curl and ftp do)', () => {
+    const address = new URL('https://cache.example.com/team');
+    const text = 'machine cache.example.com login ci password netrc-pass-42\n';
+    for (const [mode, why] of [
+      [0o644, 'is readable by others (mode 0644)'],
+      [0o640, 'is readable by others (mode 0640)'],
+      [0o602, 'is writable by others (mode 0602)'],
+      [0o666, 'is readable and writable by others (mode 0666)'],
+      [0o610, 'is open to others (mode 0610)'],
+    ] as const) {
+      const refused = cacheAuthorization(address, { NETRC: '/home/a/.netrc' }, () => ({
+        text,
+        mode,
+      }));
+      assert.equal(refused?.header, undefined, why);
+      assert.equal(refused?.source, '/home/a/.netrc');
+      assert.equal(
+        refused?.refused,
+        `/home/a/.netrc ${why}: chmod 600 /home/a/.netrc; its credentials are not sent to the team cache.`,
+      );
+    }
+    assert.ok(
+      cacheAuthorization(address, { NETRC: '/home/a/.netrc' }, () => ({ text, mode: 0o100600 }))
+        ?.header,
+      'a file of its owner alone is used',
+    );
+    assert.ok(
+      cacheAuthorization(address, {}, () => ({ text, mode: 0o644 }), 'win32')?.header,
+      'Windows keeps no such mode: the file is used',
+    );
+    // The default entry would give its login to any host: never used for the team cache.
+    assert.equal(netrcCredentials('default login d password dd', 'x.example'), undefined);
+    const byDefault = cacheAuthorization(address, { NETRC: '/n' }, () => ({
+      text: 'machine other.example login a password b\ndefault login d password dd-secret\n',
+      mode: 0o600,
+    }));
+    assert.equal(byDefault?.header, undefined);
+    assert.equal(
+      byDefault?.refused,
+      '/n: its default entry is not used for the team cache (a default login would go to any host); add "machine cache.example.com" with its login and password.',
+    );
+    assert.deepEqual(
+      netrcCredentials(
+        'default login d password dd\nmachine x.example login m password mm',
+        'x.example',
+      ),
+      { login: 'm', password: 'mm' },
+      'the machine is found after a default',
+    );
   });
 
   it('restores a file checked against its hash, asking GET at <address>/sha256/<ab>/<hash> with its own credentials', async () => {
