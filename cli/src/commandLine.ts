@@ -202,7 +202,9 @@ exit_code, selection: { said, profile, selected, not_selected, bytes } } (cached
 the recorded file; cache_lacks: how many it does not; with a selection, entries are the selected ones
 only; see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
   --remote       also ask the labs (token and address as for pull)
-  --check-cache  exit 1 when the cache lacks any recorded file, naming them
+  --check-cache  exit 1 when the cache lacks any recorded file (or holds it at another size), naming
+                 them; a server is asked for its folders' JSON listing (nginx autoindex_format json),
+                 one request a folder, else one HEAD a file
   --cache DIR    the content cache (default LAB_DATA_CACHE, else the user's cache folder)
   --rehash       hash every file
 ${SELECT_NOTE}`,

@@ -203,7 +203,7 @@ export function cacheAuthorization(
 export interface HttpCacheOptions {
   /** The `Authorization` header's value ({@link cacheAuthorization}), when the server wants one. */
   readonly authorization?: string;
-  /** Requests in flight at once (the labs' limit; a pool of its own). */
+  /** Requests in flight at once (the labs' limit; a pool of its own, its connections kept alive). */
   readonly concurrency?: number;
   /** How long to wait; one answer timeout (`LAB_DATA_ANSWER_TIMEOUT`) for each wait by default. */
   readonly timeouts?: Partial<TransportTimeouts>;
@@ -228,6 +228,9 @@ type Unasked = 'down' | 'refused';
  * silent costs one answer timeout, said once, and is not asked again; one that refuses writes is a
  * read-only cache. It has its own pool and its own credentials; a lab's token never comes here.
  */
+/** The most of a folder's listing read (a folder of 100,000 names is about 12 MB of JSON). */
+const MAX_LISTING_CHARS = 32 * 1024 * 1024;
+
 export class HttpCache implements FileCache {
   readonly location: string;
   private readonly base: URL;
@@ -423,18 +426,110 @@ export class HttpCache implements FileCache {
 
   /**
    * Without `exact` (pull): "perhaps" for every file while the server is used, since a `GET` is the
-   * look (a miss costs the same request a `HEAD` would); `exact` (status): one `HEAD` a file,
-   * concurrently, each asked once.
+   * look (a miss costs the same request a `HEAD` would). `exact` (status): the server's listing
+   * where it gives one (nginx's `autoindex_format json`: `<address>/sha256/` once, then one folder
+   * a prefix a file needs), a copy of another size counting as not held; else, and for a folder
+   * whose listing fails or does not parse (never taken as empty), one `HEAD` a file, each asked once.
    */
-  lookup(options: { readonly exact?: boolean } = {}): (sha256: string) => Promise<boolean> {
+  lookup(
+    options: {
+      readonly exact?: boolean;
+    } = {},
+  ): (sha256: string, bytes?: number) => Promise<boolean> {
     if (!options.exact) {
       return async (sha256) =>
         SHA256_SHAPE.test(sha256) &&
         this.unusable === undefined &&
         this.known.get(sha256) !== false;
     }
-    const asked = oncePerKey((sha256: string) => this.has(sha256));
-    return (sha256) => asked(sha256);
+    const asked = oncePerKey((key: string) => {
+      const [sha256, bytes] = key.split(' ');
+      return this.has(sha256!, bytes === '' ? undefined : Number(bytes));
+    });
+    let folders: Promise<ReadonlyMap<string, number> | undefined> | undefined;
+    const listed = oncePerKey((prefix: string) => this.listing(`sha256/${prefix}/`));
+    return async (sha256, bytes) => {
+      if (!SHA256_SHAPE.test(sha256) || this.corrupt.has(sha256)) {
+        return false;
+      }
+      folders ??= this.listing('sha256/');
+      const prefixes = await folders;
+      if (prefixes !== undefined) {
+        if (!prefixes.has(sha256.slice(0, 2))) {
+          return false;
+        }
+        const files = await listed(sha256.slice(0, 2));
+        if (files !== undefined) {
+          const size = files.get(sha256);
+          return size !== undefined && (bytes === undefined || size === bytes);
+        }
+      }
+      return asked(`${sha256} ${bytes ?? ''}`);
+    };
+  }
+
+  /**
+   * A folder of the server as its JSON listing (nginx's `autoindex_format json`): each name with
+   * its size (-1 for a folder). Undefined when the server offers none (403, 404, HTML) or sends
+   * what does not parse: the caller then asks file by file, so no failure reads as "absent"; a
+   * server that does not answer is given up, as a HEAD would give it up.
+   */
+  private async listing(folder: string): Promise<ReadonlyMap<string, number> | undefined> {
+    return this.slots.run(async () => {
+      if (this.unusable !== undefined) {
+        return undefined;
+      }
+      let response: TransportResponse;
+      try {
+        response = await this.transport.send({
+          method: 'GET',
+          url: new URL(`${this.base.pathname}/${folder}`, this.base),
+          headers: {
+            'user-agent': this.options.userAgent ?? 'lab-data',
+            accept: 'application/json',
+            ...(this.options.authorization ? { authorization: this.options.authorization } : {}),
+          },
+        });
+      } catch (error) {
+        // No answer is not "no listing": the server is not asked again, as after a HEAD.
+        this.giveUp(`it cannot be reached: ${systemReason(error, answerTimeoutMs())}`);
+        return undefined;
+      }
+      try {
+        const type = String(response.headers['content-type'] ?? '');
+        if (response.status !== 200 || !/json/i.test(type)) {
+          return undefined;
+        }
+        let text = '';
+        for await (const chunk of response.body) {
+          text += String(chunk);
+          if (text.length > MAX_LISTING_CHARS) {
+            return undefined;
+          }
+        }
+        const parsed: unknown = JSON.parse(text);
+        if (!Array.isArray(parsed)) {
+          return undefined;
+        }
+        const found = new Map<string, number>();
+        for (const item of parsed as unknown[]) {
+          const { name, type: kind, size } = (item ?? {}) as Record<string, unknown>;
+          if (typeof name !== 'string') {
+            return undefined;
+          }
+          if (kind === 'directory') {
+            found.set(name, -1);
+          } else if (kind === 'file' && typeof size === 'number') {
+            found.set(name, size);
+          }
+        }
+        return found;
+      } catch {
+        return undefined;
+      } finally {
+        response.body.resume();
+      }
+    });
   }
 
   async restore(

@@ -409,7 +409,7 @@ describe('a team cache on a server (HttpCache)', () => {
     assert.deepEqual(await filesIn(), ['R-1.pdf']);
   });
 
-  it('status asks one HEAD a file; an unknown answer counts as not held', async () => {
+  it('status asks one HEAD a file where the server lists no folder; an unknown answer counts as not held', async () => {
     const { cache, server } = await cacheOn((request, response) => {
       const held = request.url!.endsWith(hash);
       response.writeHead(held ? 200 : 500, held ? { 'content-length': bytes.length } : {});
@@ -420,7 +420,61 @@ describe('a team cache on a server (HttpCache)', () => {
     assert.deepEqual(await Promise.all([held(hash), held(other), held(hash)]), [true, false, true]);
     assert.deepEqual(
       server.seen.map((request) => request.method),
-      ['HEAD', 'HEAD'],
+      ['GET', 'HEAD', 'HEAD'],
+      'one listing asked for, then one HEAD a file',
+    );
+  });
+
+  it('status reads the folders a server lists (nginx autoindex_format json): one request a folder, a copy of another size not held, a folder not listed absent, a listing that fails or does not parse asked file by file', async () => {
+    const of = (text: string): string => sha(Buffer.from(text));
+    const prefix = (hash: string): string => hash.slice(0, 2);
+    // Distinct prefixes: two listed files, one under a listing that does not parse, one absent.
+    const hashes: string[] = [];
+    for (let i = 0; hashes.length < 4; i++) {
+      const hash = of(`x${i}`);
+      if (!hashes.some((other) => prefix(other) === prefix(hash))) {
+        hashes.push(hash);
+      }
+    }
+    const [a1, a2, broken, absent] = hashes as [string, string, string, string];
+    const { cache, server } = await cacheOn((request, response) => {
+      const url = request.url!;
+      const json = (value: unknown): void => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(value));
+      };
+      if (url === '/team/sha256/') {
+        return json(
+          [a1, a2, broken].map((hash) => ({ name: prefix(hash), type: 'directory', mtime: 'x' })),
+        );
+      }
+      if (url === `/team/sha256/${prefix(a1)}/`) {
+        return json([{ name: a1, type: 'file', mtime: 'x', size: 10 }]);
+      }
+      if (url === `/team/sha256/${prefix(a2)}/`) {
+        return json([{ name: a2, type: 'file', mtime: 'x', size: 99 }]);
+      }
+      if (url === `/team/sha256/${prefix(broken)}/`) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        return response.end('[{"name": ');
+      }
+      response.writeHead(url.endsWith(broken) ? 200 : 404, { 'content-length': 10 });
+      response.end();
+    });
+    const held = cache.lookup({ exact: true });
+    assert.deepEqual(
+      await Promise.all([held(a1, 10), held(a2, 10), held(broken, 10), held(absent, 10)]),
+      [true, false, true, false],
+    );
+    assert.deepEqual(
+      server.seen.map((request) => `${request.method} ${request.url}`).sort(),
+      [
+        'GET /team/sha256/',
+        `GET /team/sha256/${prefix(a1)}/`,
+        `GET /team/sha256/${prefix(a2)}/`,
+        `GET /team/sha256/${prefix(broken)}/`,
+        `HEAD /team/sha256/${prefix(broken)}/${broken}`,
+      ].sort(),
     );
   });
 });
