@@ -49,8 +49,9 @@ must all hold. The others are "not selected", never "missing": a selection in st
   --since, --until published at or after / at or before: a date (2026-01-31; --until includes that day),
                    or a time ago (today, 24h, 7d, 2w, 1m, 1y)
   --profile NAME   a named selection of the folder's lab-data-profiles.json (committed beside the manifest);
-                   its "default" applies when no --profile is given, and flags narrow a profile further
-  --all            no profile, not even the default (flags still apply)
+                   without --profile: LAB_DATA_PROFILE, else this clone's own (lab-data profile use NAME),
+                   else the file's "default"; flags narrow a profile further
+  --all            no profile at all (flags still apply)
 A selection that matches no report is a usage error (exit 2). A line on stderr says what it selects.`;
 const FORMATS = {
   jsonl: { type: 'boolean' },
@@ -201,7 +202,9 @@ exit_code, selection: { said, profile, selected, not_selected, bytes } } (cached
 the recorded file; cache_lacks: how many it does not; with a selection, entries are the selected ones
 only; see docs/reports-in-git-and-ci.md in the Lab Data repository). ${FOLDER_NOTE}
   --remote       also ask the labs (token and address as for pull)
-  --check-cache  exit 1 when the cache lacks any recorded file, naming them
+  --check-cache  exit 1 when the cache lacks any recorded file (or holds it at another size), naming
+                 them; a server is asked for its folders' JSON listing (nginx autoindex_format json),
+                 one request a folder, else one HEAD a file
   --cache DIR    the content cache (default LAB_DATA_CACHE, else the user's cache folder)
   --rehash       hash every file
 ${SELECT_NOTE}`,
@@ -212,6 +215,29 @@ ${SELECT_NOTE}`,
       'lab-data status --client C-1001 --until 2026-03-31',
     ],
     positionals: 1,
+  },
+  profile: {
+    options: { clear: { type: 'boolean' } },
+    usage:
+      'lab-data profile [FOLDER] | profile use NAME [FOLDER] | profile use --clear [FOLDER] [--json]',
+    summary: "this clone's own profile: the selection pull, status and verify take by default",
+    details: `A clone's own default selection, kept on this machine only, in FOLDER/.lab-data/profile (git ignores
+.lab-data/), so one teammate's clone can pull only the "coa" reports while another's takes every report.
+lab-data profile use NAME makes NAME, a profile of the folder's lab-data-profiles.json, the clone's own:
+pull, status and verify (and the VS Code extension's Saved Reports view) then select by it; a name the
+file lacks is refused, naming the file. lab-data profile use --clear forgets it. lab-data profile says
+which profile applies and why, and lists the file's profiles (--json: { folder, profile, source,
+clone_profile, variable, default, profiles }). Which profile applies, strongest first: --profile NAME,
+then LAB_DATA_PROFILE, then the clone's own, then the "default" of lab-data-profiles.json; --all takes
+none. ${FOLDER_NOTE}
+  --clear    with use: forget the clone's own profile`,
+    examples: [
+      'lab-data profile use coa',
+      'lab-data profile',
+      'lab-data profile use --clear analysis/lab-reports',
+      'LAB_DATA_PROFILE=mine lab-data status',
+    ],
+    positionals: 3,
   },
   'merge-manifest': {
     options: { install: { type: 'boolean' }, resolve: { type: 'boolean' } },
@@ -335,7 +361,9 @@ lacks; prune is the server's own business.`,
     summary: 'list reports, newest first, as pages arrive',
     details: `Lists the lab's reports: a table, or every field as --json (an array), --jsonl (one object a line) or
 --csv (the extension's export columns: every field any record has). JSON and JSON Lines stream as pages
-arrive; CSV is written when the last page has come, since its header needs every field.${OUTPUT_NOTE}`,
+arrive; CSV is written when the last page has come, since its header needs every field. A control character
+the lab sent (ESC, BEL, NUL, DEL, C1) never reaches the terminal raw: CSV writes it as its escape (\\u001b),
+JSON as the JSON escape of the same value.${OUTPUT_NOTE}`,
     examples: [
       'lab-data reports --lab https://lab.example.com --since 7d',
       'lab-data reports --jsonl -o reports.jsonl',
@@ -410,9 +438,13 @@ Environment:
                           lab, as LAB_DATA_TOKEN (LAB_DATA_URL, else --lab); a lab's own paired
                           LAB_DATA_TOKEN_<NAME> comes first. -v and lab-data status say which
                           variable supplies the token for which address (never the token).
+  LAB_DATA_PROFILE        the profile pull, status and verify select by when no --profile is given (before
+                          the clone's own, lab-data profile use, and the default of lab-data-profiles.json)
   LAB_DATA_CACHE          the content cache folder, or a team server's https:// address (or --cache;
                           default: the user's cache folder)
-  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host in ~/.netrc), never a lab's
+  LAB_DATA_CACHE_TOKEN    the team cache server's token (Bearer; else its host's machine in ~/.netrc, or the
+                          file NETRC names: a file others may read or write, and its default entry,
+                          are refused, saying why), never a lab's
   LAB_DATA_ANSWER_TIMEOUT seconds a lab may take to answer (default 30): to start, and between two parts of
                           an answer; also the most a lab failing as a whole (no answer, 5xx, a long
                           Retry-After) costs pull, sync and status --remote, retries and waits included

@@ -283,8 +283,12 @@ export class CliContext {
       throw new CliError(`The cache cannot be used: ${problem}.`, Exit.usage);
     }
     const credentials = cacheAuthorization(new URL(address.trim()), this.env);
+    if (credentials?.refused !== undefined) {
+      // Said whatever -q says: the server will likely refuse, and this is why.
+      this.progress.problem(`warning: ${credentials.refused}`);
+    }
     this.verbose(
-      `[cache] ${address.trim()}${credentials ? ` with credentials from ${credentials.source}` : ' without credentials'}`,
+      `[cache] ${address.trim()}${credentials?.header !== undefined ? ` with credentials from ${credentials.source}` : ' without credentials'}`,
     );
     // The user's own cache folder in front of the server: read through, never published from.
     return new LayeredCache(

@@ -32,6 +32,7 @@ const RUNNERS: Readonly<Record<string, () => Promise<(context: CliContext) => Pr
     'merge-manifest': async () => (await import('./commands/mergeManifest.js')).mergeManifest,
     cache: async () => (await import('./commands/cache.js')).cache,
     uses: async () => (await import('./commands/uses.js')).uses,
+    profile: async () => (await import('./commands/profile.js')).profile,
     impact: async () => (await import('./commands/uses.js')).impact,
   };
 

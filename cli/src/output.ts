@@ -77,6 +77,13 @@ export interface Outcome {
   readonly hint?: string;
 }
 
+/** Recorded files that are not in the folder: status and verify say them in these words alike. */
+export const MISSING: Outcome = {
+  what: 'missing',
+  exitCode: Exit.mismatch,
+  hint: 'lab-data pull restores them from the cache or the lab.',
+};
+
 /** One file as a report names it; everything in it is made safe to print. */
 export interface ReportedFile {
   readonly reportId: string;

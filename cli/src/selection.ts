@@ -1,9 +1,10 @@
 import type { Report } from '../../core/api/records';
 import {
-  chooseSelection,
   LIST_FIELDS,
+  PROFILE_VARIABLE,
   PROFILES_FILE,
-  readProfiles,
+  profileSourceSaid,
+  selectionOfFolder,
   selectsReport,
   SelectionError,
   type SelectionCriteria,
@@ -55,9 +56,10 @@ function flagsOf(context: CliContext): { flags: SelectionCriteria; said: string 
 }
 
 /**
- * The selection of pull, status and verify (core: chooseSelection): `--profile`, else the
- * default profile of the folder's `lab-data-profiles.json` unless `--all`, narrowed by the flags;
- * one line on stderr says what it selects. A bad profile or a selection of none is a usage error.
+ * The selection of pull, status and verify (core: selectionOfFolder): `--profile`, else
+ * LAB_DATA_PROFILE, else the clone's `.lab-data/profile`, else the default of the folder's
+ * `lab-data-profiles.json`, none with `--all`; narrowed by the flags. One line on stderr says what
+ * it selects. A bad profile or a selection of none is a usage error.
  */
 export async function selectionOf(
   context: CliContext,
@@ -66,10 +68,9 @@ export async function selectionOf(
 ): Promise<Selected> {
   const { flags, said } = flagsOf(context);
   try {
-    // --all names no profile: the file is not read (a broken one does not stop it).
-    const profiles = context.flag('all') ? undefined : await readProfiles(folder);
-    const chosen = chooseSelection(manifest, profiles, {
+    const chosen = await selectionOfFolder(folder, manifest, {
       profile: context.text('profile'),
+      environment: context.env[PROFILE_VARIABLE],
       all: context.flag('all'),
       flags,
       flagsSaid: said,
@@ -84,7 +85,7 @@ export async function selectionOf(
     context.progress.line(
       serverText(
         profile
-          ? `Profile "${profile.name}"${said ? ` with ${said}` : ''} selects ${size} (${PROFILES_FILE}); --all for every report.`
+          ? `Profile "${profile.name}"${said ? ` with ${said}` : ''} selects ${size} (${PROFILES_FILE}${profile.source === 'default' ? '' : `; ${profileSourceSaid(profile.source)}`}); --all for every report.`
           : `Selected ${size} by ${said}.`,
         1000,
       ),

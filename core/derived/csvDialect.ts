@@ -1,3 +1,4 @@
+import { escapeControls } from '../errors/serverText';
 /**
  * How a CSV is written: the standard one (RFC 4180: commas, a decimal point) that scripts, R and
  * pandas read, or the one a spreadsheet program set to a locale opens in columns. Spreadsheets in a
@@ -64,10 +65,11 @@ function cellText(value: unknown, dialect: CsvDialect): string {
 
 /**
  * One CSV field (RFC 4180): quoted when it holds the separator, a quote, CR or LF, quotes doubled;
- * a list of plain values joined by "; ".
+ * a list of plain values joined by "; "; any other control written as its escape (`\u001b`), so a
+ * CSV printed to a terminal cannot act on it.
  */
 export function csvField(value: unknown, dialect: CsvDialect = STANDARD_CSV): string {
-  const text = cellText(value, dialect);
+  const text = escapeControls(cellText(value, dialect));
   const special = dialect.separator === ';' ? /[";\r\n]/ : /[",\r\n]/;
   return special.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

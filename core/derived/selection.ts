@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Report } from '../api/records';
 import { parseBaseUrl } from '../connection/baseUrl';
 import { errorText } from '../errors/errorText';
+import { LOCAL_FOLDER, localFolder, writeLocal } from '../sync/localState';
 import type { ManifestEntry, SyncManifest } from '../sync/manifestModel';
 import { resolveSince } from './savedSearches';
 
@@ -403,10 +404,101 @@ export async function readProfiles(folder: string): Promise<Profiles | undefined
   return parseProfiles(text, file);
 }
 
+/** The clone's own profile: a name in `.lab-data/` (never committed), set by `lab-data profile use`. */
+export const CLONE_PROFILE_FILE = 'profile';
+/** How the clone's profile file is said: relative to the manifest's folder. */
+export const CLONE_PROFILE_SAID = `${LOCAL_FOLDER}/${CLONE_PROFILE_FILE}`;
+/** The variable that names a profile for a shell or a CI job (the command line's alone). */
+export const PROFILE_VARIABLE = 'LAB_DATA_PROFILE';
+
+/** Where the profile that applies was named, strongest first. */
+export type ProfileSource = 'flag' | 'environment' | 'clone' | 'default';
+
+/** The name in the clone's `.lab-data/profile`, or undefined when it has none (or an empty one). */
+export async function readCloneProfile(folder: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(localFolder(folder), CLONE_PROFILE_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined;
+    }
+    throw new SelectionError(`${CLONE_PROFILE_SAID} cannot be read: ${errorText(error)}.`);
+  }
+  const name = text.trim();
+  return name === '' ? undefined : name;
+}
+
+/**
+ * Makes `name` the clone's own profile (undefined forgets it): refused, naming the profile file,
+ * when that file has no such profile. Written into `.lab-data/`, which git ignores.
+ */
+export async function useCloneProfile(folder: string, name: string | undefined): Promise<void> {
+  if (name === undefined) {
+    await fs.rm(path.join(localFolder(folder), CLONE_PROFILE_FILE), { force: true });
+    return;
+  }
+  const profiles = await readProfiles(folder);
+  if (!profiles?.profiles.has(name)) {
+    throw new SelectionError(noProfile(name, profiles));
+  }
+  await writeLocal(folder, CLONE_PROFILE_FILE, `${name}\n`);
+}
+
+function noProfile(name: string, profiles: Profiles | undefined): string {
+  return profiles
+    ? `${PROFILES_FILE} has no profile "${name}" (its profiles: ${[...profiles.profiles.keys()].join(', ') || 'none'}).`
+    : `There is no profile "${name}": the folder has no ${PROFILES_FILE}.`;
+}
+
+/** How a profile's source is said after its name: "named by LAB_DATA_PROFILE". */
+export function profileSourceSaid(source: ProfileSource): string {
+  switch (source) {
+    case 'flag':
+      return 'named by --profile';
+    case 'environment':
+      return `named by ${PROFILE_VARIABLE}`;
+    case 'clone':
+      return `this clone's, named in ${CLONE_PROFILE_SAID}`;
+    default:
+      return `the default of ${PROFILES_FILE}`;
+  }
+}
+
+/**
+ * The one rule of which profile applies: `--profile` > LAB_DATA_PROFILE > the clone's
+ * `.lab-data/profile` > the profile file's default; none with `all`. Both clients ask it (the
+ * extension has no variable and no flag, only the clone's file).
+ */
+export function profileNameOf(
+  request: Pick<SelectionRequest, 'profile' | 'environment' | 'clone' | 'all'>,
+  profiles: Profiles | undefined,
+): { readonly name: string; readonly source: ProfileSource } | undefined {
+  if (request.all) {
+    return undefined;
+  }
+  const given: ReadonlyArray<readonly [string | undefined, ProfileSource]> = [
+    [request.profile, 'flag'],
+    [request.environment, 'environment'],
+    [request.clone, 'clone'],
+    [profiles?.default, 'default'],
+  ];
+  for (const [name, source] of given) {
+    if (name !== undefined && name.trim() !== '') {
+      return { name: name.trim(), source };
+    }
+  }
+  return undefined;
+}
+
 /** What a command was asked to select. */
 export interface SelectionRequest {
   /** `--profile NAME`. */
   readonly profile?: string;
+  /** LAB_DATA_PROFILE: the command line's alone. */
+  readonly environment?: string;
+  /** The clone's own profile ({@link readCloneProfile}). */
+  readonly clone?: string;
   /** `--all`: no profile, not even the default (flags still apply). */
   readonly all?: boolean;
   /** The flags, and how each is said. */
@@ -417,8 +509,8 @@ export interface SelectionRequest {
 /** The selection a command applies, how it came about, and what it left out. */
 export interface Chosen extends SelectedManifest {
   readonly selection?: Selection;
-  /** The profile that applies, and whether it did as the file's default. */
-  readonly profile?: { readonly name: string; readonly byDefault: boolean };
+  /** The profile that applies, and where it was named. */
+  readonly profile?: { readonly name: string; readonly source: ProfileSource };
   /** How the selection is said: "profile 'mine' and --since 30d". */
   readonly said?: string;
 }
@@ -428,7 +520,7 @@ function hasCriteria(criteria: SelectionCriteria): boolean {
 }
 
 /**
- * The selection of a command: the profile named, else the file's default unless `all`; then the
+ * The selection of a command: the profile {@link profileNameOf} chooses (none with `all`); then the
  * flags, which narrow it further. No profile and no flags select every report. A selection of
  * none is an error: a CI step that checks nothing must not pass.
  */
@@ -443,20 +535,18 @@ export function chooseSelection(
       'Give --profile or --all, not both: --all selects without any profile.',
     );
   }
-  const name = request.all ? undefined : (request.profile ?? profiles?.default);
+  const named = profileNameOf(request, profiles);
   const rules: Rule[] = [];
   let profile: Chosen['profile'];
-  if (name !== undefined) {
-    const found = profiles?.profiles.get(name);
+  if (named !== undefined) {
+    const found = profiles?.profiles.get(named.name);
     if (!found) {
       throw new SelectionError(
-        profiles
-          ? `${PROFILES_FILE} has no profile "${name}" (its profiles: ${[...profiles.profiles.keys()].join(', ') || 'none'}).`
-          : `There is no profile "${name}": the folder has no ${PROFILES_FILE}.`,
+        `${noProfile(named.name, profiles)}${named.source === 'default' ? '' : ` It was ${profileSourceSaid(named.source)}.`}`,
       );
     }
-    profile = { name, byDefault: request.profile === undefined };
-    rules.push(ruleOf(`${PROFILES_FILE}: profile "${name}"`, found.criteria, manifest, now));
+    profile = named;
+    rules.push(ruleOf(`${PROFILES_FILE}: profile "${named.name}"`, found.criteria, manifest, now));
   }
   if (hasCriteria(request.flags)) {
     rules.push(ruleOf(request.flagsSaid, request.flags, manifest, now));
@@ -472,8 +562,26 @@ export function chooseSelection(
   ].join(' with ');
   if (selected.selected === 0) {
     throw new SelectionError(
-      `The selection (${said}) selects none of the ${selected.total} reports in the manifest; nothing was done.${profile?.byDefault ? ` (Profile "${profile.name}" is the default of ${PROFILES_FILE}; --all selects without it.)` : ''}`,
+      `The selection (${said}) selects none of the ${selected.total} reports in the manifest; nothing was done.${profile !== undefined && profile.source !== 'flag' ? ` (Profile "${profile.name}" is ${profileSourceSaid(profile.source)}; --all selects without it.)` : ''}`,
     );
   }
   return { ...selected, selection, profile, said };
+}
+
+/**
+ * The selection of a folder as both clients ask it: its profile file and the clone's own profile
+ * read (neither with `all`), then {@link chooseSelection}.
+ */
+export async function selectionOfFolder(
+  folder: string,
+  manifest: SyncManifest,
+  request: Omit<SelectionRequest, 'clone'>,
+  now = new Date(),
+): Promise<Chosen> {
+  if (request.all) {
+    // --all names no profile: the files are not read (a broken one does not stop it).
+    return chooseSelection(manifest, undefined, request, now);
+  }
+  const [profiles, clone] = await Promise.all([readProfiles(folder), readCloneProfile(folder)]);
+  return chooseSelection(manifest, profiles, { ...request, clone }, now);
 }

@@ -93,3 +93,19 @@ export function serverText(
   }
   return `${flat.slice(0, end)}…`;
 }
+
+/** Controls a terminal acts on: C0 but tab, LF and CR, DEL, C1. */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * Data a lab sent, kept whole (unlike {@link serverText}: lines, length and spaces stay) but with
+ * every control a terminal would act on written as its JSON escape (ESC as `\u001b`), so a CSV or
+ * a listing printed to a terminal cannot colour, clear or retitle it. Tab, LF and CR stay: a CSV
+ * field quotes them. In JSON text the escape is the same value (`JSON.parse` gives it back).
+ */
+export function escapeControls(text: string): string {
+  return text.replace(
+    TERMINAL_CONTROLS,
+    (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

@@ -44,9 +44,12 @@ export interface FileCache {
   /**
    * What it holds, asked for one run over many files. Without `exact`, "perhaps" may be true where
    * a look costs as much as the read itself (a server: the read is the look, for pull); `exact`
-   * asks for the truth (status), a file unknown counting as not held.
+   * asks for the truth (status), a file unknown counting as not held; with `bytes`, a copy of
+   * another size counts as not held where the cache can tell.
    */
-  lookup(options?: { readonly exact?: boolean }): (sha256: string) => Promise<boolean>;
+  lookup(options?: {
+    readonly exact?: boolean;
+  }): (sha256: string, bytes?: number) => Promise<boolean>;
   /** Keeps a copy of `file` (its SHA-256 known) unless it has one; never fails the caller. */
   keep(file: string, sha256: string, bytes: number): Promise<void>;
   /**

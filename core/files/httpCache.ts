@@ -1,4 +1,4 @@
-import { createReadStream, promises as fs, readFileSync } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopbackHost } from '../connection/baseUrl';
@@ -74,14 +74,16 @@ export function cacheAddressProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The `machine`'s login and password in a `.netrc` text (the `default` entry when none names it). */
-export function netrcCredentials(
-  text: string,
-  machine: string,
-): { readonly login: string; readonly password: string } | undefined {
+interface NetrcEntry {
+  name?: string;
+  login?: string;
+  password?: string;
+}
+
+function netrcEntries(text: string): NetrcEntry[] {
   const words = text.split(/\s+/).filter(Boolean);
-  let current: { name?: string; login?: string; password?: string } | undefined;
-  const entries: Array<{ name?: string; login?: string; password?: string }> = [];
+  let current: NetrcEntry | undefined;
+  const entries: NetrcEntry[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     if (word === 'machine' || word === 'default') {
@@ -93,49 +95,115 @@ export function netrcCredentials(
       current = undefined;
     }
   }
-  const found =
-    entries.find((entry) => entry.name === machine.toLowerCase()) ??
-    entries.find((entry) => entry.name === undefined);
+  return entries;
+}
+
+/**
+ * The `machine`'s login and password in a `.netrc` text. Its `default` entry is never taken: a
+ * default login would go to whatever host the cache's address names.
+ */
+export function netrcCredentials(
+  text: string,
+  machine: string,
+): { readonly login: string; readonly password: string } | undefined {
+  const found = netrcEntries(text).find((entry) => entry.name === machine.toLowerCase());
   return found?.login !== undefined && found.password !== undefined
     ? { login: found.login, password: found.password }
     : undefined;
 }
 
+/** A `.netrc` as read: its text and its mode (`stats.mode`, the permission bits in it). */
+export interface NetrcFile {
+  readonly text: string;
+  readonly mode: number;
+}
+
+function readNetrc(file: string): NetrcFile {
+  const text = readFileSync(file, 'utf8');
+  return { text, mode: statSync(file).mode };
+}
+
+/**
+ * Why a `.netrc` of this mode is not used, as curl and ftp refuse it: another user may read its
+ * passwords (or write a machine of theirs into it). Undefined for a file of its owner alone, and
+ * on Windows, which keeps no such mode.
+ */
+export function netrcModeProblem(
+  file: string,
+  mode: number,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (platform === 'win32' || (mode & 0o077) === 0) {
+    return undefined;
+  }
+  const readable = (mode & 0o044) !== 0;
+  const writable = (mode & 0o022) !== 0;
+  const how =
+    readable && writable
+      ? 'readable and writable'
+      : readable
+        ? 'readable'
+        : writable
+          ? 'writable'
+          : 'open';
+  const octal = (mode & 0o777).toString(8).padStart(4, '0');
+  return `${file} is ${how} ${how === 'open' ? 'to' : 'by'} others (mode ${octal}): chmod 600 ${file}; its credentials are not sent to the team cache.`;
+}
+
+/** The team cache's credentials: a header to send, or the file that was refused and why. */
+export type CacheCredentials =
+  | { readonly header: string; readonly source: string; readonly refused?: undefined }
+  | { readonly header?: undefined; readonly source: string; readonly refused: string };
+
 /**
  * The team cache's own credentials, never a lab's: `LAB_DATA_CACHE_TOKEN` (a bearer token), else the
  * address's host in the user's `.netrc` (`NETRC`, else `~/.netrc`: login and password, sent as Basic).
- * Registered as secrets, so no text shows them. Undefined when there are none.
+ * A `.netrc` others may read or write, or only its `default` entry, gives none: the answer says
+ * which file and why (`refused`), for the client to tell. Registered as secrets, so no text shows
+ * them. Undefined when there are none.
  */
 export function cacheAuthorization(
   address: URL,
   env: NodeJS.ProcessEnv = process.env,
-  read: (file: string) => string = (file) => readFileSync(file, 'utf8'),
-): { readonly header: string; readonly source: string } | undefined {
+  read: (file: string) => NetrcFile = readNetrc,
+  platform: NodeJS.Platform = process.platform,
+): CacheCredentials | undefined {
   const token = env.LAB_DATA_CACHE_TOKEN?.trim();
   if (token) {
     registerSecret(token);
     return { header: `Bearer ${token}`, source: 'LAB_DATA_CACHE_TOKEN' };
   }
   const file = env.NETRC?.trim() || path.join(os.homedir(), '.netrc');
-  let text: string;
+  let netrc: NetrcFile;
   try {
-    text = read(file);
+    netrc = read(file);
   } catch {
     return undefined;
   }
-  const found = netrcCredentials(text, address.hostname);
+  const found = netrcCredentials(netrc.text, address.hostname);
   if (!found) {
-    return undefined;
+    const entries = netrcEntries(netrc.text);
+    return entries.some((entry) => entry.name === undefined && entry.login !== undefined)
+      ? {
+          source: file,
+          refused: `${file}: its default entry is not used for the team cache (a default login would go to any host); add "machine ${address.hostname}" with its login and password.`,
+        }
+      : undefined;
+  }
+  registerSecret(found.password);
+  const problem = netrcModeProblem(file, netrc.mode, platform);
+  if (problem !== undefined) {
+    return { source: file, refused: problem };
   }
   const pair = Buffer.from(`${found.login}:${found.password}`).toString('base64');
-  [found.password, pair].forEach(registerSecret);
+  registerSecret(pair);
   return { header: `Basic ${pair}`, source: file };
 }
 
 export interface HttpCacheOptions {
   /** The `Authorization` header's value ({@link cacheAuthorization}), when the server wants one. */
   readonly authorization?: string;
-  /** Requests in flight at once (the labs' limit; a pool of its own). */
+  /** Requests in flight at once (the labs' limit; a pool of its own, its connections kept alive). */
   readonly concurrency?: number;
   /** How long to wait; one answer timeout (`LAB_DATA_ANSWER_TIMEOUT`) for each wait by default. */
   readonly timeouts?: Partial<TransportTimeouts>;
@@ -162,6 +230,9 @@ type Unasked = 'down' | 'refused';
  * silent costs one answer timeout, said once, and is not asked again; one that refuses writes is a
  * read-only cache. It has its own pool and its own credentials; a lab's token never comes here.
  */
+/** The most of a folder's listing read (a folder of 100,000 names is about 12 MB of JSON). */
+const MAX_LISTING_CHARS = 32 * 1024 * 1024;
+
 export class HttpCache implements FileCache {
   readonly location: string;
   private readonly base: URL;
@@ -362,18 +433,110 @@ export class HttpCache implements FileCache {
 
   /**
    * Without `exact` (pull): "perhaps" for every file while the server is used, since a `GET` is the
-   * look (a miss costs the same request a `HEAD` would); `exact` (status): one `HEAD` a file,
-   * concurrently, each asked once.
+   * look (a miss costs the same request a `HEAD` would). `exact` (status): the server's listing
+   * where it gives one (nginx's `autoindex_format json`: `<address>/sha256/` once, then one folder
+   * a prefix a file needs), a copy of another size counting as not held; else, and for a folder
+   * whose listing fails or does not parse (never taken as empty), one `HEAD` a file, each asked once.
    */
-  lookup(options: { readonly exact?: boolean } = {}): (sha256: string) => Promise<boolean> {
+  lookup(
+    options: {
+      readonly exact?: boolean;
+    } = {},
+  ): (sha256: string, bytes?: number) => Promise<boolean> {
     if (!options.exact) {
       return async (sha256) =>
         SHA256_SHAPE.test(sha256) &&
         this.unusable === undefined &&
         this.known.get(sha256) !== false;
     }
-    const asked = oncePerKey((sha256: string) => this.has(sha256));
-    return (sha256) => asked(sha256);
+    const asked = oncePerKey((key: string) => {
+      const [sha256, bytes] = key.split(' ');
+      return this.has(sha256!, bytes === '' ? undefined : Number(bytes));
+    });
+    let folders: Promise<ReadonlyMap<string, number> | undefined> | undefined;
+    const listed = oncePerKey((prefix: string) => this.listing(`sha256/${prefix}/`));
+    return async (sha256, bytes) => {
+      if (!SHA256_SHAPE.test(sha256) || this.corrupt.has(sha256)) {
+        return false;
+      }
+      folders ??= this.listing('sha256/');
+      const prefixes = await folders;
+      if (prefixes !== undefined) {
+        if (!prefixes.has(sha256.slice(0, 2))) {
+          return false;
+        }
+        const files = await listed(sha256.slice(0, 2));
+        if (files !== undefined) {
+          const size = files.get(sha256);
+          return size !== undefined && (bytes === undefined || size === bytes);
+        }
+      }
+      return asked(`${sha256} ${bytes ?? ''}`);
+    };
+  }
+
+  /**
+   * A folder of the server as its JSON listing (nginx's `autoindex_format json`): each name with
+   * its size (-1 for a folder). Undefined when the server offers none (403, 404, HTML) or sends
+   * what does not parse: the caller then asks file by file, so no failure reads as "absent"; a
+   * server that does not answer is given up, as a HEAD would give it up.
+   */
+  private async listing(folder: string): Promise<ReadonlyMap<string, number> | undefined> {
+    return this.slots.run(async () => {
+      if (this.unusable !== undefined) {
+        return undefined;
+      }
+      let response: TransportResponse;
+      try {
+        response = await this.transport.send({
+          method: 'GET',
+          url: new URL(`${this.base.pathname}/${folder}`, this.base),
+          headers: {
+            'user-agent': this.options.userAgent ?? 'lab-data',
+            accept: 'application/json',
+            ...(this.options.authorization ? { authorization: this.options.authorization } : {}),
+          },
+        });
+      } catch (error) {
+        // No answer is not "no listing": the server is not asked again, as after a HEAD.
+        this.giveUp(`it cannot be reached: ${systemReason(error, answerTimeoutMs())}`);
+        return undefined;
+      }
+      try {
+        const type = String(response.headers['content-type'] ?? '');
+        if (response.status !== 200 || !/json/i.test(type)) {
+          return undefined;
+        }
+        let text = '';
+        for await (const chunk of response.body) {
+          text += String(chunk);
+          if (text.length > MAX_LISTING_CHARS) {
+            return undefined;
+          }
+        }
+        const parsed: unknown = JSON.parse(text);
+        if (!Array.isArray(parsed)) {
+          return undefined;
+        }
+        const found = new Map<string, number>();
+        for (const item of parsed as unknown[]) {
+          const { name, type: kind, size } = (item ?? {}) as Record<string, unknown>;
+          if (typeof name !== 'string') {
+            return undefined;
+          }
+          if (kind === 'directory') {
+            found.set(name, -1);
+          } else if (kind === 'file' && typeof size === 'number') {
+            found.set(name, size);
+          }
+        }
+        return found;
+      } catch {
+        return undefined;
+      } finally {
+        response.body.resume();
+      }
+    });
   }
 
   async restore(

@@ -51,7 +51,11 @@ export class LayeredCache implements FileCache {
    * `exact` (status --check-cache) asks the team's server alone: what a teammate or CI can restore
    * from it, whatever this machine keeps. Otherwise (pull) either holds it.
    */
-  lookup(options: { readonly exact?: boolean } = {}): (sha256: string) => Promise<boolean> {
+  lookup(
+    options: {
+      readonly exact?: boolean;
+    } = {},
+  ): (sha256: string, bytes?: number) => Promise<boolean> {
     const team = this.team.lookup(options);
     if (options.exact) {
       return team;

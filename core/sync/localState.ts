@@ -11,7 +11,8 @@ import type { LabSection, SyncManifest } from './manifestModel';
  * anything, wherever the report folder sits in the repository), `state.json` (per report the
  * SHA-256 a file's size and time vouch for, when it was saved; per lab the sync watermark) and
  * `metadata.json` (the lab's full metadata of each saved report, for provenance, read only when
- * asked for, so verifying a large folder never parses it).
+ * asked for, so verifying a large folder never parses it); `profile` (this clone's own profile,
+ * core/derived/selection.ts) is written here too.
  */
 export const LOCAL_FOLDER = '.lab-data';
 const STATE_FILE = 'state.json';
@@ -146,7 +147,8 @@ export async function ensureLocalFolder(
   return local;
 }
 
-async function writeLocal(folder: string, fileName: string, text: string): Promise<void> {
+/** Writes one file of the folder's `.lab-data/` whole (a temporary file renamed into place). */
+export async function writeLocal(folder: string, fileName: string, text: string): Promise<void> {
   const local = await ensureLocalFolder(folder);
   await writeFileSafely({
     folder: local,

@@ -103,7 +103,7 @@ export async function folderStatus(
       }
     }
   }
-  // One listing of the cache for the run, not one look a file.
+  // One listing of the cache for the run (a folder's, a server's that lists), not one look a file.
   const held = options.cache?.lookup({ exact: true }) ?? (async () => false);
   // Every file's size and time in synchronous batches: ten thousand files in step cost no hashing.
   const files = work.map(({ entry }) => {
@@ -174,12 +174,12 @@ async function entryStatus(
   origin: string,
   entry: ManifestEntry,
   listed: ReadonlyMap<string, Report> | undefined,
-  held: (sha256: string) => Promise<boolean>,
+  held: (sha256: string, bytes: number) => Promise<boolean>,
   options: StatusOptions,
 ): Promise<EntryStatus> {
   const sha = await shaNow(at.file, at.stats, entry, options.rehash);
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'ok' : 'changed';
-  const cached = await held(entry.sha256);
+  const cached = await held(entry.sha256, entry.bytes);
   const base = {
     lab,
     origin,

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { chooseSelection, readProfiles } from '../../core/derived/selection';
+import { CLONE_PROFILE_FILE, selectionOfFolder } from '../../core/derived/selection';
+import { LOCAL_FOLDER } from '../../core/sync/localState';
 import { namesMergeDriver } from '../../core/sync/gitState';
 import {
   MANIFEST_FILE_NAME,
@@ -52,21 +53,18 @@ function stateOf(entry: EntryStatus, checked: EntryStatus | undefined): SavedEnt
 }
 
 /**
- * The manifest restricted to the folder's default profile (`lab-data-profiles.json`), and the
- * entries it leaves out; the whole manifest without one, or when the profile file is unusable
- * (Verify and Restore say why).
+ * The manifest restricted to the folder's profile (the clone's own `.lab-data/profile`, else the
+ * default of `lab-data-profiles.json`: the core's one rule, without the command line's flag and
+ * variable), and the entries it leaves out; the whole manifest without one, or when the profile
+ * file is unusable (Verify and Restore say why).
  */
 async function selected(
   folder: string,
   manifest: SyncManifest,
 ): Promise<{ manifest: SyncManifest; notSelected: SavedEntryRow[] }> {
   try {
-    const profiles = await readProfiles(folder);
-    if (profiles?.default === undefined) {
-      // No default profile: every report is selected, and ten thousand entries are not copied.
-      return { manifest, notSelected: [] };
-    }
-    const chosen = chooseSelection(manifest, profiles, { flags: {}, flagsSaid: '' });
+    // No profile: every report is selected, and ten thousand entries are not copied.
+    const chosen = await selectionOfFolder(folder, manifest, { flags: {}, flagsSaid: '' });
     if (!chosen.selection) {
       return { manifest, notSelected: [] };
     }
@@ -119,13 +117,21 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
       `**/{${MANIFEST_FILE_NAME},lab-data-profiles.json,*.pdf,*.PDF}`,
     );
     const index = vscode.workspace.createFileSystemWatcher('**/.git/index');
+    // The clone's own profile (`lab-data profile use`), in the folder's .lab-data/.
+    const cloneProfile = vscode.workspace.createFileSystemWatcher(
+      `**/${LOCAL_FOLDER}/${CLONE_PROFILE_FILE}`,
+    );
     const changedFile = (uri: vscode.Uri): void => this.fileChanged(uri);
     this.disposables.push(
       watcher,
       index,
+      cloneProfile,
       watcher.onDidCreate(changedFile),
       watcher.onDidChange(changedFile),
       watcher.onDidDelete(changedFile),
+      cloneProfile.onDidCreate(changedFile),
+      cloneProfile.onDidChange(changedFile),
+      cloneProfile.onDidDelete(changedFile),
       index.onDidChange(() => this.allChanged()),
       index.onDidCreate(() => this.allChanged()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.allChanged(true)),

@@ -490,6 +490,60 @@ describe('lab-data, the command-line tool (packed, installed, run as a subproces
     assert.match(table.stdout, /^SAMPLE_ID\s+MATRIX/);
   });
 
+  it('a title holding ESC, BEL, NUL, DEL and a C1 control reaches the terminal escaped: CSV (still one field), JSON Lines, JSON, the table and one report', async () => {
+    const report = lab.server.reportsFor('demo-full-access')[0]! as {
+      title: string;
+      report_id: string;
+    };
+    const title = report.title;
+    report.title =
+      'Soil \u001b[31mred\u0007 bell\u0000 nul\u007f del\u009b[2J c1, "quoted"\r\nnext line';
+    lab.server.dataChanged();
+    // Any control but tab, LF and CR (those a CSV's quoted field and JSON text may carry).
+    const raw = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+    try {
+      const csv = await tool.run(['reports', '--lab', lab.baseUrl, '--csv'], { env });
+      assert.equal(csv.code, 0, said(csv));
+      assert.doesNotMatch(csv.stdout, raw, 'no raw control in the CSV');
+      assert.ok(
+        csv.stdout.includes(
+          '"Soil \\u001b[31mred\\u0007 bell\\u0000 nul\\u007f del\\u009b[2J c1, ""quoted""\r\nnext line"',
+        ),
+        `the title, escaped, is one quoted field: ${JSON.stringify(csv.stdout.slice(0, 600))}`,
+      );
+      for (const format of ['--jsonl', '--json']) {
+        const run = await tool.run(['reports', '--lab', lab.baseUrl, format], { env });
+        assert.equal(run.code, 0, said(run));
+        assert.doesNotMatch(run.stdout, raw, format);
+        const records = (
+          format === '--json'
+            ? (JSON.parse(run.stdout) as Array<{ report_id: string; title: string }>)
+            : run.stdout
+                .trim()
+                .split('\n')
+                .map((line) => JSON.parse(line) as { report_id: string; title: string })
+        ).filter((record) => record.report_id === report.report_id);
+        assert.equal(records[0]?.title, report.title, `${format}: the same title once parsed`);
+      }
+      const table = await tool.run(['reports', '--lab', lab.baseUrl], { env });
+      assert.equal(table.code, 0, said(table));
+      assert.doesNotMatch(table.stdout, raw, 'the table');
+      const one = await tool.run(['report', report.report_id], {
+        env: { ...env, LAB_DATA_URL: lab.baseUrl },
+      });
+      assert.equal(one.code, 0, said(one));
+      assert.doesNotMatch(one.stdout, raw, 'one report');
+      const oneJson = await tool.run(['report', report.report_id, '--json'], {
+        env: { ...env, LAB_DATA_URL: lab.baseUrl },
+      });
+      assert.doesNotMatch(oneJson.stdout, raw, 'one report as JSON');
+      assert.equal((JSON.parse(oneJson.stdout) as { title: string }).title, report.title);
+    } finally {
+      report.title = title;
+      lab.server.dataChanged();
+    }
+  });
+
   describe('bad input gets a clear message and nothing lost', () => {
     it('no manifest, malformed JSON, an unknown version: exit 2, the file named, nothing written', async () => {
       const empty = path.join(work, 'no-manifest');

@@ -207,6 +207,95 @@ describe('lab-data pull, status and verify a subset: flags and profiles (packed 
     );
   });
 
+  it('a clone keeps its own profile (profile use NAME, in .lab-data/): after pull --profile coa, status and verify exit 1 until it is used, then 0; LAB_DATA_PROFILE overrides it, --profile both; an unknown name is refused naming the profile file; status and verify list missing files alike', async () => {
+    const folder = freshClone('per-clone');
+    const other = all.find((entry) => entry.client !== client)!.client!;
+    const coa = all.filter((entry) => entry.client === other);
+    await fs.writeFile(
+      path.join(folder, 'lab-data-profiles.json'),
+      JSON.stringify({
+        version: 1,
+        profiles: { mine: { client: [client] }, coa: { client: [other] } },
+      }),
+    );
+    const pulled = await tool.run(['pull', folder, '--profile', 'coa'], { env });
+    assert.equal(pulled.code, 0, said(pulled));
+    assert.deepEqual(await pdfs(folder), coa.map((entry) => entry.file).sort());
+
+    // Reproduced: without the clone's profile, every report outside coa is missing.
+    const verifyPlain = await tool.run(['verify', folder, '-v'], { env });
+    const statusPlain = await tool.run(['status', folder, '-v'], { env });
+    assert.equal(verifyPlain.code, 1, said(verifyPlain));
+    assert.equal(statusPlain.code, 1, said(statusPlain));
+    // The same count line, the same files in the same order, the same words.
+    const missingBlock = (text: string): string[] => {
+      const lines = text.split('\n');
+      const start = lines.findIndex((line) => / missing$/.test(line));
+      assert.ok(start >= 0, text);
+      return lines.slice(start, start + 1 + all.length - coa.length + 1);
+    };
+    const block = missingBlock(verifyPlain.stdout);
+    assert.equal(block[0], `${all.length - coa.length} files missing`);
+    assert.deepEqual(missingBlock(statusPlain.stdout), block);
+
+    const used = await tool.run(['profile', 'use', 'coa', folder], { env });
+    assert.equal(used.code, 0, said(used));
+    assert.equal(await fs.readFile(path.join(folder, '.lab-data', 'profile'), 'utf8'), 'coa\n');
+    assert.equal(
+      git(path.dirname(folder), 'status', '--porcelain'),
+      ' M reports/lab-data-profiles.json\n',
+      "the clone's profile is never committed",
+    );
+    const shown = await tool.run(['profile', folder], { env });
+    assert.equal(shown.code, 0, said(shown));
+    assert.match(shown.stdout, /coa/);
+    assert.match(shown.stdout, /\.lab-data\/profile/);
+
+    for (const command of ['verify', 'status']) {
+      const run = await tool.run([command, folder], { env });
+      assert.equal(run.code, 0, `${command}\n${said(run)}`);
+      assert.match(
+        run.stderr,
+        new RegExp(
+          `Profile "coa" selects ${coa.length} of ${all.length} reports .*\\.lab-data/profile`,
+        ),
+      );
+    }
+    // LAB_DATA_PROFILE overrides the clone's file; --profile overrides both; --all takes none.
+    const byVariable = await tool.run(['verify', folder], {
+      env: { ...env, LAB_DATA_PROFILE: 'mine' },
+    });
+    assert.equal(byVariable.code, 1, said(byVariable));
+    assert.match(byVariable.stderr, /Profile "mine" selects .*LAB_DATA_PROFILE/);
+    const byFlag = await tool.run(['status', folder, '--profile', 'coa'], {
+      env: { ...env, LAB_DATA_PROFILE: 'mine' },
+    });
+    assert.equal(byFlag.code, 0, said(byFlag));
+    assert.equal((await tool.run(['verify', folder, '--all'], { env })).code, 1);
+
+    // An unknown name: refused naming the profile file (and where the name came from).
+    const unknown = await tool.run(['profile', 'use', 'nope', folder], { env });
+    assert.equal(unknown.code, 2, said(unknown));
+    assert.match(
+      unknown.stderr,
+      /lab-data-profiles\.json has no profile "nope" \(its profiles: mine, coa\)/,
+    );
+    assert.equal(await fs.readFile(path.join(folder, '.lab-data', 'profile'), 'utf8'), 'coa\n');
+    const badVariable = await tool.run(['status', folder], {
+      env: { ...env, LAB_DATA_PROFILE: 'nope' },
+    });
+    assert.equal(badVariable.code, 2, said(badVariable));
+    assert.match(
+      badVariable.stderr,
+      /lab-data-profiles\.json has no profile "nope" .*LAB_DATA_PROFILE/,
+    );
+
+    const cleared = await tool.run(['profile', 'use', '--clear', folder], { env });
+    assert.equal(cleared.code, 0, said(cleared));
+    await assert.rejects(fs.stat(path.join(folder, '.lab-data', 'profile')), { code: 'ENOENT' });
+    assert.equal((await tool.run(['verify', folder], { env })).code, 1);
+  });
+
   it('a bad profile file, an unknown profile, a lab or field the manifest lacks: a clear message, exit 2, nothing written', async () => {
     const folder = freshClone('bad');
     const profiles = path.join(folder, 'lab-data-profiles.json');

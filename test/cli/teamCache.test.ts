@@ -113,12 +113,85 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     assert.equal(red.code, 1, said(red));
     assert.equal((JSON.parse(red.stdout) as { cache_lacks: number }).cache_lacks, 2);
     const asked = (await nginx.accessLog()).slice(before);
+    // A server that offers no listing: one GET of its folder (refused), then one HEAD a file.
     assert.deepEqual(
-      [...new Set(asked.map((line) => line.method))],
-      ['HEAD'],
-      'status only looks: HEAD',
+      asked.filter((line) => line.method !== 'HEAD').map((line) => `${line.method} ${line.path}`),
+      ['GET /team/sha256/'],
+      'status only looks: a listing asked for once, then HEAD',
     );
-    assert.equal(asked.length, new Set(entries.map((entry) => entry.sha256)).size);
+    assert.equal(
+      asked.filter((line) => line.method === 'HEAD').length,
+      new Set(entries.map((entry) => entry.sha256)).size,
+    );
+  });
+
+  it('status --check-cache of 3,000 files reads a server that lists its folders (nginx autoindex_format json): one request a folder, not one a file, and the same verdict as HEADs on what it lacks, a copy of another size included', async () => {
+    // A folder whose manifest records 3,000 files, held by the server only (status needs no PDF).
+    const big = path.join(work, 'big', 'lab-reports');
+    const held = (entry: { sha256: string }): string =>
+      path.join(nginx.files, 'sha256', entry.sha256.slice(0, 2), entry.sha256);
+    await fs.mkdir(big, { recursive: true });
+    // The manifest as committed (docs/lockfile.md): sections by address, their reports by id.
+    type Recorded = { file: string; sha256: string; bytes: number };
+    const manifest = JSON.parse(await fs.readFile(path.join(a, MANIFEST_FILE_NAME), 'utf8')) as {
+      labs: Record<string, { reports: Record<string, Recorded> }>;
+    };
+    const section = Object.values(manifest.labs)[0]!;
+    const model = Object.values(section.reports)[0]!;
+    section.reports = {};
+    const made: Array<Recorded & { report_id: string }> = [];
+    for (let i = 0; i < 3000; i++) {
+      const bytes = Buffer.from(`%PDF-1.4 bench file ${i}\n`);
+      const id = `RPT-2099-${String(i).padStart(6, '0')}`;
+      const entry = { ...model, file: `${id}.pdf`, sha256: sha(bytes), bytes: bytes.length };
+      made.push({ ...entry, report_id: id });
+      section.reports[id] = entry;
+      const target = held(entry);
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o777 });
+      await fs.writeFile(target, bytes, { mode: 0o644 });
+    }
+    await fs.writeFile(
+      path.join(big, MANIFEST_FILE_NAME),
+      `${JSON.stringify(manifest, null, 2)}\n`,
+    );
+    const recorded = made.length;
+    // The server lacks two, and holds a third at another size.
+    await fs.rm(held(made[10]!));
+    await fs.rm(held(made[2000]!));
+    await fs.appendFile(held(made[20]!), 'more');
+    const lacking = [made[10]!, made[20]!, made[2000]!].map((entry) => entry.report_id).sort();
+    const check = async (
+      url: string,
+    ): Promise<{ lacks: string[]; asked: number; heads: number }> => {
+      const before = (await nginx.accessLog()).length;
+      const run = await tool.run(['status', big, '--json', '--check-cache'], {
+        env: { ...serverEnv(), LAB_DATA_CACHE: url },
+      });
+      assert.equal(run.code, 1, said(run));
+      const json = JSON.parse(run.stdout) as {
+        cache_lacks: number;
+        entries: Array<{ report_id: string; cached: boolean }>;
+      };
+      const lacks = json.entries
+        .filter((entry) => !entry.cached)
+        .map((entry) => entry.report_id)
+        .sort();
+      assert.equal(json.cache_lacks, lacks.length);
+      const asked = (await nginx.accessLog()).slice(before);
+      return {
+        lacks,
+        asked: asked.length,
+        heads: asked.filter((line) => line.method === 'HEAD').length,
+      };
+    };
+    const listed = await check(nginx.listingUrl);
+    const headed = await check(nginx.tokenUrl);
+    // Every file is missing from this folder; the cache lacks exactly these three.
+    assert.deepEqual(listed.lacks, lacking);
+    assert.deepEqual(headed.lacks, lacking, 'one HEAD a file says the same');
+    assert.equal(headed.heads, recorded);
+    assert.equal(listed.heads, 0, 'no HEAD where the folders are listed');
+    assert.ok(listed.asked <= 1 + 256, `${listed.asked} requests for ${recorded} files`);
   });
 
   it('bad servers and addresses: a clear message once, the run goes on with the lab, nothing wrong written', async () => {
@@ -263,7 +336,13 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     );
     // Basic credentials from a .netrc (its machine is the server's host): the same files.
     const netrc = path.join(work, 'netrc-file');
-    await fs.writeFile(netrc, `machine 127.0.0.1\n  login ci\n  password ${nginx.basicPassword}\n`);
+    await fs.writeFile(
+      netrc,
+      `machine 127.0.0.1\n  login ci\n  password ${nginx.basicPassword}\n`,
+      {
+        mode: 0o600,
+      },
+    );
     const viaNetrc = await clone('netrc');
     const pullNetrc = await tool.run(['pull', viaNetrc, '-v'], {
       env: { LAB_DATA_CACHE: nginx.basicUrl, NETRC: netrc },
@@ -276,6 +355,53 @@ describe('lab-data with a team cache on a server: real nginx on loopback (packed
     const info = await tool.run(['cache'], { env: serverEnv() });
     assert.equal(info.code, 0, said(info));
     assert.match(info.stdout, /a team cache on a server that answers/);
+  });
+
+  it('a .netrc others may read, or its default entry, sends the cache no credentials and says so, naming the file and why', async () => {
+    const netrc = path.join(work, 'netrc-open');
+    const sent = async (
+      env: Record<string, string>,
+    ): Promise<{ run: RunResult; auth: string[] }> => {
+      const before = (await nginx.accessLog()).length;
+      const run = await tool.run(['cache'], { env: { LAB_DATA_CACHE: nginx.basicUrl, ...env } });
+      const auth = (await nginx.accessLog()).slice(before).map((line) => line.authorization);
+      assert.ok(auth.length > 0, `the server was asked\n${said(run)}`);
+      return { run, auth };
+    };
+    await fs.writeFile(netrc, `machine 127.0.0.1 login ci password ${nginx.basicPassword}\n`);
+    await fs.chmod(netrc, 0o644);
+    const open = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(open.auth), new Set(['-']), 'no credentials from a 0644 .netrc');
+    assert.equal(open.run.code, 1, said(open.run));
+    assert.ok(
+      open.run.stderr.includes(`${netrc} is readable by others (mode 0644): chmod 600 ${netrc}`),
+      said(open.run),
+    );
+    await fs.chmod(netrc, 0o620);
+    const writable = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(writable.auth), new Set(['-']));
+    assert.match(writable.run.stderr, /is writable by others \(mode 0620\): chmod 600/);
+
+    await fs.chmod(netrc, 0o600);
+    const own = await sent({ NETRC: netrc });
+    assert.equal(own.run.code, 0, said(own.run));
+    assert.ok(
+      own.auth.every((value) => value.startsWith('Basic ')),
+      'a private .netrc is used',
+    );
+    assert.doesNotMatch(own.run.stderr, /netrc/);
+
+    await fs.writeFile(netrc, `default login ci password ${nginx.basicPassword}\n`);
+    const byDefault = await sent({ NETRC: netrc });
+    assert.deepEqual(new Set(byDefault.auth), new Set(['-']), 'a default entry is not used');
+    assert.equal(byDefault.run.code, 1, said(byDefault.run));
+    assert.ok(
+      byDefault.run.stderr.includes(
+        `${netrc}: its default entry is not used for the team cache (a default login would go to any host); add "machine 127.0.0.1" with its login and password.`,
+      ),
+      said(byDefault.run),
+    );
+    assert.ok(!`${byDefault.run.stderr}${open.run.stderr}`.includes(nginx.basicPassword));
   });
 
   it("the lab's token never reaches the cache server, and the cache's never reaches the lab", async () => {

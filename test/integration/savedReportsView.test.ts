@@ -8,6 +8,7 @@ import { LabApi } from '../../core/api/labApi';
 import { ContentCache } from '../../core/files/contentCache';
 import { listAllReports } from '../../core/sync/folderSync';
 import { readManifestStrictly } from '../../core/sync/manifest';
+import { useCloneProfile } from '../../core/derived/selection';
 import { syncedAsColleague } from '../support/colleagueFolder';
 import {
   FakePrompts,
@@ -430,6 +431,62 @@ describe('the Saved Reports view (labData.savedReports)', function () {
         assert.match((await folderRow(folder)).description, /· 6 not selected$/);
       });
     } finally {
+      await fs.rm(profiles, { force: true });
+    }
+  });
+
+  it('honours the clone’s own profile (lab-data profile use, .lab-data/profile): the reports outside it shown as not selected, and all again once it is forgotten', async () => {
+    const { manifest } = await readManifestStrictly(folder);
+    const entries = Object.values(Object.values(manifest!.labs)[0]!.files);
+    const chosen = entries.filter((entry) => entry.file === names[2] || entry.file === names[3]);
+    const profiles = path.join(folder, 'lab-data-profiles.json');
+    let disposeWatcher = (): void => undefined;
+    // No "default": only the clone's own profile selects.
+    await fs.writeFile(
+      profiles,
+      JSON.stringify({
+        version: 1,
+        profiles: { coa: { report: chosen.map((entry) => entry.report_id) } },
+      }),
+    );
+    // The window's file events of the clone's profile file: a create and a delete that reach the
+    // host in one batch are dropped as nothing, so the delete waits until the create was heard.
+    const created = new Promise<void>((resolve) => {
+      const watcher = vscode.workspace.createFileSystemWatcher('**/.lab-data/profile');
+      disposeWatcher = () => watcher.dispose();
+      watcher.onDidCreate((uri) => {
+        if (uri.fsPath === path.join(folder, '.lab-data', 'profile')) {
+          resolve();
+        }
+      });
+    });
+    try {
+      await eventually(async () => {
+        const states = await statesOf(folder);
+        assert.ok(
+          names.every((name) => states.get(name) !== 'notSelected'),
+          'no profile applies yet',
+        );
+      });
+      // What `lab-data profile use coa` does.
+      await useCloneProfile(folder, 'coa');
+      await eventually(async () => {
+        const states = await statesOf(folder);
+        for (const name of names) {
+          const inProfile = name === names[2] || name === names[3];
+          assert.equal(states.get(name) === 'notSelected', !inProfile, name);
+        }
+        assert.match((await folderRow(folder)).description, /· 6 not selected$/);
+      });
+      await created;
+      await useCloneProfile(folder, undefined);
+      await eventually(async () => {
+        const states = await statesOf(folder);
+        assert.ok(names.every((name) => states.get(name) !== 'notSelected'));
+      });
+    } finally {
+      disposeWatcher();
+      await useCloneProfile(folder, undefined);
       await fs.rm(profiles, { force: true });
     }
   });

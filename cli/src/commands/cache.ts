@@ -17,9 +17,9 @@ import { pushAdvice } from './cachePush';
 const NO_FILE = '0'.repeat(64);
 
 /**
- * `lab-data cache` of a team server: what can be told without a listing (servers offer none over
- * plain HTTP) — whether it answers and accepts the credentials; `status --check-cache` tells which
- * recorded files it lacks. Pruning is the server's own business.
+ * `lab-data cache` of a team server: whether it answers and accepts the credentials;
+ * `status --check-cache` tells which recorded files it lacks (from the server's folder listings
+ * where it gives them). Pruning is the server's own business.
  */
 async function serverCache(
   context: CliContext,
@@ -39,7 +39,7 @@ async function serverCache(
     await out(`${JSON.stringify({ server: cache.location, answers }, null, 2)}\n`);
   } else {
     await out(
-      `${cache.location}: a team cache on a server${answers ? ' that answers' : ', not usable now'}; it offers no listing: lab-data status --check-cache tells which recorded files it lacks.\n`,
+      `${cache.location}: a team cache on a server${answers ? ' that answers' : ', not usable now'}; lab-data status --check-cache tells which recorded files it lacks.\n`,
     );
   }
   return answers ? Exit.ok : Exit.mismatch;

@@ -10,7 +10,7 @@ import { exportRecords } from '../../../core/derived/exportList';
 import type { CliContext } from '../context';
 import { Exit, type ExitCode } from '../exitCodes';
 import { out, table, writeListing, type ListingChunk } from '../output';
-import { serverText } from '../../../core/errors/serverText';
+import { escapeControls, serverText } from '../../../core/errors/serverText';
 
 export type ListName = 'reports' | 'samples' | 'clients' | 'projects';
 
@@ -98,7 +98,10 @@ function cell(value: unknown): string {
 /** JSON Lines: one record a line, each page as it arrives. */
 async function* jsonLines(pages: AsyncIterable<JsonObject[]>): AsyncGenerator<ListingChunk> {
   for await (const page of pages) {
-    yield { text: page.map((record) => `${JSON.stringify(record)}\n`).join(''), rows: page.length };
+    yield {
+      text: page.map((record) => `${escapeControls(JSON.stringify(record))}\n`).join(''),
+      rows: page.length,
+    };
   }
 }
 
@@ -108,7 +111,7 @@ async function* jsonArray(pages: AsyncIterable<JsonObject[]>): AsyncGenerator<Li
   for await (const page of pages) {
     let text = '';
     for (const record of page) {
-      text += `${first ? '[\n' : ',\n'}  ${JSON.stringify(record)}`;
+      text += `${first ? '[\n' : ',\n'}  ${escapeControls(JSON.stringify(record))}`;
       first = false;
     }
     yield { text, rows: page.length };
@@ -200,7 +203,7 @@ export async function showReport(context: CliContext): Promise<ExitCode> {
   const api = context.api(new URL(baseUrl).host, baseUrl);
   const report = await api.getReport(context.command.positionals[0]!, context.signal);
   if (context.flag('json')) {
-    await out(`${JSON.stringify(report.raw, null, 2)}\n`);
+    await out(`${escapeControls(JSON.stringify(report.raw, null, 2))}\n`);
   } else {
     await out(
       `${table(

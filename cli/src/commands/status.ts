@@ -6,7 +6,7 @@ import { readLocalState } from '../../../core/sync/localState';
 import { folderStatus, type EntryStatus } from '../../../core/sync/status';
 import type { CliContext } from '../context';
 import { CliError, Exit, exitCodeOf, worst, type ExitCode } from '../exitCodes';
-import { out } from '../output';
+import { MISSING, out, RunReport } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 import { selectionOf } from '../selection';
 import { affectedConsumers, currentUses, hasUses, impactOf } from '../../../core/uses/uses';
@@ -32,12 +32,13 @@ async function usesLine(folder: string, manifest: SyncManifest): Promise<string 
   }
 }
 
-/** The words of one entry that is out of step; undefined when it is not. */
+/**
+ * The words of one entry that is out of step, but for being missing (said with the other missing
+ * files, as verify says them); undefined when there are none.
+ */
 function words(entry: EntryStatus): string | undefined {
   const parts: string[] = [];
-  if (entry.local === 'missing') {
-    parts.push(entry.cached ? 'missing (restorable from the cache)' : 'missing');
-  } else if (entry.local === 'changed') {
+  if (entry.local === 'changed') {
     parts.push(entry.cached ? 'changed locally (recorded file in the cache)' : 'changed locally');
   }
   if (entry.remote === 'amended') {
@@ -158,8 +159,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
     );
     return exitCode;
   }
+  // Missing files as verify tells them: one count line, the files in the manifest's order, what to do.
+  const missing = new RunReport(context.flag('verbose'));
   const lines: string[] = [];
   for (const entry of result.entries) {
+    if (entry.local === 'missing') {
+      missing.add(MISSING, { reportId: entry.reportId, file: entry.file });
+    }
     const said = words(entry);
     if (said !== undefined) {
       lines.push(serverText(`  ${entry.file}  (${entry.reportId}): ${said}`, 1000));
@@ -177,7 +183,7 @@ export async function status(context: CliContext): Promise<ExitCode> {
   tokens.forEach((token) => context.progress.line(token.line));
   const ok = result.entries.filter((entry) => entry.local === 'ok').length;
   await out(
-    `${folder}: ${result.entries.length} recorded${selected.notSelected > 0 ? ` (${selected.notSelected} not selected)` : ''}, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${lines.length > 0 ? `\n${lines.join('\n')}` : ''}\n${
+    `${folder}: ${result.entries.length} recorded${selected.notSelected > 0 ? ` (${selected.notSelected} not selected)` : ''}, ${ok} as recorded${remote ? '' : ' (the lab was not asked; --remote asks it)'}${[...missing.lines(), ...lines].map((line) => `\n${line}`).join('')}\n${
       result.inStep
         ? 'Nothing is out of step.'
         : result.entries.some((entry) => entry.local !== 'ok' && entry.cached)

@@ -1,7 +1,7 @@
 import { verifyFolder, type VerifiedFile } from '../../../core/sync/provenance';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, type ExitCode } from '../exitCodes';
-import { out, RunReport, type Outcome } from '../output';
+import { MISSING, out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 import { selectionOf } from '../selection';
 
@@ -24,11 +24,7 @@ function outcomeOf(file: VerifiedFile): Outcome {
     case 'ok':
       return { what: 'as recorded', exitCode: Exit.ok };
     case 'missing':
-      return {
-        what: 'missing',
-        exitCode: Exit.mismatch,
-        hint: 'lab-data pull restores them from the cache or the lab.',
-      };
+      return MISSING;
     case 'changed':
       return {
         what: 'changed: not the recorded SHA-256',

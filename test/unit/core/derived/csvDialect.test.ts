@@ -63,6 +63,16 @@ describe('CSV dialects: the standard CSV and a locale’s spreadsheet CSV', () =
     assert.equal(csvRecord(['RPT-1', 4.5, 'a,b'], STANDARD_CSV), 'RPT-1,4.5,"a,b"\r\n');
   });
 
+  it('writes a control a terminal acts on (ESC, BEL, NUL, DEL, C1) as its escape, and quotes a field with a line break as before', () => {
+    assert.equal(
+      csvField('Soil \u001b[31mred\u0007 bell\u0000 nul\u007f del\u009b c1'),
+      'Soil \\u001b[31mred\\u0007 bell\\u0000 nul\\u007f del\\u009b c1',
+    );
+    assert.equal(csvField('one\r\ntwo\tthree'), '"one\r\ntwo\tthree"', 'CR, LF and tab stay');
+    assert.equal(csvField(['S-\u001b1', 'S-2']), 'S-\\u001b1; S-2');
+    assert.equal(csvField({ note: '\u0007' }), '"{""note"":""\\u0007""}"');
+  });
+
   it('exports a list as a German spreadsheet CSV (BOM, ";", "4,5") and, by default, as the standard CSV', async () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'lab-data-csv-'));
     try {

@@ -5,8 +5,12 @@ import * as path from 'node:path';
 import {
   chooseSelection,
   parseProfiles,
+  profileNameOf,
   PROFILES_FILE,
+  readCloneProfile,
   readProfiles,
+  selectionOfFolder,
+  useCloneProfile,
   resolveTime,
   SelectionError,
   selectEntries,
@@ -310,11 +314,11 @@ describe('profiles (lab-data-profiles.json beside the manifest)', () => {
     const read = profiles(FILE);
     assert.deepEqual(ids({}, read), ['R-1', 'R-2', 'X-1']);
     const chosen = chooseSelection(MANIFEST, read, request({}), NOW);
-    assert.deepEqual(chosen.profile, { name: 'mine', byDefault: true });
+    assert.deepEqual(chosen.profile, { name: 'mine', source: 'default' });
     assert.deepEqual(ids({}, read, { profile: 'soil' }), ['R-1', 'R-3']);
     assert.deepEqual(
       chooseSelection(MANIFEST, read, request({}, { profile: 'soil' }), NOW).profile,
-      { name: 'soil', byDefault: false },
+      { name: 'soil', source: 'flag' },
     );
     assert.deepEqual(ids({}, read, { all: true }), ['R-1', 'R-2', 'R-3', 'R-4', 'X-1']);
     assert.equal(
@@ -410,6 +414,78 @@ describe('profiles (lab-data-profiles.json beside the manifest)', () => {
       failure(() => parseProfiles('{"version": 1,', PROFILES_FILE)),
       /lab-data-profiles\.json is not JSON/,
     );
+  });
+
+  it("chooses one profile: --profile, then LAB_DATA_PROFILE, then the clone's own, then the file's default; --all none", () => {
+    const read = profiles(FILE);
+    const by = (given: Partial<SelectionRequest>): unknown =>
+      chooseSelection(MANIFEST, read, request({}, given), NOW).profile;
+    assert.deepEqual(by({ clone: 'soil' }), { name: 'soil', source: 'clone' });
+    assert.deepEqual(by({ clone: 'soil', environment: 'river' }), {
+      name: 'river',
+      source: 'environment',
+    });
+    assert.deepEqual(by({ clone: 'soil', environment: 'river', profile: 'mine' }), {
+      name: 'mine',
+      source: 'flag',
+    });
+    assert.deepEqual(by({ environment: '  ' }), { name: 'mine', source: 'default' });
+    assert.equal(by({ clone: 'soil', environment: 'river', all: true }), undefined);
+    assert.deepEqual(
+      profileNameOf({ clone: 'soil' }, undefined),
+      { name: 'soil', source: 'clone' },
+      'the rule names the profile; the file says whether it has one',
+    );
+    assert.match(
+      failure(() => ids({}, read, { clone: 'gone' })),
+      /lab-data-profiles\.json has no profile "gone" \(its profiles: mine, soil, river\)\. It was this clone's, named in \.lab-data\/profile\./,
+    );
+    assert.match(
+      failure(() => ids({}, read, { environment: 'gone' })),
+      /has no profile "gone" .* It was named by LAB_DATA_PROFILE\./,
+    );
+    assert.match(
+      failure(() => ids({ report: ['R-4'] }, read, { clone: 'mine' })),
+      /\(Profile "mine" is this clone's, named in \.lab-data\/profile; --all selects without it\.\)/,
+    );
+  });
+
+  it("keeps the clone's own profile in .lab-data/profile, refusing a name the file lacks, and forgets it", async () => {
+    const folder = await fs.mkdtemp(path.join(tmpdir(), 'lab-data-profiles-'));
+    try {
+      assert.equal(await readCloneProfile(folder), undefined);
+      await assert.rejects(
+        useCloneProfile(folder, 'mine'),
+        /no profile "mine": the folder has no lab-data-profiles\.json/,
+      );
+      await fs.writeFile(path.join(folder, PROFILES_FILE), JSON.stringify(FILE));
+      await assert.rejects(
+        useCloneProfile(folder, 'theirs'),
+        /lab-data-profiles\.json has no profile "theirs" \(its profiles: mine, soil, river\)/,
+      );
+      await assert.rejects(fs.stat(path.join(folder, '.lab-data')), { code: 'ENOENT' });
+      await useCloneProfile(folder, 'soil');
+      assert.equal(await fs.readFile(path.join(folder, '.lab-data', 'profile'), 'utf8'), 'soil\n');
+      assert.match(
+        await fs.readFile(path.join(folder, '.lab-data', '.gitignore'), 'utf8'),
+        /^\*$/m,
+      );
+      assert.equal(await readCloneProfile(folder), 'soil');
+      const chosen = await selectionOfFolder(folder, MANIFEST, request({}), NOW);
+      assert.deepEqual(chosen.profile, { name: 'soil', source: 'clone' });
+      assert.equal(
+        (await selectionOfFolder(folder, MANIFEST, request({}, { all: true }), NOW)).selection,
+        undefined,
+      );
+      await useCloneProfile(folder, undefined);
+      assert.equal(await readCloneProfile(folder), undefined);
+      assert.deepEqual((await selectionOfFolder(folder, MANIFEST, request({}), NOW)).profile, {
+        name: 'mine',
+        source: 'default',
+      });
+    } finally {
+      await fs.rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('reads the file from the folder, and none when there is none', async () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { registerSecret, serverText } from '../../../../core/errors/serverText';
+import { escapeControls, registerSecret, serverText } from '../../../../core/errors/serverText';
 import { SECRET_TOKEN } from '../../helpers';
 
 describe('server text is data', function () {
@@ -26,5 +26,20 @@ describe('server text is data', function () {
     assert.equal(serverText('token averyveryverylongsecretvalue'), 'token [redacted]');
     assert.equal(serverText('Authorization: Bearer abc'), 'Authorization: Bearer [redacted]');
     assert.equal(serverText('Basic dXNlcjpwYXNz'), 'Basic [redacted]');
+  });
+
+  it('escapeControls keeps data whole but writes each control a terminal acts on as its JSON escape', () => {
+    const text = 'a\u001b[2Jb\u0007c\u0000d\u007fe\u0085f\u009bg\th\r\ni  j';
+    assert.equal(
+      escapeControls(text),
+      'a\\u001b[2Jb\\u0007c\\u0000d\\u007fe\\u0085f\\u009bg\th\r\ni  j',
+    );
+    const json = escapeControls(JSON.stringify({ title: text }));
+    assert.doesNotMatch(json, /[\u0000-\u001f\u007f-\u009f]/);
+    assert.deepEqual(
+      JSON.parse(json),
+      { title: text },
+      'in JSON text the escape is the same value',
+    );
   });
 });

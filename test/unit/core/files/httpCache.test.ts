@@ -135,7 +135,10 @@ describe('a team cache on a server (HttpCache)', () => {
     });
     const netrc =
       'machine other.example.com login a password b\nmachine cache.example.com\n  login ci\n  password netrc-pass-42\n';
-    const found = cacheAuthorization(address, { NETRC: '/x/netrc' }, () => netrc);
+    const found = cacheAuthorization(address, { NETRC: '/x/netrc' }, () => ({
+      text: netrc,
+      mode: 0o600,
+    }));
     assert.equal(found?.header, `Basic ${Buffer.from('ci:netrc-pass-42').toString('base64')}`);
     assert.equal(found?.source, '/x/netrc');
     assert.ok(!redactSecrets(`said netrc-pass-42 and ${found!.header}`).includes('netrc-pass-42'));
@@ -145,10 +148,57 @@ describe('a team cache on a server (HttpCache)', () => {
       }),
       undefined,
     );
-    assert.deepEqual(netrcCredentials('default login d password dd', 'x.example'), {
-      login: 'd',
-      password: 'dd',
-    });
+  });
+
+  it('refuses a .netrc others may read or write, and its default entry, naming the file and why (as curl and ftp do)', () => {
+    const address = new URL('https://cache.example.com/team');
+    const text = 'machine cache.example.com login ci password netrc-pass-42\n';
+    for (const [mode, why] of [
+      [0o644, 'is readable by others (mode 0644)'],
+      [0o640, 'is readable by others (mode 0640)'],
+      [0o602, 'is writable by others (mode 0602)'],
+      [0o666, 'is readable and writable by others (mode 0666)'],
+      [0o610, 'is open to others (mode 0610)'],
+    ] as const) {
+      const refused = cacheAuthorization(address, { NETRC: '/home/a/.netrc' }, () => ({
+        text,
+        mode,
+      }));
+      assert.equal(refused?.header, undefined, why);
+      assert.equal(refused?.source, '/home/a/.netrc');
+      assert.equal(
+        refused?.refused,
+        `/home/a/.netrc ${why}: chmod 600 /home/a/.netrc; its credentials are not sent to the team cache.`,
+      );
+    }
+    assert.ok(
+      cacheAuthorization(address, { NETRC: '/home/a/.netrc' }, () => ({ text, mode: 0o100600 }))
+        ?.header,
+      'a file of its owner alone is used',
+    );
+    assert.ok(
+      cacheAuthorization(address, {}, () => ({ text, mode: 0o644 }), 'win32')?.header,
+      'Windows keeps no such mode: the file is used',
+    );
+    // The default entry would give its login to any host: never used for the team cache.
+    assert.equal(netrcCredentials('default login d password dd', 'x.example'), undefined);
+    const byDefault = cacheAuthorization(address, { NETRC: '/n' }, () => ({
+      text: 'machine other.example login a password b\ndefault login d password dd-secret\n',
+      mode: 0o600,
+    }));
+    assert.equal(byDefault?.header, undefined);
+    assert.equal(
+      byDefault?.refused,
+      '/n: its default entry is not used for the team cache (a default login would go to any host); add "machine cache.example.com" with its login and password.',
+    );
+    assert.deepEqual(
+      netrcCredentials(
+        'default login d password dd\nmachine x.example login m password mm',
+        'x.example',
+      ),
+      { login: 'm', password: 'mm' },
+      'the machine is found after a default',
+    );
   });
 
   it('restores a file checked against its hash, asking GET at <address>/sha256/<ab>/<hash> with its own credentials', async () => {
@@ -360,7 +410,7 @@ describe('a team cache on a server (HttpCache)', () => {
     assert.deepEqual(await filesIn(), ['R-1.pdf']);
   });
 
-  it('status asks one HEAD a file; an unknown answer counts as not held', async () => {
+  it('status asks one HEAD a file where the server lists no folder; an unknown answer counts as not held', async () => {
     const { cache, server } = await cacheOn((request, response) => {
       const held = request.url!.endsWith(hash);
       response.writeHead(held ? 200 : 500, held ? { 'content-length': bytes.length } : {});
@@ -371,7 +421,61 @@ describe('a team cache on a server (HttpCache)', () => {
     assert.deepEqual(await Promise.all([held(hash), held(other), held(hash)]), [true, false, true]);
     assert.deepEqual(
       server.seen.map((request) => request.method),
-      ['HEAD', 'HEAD'],
+      ['GET', 'HEAD', 'HEAD'],
+      'one listing asked for, then one HEAD a file',
+    );
+  });
+
+  it('status reads the folders a server lists (nginx autoindex_format json): one request a folder, a copy of another size not held, a folder not listed absent, a listing that fails or does not parse asked file by file', async () => {
+    const of = (text: string): string => sha(Buffer.from(text));
+    const prefix = (hash: string): string => hash.slice(0, 2);
+    // Distinct prefixes: two listed files, one under a listing that does not parse, one absent.
+    const hashes: string[] = [];
+    for (let i = 0; hashes.length < 4; i++) {
+      const hash = of(`x${i}`);
+      if (!hashes.some((other) => prefix(other) === prefix(hash))) {
+        hashes.push(hash);
+      }
+    }
+    const [a1, a2, broken, absent] = hashes as [string, string, string, string];
+    const { cache, server } = await cacheOn((request, response) => {
+      const url = request.url!;
+      const json = (value: unknown): void => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(value));
+      };
+      if (url === '/team/sha256/') {
+        return json(
+          [a1, a2, broken].map((hash) => ({ name: prefix(hash), type: 'directory', mtime: 'x' })),
+        );
+      }
+      if (url === `/team/sha256/${prefix(a1)}/`) {
+        return json([{ name: a1, type: 'file', mtime: 'x', size: 10 }]);
+      }
+      if (url === `/team/sha256/${prefix(a2)}/`) {
+        return json([{ name: a2, type: 'file', mtime: 'x', size: 99 }]);
+      }
+      if (url === `/team/sha256/${prefix(broken)}/`) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        return response.end('[{"name": ');
+      }
+      response.writeHead(url.endsWith(broken) ? 200 : 404, { 'content-length': 10 });
+      response.end();
+    });
+    const held = cache.lookup({ exact: true });
+    assert.deepEqual(
+      await Promise.all([held(a1, 10), held(a2, 10), held(broken, 10), held(absent, 10)]),
+      [true, false, true, false],
+    );
+    assert.deepEqual(
+      server.seen.map((request) => `${request.method} ${request.url}`).sort(),
+      [
+        'GET /team/sha256/',
+        `GET /team/sha256/${prefix(a1)}/`,
+        `GET /team/sha256/${prefix(a2)}/`,
+        `GET /team/sha256/${prefix(broken)}/`,
+        `HEAD /team/sha256/${prefix(broken)}/${broken}`,
+      ].sort(),
     );
   });
 });
