@@ -12,7 +12,7 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 _TIMEOUT_S = 30
 
@@ -62,19 +62,55 @@ def address_problem(text: str) -> Optional[str]:
     return None
 
 
-def _authorization(url: urllib.parse.SplitResult) -> Optional[str]:
+def _netrc_mode_problem(file: str, mode: int) -> Optional[str]:
+    """Why a .netrc that group or others may read or write is not used (the command line's rule)."""
+    if os.name == "nt" or mode & 0o077 == 0:
+        return None
+    readable = mode & 0o044 != 0
+    writable = mode & 0o022 != 0
+    how = (
+        "readable and writable" if readable and writable
+        else "readable" if readable
+        else "writable" if writable
+        else "open"
+    )
+    word = "to" if how == "open" else "by"
+    return (
+        f"{file} is {how} {word} others (mode {mode & 0o777:04o}): chmod 600 {file}; "
+        "its credentials are not sent to the team cache."
+    )
+
+
+def _authorization(url: urllib.parse.SplitResult) -> Tuple[Optional[str], Optional[str]]:
+    """The team cache's Authorization header, and why a .netrc's credentials were not used (the
+    command line's rules: LAB_DATA_CACHE_TOKEN, else the host's machine entry of a .netrc only its
+    owner may read or write; never its default entry)."""
     token = (os.environ.get("LAB_DATA_CACHE_TOKEN") or "").strip()
     if token:
-        return f"Bearer {token}"
+        return f"Bearer {token}", None
     file = (os.environ.get("NETRC") or "").strip() or os.path.join(os.path.expanduser("~"), ".netrc")
+    host = (url.hostname or "").lower()
     try:
-        found = netrc.netrc(file).authenticators(url.hostname or "")
+        mode = os.stat(file).st_mode
+        hosts = netrc.netrc(file).hosts
     except (OSError, netrc.NetrcParseError):
-        return None
-    if not found or found[0] is None or found[2] is None:
-        return None
-    pair = base64.b64encode(f"{found[0]}:{found[2]}".encode()).decode()
-    return f"Basic {pair}"
+        return None, None
+    found = next((entry for name, entry in hosts.items() if name.lower() == host), None)
+    if found is None:
+        if "default" in hosts:
+            return None, (
+                f"{file}: its default entry is not used for the team cache (a default login would "
+                f'go to any host); add "machine {host}" with its login and password.'
+            )
+        return None, None
+    problem = _netrc_mode_problem(file, mode)
+    if problem:
+        return None, problem
+    login, _account, password = found
+    if not login or password is None:
+        return None, None
+    pair = base64.b64encode(f"{login}:{password}".encode()).decode()
+    return f"Basic {pair}", None
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -157,9 +193,11 @@ def restore(sha256: str, target: str) -> List[str]:
         url = urllib.parse.urlsplit(configured)
         base = configured.rstrip("/")
         request = urllib.request.Request(f"{base}/sha256/{sha256[:2]}/{sha256}")
-        authorization = _authorization(url)
+        authorization, refused = _authorization(url)
         if authorization:
             request.add_header("Authorization", authorization)
+        elif refused:
+            why.append(refused)
         shown = f"{url.scheme}://{url.netloc}{url.path}"
         try:
             with _opener.open(request, timeout=_TIMEOUT_S) as response:

@@ -232,9 +232,20 @@ def test_restore_from_the_team_cache_with_netrc_credentials(copy_case, index, mo
     with pytest.raises(labdata.IntegrityError, match="refused"):
         labdata.path(report_id, lab=origin, folder=case.folder, restore=True)
     netrc = tmp_path / "netrc"
-    netrc.write_text(f"machine 127.0.0.1 login {team['netrc_login']} password {team['netrc_password']}\n")
-    netrc.chmod(0o600)
     monkeypatch.setenv("NETRC", str(netrc))
+    # The command line's rules: a file others may read gives no credentials, and says so.
+    netrc.write_text(f"machine 127.0.0.1 login {team['netrc_login']} password {team['netrc_password']}\n")
+    netrc.chmod(0o644)
+    with pytest.raises(labdata.IntegrityError, match=r"is readable by others \(mode 0644\): chmod 600") as raised:
+        labdata.path(report_id, lab=origin, folder=case.folder, restore=True)
+    assert team["netrc_password"] not in str(raised.value)
+    # Its default entry is never used: a default login would go to any host.
+    netrc.write_text(f"default login {team['netrc_login']} password {team['netrc_password']}\n")
+    netrc.chmod(0o600)
+    with pytest.raises(labdata.IntegrityError, match=r"its default entry is not used for the team cache"):
+        labdata.path(report_id, lab=origin, folder=case.folder, restore=True)
+    assert not Path(case.folder, entry["file"]).exists()
+    netrc.write_text(f"machine 127.0.0.1 login {team['netrc_login']} password {team['netrc_password']}\n")
     got = labdata.path(report_id, lab=origin, folder=case.folder, restore=True)
     assert sha256(got) == entry["sha256"]
 

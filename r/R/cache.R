@@ -79,7 +79,8 @@ cache_address_problem <- function(text) {
   NULL
 }
 
-# The login and password of `machine` in a .netrc text (the `default` entry when none names it).
+# The login and password of `machine` in a .netrc text; never the `default` entry (a default login
+# would go to any host). `has_default` says whether the text holds one, for the message.
 netrc_credentials <- function(text, machine) {
   words <- strsplit(trimws(text), "\\s+")[[1]]
   entries <- list()
@@ -103,36 +104,61 @@ netrc_credentials <- function(text, machine) {
     i <- i + 1L
   }
   named <- Filter(function(e) identical(e$name, tolower(machine)), entries)
-  fallback <- Filter(function(e) is.na(e$name), entries)
-  found <- c(named, fallback)
-  for (entry in found[1]) {
+  for (entry in named[1]) {
     if (!is.null(entry$login) && !is.null(entry$password) && !is.na(entry$login) && !is.na(entry$password)) {
       return(list(login = entry$login, password = entry$password))
     }
   }
+  if (length(named) == 0 && any(vapply(entries, function(e) is.na(e$name), logical(1)))) {
+    return(structure(list(), has_default = TRUE))
+  }
   NULL
 }
 
+# Why a .netrc that group or others may read or write is not used (the command line's rule).
+netrc_mode_problem <- function(file, mode) {
+  if (.Platform$OS.type == "windows" || bitwAnd(mode, 63L) == 0L) {
+    return(NULL)
+  }
+  readable <- bitwAnd(mode, strtoi("044", 8L)) != 0L
+  writable <- bitwAnd(mode, strtoi("022", 8L)) != 0L
+  how <- if (readable && writable) "readable and writable" else if (readable) "readable" else if (writable) "writable" else "open"
+  sprintf("%s is %s %s others (mode %04o): chmod 600 %s; its credentials are not sent to the team cache.",
+    file, how, if (how == "open") "to" else "by", bitwAnd(mode, 511L), file)
+}
+
 # The team cache's own `Authorization`: LAB_DATA_CACHE_TOKEN (Bearer), else the host's machine in
-# NETRC or ~/.netrc (Basic); never a lab's token. NULL when there are none.
+# NETRC or ~/.netrc (Basic) when only its owner may read or write it; never a lab's token, never the
+# netrc's default entry. A list of `header` (NULL when there is none) and `refused` (why a netrc's
+# credentials were not used, or NULL).
 cache_authorization <- function(address) {
   token <- trimws(Sys.getenv("LAB_DATA_CACHE_TOKEN"))
   if (nzchar(token)) {
-    return(paste("Bearer", token))
+    return(list(header = paste("Bearer", token), refused = NULL))
   }
+  none <- list(header = NULL, refused = NULL)
   netrc <- trimws(Sys.getenv("NETRC"))
   file <- if (nzchar(netrc)) netrc else file.path(path.expand("~"), ".netrc")
   text <- tryCatch(paste(readLines(file, warn = FALSE), collapse = "\n"), error = function(e) NULL, warning = function(w) NULL)
   if (is.null(text)) {
-    return(NULL)
+    return(none)
   }
-  host <- sub(":[0-9]*$", "", sub("^[^:]*://([^/?#]*).*$", "\\1", address))
-  found <- netrc_credentials(text, gsub("^\\[|\\]$", "", host))
+  host <- tolower(gsub("^\\[|\\]$", "", sub(":[0-9]*$", "", sub("^[^:]*://([^/?#]*).*$", "\\1", address))))
+  found <- netrc_credentials(text, host)
+  if (!is.null(found) && isTRUE(attr(found, "has_default"))) {
+    return(list(header = NULL, refused = sprintf(
+      "%s: its default entry is not used for the team cache (a default login would go to any host); add \"machine %s\" with its login and password.",
+      file, host)))
+  }
   if (is.null(found)) {
-    return(NULL)
+    return(none)
+  }
+  problem <- netrc_mode_problem(file, as.integer(file.info(file)$mode))
+  if (!is.null(problem)) {
+    return(list(header = NULL, refused = problem))
   }
   pair <- jsonlite::base64_enc(charToRaw(paste0(found$login, ":", found$password)))
-  paste("Basic", pair)
+  list(header = paste("Basic", pair), refused = NULL)
 }
 
 # Copies the cache's bytes of `sha256` to a temporary file beside `target`; returns its path, or a
@@ -156,8 +182,12 @@ fetch_from_cache <- function(location, sha256, temp) {
   url <- paste(address, "sha256", substr(sha256, 1, 2), sha256, sep = "/")
   seconds <- suppressWarnings(as.numeric(Sys.getenv("LAB_DATA_ANSWER_TIMEOUT", "30")))
   if (is.na(seconds) || seconds <= 0) seconds <- 30
-  why <- download_without_redirect(url, temp, cache_authorization(address), seconds)
+  credentials <- cache_authorization(address)
+  why <- download_without_redirect(url, temp, credentials$header, seconds)
   if (!is.null(why)) {
+    if (!is.null(credentials$refused)) {
+      why <- paste0(why, "; ", credentials$refused)
+    }
     unlink(temp)
     return(simpleCondition(sprintf("the team cache %s did not give it (%s)", address, why)))
   }

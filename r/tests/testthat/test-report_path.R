@@ -144,9 +144,24 @@ test_that("the team cache's credentials come from ~/.netrc when LAB_DATA_CACHE_T
   netrc <- tempfile("netrc-")
   host <- sub("^[a-z]+://([^:/]+).*$", "\\1", team$netrc_address)
   writeLines(sprintf("machine %s login %s password %s", host, team$login, team$password), netrc)
-  withr_env(c(LAB_DATA_CACHE = team$netrc_address, LAB_DATA_CACHE_TOKEN = "", NETRC = netrc), {
-    path <- report_path(table$report_id[[1]], lab = table$lab[[1]], folder = repo$folder, restore = TRUE)
-  })
+  env <- c(LAB_DATA_CACHE = team$netrc_address, LAB_DATA_CACHE_TOKEN = "", NETRC = netrc)
+  restore <- function() {
+    report_path(table$report_id[[1]], lab = table$lab[[1]], folder = repo$folder, restore = TRUE)
+  }
+  # The command line's rules: a file others may read gives no credentials, and says so.
+  Sys.chmod(netrc, "644")
+  refused <- withr_env(env, tryCatch(restore(), labdata_integrity_error = function(e) e))
+  expect_s3_class(refused, "labdata_integrity_error")
+  expect_match(conditionMessage(refused), "is readable by others (mode 0644): chmod 600", fixed = TRUE)
+  expect_false(grepl(team$password, conditionMessage(refused), fixed = TRUE))
+  # Its default entry is never used: a default login would go to any host.
+  writeLines(sprintf("default login %s password %s", team$login, team$password), netrc)
+  Sys.chmod(netrc, "600")
+  refused <- withr_env(env, tryCatch(restore(), labdata_integrity_error = function(e) e))
+  expect_match(conditionMessage(refused), "its default entry is not used for the team cache", fixed = TRUE)
+  expect_false(file.exists(table$path[[1]]))
+  writeLines(sprintf("machine %s login %s password %s", host, team$login, team$password), netrc)
+  path <- withr_env(env, restore())
   expect_identical(sha256_of(path), table$sha256[[1]])
 })
 
@@ -158,7 +173,8 @@ test_that("a team cache address that would leak a token or leave its prefix is r
   expect_match(labdata:::cache_address_problem("https://cache.example.com/x?token=1"), "query", fixed = TRUE)
   expect_match(labdata:::cache_address_problem("https://cache.example.com/a/%2e%2e/b"), "..", fixed = TRUE)
   expect_identical(labdata:::netrc_credentials("machine a login x password y\ndefault login d password e", "A"), list(login = "x", password = "y"))
-  expect_identical(labdata:::netrc_credentials("machine a login x password y\ndefault login d password e", "b"), list(login = "d", password = "e"))
+  expect_null(labdata:::netrc_credentials("machine a login x password y", "b"))
+  expect_true(isTRUE(attr(labdata:::netrc_credentials("machine a login x password y\ndefault login d password e", "b"), "has_default")))
 })
 
 test_that("an id two labs record needs lab =", {
