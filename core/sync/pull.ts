@@ -121,6 +121,37 @@ function versionOf(entry: ManifestEntry | Report): string | undefined {
       : undefined;
 }
 
+/** Failures of the folder's own side: they happened whatever the cache held and the lab said. */
+const LOCAL_FAILURES: ReadonlySet<string> = new Set([
+  'fileSystem',
+  'fileExists',
+  'invalidInput',
+  'cancelled',
+]);
+
+/** Whether a file failed on the folder's own side (the disk, a file in the way, a cancel). */
+export function failedLocally(file: PulledFile): boolean {
+  return file.error !== undefined && LOCAL_FAILURES.has(file.error.code);
+}
+
+/**
+ * The files a pull asked of the lab because the cache lacked them, and that the lab then did not
+ * give. With a team cache that is the first cause to say ("someone's push did not run"), before the
+ * lab's words, which only say why the files did not come from there instead. A lab the client could
+ * not ask at all (`labUnusable`: no token) counts whatever its files' errors.
+ */
+export function lackedByCache(
+  files: readonly PulledFile[],
+  labUnusable: (lab: string) => boolean = () => false,
+): PulledFile[] {
+  return files.filter(
+    (file) =>
+      (file.state === 'failed' && (labUnusable(file.lab) || !failedLocally(file))) ||
+      (file.state === 'changedAtLab' && file.missing === true) ||
+      (file.state === 'notAtLab' && file.from === undefined),
+  );
+}
+
 /**
  * Restores a folder from its manifest, the way a lockfile is restored: every listed file, under
  * its recorded name, checked against its SHA-256 before it takes that name, from the content

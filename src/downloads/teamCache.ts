@@ -149,6 +149,13 @@ export interface TeamCacheCause {
   readonly credentials: boolean;
 }
 
+/** The team server's address when a run read it without trouble (a server, not a folder). */
+export function readableTeamCache(cache: FileCache): string | undefined {
+  return isCacheAddress(cache.location) && !cache.readRefused && cache.readProblem === undefined
+    ? cache.location
+    : undefined;
+}
+
 /**
  * What a run learned of a team server that it could not read (down, silent, refusing the
  * credentials) or, with `writing`, not write: undefined for a folder, or a server that answered.

@@ -6,11 +6,12 @@ import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manife
 import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { labOffer } from '../../core/sync/manifestLabs';
 import type { SyncManifest } from '../../core/sync/manifestModel';
-import { pullFolder, type PulledFile } from '../../core/sync/pull';
+import { lackedByCache, pullFolder, type PulledFile } from '../../core/sync/pull';
 import { serverText } from '../../core/errors/serverText';
 import { toAbortSignal } from '../cancellation';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import {
+  readableTeamCache,
   sayTeamCacheTrouble,
   teamCacheCause,
   withContentCache,
@@ -161,6 +162,8 @@ export async function restoreReports(
   let bytes = 0;
   /** Why the team server could not be read, when it could not: said before the lab's words. */
   let teamCause: TeamCacheCause | undefined;
+  /** The team server's address when it was read without trouble: what it lacked is then said first. */
+  let teamAddress: string | undefined;
   await withNotificationProgress(
     vscode.l10n.t('Restoring saved reports…'),
     async (progress, token) => {
@@ -192,7 +195,10 @@ export async function restoreReports(
                 });
                 reported = percent;
               },
-            }).finally(() => (teamCause ??= teamCacheCause(cache))),
+            }).finally(() => {
+              teamCause ??= teamCacheCause(cache);
+              teamAddress ??= readableTeamCache(cache);
+            }),
           ).catch((error: unknown) => {
             if (token.isCancellationRequested) {
               return undefined;
@@ -224,7 +230,7 @@ export async function restoreReports(
     changedLocally: count('changedLocally'),
     missingLabs,
   };
-  say(summary, bytes, files, problems, log, teamCause);
+  say(summary, bytes, files, problems, log, teamCause, teamAddress);
   return summary;
 }
 
@@ -236,10 +242,27 @@ function say(
   problems: readonly string[],
   log: Logger,
   teamCause?: TeamCacheCause,
+  teamAddress?: string,
 ): void {
   const failed = files.filter(
     (file) => file.state === 'failed' || file.state === 'changedAtLab' || file.state === 'notAtLab',
   );
+  const lacked = teamCause === undefined && teamAddress !== undefined ? lackedByCache(failed) : [];
+  // What the team cache lacks is the first cause: the lab's words only say why those files did not come from there instead.
+  const lackedText =
+    lacked.length > 0
+      ? vscode.l10n.t(
+          "The team cache at {0} lacks these {1} (someone's Push to Team Cache did not run), so they were asked of the lab: {2}.",
+          teamAddress!,
+          lacked.length,
+          `${lacked
+            .slice(0, 5)
+            .map((file) => serverText(file.file, 200))
+            .join(
+              ', ',
+            )}${lacked.length > 5 ? vscode.l10n.t(', and {0} more', lacked.length - 5) : ''}`,
+        )
+      : undefined;
   const text = vscode.l10n.t(
     'Restored {0} file(s) ({1} from the cache, {2} from the lab, {3}); {4} already as recorded; {5} changed locally, kept; {6} could not be restored.',
     summary.restored,
@@ -264,21 +287,30 @@ function say(
     // The team cache's cause first: what the lab said is only why the files did not come from there instead.
     log.warn('Restore', teamCause.sentence);
   }
+  if (lackedText) {
+    log.warn('Restore', lackedText);
+  }
   if (failed.length > 0) {
     const details = failureCauses(failed).join('; ');
     const missing = summary.missingLabs.map((lab) => missingLabText(lab));
     missing.forEach((line) => log.warn('Restore', line));
     const offered = summary.missingLabs.filter((lab) => lab.offered);
-    if (teamCause && offered.length === 0) {
+    if ((teamCause || lackedText) && offered.length === 0) {
       void sayTeamCacheTrouble(
-        [teamCause.sentence, text, details, ...missing].join(' '),
+        [teamCause?.sentence ?? lackedText, text, details, ...missing].join(' '),
         teamCause,
         log,
       );
       return;
     }
     void offerMissingLabs(
-      [...(teamCause ? [teamCause.sentence] : []), text, details, ...missing].join(' '),
+      [
+        ...(teamCause ? [teamCause.sentence] : []),
+        ...(lackedText ? [lackedText] : []),
+        text,
+        details,
+        ...missing,
+      ].join(' '),
       offered,
     );
   } else if (teamCause) {

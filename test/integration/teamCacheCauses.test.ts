@@ -25,6 +25,29 @@ import {
 const GOOD_TOKEN = 'team-cache-good-4b1d9f0c77e2';
 const WRONG_TOKEN = 'team-cache-wrong-a03e5c19d8b6';
 
+/** A team cache server that answers and holds nothing (404 to every request). */
+async function emptyCache(): Promise<{ url: string; requests: number; close(): Promise<void> }> {
+  const seen = { requests: 0 };
+  const server = http.createServer((request, response) => {
+    seen.requests += 1;
+    request.resume();
+    response.statusCode = 404;
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/team`,
+    get requests() {
+      return seen.requests;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** A team cache server that wants `Bearer GOOD_TOKEN` (401 otherwise), holds nothing (404) and takes no write (403). */
 async function refusingCache(): Promise<{
   url: string;
@@ -404,6 +427,34 @@ describe('a team cache that says what it is in VS Code (Set Team Cache Token che
         );
         assert.match(shown.message, /6 could not be restored/);
         assert.deepEqual(shown.actions, ['Set Team Cache Token', 'Show Log']);
+      } finally {
+        await cache.close();
+      }
+    });
+
+    it("with a cache that answers but lacks the files: that it lacks them (someone's Push did not run) first, then what the lab said", async () => {
+      const cache = await emptyCache();
+      try {
+        await setCache(cache.url);
+        const before = signedIn.api.warningsShown();
+        const summary = await vscode.commands.executeCommand<{ failed: number }>(
+          'labData.restoreReports',
+          { folder },
+        );
+        assert.equal(summary.failed, 6);
+        const shown = await eventually(() => {
+          const found = warningsSince(before);
+          assert.equal(found.length, 1, JSON.stringify(found));
+          return found[0]!;
+        });
+        assert.ok(
+          shown.message.startsWith(
+            `The team cache at ${cache.url} lacks these 6 (someone's Push to Team Cache did not run), so they were asked of the lab: `,
+          ),
+          shown.message,
+        );
+        assert.match(shown.message, /6 could not be restored/);
+        assert.ok(cache.requests > 0, 'the cache was asked');
       } finally {
         await cache.close();
       }

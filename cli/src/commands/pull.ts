@@ -1,5 +1,11 @@
 import * as path from 'node:path';
-import { pullFolder, type PulledFile, type PullResult } from '../../../core/sync/pull';
+import {
+  failedLocally,
+  lackedByCache,
+  pullFolder,
+  type PulledFile,
+  type PullResult,
+} from '../../../core/sync/pull';
 import type { CliContext } from '../context';
 import { CliError, Exit, exitCodeOf, type ExitCode } from '../exitCodes';
 import type { LabApi } from '../../../core/api/labApi';
@@ -19,14 +25,6 @@ const WORDS: Readonly<Record<PulledFile['state'], string>> = {
   notAtLab: 'not at the lab',
   failed: 'failed',
 };
-
-/** Failures of the folder's own side: they happened whatever the lab's token and address. */
-const LOCAL_FAILURES: ReadonlySet<string> = new Set([
-  'fileSystem',
-  'fileExists',
-  'invalidInput',
-  'cancelled',
-]);
 
 /** Both versions of a report and what changed, when the lab's differs from the record. */
 function versionsOf(file: PulledFile): string | undefined {
@@ -95,7 +93,7 @@ function outcomeOf(
       return { what: 'not restored', why: 'no longer at the lab', exitCode: Exit.mismatch };
     case 'failed': {
       const problem = problems.get(file.lab);
-      if (problem && !(file.error && LOCAL_FAILURES.has(file.error.code))) {
+      if (problem && !failedLocally(file)) {
         return { what: 'not restored', why: problem.message, exitCode: problem.exitCode };
       }
       return {
@@ -195,13 +193,7 @@ function teamCacheLacked(
   if (!(cache instanceof LayeredCache) || cache.readProblem !== undefined) {
     return undefined;
   }
-  const lacked = result.files.filter(
-    (file) =>
-      (file.state === 'failed' &&
-        (problems.has(file.lab) || !(file.error && LOCAL_FAILURES.has(file.error.code)))) ||
-      (file.state === 'changedAtLab' && file.missing) ||
-      (file.state === 'notAtLab' && file.from === undefined),
-  );
+  const lacked = lackedByCache(result.files, (lab) => problems.has(lab));
   if (lacked.length === 0) {
     return undefined;
   }
