@@ -1,4 +1,4 @@
-import { serverText } from '../../../../core/errors/serverText';
+import { registerSecret, serverText } from '../../../../core/errors/serverText';
 import * as assert from 'node:assert/strict';
 import {
   reportLine,
@@ -103,6 +103,9 @@ describe('chat tool text', () => {
 
 describe('chat tool text from hostile records', () => {
   it('request ids from headers and bodies, names and ids in records are sanitised where they are shown', async () => {
+    // The token the records were asked with is known to the sanitiser, as a LabApi made with it
+    // makes it known (this test must not lean on another file having run first in its process).
+    registerSecret(SECRET_TOKEN);
     const line = reportLine(
       parseReport({
         report_id: 'R-1\u202e',
