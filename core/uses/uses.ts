@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { IdShapes } from '../derived/idPatterns';
-import { ensureLocalFolder } from '../sync/localState';
+import { localFolder } from '../sync/localState';
 import { labEntries, type ManifestEntry, type SyncManifest } from '../sync/manifestModel';
 import { lastReads, readReads } from './reads';
 import { SCAN_CACHE_FILE_NAME, repositoryTop, scanRepository, type ScanHit } from './scan';
@@ -77,6 +77,17 @@ function byLabAndId(
 }
 
 /**
+ * Where the scan keeps its cache: in the folder's `.lab-data/` when that is there (a pull, a sync or
+ * a save made it), never made for it. The uses are read in the background (a file watcher), and a
+ * reader that made `.lab-data` could make it inside a folder being deleted. A link is refused.
+ */
+async function scanCacheFile(folder: string): Promise<string | undefined> {
+  const local = localFolder(folder);
+  const stats = await fs.lstat(local).catch(() => undefined);
+  return stats?.isDirectory() ? path.join(local, SCAN_CACHE_FILE_NAME) : undefined;
+}
+
+/**
  * The uses of a manifest's reports as they stand: the committed record, updated with each
  * consumer's last read in `.lab-data/reads.jsonl` (a later revision than the record's, or the
  * same revision read again) and with the ids the repository's files name (`named`, unless the
@@ -93,11 +104,7 @@ export async function currentUses(
   const reports = byLabAndId(manifest);
   const pattern = reportIdPattern(manifest);
   const scan = pattern
-    ? await scanRepository(
-        root,
-        pattern,
-        path.join(await ensureLocalFolder(folder, { makeFolder: false }), SCAN_CACHE_FILE_NAME),
-      )
+    ? await scanRepository(root, pattern, await scanCacheFile(folder))
     : { hits: new Map<string, readonly ScanHit[]>(), files: 0, read: 0 };
   const named = new Map<string, readonly ScanHit[]>();
   for (const [file, hits] of scan.hits) {

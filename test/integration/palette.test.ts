@@ -66,6 +66,7 @@ describe('command palette queries', () => {
       .sort();
     // Export Reports/Clients/Samples are the views' own buttons; the palette has Export List…, which asks which list.
     // The Saved Reports view's row actions act on a row; the palette has Restore and Verify Saved Reports.
+    // Open Both Revisions is the quick fix's and the CodeLens's action on one amended use.
     assert.deepEqual(hidden, [
       'labData.compareSavedReport',
       'labData.compareWithLab',
@@ -77,6 +78,7 @@ describe('command palette queries', () => {
       'labData.exportSamples',
       'labData.installMergeDriver',
       'labData.loadMore',
+      'labData.openAmendedRevisions',
       'labData.previewSavedReport',
       'labData.redownloadSavedReport',
       'labData.resolveManifest',

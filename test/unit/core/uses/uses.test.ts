@@ -164,6 +164,21 @@ describe('core/uses/uses: uses as they stand, and their impact', () => {
     );
   });
 
+  it('a reading of the uses never makes .lab-data (it runs in the background, maybe under a folder being deleted); its scan cache goes where .lab-data is', async () => {
+    await fs.rm(path.join(folder, '.lab-data'), { recursive: true });
+    const recorded = manifest({ 'RPT-2026-000002': '1' });
+    const found = await currentUses(folder, recorded, { acknowledgeNamed: true });
+    assert.ok(found.record.uses.some((use) => use.consumer === 'named.py'));
+    await assert.rejects(fs.lstat(path.join(folder, '.lab-data')), { code: 'ENOENT' });
+    await fs.mkdir(path.join(folder, '.lab-data'));
+    await currentUses(folder, recorded, { acknowledgeNamed: true });
+    assert.ok(
+      (await fs.readdir(path.join(folder, '.lab-data'))).some((name) =>
+        name.startsWith('uses-scan'),
+      ),
+    );
+  });
+
   it('places a use on each line naming its id (a notebook’s output on its cell’s first line), else on the first line', () => {
     const id = 'RPT-2026-000001';
     assert.deepEqual(
