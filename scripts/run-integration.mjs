@@ -262,11 +262,12 @@ async function runInCodeServer(host) {
     await server?.stop();
     const vsix = join(dirs.sandbox, 'ui.vsix');
     addCounts(checkPackageContents(vsix, installVsix(host, dirs, vsix)));
+    // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
+    // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
+    const uiEnv = { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' };
     uiServer = await startCodeServer({
       ...dirs,
-      // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
-      // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
-      env: { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' },
+      env: uiEnv,
       host,
       smokeTestDriver: false,
       ...(bound ? { systemBundle } : {}),
@@ -280,7 +281,8 @@ async function runInCodeServer(host) {
         screenshotsDir,
         workspace: dirs.workspace,
         userDataDir: dirs.userData,
-        hostEnv: env,
+        // The environment this code-server runs with: the UI checks derive their bounds from it.
+        hostEnv: uiEnv,
         onFailure: (title) => failed(`UI: ${title}`),
       }),
     );
