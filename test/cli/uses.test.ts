@@ -3,10 +3,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { readManifest, type ManifestEntry } from '../../core/sync/manifest';
+import { readManifest } from '../../core/sync/manifest';
 import { parseUses } from '../../core/uses/usesRecord';
 import { SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
+import { notebook, readLine } from '../support/consumers';
 
 function said(result: RunResult): string {
   return `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
@@ -20,37 +21,6 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'Analyst',
   GIT_COMMITTER_EMAIL: 'analyst@example.com',
 };
-
-/** One line of `.lab-data/reads.jsonl` as the Python and R readers write it (keys sorted). */
-function readLine(consumer: string, origin: string, entry: ManifestEntry, at: string): string {
-  return JSON.stringify({
-    at,
-    consumer,
-    lab: origin,
-    report_id: entry.report_id,
-    revision: entry.revision ?? null,
-    sha256: entry.sha256,
-  });
-}
-
-/** A notebook whose one code cell reads a report through labdata and printed its id. */
-function notebook(id: string): string {
-  return JSON.stringify({
-    cells: [
-      { cell_type: 'markdown', metadata: {}, source: ['# Nitrate trend\n'] },
-      {
-        cell_type: 'code',
-        metadata: {},
-        execution_count: 1,
-        source: ['import labdata\n', `pdf = labdata.path("${id}")\n`, 'print(pdf.name)'],
-        outputs: [{ output_type: 'stream', name: 'stdout', text: [`${id}.pdf\n`] }],
-      },
-    ],
-    metadata: {},
-    nbformat: 4,
-    nbformat_minor: 5,
-  });
-}
 
 describe('lab-data uses and impact: which scripts and notebooks used an amended report (packed tool, real git)', function () {
   this.timeout(180_000);

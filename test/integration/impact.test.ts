@@ -4,46 +4,15 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readManifest } from '../../core/sync/manifest';
-import type { ManifestEntry } from '../../core/sync/manifestModel';
 import { currentUses } from '../../core/uses/uses';
 import { USES_FILE_NAME, usesText } from '../../core/uses/usesRecord';
 import type { SyncSummary } from '../../src/commands/syncReports';
 import { eventually, signedInLab, workspaceFolder, type SignedInLab } from './helpers';
+import { notebook, readLine } from '../support/consumers';
 
 /** The promise: diagnostics and CodeLens within 2 s of the sync; a busy machine's margin on top (timers fire late, never early). */
 const PROMISED_MS = 2_000;
 const BUSY_MARGIN = 3;
-
-/** One line of `.lab-data/reads.jsonl` as the Python and R readers write it. */
-function readLine(consumer: string, origin: string, entry: ManifestEntry): string {
-  return JSON.stringify({
-    at: '2026-11-30T09:00:00Z',
-    consumer,
-    lab: origin,
-    report_id: entry.report_id,
-    revision: entry.revision ?? null,
-    sha256: entry.sha256,
-  });
-}
-
-/** A notebook: a markdown cell, then a code cell whose second line reads the report. */
-function notebook(id: string): string {
-  return JSON.stringify({
-    cells: [
-      { cell_type: 'markdown', metadata: {}, source: ['# Nitrate trend\n'] },
-      {
-        cell_type: 'code',
-        metadata: {},
-        execution_count: 1,
-        source: ['import labdata\n', `pdf = labdata.path("${id}")\n`, 'print(pdf.name)'],
-        outputs: [{ output_type: 'stream', name: 'stdout', text: [`${id}.pdf\n`] }],
-      },
-    ],
-    metadata: { kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5,
-  });
-}
 
 function amendedDiagnostics(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages

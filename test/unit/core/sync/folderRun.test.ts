@@ -7,6 +7,17 @@ import { isCancellation } from '../../../../core/errors/errors';
 import { FolderRun, labWide } from '../../../../core/sync/folderRun';
 import { readManifest } from '../../../../core/sync/manifest';
 
+/** A manifest entry of report `id` whose SHA-256 is `sha` repeated. */
+const entry = (id: string, sha: string) =>
+  ({
+    report_id: id,
+    file: `${id}.pdf`,
+    bytes: 1,
+    sha256: sha.repeat(64),
+    saved_at: '2026-01-01T00:00:00.000Z',
+    source: `/api/v1/reports/${id}/file`,
+  }) as never;
+
 /** The one run beneath Save, Save All, Sync and pull: its workers, outage check and manifest record. */
 describe('FolderRun, the run every folder command shares', () => {
   let folder: string;
@@ -81,22 +92,14 @@ describe('FolderRun, the run every folder command shares', () => {
   it("records each lab's changes in one manifest write, in the order they were made, when it ends", async () => {
     const run = new FolderRun({ folder, concurrency: 1 });
     const lab = { name: 'Lab', origin: 'https://lab.example' };
-    const entry = (id: string, sha: string): object => ({
-      report_id: id,
-      file: `${id}.pdf`,
-      bytes: 1,
-      sha256: sha.repeat(64),
-      saved_at: '2026-01-01T00:00:00.000Z',
-      source: `/api/v1/reports/${id}/file`,
-    });
     run.record(lab, (section) => ({
       ...section,
-      files: { ...section.files, R1: entry('R1', 'a') as never },
+      files: { ...section.files, R1: entry('R1', 'a') },
     }));
     run.record(lab, () => undefined);
     run.record(lab, (section) => ({
       ...section,
-      files: { ...section.files, R1: entry('R1', 'b') as never, R2: entry('R2', 'c') as never },
+      files: { ...section.files, R1: entry('R1', 'b'), R2: entry('R2', 'c') },
     }));
     assert.equal(await readManifest(folder).then((m) => Object.keys(m.labs).length), 0);
     assert.equal(await run.finish(), true);
@@ -112,15 +115,6 @@ describe('FolderRun, the run every folder command shares', () => {
     const run = new FolderRun({ folder, concurrency: 1 });
     const lab = { name: 'Lab', origin: 'https://lab.example' };
     const other = { name: 'Other', origin: 'https://other.example' };
-    const entry = (id: string, sha: string) =>
-      ({
-        report_id: id,
-        file: `${id}.pdf`,
-        bytes: 1,
-        sha256: sha.repeat(64),
-        saved_at: '2026-01-01T00:00:00.000Z',
-        source: `/api/v1/reports/${id}/file`,
-      }) as never;
     // The section's files are copied once for the batch, however many entries it holds.
     let copies = 0;
     const recordBefore = run.record.bind(run);
