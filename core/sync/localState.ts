@@ -115,21 +115,9 @@ export function localStateOf(manifest: SyncManifest): LocalState {
  * Makes the folder's `.lab-data/` with its `.gitignore` of `*`, once. A `.lab-data` that is a link
  * (a repository can commit one) is refused: it would make Lab Data write where the link points.
  */
-export async function ensureLocalFolder(
-  folder: string,
-  { makeFolder = true }: { readonly makeFolder?: boolean } = {},
-): Promise<string> {
+export async function ensureLocalFolder(folder: string): Promise<string> {
   const local = localFolder(folder);
-  if (makeFolder) {
-    await fs.mkdir(folder, { recursive: true });
-  }
-  // Only `.lab-data` itself is made here: a reader of a folder deleted meanwhile fails (ENOENT)
-  // instead of making the folder, and its parents, again under whoever is deleting it.
-  await fs.mkdir(local).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') {
-      throw error;
-    }
-  });
+  await fs.mkdir(local, { recursive: true });
   const stats = await fs.lstat(local);
   if (!stats.isDirectory()) {
     throw labError('invalidInput', 'localFolderNotOwn', { folder: local });

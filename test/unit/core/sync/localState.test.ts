@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LabApiError } from '../../../../core/errors/errors';
-import { ensureLocalFolder, withFolderLock } from '../../../../core/sync/localState';
+import { withFolderLock } from '../../../../core/sync/localState';
 
 describe("localState: this machine's .lab-data folder", () => {
   let work: string;
@@ -34,16 +34,5 @@ describe("localState: this machine's .lab-data folder", () => {
     assert.ok(error.message.includes(path.join(folder, '.lab-data')), error.message);
     assert.equal(ran, false);
     assert.deepEqual(await fs.readdir(elsewhere), []);
-  });
-
-  it('a reader never makes the folder it belongs to: one deleted meanwhile stays deleted', async () => {
-    const gone = path.join(work, 'deleted', 'lab-reports');
-    await assert.rejects(ensureLocalFolder(gone, { makeFolder: false }), { code: 'ENOENT' });
-    await assert.rejects(fs.stat(path.join(work, 'deleted')), { code: 'ENOENT' });
-    // A writer makes the folder it is about to write into, and `.lab-data` with its .gitignore.
-    const local = await ensureLocalFolder(gone);
-    assert.equal(local, path.join(gone, '.lab-data'));
-    assert.match(await fs.readFile(path.join(local, '.gitignore'), 'utf8'), /^\*$/m);
-    assert.equal(await ensureLocalFolder(gone, { makeFolder: false }), local, 'there already');
   });
 });
