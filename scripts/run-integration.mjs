@@ -31,10 +31,10 @@ import {
   workbenchUrl,
 } from './codeServer.mjs';
 import { createRequire } from 'node:module';
+import { untilExitOrStuck } from './phaseWatch.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const hostKind = process.env.LABDATA_TEST_HOST ?? 'code-server';
-const PHASE_TIMEOUT_MS = 15 * 60_000;
 const counts = { passed: 0, failed: 0, skipped: 0, hosts: {} };
 /** The host whose tests run now, its counts, and the titles of its failed tests. */
 let current = { name: 'electron', label: 'desktop VS Code' };
@@ -79,13 +79,13 @@ async function runSuiteInPage(page, state, server, dirs, testsPath, name) {
     workbenchUrl(server, { extensionPath: root, workspace: dirs.workspace, testsPath }),
     { waitUntil: 'domcontentloaded' },
   );
-  const timeout = new Promise((r) => setTimeout(() => r('timeout'), PHASE_TIMEOUT_MS));
-  const code = await Promise.race([exited, timeout]);
-  if (code === 'timeout') {
-    say(`${name} did not finish within ${PHASE_TIMEOUT_MS / 60_000} minutes`);
-    failed(`${name}: did not finish within ${PHASE_TIMEOUT_MS / 60_000} minutes`);
+  const stuck = await untilExitOrStuck(state, exited, started);
+  if (stuck) {
+    say(`${name} ${stuck}`);
+    failed(`${name}: ${stuck}`);
     return { passed: 0, failed: 1, skipped: 0 };
   }
+  const code = await exited;
   const result = state.result ?? { passed: 0, failed: 1, skipped: 0 };
   if (code !== 0 && result.failed === 0) {
     say(`${name} exited with code ${code} before reporting results`);
@@ -218,8 +218,9 @@ async function runInCodeServer(host) {
     // are shared with the other host and the unit tests (npm test runs them side by side): a busy
     // machine must not fail a phase before it starts. The tests' own waits keep their timeouts.
     page.setDefaultNavigationTimeout(120_000);
-    const state = { result: undefined, onExit: () => undefined };
+    const state = { result: undefined, onExit: () => undefined, heard: Date.now() };
     await page.exposeFunction('codeAutomationLog', (type, args) => {
+      state.heard = Date.now();
       const line = format(...(Array.isArray(args) ? args : [args]));
       const match = /^LABDATA_RESULT (\{.*\})$/.exec(line.trim());
       if (match) {
