@@ -41,6 +41,14 @@ function workbenchFocusIn(page: Page, selector: string): Promise<boolean> {
   );
 }
 
+/** The workbench's focused element, as a tag and its classes (for a failure's message). */
+function workbenchFocusDescribed(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const active = (globalThis as unknown as Focused).document.activeElement;
+    return active ? `${active.tagName}.${active.getAttribute('class') ?? ''}` : 'none';
+  });
+}
+
 /** The id of the element with focus inside a webview frame, if that frame has focus. */
 function webviewFocus(frame: Frame): Promise<string | undefined> {
   return frame.evaluate(() => {
@@ -219,7 +227,18 @@ describe('the everyday tasks with the keyboard alone', () => {
       await page.keyboard.press('Control+1');
       await waitUntil(async () => (await webviewFocus(frame)) !== undefined, 'the preview focused');
       await page.keyboard.press('Control+f');
-      await waitUntil(async () => (await webviewFocus(frame)) === 'find', 'Ctrl+F in the find box');
+      // Where the focus went, in order, for the failure's message.
+      const focusWent: string[] = [];
+      await waitUntil(async () => {
+        const inPreview = await webviewFocus(frame);
+        const where = inPreview ?? `workbench ${await workbenchFocusDescribed(page)}`;
+        if (focusWent.at(-1) !== where) {
+          focusWent.push(where);
+        }
+        return inPreview === 'find';
+      }, 'Ctrl+F in the find box').catch((error: Error) => {
+        throw new Error(`${error.message} (the focus went: ${focusWent.join(' → ')})`);
+      });
       await page.keyboard.type('shall not be reproduced');
       // The preview searches as the keys arrive: "shall not be reprod" is already found once, so
       // the count alone does not say the whole phrase was searched; its highlights do.
