@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LabApi } from '../../core/api/labApi';
 import { formatBytes } from '../../core/files/sizes';
 import { MANIFEST_FILE_NAME, readManifestStrictly } from '../../core/sync/manifest';
 import { manifestProblemText } from '../../core/sync/manifestProblems';
@@ -23,6 +22,7 @@ import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifes
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
 import { withNotificationProgress } from '../ui/progress';
+import { oneAtATime } from './folderRuns';
 import type { SavedReportFindings } from './savedReports';
 
 /** What `labData.restoreReports` returns: files by outcome, every folder together. */
@@ -76,17 +76,6 @@ function missingLabsOf(
   });
 }
 
-/** One restore of a folder at a time: a second Restore of the same folder waits for the first. */
-const running = new Map<string, Promise<unknown>>();
-
-export function oneAtATime<T>(folder: string, work: () => Promise<T>): Promise<T> {
-  const key = path.resolve(folder);
-  const next = (running.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
-  running.set(key, next);
-  void next.finally(() => running.get(key) === next && running.delete(key)).catch(() => undefined);
-  return next;
-}
-
 /**
  * The folders to restore: `{ folder }` (a Uri, an absolute path or one relative to each workspace
  * folder), else every folder in the workspace holding a manifest, else each workspace folder's
@@ -113,16 +102,6 @@ export async function foldersToRestore(args: readonly unknown[]): Promise<string
   );
   const found = [...new Set(manifests.map((uri) => path.dirname(uri.fsPath)))].sort();
   return found.length > 0 ? found : roots.map((root) => downloadTargetIn(root.uri).folder);
-}
-
-/**
- * The signed-in client of the lab of this machine that serves a manifest's section: by its
- * address, or as `labData.manifestLabs` remembers (the name on this machine may differ from the
- * manifest's); none when no lab of this machine serves it, so no token goes where the user did
- * not sign in.
- */
-export function apiForOrigin(labs: Labs, name: string, origin: string): LabApi | undefined {
-  return apiServing(labs, { name, origin });
 }
 
 /** Failed files grouped by cause, each cause once with its count: "3 failed: the lab at … is down". */
@@ -182,7 +161,7 @@ export async function restoreReports(
           const done: PulledFile[] = [];
           const result = await withContentCache(log, (cache) =>
             pullFolder(folder, manifest, {
-              apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+              apiFor: (name, origin) => apiServing(labs, { name, origin }),
               cache,
               concurrency,
               signal: toAbortSignal(token),
@@ -395,7 +374,7 @@ export async function restoreOneReport(
       oneAtATime(args.folder, () =>
         withContentCache(log, (cache) =>
           pullFolder(args.folder, one, {
-            apiFor: (lab, origin) => apiForOrigin(labs, lab, origin),
+            apiFor: (name, origin) => apiServing(labs, { name, origin }),
             cache,
             force: true,
             update,

@@ -13,7 +13,7 @@ import { folderStatus, type EntryStatus, type FolderStatus } from '../../core/sy
 import { errorText } from '../../core/errors/errorText';
 import { withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
-import { machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
+import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
 import { labServing } from '../../core/sync/manifestLabs';
 import type { Logger } from '../log';
 import type {
@@ -22,7 +22,6 @@ import type {
   SavedFolderRows,
   SavedFoldersSource,
 } from '../views/savedReportsView';
-import { apiForOrigin } from './restoreReports';
 
 /** How long file events are gathered before the view reads the folders again. */
 const DEBOUNCE_MS = 250;
@@ -181,7 +180,7 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
         continue;
       }
       const status = await folderStatus(folder, manifest, {
-        apiFor: (lab, origin) => apiForOrigin(this.labs, lab, origin),
+        apiFor: (name, origin) => apiServing(this.labs, { name, origin }),
         signal,
       });
       const entries = new Map<string, EntryStatus>();

@@ -11,7 +11,7 @@ import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
 import { commandTargets } from '../ui/commandTargets';
-import { servingLabName } from './savedReportsActions';
+import { servingLabName } from './servingLab';
 import { CHANGED_LOCALLY_COLOR, SAVED_BADGES } from './savedBadges';
 
 export const SAVED_METADATA_SCHEME = 'labdata-saved';
