@@ -767,18 +767,7 @@ async function main(): Promise<void> {
           curl,
         ),
     ],
-    [
-      'check-cache',
-      () =>
-        checkCacheCase({
-          root,
-          token: TOKEN,
-          runs: RUNS,
-          startLab: (options) => LabProcess.start(options),
-          alternate,
-          say,
-        }),
-    ],
+    ['check-cache', () => checkCacheCase({ root, runs: RUNS, say })],
     ['uses', () => usesScan(RUNS, say)],
     ['transports', transports],
     ['readers', () => readerCases(root, RUNS)],

@@ -425,7 +425,9 @@ async function manyFiles(
  * `LABDATA_BENCH_ONLY=check-cache`: the one figure of `status --check-cache` of 10,000 files
  * against nginx ({@link statusAgainstTeamServer}), without the rest of the tool's cases.
  */
-export async function checkCacheCase(kit: CliBenchKit): Promise<CaseResult[]> {
+export async function checkCacheCase(
+  kit: Pick<CliBenchKit, 'root' | 'runs' | 'say'>,
+): Promise<CaseResult[]> {
   if (!nginxBinary()) {
     kit.say('nginx is not installed: status --check-cache against a server is left out');
     return [];
