@@ -203,7 +203,10 @@ export function cacheAuthorization(
 export interface HttpCacheOptions {
   /** The `Authorization` header's value ({@link cacheAuthorization}), when the server wants one. */
   readonly authorization?: string;
-  /** Requests in flight at once (the labs' limit; a pool of its own, its connections kept alive). */
+  /**
+   * File requests (GET, HEAD, PUT) in flight at once: the labs' limit, 4 by default; folder
+   * listings have their own ({@link LISTINGS_AT_ONCE}). A pool of its own, its connections kept alive.
+   */
   readonly concurrency?: number;
   /** How long to wait; one answer timeout (`LAB_DATA_ANSWER_TIMEOUT`) for each wait by default. */
   readonly timeouts?: Partial<TransportTimeouts>;
@@ -233,11 +236,19 @@ type Unasked = 'down' | 'refused';
 /** The most of a folder's listing read (a folder of 100,000 names is about 12 MB of JSON). */
 const MAX_LISTING_CHARS = 32 * 1024 * 1024;
 
+/**
+ * Folder listings in flight at once (status: 257 of them for 10,000 files): small answers a web
+ * server gives from its own directory index, each awaited by every file of its folder, so more go
+ * at once than file transfers do; the pool keeps as many connections alive.
+ */
+const LISTINGS_AT_ONCE = 16;
+
 export class HttpCache implements FileCache {
   readonly location: string;
   private readonly base: URL;
   private readonly transport: Transport;
   private readonly slots: Semaphore;
+  private readonly listingSlots = new Semaphore(LISTINGS_AT_ONCE);
   private readonly said = new Set<string>();
   /** Why the server is not asked any more (down, silent, refusing us): every later look is a miss. */
   private unusable?: string;
@@ -275,7 +286,7 @@ export class HttpCache implements FileCache {
     };
     const concurrency = options.concurrency ?? 4;
     this.slots = new Semaphore(concurrency);
-    const settings = { connections: concurrency, timeouts };
+    const settings = { connections: Math.max(concurrency, LISTINGS_AT_ONCE), timeouts };
     this.transport = options.transport
       ? options.transport(settings)
       : new UndiciTransport({ ...settings, network: options.network ?? DIRECT });
@@ -482,7 +493,7 @@ export class HttpCache implements FileCache {
    * server that does not answer is given up, as a HEAD would give it up.
    */
   private async listing(folder: string): Promise<ReadonlyMap<string, number> | undefined> {
-    return this.slots.run(async () => {
+    return this.listingSlots.run(async () => {
       if (this.unusable !== undefined) {
         return undefined;
       }

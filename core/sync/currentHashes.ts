@@ -14,6 +14,26 @@ export interface CurrentHashesOptions {
 }
 
 /**
+ * Where each entry's file is in `folder` (absolute), in the entries' order; undefined where its
+ * recorded name would leave the folder (such a name is never read).
+ */
+export function recordedPaths(
+  folder: string,
+  entries: ReadonlyArray<Pick<ManifestEntry, 'file'>>,
+): Array<string | undefined> {
+  const root = path.resolve(folder);
+  const inRoot = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  return entries.map((entry) => {
+    // A plain name (no folder, nothing to resolve) is joined as it is: ten thousand path.resolve calls cost more than the stats.
+    if (isPlainName(entry.file)) {
+      return `${inRoot}${entry.file}`;
+    }
+    const resolved = path.resolve(root, entry.file);
+    return resolved.startsWith(inRoot) || isInside(resolved, root) ? resolved : undefined;
+  });
+}
+
+/**
  * The SHA-256 of each entry's file in `folder` as it is now, in the entries' order; undefined
  * where the file is not there, or where its recorded name would leave the folder (the manifest is a
  * file in the workspace: such a name is never read). What `currentSha256` gives for one file,
@@ -25,16 +45,7 @@ export async function currentSha256s(
   entries: readonly ManifestEntry[],
   options: CurrentHashesOptions = {},
 ): Promise<Array<string | undefined>> {
-  const root = path.resolve(folder);
-  const inRoot = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
-  const files = entries.map((entry) => {
-    // A plain name (no folder, nothing to resolve) is joined as it is: ten thousand path.resolve calls cost more than the stats.
-    if (isPlainName(entry.file)) {
-      return `${inRoot}${entry.file}`;
-    }
-    const resolved = path.resolve(root, entry.file);
-    return resolved.startsWith(inRoot) || isInside(resolved, root) ? resolved : undefined;
-  });
+  const files = recordedPaths(folder, entries);
   const trusting = (entry: ManifestEntry): boolean =>
     !options.rehash && entry.mtime_ms !== undefined;
   const stats = await statEach(

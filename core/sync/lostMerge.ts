@@ -165,8 +165,13 @@ async function lostMergeManifests(
   current: SyncManifest,
   parse: ManifestParser,
 ): Promise<CheckedMerge | undefined> {
+  const merges = await checkedMerges(file, parse);
+  if (merges.length === 0) {
+    // Outside git, or no merge lost anything: the current entries are not gathered at all.
+    return undefined;
+  }
   const now = entriesOf(current);
-  for (const merge of await checkedMerges(file, parse)) {
+  for (const merge of merges) {
     const lost = merge.lost.filter((entry) => !now.has(keyOf(entry.origin, entry.reportId)));
     if (lost.length > 0) {
       return { manifests: merge.manifests, lost };

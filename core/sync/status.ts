@@ -1,17 +1,22 @@
-import * as path from 'node:path';
 import type { LabApi } from '../api/labApi';
 import type { Report } from '../api/records';
 import type { FileCache } from '../files/fileCache';
-import { isInside } from '../files/safeWriter';
 import { mapConcurrently } from '../async/concurrency';
 import type { Stats } from 'node:fs';
 import { statEach } from '../files/statEach';
 import { fileSha256 } from './reportFiles';
+import { recordedPaths } from './currentHashes';
 import { revisionOf, vouchedSha256, type ManifestEntry, type SyncManifest } from './manifest';
 import { labEntries } from './manifestModel';
 import { changesAtLab } from './provenance';
 import { listAllReports } from './folderSync';
 import { errorText } from '../errors/errorText';
+
+/**
+ * The cache's looks in flight at once: enough that a server's folder listings (each awaited by
+ * every file of its folder) go out many at a time, the cache's own limit keeping what it sends.
+ */
+const CACHE_LOOKS = 256;
 
 /** One manifest entry against the folder, the cache and (asked) the lab. */
 export interface EntryStatus {
@@ -81,8 +86,20 @@ export async function folderStatus(
   manifest: SyncManifest,
   options: StatusOptions = {},
 ): Promise<FolderStatus> {
-  const root = path.resolve(folder);
   const work = labEntries(manifest);
+  // The cache is asked from the start (a server's listings, one a folder, many at once), while the
+  // lab's pages are read and the files looked at: its answers come back as the local work goes on.
+  const lookup = options.cache?.lookup({ exact: true });
+  const cached = lookup
+    ? mapConcurrently(
+        work,
+        CACHE_LOOKS,
+        ({ entry }) => lookup(entry.sha256, entry.bytes),
+        options.signal,
+      )
+    : Promise.resolve(work.map(() => false));
+  // Settled by the Promise.all below; a failure before then (a lab's listing) must not leave it unhandled.
+  cached.catch(() => undefined);
   const listed = new Map<string, Map<string, Report> | undefined>();
   const unavailable: Array<{ lab: string; reason: string; error?: unknown }> = [];
   if (options.apiFor) {
@@ -103,25 +120,22 @@ export async function folderStatus(
       }
     }
   }
-  // One listing of the cache for the run (a folder's, a server's that lists), not one look a file.
-  const held = options.cache?.lookup({ exact: true }) ?? (async () => false);
   // Every file's size and time in synchronous batches: ten thousand files in step cost no hashing.
-  const files = work.map(({ entry }) => {
-    const file = path.resolve(root, entry.file);
-    return isInside(file, root) ? file : undefined;
-  });
-  const stats = await statEach(files, options.signal);
+  const files = recordedPaths(
+    folder,
+    work.map(({ entry }) => entry),
+  );
+  const [stats, held] = await Promise.all([statEach(files, options.signal), cached]);
   const entries = await mapConcurrently(
     work,
     8,
     async ({ lab, origin, entry }, index) =>
       entryStatus(
-        { file: files[index], stats: stats[index] },
+        { file: files[index], stats: stats[index], cached: held[index]! },
         lab,
         origin,
         entry,
         listed.get(lab),
-        held,
         options,
       ),
     options.signal,
@@ -169,24 +183,27 @@ async function shaNow(
 }
 
 async function entryStatus(
-  at: { readonly file: string | undefined; readonly stats: Stats | undefined },
+  at: {
+    readonly file: string | undefined;
+    readonly stats: Stats | undefined;
+    /** Whether the cache holds the recorded file (asked before). */
+    readonly cached: boolean;
+  },
   lab: string,
   origin: string,
   entry: ManifestEntry,
   listed: ReadonlyMap<string, Report> | undefined,
-  held: (sha256: string, bytes: number) => Promise<boolean>,
   options: StatusOptions,
 ): Promise<EntryStatus> {
   const sha = await shaNow(at.file, at.stats, entry, options.rehash);
   const local = sha === undefined ? 'missing' : sha === entry.sha256 ? 'ok' : 'changed';
-  const cached = await held(entry.sha256, entry.bytes);
   const base = {
     lab,
     origin,
     reportId: entry.report_id,
     file: entry.file,
     local,
-    cached,
+    cached: at.cached,
     recordedRevision: entry.revision,
   } as const;
   if (!listed) {

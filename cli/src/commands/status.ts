@@ -80,12 +80,13 @@ export async function status(context: CliContext): Promise<ExitCode> {
   const several = Object.keys(manifest.labs).length > 1;
   // Labs --remote could not ask for want of a token or a confirmed address: each said once, exit 3.
   const problems = new Map<string, CliError>();
-  const state = await readLocalState(folder);
+  // Which labs were synced here matters only to --remote (what is new at the lab): read only then.
+  const state = remote ? await readLocalState(folder) : undefined;
   const result = await folderStatus(folder, manifest, {
     cache: context.cache(),
     rehash: context.flag('rehash'),
     signal: context.signal,
-    synced: (lab) => typeof state.labs[manifest.labs[lab]!.origin]?.watermark === 'string',
+    synced: (lab) => typeof state?.labs[manifest.labs[lab]!.origin]?.watermark === 'string',
     countsAsNew: selected.countsAsNew,
     apiFor: remote
       ? (lab, origin) => {
