@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MANIFEST_FILE_NAME, readManifest, type ManifestEntry } from '../../core/sync/manifest';
+import { closedPort } from '../support/closedPort';
 import { SECRET_TOKEN, startMockLab, type MockLab } from '../unit/helpers';
 import { nginxBinary, startNginxCache, type NginxCache } from './nginxCache';
 import { packAndInstall, transcript, type PackedTool, type RunResult } from './packedTool';
@@ -18,11 +18,7 @@ const CACHE_TOKEN = 'team-cache-token-7c1e92ad04';
 
 /** A loopback address nothing listens on: a cache that cannot be reached. */
 async function closedAddress(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}/team`;
+  return `http://127.0.0.1:${await closedPort()}/team`;
 }
 
 describe('lab-data and a team cache that tells the truth: real nginx on loopback (packed tool)', function () {

@@ -9,6 +9,7 @@ import { LabApi } from '../../core/api/labApi';
 import { answerTimeoutMs } from '../../core/connection/httpClient';
 import { defaultCacheFolder } from '../../core/files/contentCache';
 import { listAllReports } from '../../core/sync/folderSync';
+import { closedPort } from '../support/closedPort';
 import { syncedAsColleague } from '../support/colleagueFolder';
 import {
   FakePrompts,
@@ -109,15 +110,6 @@ async function stallingCache(kind: 'silent' | 'headers'): Promise<{
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** A loopback port nothing listens on: a connection is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** What an action a person waits for may take on a silent cache: one answer timeout, never two. */

@@ -1,4 +1,3 @@
-import * as net from 'node:net';
 import { inspect } from 'node:util';
 import { LabApi, type LabApiOptions } from '../../core/api/labApi';
 import type { LabApiError } from '../../core/errors/errors';
@@ -75,10 +74,4 @@ export function renderings(error: unknown): string {
 }
 
 /** A loopback port nothing listens on (a lab that is down). */
-export async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+export { closedPort } from '../support/closedPort';
