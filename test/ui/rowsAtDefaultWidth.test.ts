@@ -263,31 +263,9 @@ describe('at the default width: rows, the status bar and the preview toolbar', f
     await collapse(harborRow);
   });
 
-  it('a long-named lab that cannot be reached shows "unreachable" before its name is cut; the status bar says what of the labs', async () => {
-    await scrollToTop(page, 'Reports');
-    // The long-named lab goes down.
-    await far.stop();
-    await clickToolbar(page, 'Reports', 'Refresh');
-    const farRow = reportsRow(`Lab ${LONG_NAME}, `);
-    await waitUntil(
-      async () =>
-        (await farRow.locator('.label-description').innerText()).startsWith('unreachable'),
-      'the long-named lab: unreachable',
-      60_000,
-    );
-    await assertShown(farRow, 'unreachable', 'the long-named lab');
-    await waitUntil(
-      async () => (await statusItem(page).innerText()).includes('1 of 2 labs unreachable'),
-      `the status bar to say what of the labs ("${await statusItem(page).innerText()}")`,
-      30_000,
-    );
-    await page.mouse.move(900, 700, { steps: 5 });
-    await animationsDone(page);
-    await page.screenshot({
-      path: path.join(uiContext.screenshotsDir, 'lab-rows-unreachable-default-width.png'),
-    });
-  });
-
+  // Before the long-named lab goes down: its retries end in a refresh of the whole tree, and a
+  // refresh between the two halves of a click swallows it (seen on a busy machine: the double-
+  // click ran no command at all).
   it('a double-click on a report row keeps its tab, as in the Explorer', async () => {
     await scrollToTop(page, 'Reports');
     const harborRow = reportsRow('Lab Harbor, ');
@@ -321,6 +299,32 @@ describe('at the default width: rows, the status bar and the preview toolbar', f
       30_000,
     );
     await closeTabs(page, report.report_id);
+    await collapse(harborRow);
+  });
+
+  it('a long-named lab that cannot be reached shows "unreachable" before its name is cut; the status bar says what of the labs', async () => {
+    await scrollToTop(page, 'Reports');
+    // The long-named lab goes down.
+    await far.stop();
+    await clickToolbar(page, 'Reports', 'Refresh');
+    const farRow = reportsRow(`Lab ${LONG_NAME}, `);
+    await waitUntil(
+      async () =>
+        (await farRow.locator('.label-description').innerText()).startsWith('unreachable'),
+      'the long-named lab: unreachable',
+      60_000,
+    );
+    await assertShown(farRow, 'unreachable', 'the long-named lab');
+    await waitUntil(
+      async () => (await statusItem(page).innerText()).includes('1 of 2 labs unreachable'),
+      `the status bar to say what of the labs ("${await statusItem(page).innerText()}")`,
+      30_000,
+    );
+    await page.mouse.move(900, 700, { steps: 5 });
+    await animationsDone(page);
+    await page.screenshot({
+      path: path.join(uiContext.screenshotsDir, 'lab-rows-unreachable-default-width.png'),
+    });
   });
 
   it('the preview’s toolbar wraps in a 746 px editor, with "Save to Workspace" whole', async () => {
