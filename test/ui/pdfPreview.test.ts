@@ -172,7 +172,15 @@ describe('reading a report in the editor', () => {
       await find.focus();
       await find.pressSequentially('received', { delay: 40 });
       await countShows(count, `1 of ${expected}`, 'while typing');
-      const first = await highlights(frame);
+      // The preview searches as the keys arrive, and "recei" is found as often as "received": the
+      // count alone does not say the whole word was searched, its highlights do (on a busy machine
+      // the count came from "recei").
+      const first = await waitUntil(async () => {
+        const seen = await highlights(frame);
+        const partial = (text: string): boolean =>
+          text.length < 'received'.length && 'received'.startsWith(text);
+        return seen.texts.length > 0 && !seen.texts.some(partial) ? seen : undefined;
+      }, 'the whole word searched');
       assert.deepEqual(
         first.texts,
         Array(expected).fill('received'),
