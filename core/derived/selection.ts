@@ -169,26 +169,13 @@ export interface SelectedManifest {
 
 /** The manifest of the selected reports only: what pull, status and verify are given. */
 export function selectEntries(manifest: SyncManifest, selection: Selection): SelectedManifest {
+  // No rule selects every entry: each lab's section is kept as it is, not copied (ten thousand
+  // entries copied cost more than the stats).
+  const everything = selection.rules.length === 0;
+  const labs: Record<string, SyncManifest['labs'][string]> = {};
   let total = 0;
   let selected = 0;
   let bytes = 0;
-  if (selection.rules.length === 0) {
-    // No rule: every entry, the manifest as it is (ten thousand entries copied cost more than the stats).
-    const labs: Record<string, SyncManifest['labs'][string]> = {};
-    for (const lab in manifest.labs) {
-      const section = manifest.labs[lab]!;
-      for (const id in section.files) {
-        total++;
-        bytes += section.files[id]!.bytes;
-      }
-      if (total > selected) {
-        labs[lab] = section;
-      }
-      selected = total;
-    }
-    return { manifest: { ...manifest, labs }, total, selected, bytes };
-  }
-  const labs: Record<string, SyncManifest['labs'][string]> = {};
   for (const lab in manifest.labs) {
     const section = manifest.labs[lab]!;
     const files: Record<string, ManifestEntry> = {};
@@ -196,15 +183,17 @@ export function selectEntries(manifest: SyncManifest, selection: Selection): Sel
     for (const id in section.files) {
       const entry = section.files[id]!;
       total++;
-      if (holds(selection, entryFacts(lab, section.origin, entry))) {
-        files[id] = entry;
+      if (everything || holds(selection, entryFacts(lab, section.origin, entry))) {
+        if (!everything) {
+          files[id] = entry;
+        }
         selected++;
         bytes += entry.bytes;
         any = true;
       }
     }
     if (any) {
-      labs[lab] = { ...section, files };
+      labs[lab] = everything ? section : { ...section, files };
     }
   }
   return { manifest: { ...manifest, labs }, total, selected, bytes };
