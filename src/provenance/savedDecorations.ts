@@ -48,7 +48,7 @@ export class SavedFileDecorations implements vscode.FileDecorationProvider, vsco
     private readonly amended?: AmendedUses,
   ) {
     this.subscriptions = [
-      states.onDidChange(() => this.changed.fire(undefined)),
+      states.onDidChangeFiles(() => this.changed.fire(undefined)),
       findings.onDidChangeFileDecorations((uris) => this.changed.fire(uris)),
       ...(amended ? [amended.onDidChange(() => this.changed.fire(undefined))] : []),
     ];

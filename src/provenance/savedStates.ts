@@ -70,10 +70,17 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
   private readonly reads = new Map<string, number>();
   /** The SHA-256 the last verification found as saved and unchanged at the lab, by `folder\nsection\nreportId`. */
   private readonly verified = new Map<string, string>();
-  /** Folders just verified: their next read is told to the rows even when the files are as they were. */
-  private readonly verifying = new Set<string>();
+  /** What each saved report's rows were last told (`origin\nreportId` → its state), to tell them only a change. */
+  private shown = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<void>();
+  /**
+   * Fires when what a report's rows show has changed (saved, changed locally, verified), and only
+   * then: each redraw of the trees replaces their rows, and a click landing meanwhile is lost.
+   */
   readonly onDidChange = this.changed.event;
+  private readonly filesChanged = new vscode.EventEmitter<void>();
+  /** Fires when the saved files read have changed (what the Explorer's decorations show). */
+  readonly onDidChangeFiles = this.filesChanged.event;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -104,7 +111,12 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
 
   stateOf(lab: string, reportId: string): SavedReportState | undefined {
     const origin = this.labs.get(lab)?.lab.url.origin;
-    const copies = origin === undefined ? undefined : this.byReport.get(key(origin, reportId));
+    return origin === undefined ? undefined : this.stateAt(key(origin, reportId));
+  }
+
+  /** The state of the report saved under `at` (`origin\nreportId`). */
+  private stateAt(at: string): SavedReportState | undefined {
+    const copies = this.byReport.get(at);
     if (!copies?.length) {
       return undefined;
     }
@@ -151,6 +163,7 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
     this.appearing.forEach((watcher) => watcher.dispose());
     this.timers.forEach((timer) => clearTimeout(timer));
     this.changed.dispose();
+    this.filesChanged.dispose();
   }
 
   /**
@@ -197,7 +210,6 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
         this.verified.delete(at);
       }
     }
-    this.verifying.add(resolved);
     this.track(resolved);
   }
 
@@ -257,10 +269,17 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
     }
     const before = this.files.get(folder);
     this.files.set(folder, files);
-    if (!this.verifying.delete(folder) && before && sameFiles(before, files)) {
-      // Nothing a row shows has changed (a file rewritten with the same bytes, the local state saved).
-      return;
+    if (!before || !sameFiles(before, files)) {
+      this.index();
+      this.filesChanged.fire();
     }
+    // A verification changes what rows show with the files as they were; a first read of a folder
+    // with nothing saved, or a file rewritten with the same bytes, changes nothing they show.
+    this.tellRowsOfChange();
+  }
+
+  /** Indexes every folder's files by report and by path. */
+  private index(): void {
     const byReport = new Map<string, SavedFile[]>();
     const byPath = new Map<string, SavedFile>();
     for (const file of [...this.files.values()].flat()) {
@@ -270,6 +289,25 @@ export class SavedReportStates implements SavedReportLookup, vscode.Disposable {
     }
     this.byReport = byReport;
     this.byPath = byPath;
-    this.changed.fire();
+  }
+
+  /** Fires `onDidChange` when a report's state differs from what its rows were last told. */
+  private tellRowsOfChange(): void {
+    const shown = new Map<string, string>();
+    // Rows show only the reports of labs defined here: another lab's saved files change none.
+    const origins = new Set(this.labs.all.map((connection) => connection.lab.url.origin));
+    for (const [at, copies] of this.byReport) {
+      const state = origins.has(copies[0]!.origin) ? this.stateAt(at) : undefined;
+      if (state) {
+        shown.set(at, state.changed ? 'changed' : state.verified ? 'verified' : 'saved');
+      }
+    }
+    const same =
+      shown.size === this.shown.size &&
+      [...shown].every(([at, state]) => this.shown.get(at) === state);
+    this.shown = shown;
+    if (!same) {
+      this.changed.fire();
+    }
   }
 }

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -257,6 +258,46 @@ describe('report ids in code, deep links, verified provenance and list export', 
     }
     // The folder gone, the row no longer says saved.
     await eventually(async () => assert.doesNotMatch(spoken(await row()), /\bsaved\b/));
+  });
+
+  it('the rows are redrawn when a report of theirs is saved, not when a folder with none of theirs is first read (a redraw replaces the rows, and a click on one meanwhile is lost)', async () => {
+    let redraws = 0;
+    const counting = api.views.reports.onDidChangeTreeData!(() => redraws++);
+    const elsewhere = path.join(workspaceFolder(), 'elsewhere-reports');
+    const report = lab
+      .reportsFor(LEAK_CHECK_TOKEN)
+      .filter((candidate) => candidate.download_available)[7]!;
+    try {
+      await api.views.reports.getChildren(undefined);
+      // Another lab's saved report, in a folder Lab Data has not read before.
+      const bytes = Buffer.from('%PDF-1.4 another lab\n');
+      const file = path.join(elsewhere, 'RPT-ELSEWHERE-1.pdf');
+      await fs.mkdir(elsewhere, { recursive: true });
+      await fs.writeFile(file, bytes);
+      const entry = {
+        bytes: bytes.length,
+        file: 'RPT-ELSEWHERE-1.pdf',
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        revision: '1',
+      };
+      await fs.writeFile(
+        path.join(elsewhere, 'lab-data-sync.json'),
+        `${JSON.stringify({ labs: { 'https://elsewhere.example': { name: 'Elsewhere', reports: { 'RPT-ELSEWHERE-1': entry } } }, version: 3 }, null, 2)}\n`,
+      );
+      // Read once its file has an Explorer decoration.
+      await eventually(() => assert.ok(api.savedFiles.decoration(vscode.Uri.file(file))), 30_000);
+      assert.equal(redraws, 0, 'no row of this lab changed, so none was redrawn');
+      await vscode.commands.executeCommand('labData.saveReportPdf', {
+        lab: labName,
+        id: report.report_id,
+        ifExists: 'overwrite',
+      });
+      await eventually(() => assert.ok(redraws > 0, "the saved report's row was redrawn"), 30_000);
+    } finally {
+      counting.dispose();
+      await fs.rm(elsewhere, { recursive: true, force: true });
+      await fs.rm(folder(), { recursive: true, force: true });
+    }
   });
 
   it('hovering over 20 different ids twice costs at most one request per id', async () => {
