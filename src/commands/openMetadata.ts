@@ -42,13 +42,20 @@ export async function openReportMetadata(
       () => documents.reread(uri),
     );
   }
-  const document = await withNotificationProgress(
+  const opened = await withNotificationProgress(
     vscode.l10n.t('Lab Data: Opening {0} from {1}', ref.id, ref.lab),
     () => vscode.workspace.openTextDocument(uri),
   );
-  await vscode.window.showTextDocument(document, { preview: false });
-  // The document says why in place; the notification says it too, with Retry and Check Connection.
+  // The document says why in place, as plain text: the JSON checker would count each line of it
+  // as an error. Opened again once the lab answers, it is JSON again.
   const failure = documents.failureOf(uri);
+  const language = failure ? 'plaintext' : 'json';
+  const document =
+    opened.languageId === language || (!failure && opened.languageId !== 'plaintext') // a language the person chose stays
+      ? opened
+      : await vscode.languages.setTextDocumentLanguage(opened, language);
+  await vscode.window.showTextDocument(document, { preview: false });
+  // The notification says it too, with Retry and Check Connection.
   if (failure) {
     throw failure;
   }

@@ -127,4 +127,38 @@ describe('metadata as JSON documents', () => {
     );
     assert.equal(missing, undefined, 'an unknown id opens nothing');
   });
+
+  it('a record the lab could not give opens as plain text saying why, not as a broken JSON file; opened again once the lab answers, it is JSON', async () => {
+    const report = lab.reportsFor('demo-full-access')[7]!;
+    const find = (): vscode.TextDocument | undefined =>
+      vscode.workspace.textDocuments.find(
+        (doc) => doc.uri.scheme === 'labdata' && doc.uri.query.includes(`id=${report.report_id}`),
+      );
+    lab.setFaults({ status: { status: 400, times: Infinity } });
+    let failed: vscode.TextDocument;
+    try {
+      await vscode.commands.executeCommand('labData.openReportMetadata', report.report_id);
+      failed = await eventually(() => {
+        const document = find();
+        assert.ok(document, 'the document opened, saying why');
+        assert.match(document.getText(), /could not fetch/);
+        return document;
+      });
+    } finally {
+      lab.setFaults({});
+    }
+    // The JSON checker would count each line of the explanation as an error.
+    assert.equal(failed.languageId, 'plaintext');
+    assert.equal(vscode.window.activeTextEditor?.document.languageId, 'plaintext');
+    const uri = await vscode.commands.executeCommand<vscode.Uri>(
+      'labData.openReportMetadata',
+      report.report_id,
+    );
+    // The document takes the new text when VS Code has applied the read, a moment after it.
+    await eventually(async () => {
+      const { document, json } = await openedJson(uri);
+      assert.deepEqual(json, report);
+      assert.equal(document.languageId, 'json');
+    });
+  });
 });
