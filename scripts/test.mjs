@@ -182,6 +182,8 @@ async function cliTestsUnderHostNodes() {
         './out/test/support/summaryReporter.js',
         '--require',
         './out/test/support/processGuard.js',
+        '--require',
+        './out/test/support/leftoverChildren.js',
         '--timeout',
         '20000',
         '--slow',

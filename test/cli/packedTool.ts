@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { endWithItsTest } from '../support/leftoverChildren';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -103,6 +104,8 @@ export function packAndInstall(): PackedTool {
           transcript.push(stdout, stderr);
           resolve({ code, signal, stdout, stderr });
         });
+        // A test that times out must not leave it running against the next test's servers.
+        endWithItsTest(child);
         options.started?.(child);
       });
     },
