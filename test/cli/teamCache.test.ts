@@ -22,7 +22,8 @@ function mentions(text: string): number {
 }
 
 describe('lab-data with a team cache on a server: real nginx on loopback (packed tool)', function () {
-  this.timeout(120_000);
+  // A hang detector, not a speed claim: the 3,000-file check took over 120 s at load 40.
+  this.timeout(300_000);
   let tool: PackedTool;
   let lab: MockLab;
   let nginx: NginxCache;
