@@ -70,6 +70,10 @@ export const Commands = {
   /** Each step of the way to a lab, timed, as a report; also a button on every network error. */
   checkConnection: 'labData.checkConnection',
   setCacheToken: 'labData.setCacheToken',
+  /** The walkthrough's "Use in Python or R": an unsaved script that reads the saved reports. */
+  newAnalysisScript: 'labData.newAnalysisScript',
+  /** The walkthrough's "Verify in CI": an unsaved workflow running lab-data pull and verify. */
+  newCiWorkflow: 'labData.newCiWorkflow',
 } as const;
 
 /** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */

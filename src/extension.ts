@@ -292,6 +292,7 @@ function commandServices(
     integration: `Lab Data for VS Code ${version} (VS Code ${vscode.version})`,
     usedRevisions: parts.usedRevisions,
     impact: parts.impact,
+    extensionUri: context.extensionUri,
   };
 }
 

@@ -63,6 +63,7 @@ import type { NetworkSettings } from '../labs/networkSettings';
 import type { ConnectionReportDocuments } from '../documents/connectionReports';
 import { loadMore, refreshAll, retryPage } from './treePaging';
 import { setCacheToken } from '../downloads/teamCache';
+import { newAnalysisScript, newCiWorkflow } from './starters';
 
 export interface CommandServices {
   readonly labs: Labs;
@@ -100,6 +101,8 @@ export interface CommandServices {
   readonly usedRevisions: UsedRevisionDocuments;
   /** The uses the Problems panel, the CodeLenses and the Explorer show: read again after Record Report Uses. */
   readonly impact: ImpactState;
+  /** Where the extension's files are (the starters in `media/starters/`). */
+  readonly extensionUri: vscode.Uri;
 }
 
 /** The table of every command id and its handler. */
@@ -124,6 +127,7 @@ export function commandTable({
   integration,
   usedRevisions,
   impact,
+  extensionUri,
 }: CommandServices): Record<string, CommandHandler> {
   const palette = {
     labs,
@@ -209,6 +213,9 @@ export function commandTable({
     [Commands.checkConnection]: (...args) =>
       checkConnection({ labs, network, reports: connectionReports, log, integration }, ...args),
     [Commands.setCacheToken]: () => setCacheToken(prompts.current, log),
+    [Commands.newAnalysisScript]: (language?: unknown) =>
+      newAnalysisScript(extensionUri, prompts.current, language),
+    [Commands.newCiWorkflow]: () => newCiWorkflow(extensionUri, prompts.current),
     [Commands.loadMore]: (node?: unknown) => loadMore(trees, node),
     [Commands.retry]: (list?: unknown) => retryPage(trees, list),
   };

@@ -63,13 +63,12 @@ export async function signIn(
   const baseUrl =
     text(given.baseUrl) ??
     defined?.lab.url.baseUrl ??
-    (await vscode.window.showInputBox({
-      title: vscode.l10n.t('Lab Data: Sign In (1/2)'),
-      prompt: vscode.l10n.t('Address of your lab’s API, for example https://lab.example.com'),
-      value: labs.all[0]?.lab.url.baseUrl ?? 'https://',
-      ignoreFocusOut: true,
-      validateInput: baseUrlProblem,
-    }));
+    (await prompts.text(
+      vscode.l10n.t('Lab Data: Sign In (1/2)'),
+      vscode.l10n.t('Address of your lab’s API, for example https://lab.example.com'),
+      labs.all[0]?.lab.url.baseUrl ?? 'https://',
+      baseUrlProblem,
+    ));
   if (baseUrl === undefined) {
     return undefined;
   }

@@ -56,6 +56,7 @@ describe('command palette queries', () => {
       'labData.findReport',
       'labData.searchReports',
       'labData.listSamples',
+      'labData.newAnalysisScript',
     ];
     for (const id of asking) {
       assert.ok(contributes.commands.find((c) => c.command === id)!.title.endsWith('…'), id);

@@ -52,6 +52,7 @@ export function runUiSuite(
     );
   });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
+  mocha.addFile(path.join(__dirname, 'walkthrough.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.keyboard.test.js'));
   mocha.addFile(path.join(__dirname, 'reportsView.test.js'));
