@@ -1,33 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { recordedFolder } from '../support/recordedFolder';
 import { activateExtension, eventually, workspaceFolder } from './helpers';
-
-const sha = (bytes: string): string => createHash('sha256').update(bytes).digest('hex');
-
-/**
- * A folder with a manifest of three reports, all there as recorded (no lab is needed to verify
- * them); returns the manifest's text.
- */
-async function savedFolder(folder: string, prefix: string): Promise<string> {
-  await fs.mkdir(folder, { recursive: true });
-  const reports: Record<string, unknown> = {};
-  for (const n of [1, 2, 3]) {
-    const id = `${prefix}-00${n}`;
-    const bytes = `%PDF-1.4 report ${id}\n`;
-    await fs.writeFile(path.join(folder, `${id}.pdf`), bytes);
-    reports[id] = { bytes: bytes.length, file: `${id}.pdf`, revision: '1', sha256: sha(bytes) };
-  }
-  const text = `${JSON.stringify(
-    { labs: { 'https://lab.invalid': { name: 'Tasks lab', reports } }, version: 3 },
-    null,
-    2,
-  )}\n`;
-  await fs.writeFile(path.join(folder, 'lab-data-sync.json'), text);
-  return text;
-}
 
 /** The exit code of a task's process, once it ends. */
 function exitOf(execution: Thenable<vscode.TaskExecution>): Promise<number | undefined> {
@@ -63,7 +39,7 @@ describe('lab-data tasks: pull, verify, status and impact through the bundled co
   /** Relative to the workspace folder, as a task's `folder` is. */
   let failing: string;
   let passing: string;
-  let failingText: string;
+  let lineOf: (id: string) => number;
   const tasksJson = (): string => path.join(workspaceFolder(), '.vscode', 'tasks.json');
   let tasksJsonBefore: string | undefined;
 
@@ -72,8 +48,8 @@ describe('lab-data tasks: pull, verify, status and impact through the bundled co
     root = await fs.mkdtemp(path.join(workspaceFolder(), 'tasks-'));
     failing = `${path.basename(root)}/analysis/lab-reports`;
     passing = `${path.basename(root)}/clean/lab-reports`;
-    failingText = await savedFolder(path.join(workspaceFolder(), failing), 'TSK');
-    await savedFolder(path.join(workspaceFolder(), passing), 'CLN');
+    ({ lineOf } = await recordedFolder(path.join(workspaceFolder(), failing), 'TSK'));
+    await recordedFolder(path.join(workspaceFolder(), passing), 'CLN');
     // One changed and one missing file; the first is as recorded.
     await fs.writeFile(path.join(workspaceFolder(), failing, 'TSK-002.pdf'), 'annotated');
     await fs.rm(path.join(workspaceFolder(), failing, 'TSK-003.pdf'));
@@ -143,8 +119,6 @@ describe('lab-data tasks: pull, verify, status and impact through the bundled co
       assert.equal(found.length, 2, JSON.stringify(found));
       return found;
     });
-    const lines = failingText.split('\n');
-    const lineOf = (id: string): number => lines.findIndex((line) => line.includes(`"${id}": {`));
     const byLine = [...diagnostics].sort((a, b) => a.range.start.line - b.range.start.line);
     assert.deepEqual(
       byLine.map((each) => each.range.start.line),
