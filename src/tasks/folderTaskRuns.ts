@@ -12,7 +12,7 @@ import {
 } from '../../core/sync/manifest';
 import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { verifiedState, verifyFolder, type VerifiedFile } from '../../core/sync/provenance';
-import { failedLocally, pullFolder, type PulledFile } from '../../core/sync/pull';
+import { pullFolder, type PulledFile } from '../../core/sync/pull';
 import { folderStatus, type EntryStatus } from '../../core/sync/status';
 import { affectedConsumers, currentUses, impactOf } from '../../core/uses/uses';
 import { UsesRecordError } from '../../core/uses/usesRecord';
@@ -157,7 +157,7 @@ export class FolderTaskRuns {
       );
     }
     const codes = result.files.map((file) => {
-      const exitCode = pulledCode(file, unserved);
+      const exitCode = pulledCode(file);
       if (file.state !== 'present') {
         say(`${shown(file.file)} (${shown(file.reportId)}): ${pulledWords(file)}`);
       }
@@ -286,8 +286,8 @@ function verifyFinding(
   }
 }
 
-/** A pulled file's exit code, as `lab-data pull` gives it; a lab no one signed in to is a 3. */
-function pulledCode(file: PulledFile, unserved: ReadonlySet<string>): ExitCode {
+/** A pulled file's exit code, as `lab-data pull` gives it (a lab no one signed in to: 3). */
+function pulledCode(file: PulledFile): ExitCode {
   switch (file.state) {
     case 'present':
     case 'restored':
@@ -298,9 +298,6 @@ function pulledCode(file: PulledFile, unserved: ReadonlySet<string>): ExitCode {
     case 'notAtLab':
       return Exit.mismatch;
     case 'failed':
-      if (unserved.has(file.lab) && !failedLocally(file)) {
-        return Exit.auth;
-      }
       return file.error ? exitCodeOfFailure(file.error) : Exit.mismatch;
   }
 }

@@ -21,6 +21,7 @@ export async function recordedFolder(
       bytes: bytes.length,
       file: `${id}.pdf`,
       revision: '1',
+      source: `/api/v1/reports/${id}/file`,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     };
   }
