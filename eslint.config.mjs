@@ -23,7 +23,7 @@ const LAYERS = [
   ['src/news'],
   ['src/views', 'src/preview', 'src/documents', 'src/downloads', 'src/auth'],
   ['src/ids', 'src/chat', 'src/overview', 'src/provenance', 'src/impact', 'src/statusBar.ts'],
-  ['src/commands', 'src/api.ts'],
+  ['src/commands', 'src/api.ts', 'src/tasks'],
   ['src/extension.ts'],
 ];
 

@@ -77,6 +77,11 @@ export const Commands = {
 } as const;
 
 /** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */
+/** The task type of package.json's `taskDefinitions`, and the source Run Task shows (`lab-data: verify`). */
+export const TASK_TYPE = 'lab-data';
+/** package.json's `problemMatchers` entry the `lab-data` tasks use: a verify finding on its manifest line. */
+export const PROBLEM_MATCHER = '$lab-data';
+
 export const REPORT_TEXT_SCHEME = 'labdata-text';
 
 /** Scheme of Check Connection's read-only reports (`labdata-connection:/Check Connection 1.txt`). */

@@ -9,7 +9,12 @@ import { SyncFolders } from './downloads/syncFolderChoice';
 import { RecentReports } from './commands/reportSuggestions';
 import { Activity } from './ui/activity';
 import { registerCommands } from './commands/commandRunner';
-import { CONNECTION_REPORT_SCHEME, LOG_CHANNEL_NAME, REPORT_TEXT_SCHEME } from './constants';
+import {
+  CONNECTION_REPORT_SCHEME,
+  LOG_CHANNEL_NAME,
+  REPORT_TEXT_SCHEME,
+  TASK_TYPE,
+} from './constants';
 import { MetadataDocumentProvider } from './documents/metadataDocuments';
 import { ConnectionReportDocuments } from './documents/connectionReports';
 import { METADATA_SCHEME } from './ui/commandTargets';
@@ -46,6 +51,8 @@ import { ImpactLenses } from './impact/impactLenses';
 import { ImpactActions } from './impact/impactActions';
 import { USED_REVISION_SCHEME, UsedRevisionDocuments } from './impact/usedRevisionDocuments';
 import { AmendmentNotice } from './impact/amendmentNotice';
+import { FolderTaskRuns } from './tasks/folderTaskRuns';
+import { LabDataTaskProvider } from './tasks/labDataTasks';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -262,6 +269,11 @@ function registerProviders(parts: Parts): vscode.Disposable[] {
       { providedCodeActionKinds: ImpactActions.kinds },
     ),
     vscode.workspace.registerTextDocumentContentProvider(USED_REVISION_SCHEME, parts.usedRevisions),
+    // The `lab-data` tasks: pull, verify, status and impact of each folder with a manifest.
+    vscode.tasks.registerTaskProvider(
+      TASK_TYPE,
+      new LabDataTaskProvider(new FolderTaskRuns(parts.labs, parts.log)),
+    ),
   ];
 }
 

@@ -1,20 +1,7 @@
-import { LabApiError } from '../../core/errors/errors';
+import { exitCodeOfFailure, type ExitCode } from '../../core/errors/exitCodes';
 
-/** The documented exit codes (`lab-data --help`, cli/README.md "Exit status"). */
-export const Exit = {
-  /** Done: the folder is as its manifest records. */
-  ok: 0,
-  /** A file does not match its record, changed at the lab, is missing, or could not be written. */
-  mismatch: 1,
-  /** The command line or the manifest cannot be used as given. */
-  usage: 2,
-  /** The lab refused the token (401) or its scope (403), or there is no token. */
-  auth: 3,
-  /** The lab or the network is unavailable (unreachable, timed out, 5xx, rate-limited beyond waiting). */
-  network: 4,
-} as const;
-
-export type ExitCode = (typeof Exit)[keyof typeof Exit];
+// The codes and their precedence are the core's (the extension's `lab-data` tasks end with them too).
+export { Exit, PRECEDENCE, worst, type ExitCode } from '../../core/errors/exitCodes';
 
 /** A failure the tool reports with one message and one exit code. */
 export class CliError extends Error {
@@ -27,50 +14,7 @@ export class CliError extends Error {
   }
 }
 
-/** The exit code a failure of the core means. */
+/** The exit code a failure means: a {@link CliError}'s own, else the core's {@link exitCodeOfFailure}. */
 export function exitCodeOf(error: unknown): ExitCode {
-  if (error instanceof CliError) {
-    return error.exitCode;
-  }
-  if (!(error instanceof LabApiError)) {
-    return Exit.mismatch;
-  }
-  switch (error.code) {
-    case 'unauthorized':
-    case 'forbidden':
-      return Exit.auth;
-    case 'invalidInput':
-    case 'badRequest':
-      return Exit.usage;
-    case 'notFound':
-    case 'fileSystem':
-    case 'fileExists':
-    case 'cancelled':
-      return Exit.mismatch;
-    default:
-      return Exit.network;
-  }
-}
-
-/**
- * Which outcome the exit status says when a run meets several, worst first: a command line or
- * manifest that cannot be used (2) stops everything; a token that is missing, refused or not
- * confirmed (3) needs the person; a lab or network that is down (4) passes by itself; a file that
- * differs or is missing (1) is the run's own finding. `lab-data --help` and cli/README.md say it.
- */
-export const PRECEDENCE: readonly ExitCode[] = [
-  Exit.usage,
-  Exit.auth,
-  Exit.network,
-  Exit.mismatch,
-  Exit.ok,
-];
-
-/** The worst of several exit codes, by {@link PRECEDENCE}. */
-export function worst(codes: readonly ExitCode[]): ExitCode {
-  return codes.reduce<ExitCode>(
-    (worstSoFar, code) =>
-      PRECEDENCE.indexOf(code) < PRECEDENCE.indexOf(worstSoFar) ? code : worstSoFar,
-    Exit.ok,
-  );
+  return error instanceof CliError ? error.exitCode : exitCodeOfFailure(error);
 }

@@ -415,12 +415,30 @@ export function recordedSizeProblem(bytes: unknown): string | undefined {
  * naming the report as a key, then the first `field` after it; undefined when it cannot be found.
  */
 export function lineOfField(text: string, reportId: string, field: string): number | undefined {
-  const key = new RegExp(`${escapeRegExp(JSON.stringify(reportId))}\\s*:`).exec(text);
-  if (key === null) {
+  const key = keyOfReport(text, reportId);
+  if (key === undefined) {
     return undefined;
   }
-  const at = text.indexOf(JSON.stringify(field), key.index);
-  const index = at < 0 ? key.index : at;
+  const at = text.indexOf(JSON.stringify(field), key);
+  return lineAt(text, at < 0 ? key : at);
+}
+
+/**
+ * The line (from 1) of the entry of `reportId` in a manifest's text: the first line naming the
+ * report as a key; undefined when it cannot be found. Problems about a report as a whole (its
+ * file missing or changed) are shown there.
+ */
+export function lineOfReport(text: string, reportId: string): number | undefined {
+  const key = keyOfReport(text, reportId);
+  return key === undefined ? undefined : lineAt(text, key);
+}
+
+/** Where the first key naming `reportId` starts in a manifest's text. */
+function keyOfReport(text: string, reportId: string): number | undefined {
+  return new RegExp(`${escapeRegExp(JSON.stringify(reportId))}\\s*:`).exec(text)?.index;
+}
+
+function lineAt(text: string, index: number): number {
   return text.slice(0, index).split('\n').length;
 }
 

@@ -58,6 +58,23 @@ export interface VerifiedFile {
   readonly error?: LabApiError;
 }
 
+/** What verification came to for one file, in the words `lab-data verify` and the `lab-data` tasks print. */
+export type VerifiedState = 'ok' | 'missing' | 'changed' | 'unchecked at lab' | 'changed at lab';
+
+/** One file's state, worst first: missing, changed locally, the lab not asked, changed at the lab. */
+export function verifiedState(file: VerifiedFile): VerifiedState {
+  if (file.local === 'missing') {
+    return 'missing';
+  }
+  if (file.local === 'changed') {
+    return 'changed';
+  }
+  if (file.unavailable !== undefined) {
+    return 'unchecked at lab';
+  }
+  return file.atLab.length > 0 ? 'changed at lab' : 'ok';
+}
+
 export interface VerifyResult {
   readonly checked: string[];
   readonly ok: string[];

@@ -3,7 +3,7 @@ import { withNotificationProgress } from '../ui/progress';
 import * as vscode from 'vscode';
 import { toAbortSignal } from '../cancellation';
 import { verifyFolder, type VerifiedFile, type VerifyResult } from '../../core/sync/provenance';
-import { MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
+import { lineOfReport, MANIFEST_FILE_NAME, readManifest } from '../../core/sync/manifest';
 import { savedMetadata } from '../../core/sync/localState';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
@@ -66,12 +66,11 @@ export class SavedReportFindings
     );
     stale.forEach((key) => this.decorations.delete(key));
     const manifestUri = vscode.Uri.file(path.join(folder, MANIFEST_FILE_NAME));
-    const lines = (
-      await vscode.workspace.fs.readFile(manifestUri).then(
-        (bytes) => Buffer.from(bytes).toString('utf8'),
-        () => '',
-      )
-    ).split('\n');
+    const text = await vscode.workspace.fs.readFile(manifestUri).then(
+      (bytes) => Buffer.from(bytes).toString('utf8'),
+      () => '',
+    );
+    const lines = text.split('\n');
     const diagnostics: vscode.Diagnostic[] = [];
     for (const file of files) {
       const problems = describe(file);
@@ -97,10 +96,8 @@ export class SavedReportFindings
           ),
         ),
       );
-      const line = Math.max(
-        0,
-        lines.findIndex((text) => text.includes(`"${file.reportId}": {`)),
-      );
+      // The report's entry in the manifest, found as the `lab-data` tasks' verify finds it.
+      const line = (lineOfReport(text, file.reportId) ?? 1) - 1;
       const diagnostic = new vscode.Diagnostic(
         new vscode.Range(line, 0, line, lines[line]?.length ?? 0),
         `${file.reportId} (${file.lab}): ${problems.join('; ')}`,

@@ -1,26 +1,13 @@
-import { verifyFolder, type VerifiedFile } from '../../../core/sync/provenance';
+import { verifiedState, verifyFolder, type VerifiedFile } from '../../../core/sync/provenance';
 import type { CliContext } from '../context';
 import { Exit, exitCodeOf, type ExitCode } from '../exitCodes';
 import { MISSING, out, RunReport, type Outcome } from '../output';
 import { folderArgument, readManifestOrFail } from './folder';
 import { selectionOf } from '../selection';
 
-function stateOf(file: VerifiedFile): string {
-  if (file.local === 'missing') {
-    return 'missing';
-  }
-  if (file.local === 'changed') {
-    return 'changed';
-  }
-  if (file.unavailable !== undefined) {
-    return 'unchecked at lab';
-  }
-  return file.atLab.length > 0 ? 'changed at lab' : 'ok';
-}
-
 /** What one file's check came to, as one cause among the run's. */
 function outcomeOf(file: VerifiedFile): Outcome {
-  switch (stateOf(file)) {
+  switch (verifiedState(file)) {
     case 'ok':
       return { what: 'as recorded', exitCode: Exit.ok };
     case 'missing':
@@ -88,7 +75,7 @@ export async function verify(context: CliContext): Promise<ExitCode> {
             lab: file.lab,
             report_id: file.reportId,
             file: file.file,
-            state: stateOf(file),
+            state: verifiedState(file),
             local: file.local,
             at_lab: file.atLab,
             unavailable: file.unavailable,

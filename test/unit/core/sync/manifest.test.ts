@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
+  lineOfField,
+  lineOfReport,
   MANIFEST_FILE_NAME,
   readManifest,
   type LabSection,
@@ -77,5 +79,38 @@ describe('writing one lab’s section of a manifest (updateManifest)', () => {
     };
     assert.deepEqual(Object.keys(again.labs['https://meridian.example']!.reports), ['R-1', 'R-2']);
     assert.deepEqual(Object.keys(again.labs['https://vpn.meridian.example']!.reports), ['R-VPN']);
+  });
+});
+
+describe("the line of a report's entry in a manifest (lineOfReport), where its problems are shown", () => {
+  const text = `${JSON.stringify(
+    {
+      version: 1,
+      labs: {
+        'https://lab.example': {
+          name: 'lab',
+          reports: {
+            'RPT-1': { file: 'RPT-1.pdf', bytes: 10 },
+            'RPT-10': { file: 'RPT-10.pdf', bytes: 12 },
+          },
+        },
+      },
+    },
+    null,
+    2,
+  )}\n`;
+  const lines = text.split('\n');
+
+  it('finds the line naming the report as a key, not a longer id that starts the same, nor a value', () => {
+    assert.equal(lines[lineOfReport(text, 'RPT-10')! - 1]!.trim(), '"RPT-10": {');
+    assert.equal(lines[lineOfReport(text, 'RPT-1')! - 1]!.trim(), '"RPT-1": {');
+    assert.equal(lineOfReport(text, 'RPT-1.pdf'), undefined, 'a file name is a value, not a key');
+    assert.equal(lineOfReport(text, 'RPT-2'), undefined);
+  });
+
+  it("a field's line is after its report's line (lineOfField starts there)", () => {
+    const report = lineOfReport(text, 'RPT-10')!;
+    assert.equal(lineOfField(text, 'RPT-10', 'bytes'), report + 2);
+    assert.equal(lineOfField(text, 'RPT-10', 'nothing'), report);
   });
 });

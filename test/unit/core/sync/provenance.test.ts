@@ -6,7 +6,12 @@ import * as path from 'node:path';
 import { LabApiError } from '../../../../core/errors/errors';
 import { csvField, csvRow, exportRecords, withNames } from '../../../../core/derived/exportList';
 import { IdShapes, findIds, userIdPattern } from '../../../../core/derived/idPatterns';
-import { changesAtLab, verifyFolder } from '../../../../core/sync/provenance';
+import {
+  changesAtLab,
+  verifiedState,
+  verifyFolder,
+  type VerifiedFile,
+} from '../../../../core/sync/provenance';
 import type { Report } from '../../../../core/api/records';
 import { RecordLookup, RequestBudget } from '../../../../core/api/recordLookup';
 import {
@@ -399,5 +404,28 @@ describe('exporting lists', () => {
       /connection dropped/,
     );
     assert.deepEqual(await readdir(folder), []);
+  });
+});
+
+describe("one verified file's state (verifiedState), as lab-data verify and the lab-data tasks say it", () => {
+  const file = (over: Partial<VerifiedFile>): VerifiedFile => ({
+    lab: 'lab',
+    reportId: 'RPT-1',
+    file: 'RPT-1.pdf',
+    entry: {} as ManifestEntry,
+    local: 'same',
+    atLab: [],
+    ...over,
+  });
+
+  it('worst first: missing, then changed locally, then not checked at the lab, then changed at the lab', () => {
+    assert.equal(verifiedState(file({})), 'ok');
+    assert.equal(verifiedState(file({ local: 'missing', atLab: ['revision 1 → 2'] })), 'missing');
+    assert.equal(verifiedState(file({ local: 'changed', unavailable: 'signed out' })), 'changed');
+    assert.equal(
+      verifiedState(file({ unavailable: 'signed out', atLab: ['revision 1 → 2'] })),
+      'unchecked at lab',
+    );
+    assert.equal(verifiedState(file({ atLab: ['revision 1 → 2'] })), 'changed at lab');
   });
 });
