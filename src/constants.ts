@@ -72,6 +72,10 @@ export const Commands = {
   setCacheToken: 'labData.setCacheToken',
 } as const;
 
+/** The notebook renderer of a report card (package.json `contributes.notebookRenderer`) and the MIME type it draws. */
+export const REPORT_CARD_RENDERER_ID = 'lab-data.report-card';
+export const REPORT_CARD_MIME = 'application/vnd.labdata.report+json';
+
 /** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */
 export const REPORT_TEXT_SCHEME = 'labdata-text';
 

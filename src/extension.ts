@@ -46,6 +46,7 @@ import { ImpactLenses } from './impact/impactLenses';
 import { ImpactActions } from './impact/impactActions';
 import { USED_REVISION_SCHEME, UsedRevisionDocuments } from './impact/usedRevisionDocuments';
 import { AmendmentNotice } from './impact/amendmentNotice';
+import { ReportCardMessages } from './notebooks/reportCardMessages';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -107,6 +108,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     log,
     { provider: savedView.provider },
     { refresh: () => parts.impact.refresh() },
+    { receive: (message) => parts.reportCards.receive(message) },
   );
 }
 
@@ -158,6 +160,7 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
+  const reportCards = new ReportCardMessages(labs, log);
   return {
     tokens,
     registry,
@@ -192,6 +195,7 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
     ids,
     hovers,
     deepLinks,
+    reportCards,
     log,
   };
 }
@@ -262,6 +266,8 @@ function registerProviders(parts: Parts): vscode.Disposable[] {
       { providedCodeActionKinds: ImpactActions.kinds },
     ),
     vscode.workspace.registerTextDocumentContentProvider(USED_REVISION_SCHEME, parts.usedRevisions),
+    // A report card's "Preview" in a notebook output (the renderer's messages).
+    ...parts.reportCards.register(),
   ];
 }
 

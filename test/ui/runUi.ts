@@ -59,6 +59,7 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   mocha.addFile(path.join(__dirname, 'savedReportsView.test.js'));
   mocha.addFile(path.join(__dirname, 'amendedUses.test.js'));
+  mocha.addFile(path.join(__dirname, 'notebookRenderer.test.js'));
   // A window reload: what survives it (a preview tab, the Reports filter).
   mocha.addFile(path.join(__dirname, 'reload.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
