@@ -5,35 +5,11 @@ import * as vscode from 'vscode';
 import type { LabDataExtensionApi } from '../../src/api';
 import { EXTENSION_ID, REPORT_CARD_MIME, REPORT_CARD_RENDERER_ID } from '../../src/constants';
 import type { MockLabServer } from '../mock/server';
+import { notebookWithCard } from '../support/reportCardNotebook';
 import { eventually, signedInLab, workspaceFolder, type SignedInLab } from './helpers';
 
 const DEMO_TOKEN = 'demo-full-access';
 const NOTEBOOK = 'report-card.ipynb';
-
-/** A stored Jupyter notebook whose one cell's output holds `card` as the report MIME (no kernel runs). */
-function notebookWithCard(card: Record<string, unknown>): string {
-  return JSON.stringify({
-    cells: [
-      {
-        cell_type: 'code',
-        execution_count: 1,
-        metadata: {},
-        source: [`labdata.report("${String(card.id)}")`],
-        outputs: [
-          {
-            output_type: 'execute_result',
-            execution_count: 1,
-            metadata: {},
-            data: { [REPORT_CARD_MIME]: card, 'text/plain': [`${String(card.id)}`] },
-          },
-        ],
-      },
-    ],
-    metadata: { language_info: { name: 'python' } },
-    nbformat: 4,
-    nbformat_minor: 5,
-  });
-}
 
 /** The active tab's label, when it is a Lab Data PDF preview. */
 function previewTabLabel(): string | undefined {

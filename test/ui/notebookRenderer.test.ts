@@ -3,11 +3,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
+import { notebookWithCard } from '../support/reportCardNotebook';
 import { openFileFromPalette, runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
 import { closeTabs, confirmSignOut, showLabData, waitUntil } from './workbench';
 
-const MIME = 'application/vnd.labdata.report+json';
 const NOTEBOOK = 'report-card-ui.ipynb';
 
 /** The frame of the notebook's outputs that shows the report card (nested inside the notebook's webview). */
@@ -67,30 +67,7 @@ describe('a report card in a notebook output', () => {
         amended: true,
         verified: true,
       };
-      await fs.writeFile(
-        file,
-        JSON.stringify({
-          cells: [
-            {
-              cell_type: 'code',
-              execution_count: 1,
-              metadata: {},
-              source: [`labdata.report("${report.report_id}")`],
-              outputs: [
-                {
-                  output_type: 'execute_result',
-                  execution_count: 1,
-                  metadata: {},
-                  data: { [MIME]: card, 'text/plain': [report.report_id] },
-                },
-              ],
-            },
-          ],
-          metadata: { language_info: { name: 'python' } },
-          nbformat: 4,
-          nbformat_minor: 5,
-        }),
-      );
+      await fs.writeFile(file, notebookWithCard(card));
       await openFileFromPalette(page, NOTEBOOK);
       const frame = await cardFrame(page);
       const shown = frame.locator('.labdata-card');
