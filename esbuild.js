@@ -1,7 +1,7 @@
 // Bundles the extension into dist/extension.js, in the shape of vscode-extension-samples/esbuild-sample,
-// and the PDF viewer (browser code, loaded only by the preview webview) into dist/webview/, next to
-// the pdf.js module and worker copied from pdfjs-dist into dist/pdfjs/ with its viewer components
-// (never loaded by activate()).
+// and the browser code (the PDF viewer, the overview, the notebooks' report card renderer) into
+// dist/webview/, next to the pdf.js module and worker copied from pdfjs-dist into dist/pdfjs/ with
+// its viewer components (never loaded by activate()).
 // `--production` minifies and drops source maps; `--watch` rebuilds on change. Type checking is
 // separate (`npm run check-types`).
 const esbuild = require('esbuild');
@@ -83,7 +83,7 @@ async function main() {
     plugins: [problemMatcherPlugin],
   });
   const viewer = await esbuild.context({
-    entryPoints: ['webviews/pdfViewer.ts', 'webviews/overview.ts'],
+    entryPoints: ['webviews/pdfViewer.ts', 'webviews/overview.ts', 'webviews/reportCard.ts'],
     bundle: true,
     format: 'esm',
     minify: production,

@@ -22,7 +22,15 @@ const LAYERS = [
   ['src/labs'],
   ['src/news'],
   ['src/views', 'src/preview', 'src/documents', 'src/downloads', 'src/auth'],
-  ['src/ids', 'src/chat', 'src/overview', 'src/provenance', 'src/impact', 'src/statusBar.ts'],
+  [
+    'src/ids',
+    'src/chat',
+    'src/overview',
+    'src/provenance',
+    'src/impact',
+    'src/notebooks',
+    'src/statusBar.ts',
+  ],
   ['src/commands', 'src/api.ts', 'src/tasks'],
   ['src/extension.ts'],
 ];

@@ -310,7 +310,7 @@ function checkPackageContents(vsix, vsceOutput) {
     .filter((name) => name.startsWith('extension/'))
     .map((name) => name.slice('extension/'.length));
   const allowed =
-    /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|readme\.md|changelog\.md|LICENSE\.txt|package\.json|package\.nls\.json)$/;
+    /^(dist\/extension\.js|dist\/webview\/(pdfViewer|overview|reportCard)\.js|dist\/chartjs\/(chart\.umd\.min\.js|LICENSE\.md)|dist\/pdfjs\/(pdf\.min\.mjs|pdf\.worker\.min\.mjs|pdf_viewer\.mjs|LICENSE)|media\/.+|l10n\/.+|readme\.md|changelog\.md|LICENSE\.txt|package\.json|package\.nls\.json)$/;
   const problems = [];
   const unexpected = files.filter((file) => !allowed.test(file));
   if (unexpected.length > 0) {

@@ -116,6 +116,11 @@ export interface LabDataExtensionApi {
     /** Reads every folder's uses and impact again now; settles when the warnings are up to date. */
     refresh(): Promise<void>;
   };
+  /** Notebook outputs: the report card renderer's messages. */
+  readonly notebooks: {
+    /** Handles `message` as the extension handles one from a report card (`{ type: 'preview', id, lab?, origin? }`); resolves with the preview's result. */
+    receive(message: unknown): Promise<unknown>;
+  };
   /** Saved report files: their Explorer decoration, and the notice of missing files on opening. */
   readonly savedFiles: {
     /** The decoration the Explorer shows for `uri`. */
@@ -170,9 +175,11 @@ export function createExtensionApi(
   log: Logger,
   savedReports: LabDataExtensionApi['savedReports'],
   uses: LabDataExtensionApi['uses'],
+  notebooks: LabDataExtensionApi['notebooks'],
 ): LabDataExtensionApi {
   return {
     uses,
+    notebooks,
     savedReports,
     activationMs,
     accounts,

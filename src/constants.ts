@@ -76,6 +76,10 @@ export const Commands = {
   newCiWorkflow: 'labData.newCiWorkflow',
 } as const;
 
+/** The notebook renderer of a report card (package.json `contributes.notebookRenderer`) and the MIME type it draws. */
+export const REPORT_CARD_RENDERER_ID = 'lab-data.report-card';
+export const REPORT_CARD_MIME = 'application/vnd.labdata.report+json';
+
 /** Scheme of the previewed PDFs' texts (`labdata-text:/RPT-2024-00001 (text).txt`). */
 /** The task type of package.json's `taskDefinitions`, and the source Run Task shows (`lab-data: verify`). */
 export const TASK_TYPE = 'lab-data';

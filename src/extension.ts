@@ -53,6 +53,7 @@ import { USED_REVISION_SCHEME, UsedRevisionDocuments } from './impact/usedRevisi
 import { AmendmentNotice } from './impact/amendmentNotice';
 import { FolderTaskRuns } from './tasks/folderTaskRuns';
 import { LabDataTaskProvider } from './tasks/labDataTasks';
+import { ReportCardMessages } from './notebooks/reportCardMessages';
 
 /** Builds the objects and registers them; no logic of its own. */
 export async function activate(context: vscode.ExtensionContext): Promise<LabDataExtensionApi> {
@@ -114,6 +115,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LabDat
     log,
     { provider: savedView.provider },
     { refresh: () => parts.impact.refresh() },
+    { receive: (message) => parts.reportCards.receive(message) },
   );
 }
 
@@ -165,6 +167,7 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
   const ids = new LabIds(labs, log);
   const hovers = new IdHoverProvider(ids);
   const deepLinks = new DeepLinkHandler(labs, ids, documents, log);
+  const reportCards = new ReportCardMessages(labs, log);
   return {
     tokens,
     registry,
@@ -199,6 +202,7 @@ function buildParts(context: vscode.ExtensionContext, log: Logger, version: stri
     ids,
     hovers,
     deepLinks,
+    reportCards,
     log,
   };
 }
@@ -274,6 +278,8 @@ function registerProviders(parts: Parts): vscode.Disposable[] {
       TASK_TYPE,
       new LabDataTaskProvider(new FolderTaskRuns(parts.labs, parts.log)),
     ),
+    // A report card's "Preview" in a notebook output (the renderer's messages).
+    ...parts.reportCards.register(),
   ];
 }
 

@@ -405,6 +405,7 @@ class Report:
             "id": self.report_id,
             "title": self.title,
             "lab": self.lab,
+            "origin": self.origin,
             "status": self.status,
             "revision": self.revision,
             "amended": self.amended,
@@ -413,9 +414,13 @@ class Report:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> Dict[str, Any]:
         card = self._card()
+        status = self.status or "status unknown"
+        if self.amended and self.status != "amended":
+            status += ", amended"
         text = (
-            f"{self.report_id} ({self.lab}) revision {self.revision or '?'}, {self.status or 'status unknown'}"
-            f"{', amended' if self.amended else ''}: {self.state}"
+            f"{self.report_id}{f' {self.title}' if self.title else ''} ({self.lab}): "
+            f"revision {self.revision or '?'}, {status}, "
+            f"{'verified' if self.verified else f'not verified ({self.state})'}"
         )
         rows = "".join(
             f"<tr><th>{html.escape(key)}</th><td>{html.escape(json.dumps(value) if not isinstance(value, str) else value)}</td></tr>"

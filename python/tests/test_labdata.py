@@ -1,5 +1,6 @@
 """labdata on folders the packed lab-data tool and the extension's core wrote from the mock lab."""
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -295,9 +296,25 @@ def test_the_core_written_amended_report_is_read_at_revision_2(copy_case):
     assert report.revision == "2" and report.amended and report.verified
     bundle = report._repr_mimebundle_()
     card = bundle[labdata.MIME_TYPE]
-    assert set(card) == {"id", "title", "lab", "status", "revision", "amended", "verified"}
+    assert set(card) == {"id", "title", "lab", "origin", "status", "revision", "amended", "verified"}
+    assert card["origin"] == report.origin
     assert card["id"] == amended["report_id"] and card["revision"] == "2" and card["verified"] is True
     assert amended["report_id"] in bundle["text/plain"] and "<table" in bundle["text/html"]
+
+
+def test_a_report_card_is_data_in_every_form_of_its_bundle(copy_case):
+    case = copy_case("core")
+    amended = case.amended
+    recorded = labdata.report(amended["report_id"], lab=amended["lab"], folder=case.folder)
+    report = dataclasses.replace(recorded, title='<script>alert("x")</script> & more')
+    bundle = report._repr_mimebundle_(include=None, exclude=None)
+    assert set(bundle) == {labdata.MIME_TYPE, "text/plain", "text/html"}
+    assert json.loads(json.dumps(bundle[labdata.MIME_TYPE]))["title"] == report.title
+    assert "<script>" not in bundle["text/html"]
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more" in bundle["text/html"]
+    text = bundle["text/plain"]
+    assert text.startswith(f'{report.report_id} <script>alert("x")</script> & more ({report.lab}): revision 2, ')
+    assert text.endswith(", verified") and "amended" in text and "amended, amended" not in text
 
 
 @pytest.mark.parametrize(

@@ -79,6 +79,18 @@ export async function runFromPalette(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** Opens a workspace file by its name with Quick Open (the palette without its ">"). */
+export async function openFileFromPalette(page: Page, name: string): Promise<void> {
+  await openPalette(page);
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(name);
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: name })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
 /** Signs in as a person does: "Lab Data: Sign In", the address, then the token in a password box. */
 export async function signInFromPalette(page: Page, baseUrl: string, token: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input');

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
@@ -10,6 +10,7 @@ import {
   registerPseudoLanguagePack,
   pseudoExtension,
 } from '../support/pseudoLocale';
+import { notebookWithCard } from '../support/reportCardNotebook';
 import { uiContext } from './uiContext';
 import { animationsDone, shows, waitUntil } from './workbench';
 
@@ -304,6 +305,29 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
       );
       await shot('pseudo-locale-pdf-preview.png');
 
+      // A report card in a notebook output: the renderer's labels come from the extension.
+      writeFileSync(
+        path.join(dirs.workspace, 'report-card.ipynb'),
+        notebookWithCard({ id: withFile.report_id, lab: withFile.lab_name, revision: '1' }),
+      );
+      await page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } });
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 15_000 });
+      await input.fill('report-card.ipynb');
+      await page
+        .locator('.quick-input-widget .monaco-list-row', { hasText: 'report-card.ipynb' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      const card = await webviewFrame(page, '.labdata-card button');
+      await waitUntil(
+        async () => (await card.locator('.labdata-card button').innerText()) === P('Preview'),
+        'the report card’s labels in the display language',
+        30_000,
+      );
+      await look('a report card in a notebook', card, '.labdata-card');
+      await shot('pseudo-locale-notebook-card.png');
+
       const leftovers = seen.flatMap(({ where, texts }) =>
         englishLeftovers(texts, messages).map(
           (found) => `${where}: "${found.text}" (English "${found.message}")`,
@@ -330,7 +354,7 @@ describe('Lab Data in another language: the pseudo-locale qps-ploc', () => {
         'buttons, view titles, headings and the PDF toolbar fit at the default width',
       );
       console.log(
-        `      screenshots: ${path.relative(process.cwd(), screenshotsDir)}/pseudo-locale-{welcome,sign-in,reports,since-picker,overview,report-picker,pdf-preview}.png`,
+        `      screenshots: ${path.relative(process.cwd(), screenshotsDir)}/pseudo-locale-{welcome,sign-in,reports,since-picker,overview,report-picker,pdf-preview,notebook-card}.png`,
       );
     } catch (error) {
       await page.screenshot({ path: path.join(screenshotsDir, 'pseudo-locale-failure.png') });

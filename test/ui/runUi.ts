@@ -62,6 +62,7 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'amendedUses.test.js'));
   // The lab-data tasks from Run Task, their findings in Problems.
   mocha.addFile(path.join(__dirname, 'tasks.test.js'));
+  mocha.addFile(path.join(__dirname, 'notebookRenderer.test.js'));
   // A window reload: what survives it (a preview tab, the Reports filter).
   mocha.addFile(path.join(__dirname, 'reload.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
