@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { TEST_HOSTS, selectedTestHosts } from './bootstrap.mjs';
 import {
   canBindSystemBundle,
+  installFixtureExtension,
   installVsix,
   launchChromium,
   makeSandbox,
@@ -279,6 +280,8 @@ async function runInCodeServer(host) {
     await server?.stop();
     const vsix = join(dirs.sandbox, 'ui.vsix');
     addCounts(checkPackageContents(vsix, installVsix(host, dirs, vsix)));
+    // The in-memory file system the virtual workspace check opens (memfs:/demo).
+    installFixtureExtension(host, dirs, join(root, 'test', 'fixtures', 'memfs-extension'));
     // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
     // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
     const uiEnv = { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' };
@@ -297,6 +300,7 @@ async function runInCodeServer(host) {
         workbenchUrl: uiUrl,
         screenshotsDir,
         workspace: dirs.workspace,
+        virtualWorkbenchUrl: `${uiServer.url}/?folder=${encodeURIComponent(VIRTUAL_FOLDER)}`,
         userDataDir: dirs.userData,
         // The environment this code-server runs with: the UI checks derive their bounds from it.
         hostEnv: uiEnv,
