@@ -20,6 +20,14 @@ export function diskFolders(): readonly vscode.WorkspaceFolder[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file');
 }
 
+/**
+ * Whether the workspace is virtual: it has folders and none is on disk. There, no search provider
+ * answers `workspace.findFiles` (it waits for one forever), so nothing searches for manifests.
+ */
+export function isVirtualWorkspace(): boolean {
+  return (vscode.workspace.workspaceFolders?.length ?? 0) > 0 && diskFolders().length === 0;
+}
+
 function sentence(work: DiskWork, where: string): string {
   switch (work) {
     case 'save':
@@ -59,8 +67,9 @@ export function requireDiskFolder(work: DiskWork, given?: vscode.Uri): void {
     }
     return;
   }
-  const folders = vscode.workspace.workspaceFolders ?? [];
-  if (folders.length > 0 && diskFolders().length === 0) {
-    throw new NeedsDiskFolder(sentence(work, folders[0]!.uri.toString(true)));
+  if (isVirtualWorkspace()) {
+    throw new NeedsDiskFolder(
+      sentence(work, vscode.workspace.workspaceFolders![0]!.uri.toString(true)),
+    );
   }
 }

@@ -4,7 +4,7 @@ import type { Frame } from 'playwright-core';
 import { MockLabServer } from '../mock/server';
 import { runFromPalette, signInFromPalette } from './palette';
 import { uiContext } from './uiContext';
-import { clearToasts, confirmSignOut, showLabData, toast, waitUntil } from './workbench';
+import { clearToasts, confirmSignOut, pane, showLabData, toast, waitUntil } from './workbench';
 
 /** The webview frame whose preview drew its first page. */
 async function drawnPreview(frames: () => Frame[]): Promise<Frame> {
@@ -45,7 +45,7 @@ describe('a virtual workspace (memfs:/demo): browse and preview, Save says why i
     await page.goto(workbenchUrl, { waitUntil: 'domcontentloaded' });
   });
 
-  it('shows the virtual folder, lists the lab’s reports, previews one, and Save refuses in one warning', async () => {
+  it('shows the virtual folder, lists the lab’s reports, says Saved Reports needs a folder on disk, previews one, and Save refuses in one warning', async () => {
     const { page, screenshotsDir, virtualWorkbenchUrl } = uiContext;
     assert.ok(virtualWorkbenchUrl, 'the runner gives the virtual workspace’s address');
     await page.goto(virtualWorkbenchUrl, { waitUntil: 'domcontentloaded' });
@@ -58,6 +58,10 @@ describe('a virtual workspace (memfs:/demo): browse and preview, Save says why i
     const report = lab.reportsFor('demo-full-access').find((item) => item.download_available)!;
     await signInFromPalette(page, await lab.start(), 'demo-full-access');
     await showLabData(page);
+    // Its welcome, expanded as the view opens (expandPane would wait for a row, and there is none).
+    await pane(page, 'Saved Reports')
+      .getByText('This workspace is virtual: its folders are on no disk', { exact: false })
+      .waitFor({ state: 'visible', timeout: 30_000 });
     await page
       .locator(`.monaco-list-row[aria-label^="Report ${report.report_id}"]`)
       .waitFor({ state: 'visible', timeout: 30_000 });
