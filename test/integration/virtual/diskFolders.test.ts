@@ -96,13 +96,25 @@ describe('a virtual workspace: browse and preview, and work on files needs a fol
   }
 
   it('a virtual folder handed to Verify or Restore is refused the same way', async () => {
+    const errors = errorsFromNow(signedIn.api);
     const warnings = signedIn.api.warningsShown().length;
-    await vscode.commands.executeCommand('labData.verifySavedReports', {
-      folder: vscode.Uri.parse('memfs:/demo/lab-reports'),
-    });
-    assert.match(
-      signedIn.api.warningsShown().slice(warnings)[0]?.message ?? '',
-      /^Verifying saved reports needs a folder on this machine’s disk, and memfs:\/demo\/lab-reports is virtual/,
+    const folder = vscode.Uri.parse('memfs:/demo/lab-reports');
+    await vscode.commands.executeCommand('labData.verifySavedReports', { folder });
+    await vscode.commands.executeCommand('labData.restoreReports', folder);
+    assert.deepEqual(
+      signedIn.api
+        .warningsShown()
+        .slice(warnings)
+        .map((shown) => shown.message.split(':')[0]),
+      [
+        'Verifying saved reports needs a folder on this machine’s disk, and memfs',
+        'Restoring saved reports needs a folder on this machine’s disk, and memfs',
+      ],
     );
+    assert.match(
+      signedIn.api.warningsShown().at(-1)!.message,
+      /memfs:\/demo\/lab-reports is virtual/,
+    );
+    assert.deepEqual(errors(), [], 'no error notification');
   });
 });
