@@ -137,6 +137,15 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // Test fixtures installed into the VS Code test hosts as they are: plain CommonJS under Node.
+    files: ['test/fixtures/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', Buffer: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   layersConfig,
   {
     // The lab API core runs under plain Node; it must never depend on the editor.

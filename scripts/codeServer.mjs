@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { floorHost } from './bootstrap.mjs';
 
@@ -303,6 +303,39 @@ export function installVsix(host, dirs, vsix) {
   if (packaged.status !== 0) {
     throw new Error(`vsce package failed: ${packaged.stdout}${packaged.stderr}`);
   }
+  installPackage(host, dirs, vsix);
+  return `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`;
+}
+
+/**
+ * Packages a test fixture extension (a folder of plain JavaScript under test/fixtures/, such as
+ * memfs-extension, the in-memory file system of the virtual workspace checks) and installs it into
+ * the profile's extensions folder beside Lab Data, for `host`'s code-server.
+ */
+export function installFixtureExtension(host, dirs, folder) {
+  const vsix = join(dirs.sandbox, `${basename(folder)}.vsix`);
+  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+  const packaged = spawnSync(
+    process.execPath,
+    [
+      vsce,
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '--out',
+      vsix,
+    ],
+    { cwd: folder, encoding: 'utf8' },
+  );
+  if (packaged.status !== 0) {
+    throw new Error(`vsce package of ${folder} failed: ${packaged.stdout}${packaged.stderr}`);
+  }
+  installPackage(host, dirs, vsix);
+}
+
+/** `code-server --install-extension vsix` into the profile's extensions folder. */
+function installPackage(host, dirs, vsix) {
   const installed = spawnSync(
     host.nodeBinary,
     [
@@ -321,7 +354,6 @@ export function installVsix(host, dirs, vsix) {
       `code-server --install-extension failed: ${installed.stdout}${installed.stderr}`,
     );
   }
-  return `${packaged.stdout ?? ''}${packaged.stderr ?? ''}`;
 }
 
 /** The workbench URL that loads `extensionPath` as a development extension, and optionally a test suite. */

@@ -8,6 +8,7 @@
 //   1. out/test/integration/index.js        (the main suite; leaves the demo lab signed in)
 //   2. out/test/integration/reload/index.js (after a window reload: the sign-in survived; signs out)
 //   2b. out/test/integration/reload/signedOut/index.js (after a second reload: the sign-out lasted)
+//   2c. out/test/integration/virtual/index.js (a virtual workspace, memfs:/demo, as its only folder)
 //   3. out/test/ui/*.test.js                 (what a person sees, driven from Playwright), in a second
 //      code-server with the packaged .vsix installed (what it holds is checked first)
 //   LABDATA_TEST_PHASE=extension: phases 1 and 2 only; LABDATA_TEST_PHASE=ui: phase 3 only, on a fresh
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { TEST_HOSTS, selectedTestHosts } from './bootstrap.mjs';
 import {
   canBindSystemBundle,
+  installFixtureExtension,
   installVsix,
   launchChromium,
   makeSandbox,
@@ -34,6 +36,11 @@ import { createRequire } from 'node:module';
 import { untilExitOrStuck } from './phaseWatch.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The virtual workspace phase 2c and the UI checks open: a folder on no disk, served by the test
+ * fixture test/fixtures/memfs-extension (registered by the phase itself; installed for the UI checks).
+ */
+const VIRTUAL_FOLDER = 'memfs:/demo';
 const hostKind = process.env.LABDATA_TEST_HOST ?? 'code-server';
 const counts = { passed: 0, failed: 0, skipped: 0, hosts: {} };
 /** The host whose tests run now, its counts, and the titles of its failed tests. */
@@ -134,6 +141,16 @@ async function runExtensionSuites(page, state, server, dirs, bench) {
       dirs,
       join(root, 'out', 'test', 'integration', 'reload', 'signedOut', 'index.js'),
       'after a second window reload',
+    ),
+  );
+  addCounts(
+    await runSuiteInPage(
+      page,
+      state,
+      server,
+      { ...dirs, workspace: VIRTUAL_FOLDER },
+      join(root, 'out', 'test', 'integration', 'virtual', 'index.js'),
+      'in a virtual workspace',
     ),
   );
 }
@@ -263,6 +280,8 @@ async function runInCodeServer(host) {
     await server?.stop();
     const vsix = join(dirs.sandbox, 'ui.vsix');
     addCounts(checkPackageContents(vsix, installVsix(host, dirs, vsix)));
+    // The in-memory file system the virtual workspace check opens (memfs:/demo).
+    installFixtureExtension(host, dirs, join(root, 'test', 'fixtures', 'memfs-extension'));
     // 10 s here: a UI check acts while a request to a silent lab is still pending (Refresh's
     // Cancel on a lab that keeps silent), and a browser driven under load needs the time.
     const uiEnv = { ...env, LAB_DATA_ANSWER_TIMEOUT: '10' };
@@ -281,6 +300,7 @@ async function runInCodeServer(host) {
         workbenchUrl: uiUrl,
         screenshotsDir,
         workspace: dirs.workspace,
+        virtualWorkbenchUrl: `${uiServer.url}/?folder=${encodeURIComponent(VIRTUAL_FOLDER)}`,
         userDataDir: dirs.userData,
         // The environment this code-server runs with: the UI checks derive their bounds from it.
         hostEnv: uiEnv,

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { LabApiError, isCancellation, isNetworkFailure } from '../../core/errors/errors';
 import type { Logger } from '../log';
 import { Commands } from '../constants';
-import { errorsShown, phrase } from '../ui/phrase';
+import { NeedsDiskFolder } from '../downloads/diskFolders';
+import { errorsShown, phrase, showWarning } from '../ui/phrase';
 import { commandTargets } from '../ui/commandTargets';
 
 export type CommandHandler = (...args: unknown[]) => Promise<unknown> | unknown;
@@ -148,6 +149,12 @@ export function runCommand(
     } catch (error) {
       if (isCancellation(error)) {
         log.info('Command', `${id} was cancelled.`);
+        return undefined;
+      }
+      if (error instanceof NeedsDiskFolder) {
+        // Not a failure: the workspace is virtual, and this command's work needs a folder on disk.
+        log.info('Command', `${id} was refused: ${error.message}`);
+        void showWarning(error.message);
         return undefined;
       }
       log.error(

@@ -7,6 +7,7 @@ import type { ListQuery } from '../../core/api/query';
 import type { Report } from '../../core/api/records';
 import { listAllReports as listAll } from '../../core/sync/folderSync';
 import { searchFilters } from '../../core/derived/savedSearches';
+import { requireDiskFolder } from '../downloads/diskFolders';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { saveWithProgress, summarize, upToDateCount } from '../downloads/saveWithProgress';
 import type { Labs } from '../labs/labs';
@@ -93,6 +94,7 @@ export async function saveAllReports(
   log: Logger,
   ...args: unknown[]
 ): Promise<BulkSummary | undefined> {
+  requireDiskFolder('save');
   const targets = commandTargets(args);
   const connection = await labForCommand(labs, prompts.current, targets.lab);
   const api = connection?.backgroundApi;

@@ -4,6 +4,7 @@ import { LabApiError } from '../../core/errors/errors';
 import { serverText } from '../../core/errors/serverText';
 import type { LabApi } from '../../core/api/labApi';
 import { parseReport, type Report } from '../../core/api/records';
+import { requireDiskFolder } from '../downloads/diskFolders';
 import { resolveDownloadTarget, shownFolder } from '../downloads/targetFolder';
 import { saveWithProgress, summarize } from '../downloads/saveWithProgress';
 import type { SaveRun } from '../../core/sync/bulkSave';
@@ -72,6 +73,7 @@ export async function saveReportPdf(
   log: Logger,
   ...args: unknown[]
 ): Promise<vscode.Uri | vscode.Uri[] | undefined> {
+  requireDiskFolder('save');
   const { groups, options, several } = groupByLab(args);
   if (groups.length === 0) {
     const connection = await labForCommand(labs, prompts.current, commandTargets(args).lab);

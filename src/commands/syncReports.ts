@@ -13,6 +13,7 @@ import {
   withFolderLayout,
 } from '../downloads/targetFolder';
 import { labsOfFolders } from '../labs/manifestLabs';
+import { requireDiskFolder } from '../downloads/diskFolders';
 import { targetFor, type SyncFolders } from '../downloads/syncFolderChoice';
 import {
   describeReportFilter,
@@ -113,6 +114,7 @@ export async function syncReports(
   activity: Activity,
   ...args: unknown[]
 ): Promise<SyncSummary | undefined> {
+  requireDiskFolder('sync');
   const targets = commandTargets(args);
   const given = targets.options as SyncArgs;
   const connection = await labForCommand(

@@ -6,6 +6,7 @@ import { folderTemplate } from '../../core/sync/folderLayout';
 import { readManifest } from '../../core/sync/manifest';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import type { Prompts } from '../ui/prompts';
+import { diskFolders } from './diskFolders';
 
 /** A folder as a person finds it: relative to the workspace where it is inside one. */
 export function shownFolder(folder: string): string {
@@ -26,14 +27,15 @@ export interface DownloadTarget {
 }
 
 /**
- * Where report files go: `<workspace folder>/<labData.downloadFolder>`. Multi-root asks which folder;
- * no folder open offers to pick one. The setting must name a folder inside the workspace folder.
+ * Where report files go: `<workspace folder>/<labData.downloadFolder>`. Multi-root asks which folder
+ * (of those on disk: {@link diskFolders}); no folder open offers to pick one. The setting must name
+ * a folder inside the workspace folder.
  */
 export async function resolveDownloadTarget(
   prompts: Prompts,
   severalLabs = false,
 ): Promise<DownloadTarget | undefined> {
-  const folders = vscode.workspace.workspaceFolders ?? [];
+  const folders = diskFolders();
   let rootUri: vscode.Uri | undefined;
   if (folders.length === 1) {
     rootUri = folders[0]!.uri;

@@ -16,6 +16,7 @@ import {
   withContentCache,
   type TeamCacheCause,
 } from '../downloads/teamCache';
+import { requireDiskFolder } from '../downloads/diskFolders';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
@@ -85,7 +86,11 @@ export async function foldersToRestore(args: readonly unknown[]): Promise<string
   const options = commandTargets(args).options;
   const given = args.find((arg): arg is vscode.Uri => arg instanceof vscode.Uri) ?? options.folder;
   if (given instanceof vscode.Uri) {
+    requireDiskFolder('restore', given);
     return [given.fsPath];
+  }
+  if (typeof given !== 'string' || !path.isAbsolute(given)) {
+    requireDiskFolder('restore');
   }
   const roots = (vscode.workspace.workspaceFolders ?? []).filter(
     (root) => root.uri.scheme === 'file',

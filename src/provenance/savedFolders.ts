@@ -11,6 +11,7 @@ import {
 import { manifestProblemText } from '../../core/sync/manifestProblems';
 import { folderStatus, type EntryStatus, type FolderStatus } from '../../core/sync/status';
 import { errorText } from '../../core/errors/errorText';
+import { isVirtualWorkspace } from '../downloads/diskFolders';
 import { withContentCache } from '../downloads/teamCache';
 import type { Labs } from '../labs/labs';
 import { apiServing, machineLabs, rememberedManifestLabs } from '../labs/manifestLabs';
@@ -140,8 +141,11 @@ export class SavedFolderStates implements SavedFoldersSource, vscode.Disposable 
   }
 
   async folders(): Promise<readonly SavedFolderRows[]> {
+    // A virtual workspace holds no folder on disk to list (its welcome says so).
     this.manifests ??= Promise.resolve(
-      vscode.workspace.findFiles(`**/${MANIFEST_FILE_NAME}`, '**/node_modules/**', 1000),
+      isVirtualWorkspace()
+        ? []
+        : vscode.workspace.findFiles(`**/${MANIFEST_FILE_NAME}`, '**/node_modules/**', 1000),
     ).then((found) => [...new Set(found.map((uri) => path.dirname(uri.fsPath)))].sort());
     const folders = await this.manifests;
     return Promise.all(folders.map((folder) => this.folder(folder)));

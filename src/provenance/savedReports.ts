@@ -7,6 +7,7 @@ import { lineOfReport, MANIFEST_FILE_NAME, readManifest } from '../../core/sync/
 import { savedMetadata } from '../../core/sync/localState';
 import { Commands, SETTINGS_SECTION, Settings } from '../constants';
 import type { MetadataDocumentProvider } from '../documents/metadataDocuments';
+import { requireDiskFolder } from '../downloads/diskFolders';
 import { downloadTargetIn } from '../downloads/targetFolder';
 import type { Labs } from '../labs/labs';
 import type { Logger } from '../log';
@@ -220,7 +221,11 @@ function foldersToVerify(args: readonly unknown[]): string[] {
   const options = commandTargets(args).options;
   const given = args.find((arg): arg is vscode.Uri => arg instanceof vscode.Uri) ?? options.folder;
   if (given instanceof vscode.Uri) {
+    requireDiskFolder('verify', given);
     return [given.fsPath];
+  }
+  if (typeof given !== 'string' || !path.isAbsolute(given)) {
+    requireDiskFolder('verify');
   }
   const roots = vscode.workspace.workspaceFolders ?? [];
   if (typeof given === 'string' && given.trim()) {

@@ -67,6 +67,8 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'reload.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
   mocha.addFile(path.join(__dirname, 'rowsAtDefaultWidth.test.js'));
+  // Opens the virtual workspace memfs:/demo, then the folder on disk again.
+  mocha.addFile(path.join(__dirname, 'virtualWorkspace.test.js'));
   // Its own code-server, in the pseudo-locale.
   mocha.addFile(path.join(__dirname, 'pseudoLocale.test.js'));
   // Last: it leaves its lab signed in.

@@ -6,6 +6,8 @@ export interface UiContext {
   workbenchUrl: string;
   screenshotsDir: string;
   workspace: string;
+  /** Opens the workbench on the virtual workspace memfs:/demo (test/fixtures/memfs-extension). */
+  virtualWorkbenchUrl?: string;
   /** code-server's user-data folder (its logs hold the "Lab Data" log). */
   userDataDir: string;
   /** The environment the test host runs with (its LAB_DATA_ANSWER_TIMEOUT, for one). */
