@@ -8,6 +8,7 @@ import type { Chart as ChartInstance, ChartConfiguration } from 'chart.js';
 import type { ReportOverview } from '../core/derived/overview';
 import type { TypeStyle } from '../core/derived/typeStyles';
 import { chartConfig, type ChartContext, type ChartName } from './overviewCharts';
+import { element } from './element';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -46,16 +47,6 @@ let focusFilterLine = false;
 
 function post(type: string, fields: Record<string, unknown> = {}): void {
   vscode.postMessage({ type, ...fields });
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<HTMLElementTagNameMap[K]> = {},
-  ...children: Array<Node | string>
-): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
 }
 
 function table(

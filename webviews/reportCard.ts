@@ -7,6 +7,8 @@
  * display language (it may not run at all: messaging is optional).
  */
 
+import { element } from './element';
+
 /** The few shapes of VS Code's renderer API used here (the `vscode-notebook-renderer` types, by hand). */
 interface OutputItem {
   readonly id: string;
@@ -91,16 +93,6 @@ function cardOf(value: unknown): Card | undefined {
     amended: flag('amended'),
     verified: flag('verified'),
   };
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<HTMLElementTagNameMap[K]> = {},
-  ...children: Array<Node | string>
-): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
 }
 
 /** The card as elements: a heading, a list of fields, and Preview when the extension can be asked. */
