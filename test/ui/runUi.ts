@@ -52,7 +52,6 @@ export function runUiSuite(
     );
   });
   mocha.addFile(path.join(__dirname, 'welcome.test.js'));
-  mocha.addFile(path.join(__dirname, 'walkthrough.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.test.js'));
   mocha.addFile(path.join(__dirname, 'pdfPreview.keyboard.test.js'));
   mocha.addFile(path.join(__dirname, 'reportsView.test.js'));
@@ -60,13 +59,17 @@ export function runUiSuite(
   mocha.addFile(path.join(__dirname, 'accessibility.test.js'));
   mocha.addFile(path.join(__dirname, 'savedReportsView.test.js'));
   mocha.addFile(path.join(__dirname, 'amendedUses.test.js'));
-  // The lab-data tasks from Run Task, their findings in Problems.
-  mocha.addFile(path.join(__dirname, 'tasks.test.js'));
   mocha.addFile(path.join(__dirname, 'notebookRenderer.test.js'));
   // A window reload: what survives it (a preview tab, the Reports filter).
   mocha.addFile(path.join(__dirname, 'reload.test.js'));
   mocha.addFile(path.join(__dirname, 'pickers.test.js'));
   mocha.addFile(path.join(__dirname, 'rowsAtDefaultWidth.test.js'));
+  // After the Reports view's checks: run before them, the walkthrough's picker was still found
+  // among that suite's picker rows (npm run test:busy, both hosts). These two still fail in a
+  // whole run (Run Task's picker does not open; issue 59 stays open for it).
+  mocha.addFile(path.join(__dirname, 'walkthrough.test.js'));
+  // The lab-data tasks from Run Task, their findings in Problems.
+  mocha.addFile(path.join(__dirname, 'tasks.test.js'));
   // Opens the virtual workspace memfs:/demo, then the folder on disk again.
   mocha.addFile(path.join(__dirname, 'virtualWorkspace.test.js'));
   // Its own code-server, in the pseudo-locale.

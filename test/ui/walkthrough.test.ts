@@ -25,6 +25,14 @@ function step(page: Page, title: string): Locator {
 describe('the walkthrough, as a person sees it', function () {
   this.timeout(180_000);
 
+  // Whatever happened, no picker, walkthrough page or starter is left for the next suite.
+  after(async () => {
+    const { page } = uiContext;
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await runFromPalette(page, 'View: Revert and Close Editor').catch(() => undefined);
+    await runFromPalette(page, 'View: Close All Editors').catch(() => undefined);
+  });
+
   it('"Welcome: Open Walkthrough…" opens Lab Data\'s steps; "New CI Workflow" opens the starter workflow and checks its step', async () => {
     const { page, screenshotsDir } = uiContext;
     if (page.url() !== uiContext.workbenchUrl) {
