@@ -47,11 +47,16 @@ export async function openReportMetadata(
     () => vscode.workspace.openTextDocument(uri),
   );
   // The document says why in place, as plain text: the JSON checker would count each line of it
-  // as an error. Opened again once the lab answers, it is JSON again.
+  // as an error. Opened again once the lab answers, it is JSON again; a language the person chose
+  // for a record stays.
   const failure = documents.failureOf(uri);
-  const language = failure ? 'plaintext' : 'json';
+  const language = failure
+    ? 'plaintext'
+    : opened.languageId === 'plaintext'
+      ? 'json'
+      : opened.languageId;
   const document =
-    opened.languageId === language || (!failure && opened.languageId !== 'plaintext') // a language the person chose stays
+    opened.languageId === language
       ? opened
       : await vscode.languages.setTextDocumentLanguage(opened, language);
   await vscode.window.showTextDocument(document, { preview: false });
